@@ -1,0 +1,267 @@
+"""The `aref` dialect: asynchronous references (Tawa §III-B, Fig. 4).
+
+An aref ring is `depth` one-slot channels between a producer and its consumers.
+Ring position `k` (a monotonically increasing counter, usually the loop
+iteration) uses slot `k mod depth`; `k / depth` counts passes over the ring and
+gives the barrier parity in the lowering. The payload may be several tiles that
+travel together behind one pair of barriers:
+
+    %r = aref.create : !aref.ring<tensor<128x64xf16>, tensor<256x64xf16>, depth = 3>
+    aref.put %r[%k], %a, %b : !aref.ring<...>       // wait E[s]; buf := (a, b); F[s] := 1
+    %a2, %b2 = aref.get %r[%k] : !aref.ring<...>    // wait F[s]; borrow buf
+    aref.consumed %r[%k] : !aref.ring<...>          // E[s] := 1: the slot may be reused
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from xdsl.dialects.builtin import ArrayAttr, IndexType, IntAttr, IntegerAttr, IntegerType, TensorType
+from xdsl.ir import Attribute, Dialect, ParametrizedAttribute, SSAValue, TypeAttribute
+from xdsl.irdl import (
+    IRDLOperation,
+    irdl_attr_definition,
+    irdl_op_definition,
+    operand_def,
+    opt_prop_def,
+    param_def,
+    result_def,
+    var_operand_def,
+    var_result_def,
+)
+from xdsl.parser import AttrParser, Parser
+from xdsl.printer import Printer
+from xdsl.utils.exceptions import VerifyException
+
+
+@irdl_attr_definition
+class RingType(ParametrizedAttribute, TypeAttribute):
+    """A ring of `depth` aref slots, each holding one value of every payload type:
+    `!aref.ring<tensor<128x64xf16>, depth = 3>`."""
+
+    name = "aref.ring"
+    payload: ArrayAttr[Attribute] = param_def()
+    depth: IntAttr = param_def(converter=IntAttr.get)
+
+    def __init__(self, payload: Sequence[Attribute], depth: int | IntAttr):
+        super().__init__(ArrayAttr(list(payload)), depth)
+
+    @classmethod
+    def parse_parameters(cls, parser: AttrParser) -> Sequence[Attribute]:
+        parser.parse_punctuation("<")
+        types: list[Attribute] = []
+        while parser.parse_optional_keyword("depth") is None:
+            types.append(parser.parse_type())
+            parser.parse_punctuation(",")
+        parser.parse_punctuation("=")
+        depth = parser.parse_integer(allow_boolean=False, allow_negative=False)
+        parser.parse_punctuation(">")
+        return (ArrayAttr(types), IntAttr(depth))
+
+    def print_parameters(self, printer: Printer) -> None:
+        printer.print_string("<")
+        for t in self.payload:
+            printer.print_attribute(t)
+            printer.print_string(", ")
+        printer.print_string(f"depth = {self.depth.data}>")
+
+    def verify(self) -> None:
+        if self.depth.data < 1:
+            raise VerifyException(f"aref ring depth must be >= 1, got {self.depth.data}")
+        if len(self.payload) == 0:
+            raise VerifyException("aref ring payload must hold at least one type")
+        for t in self.payload:
+            if not isinstance(t, TensorType):
+                raise VerifyException(f"aref payload types must be tiles (tensors), got {t}")
+
+    @property
+    def types(self) -> list[Attribute]:
+        return list(self.payload.data)
+
+
+def _ring(op: IRDLOperation) -> RingType:
+    t = op.ring.type
+    if not isinstance(t, RingType):
+        raise VerifyException(f"expected an !aref.ring operand, got {t}")
+    return t
+
+
+def _check_position(op: IRDLOperation) -> None:
+    t = op.position.type
+    if not (isinstance(t, IndexType) or isinstance(t, IntegerType) and t.width.data in (32, 64)):
+        raise VerifyException(f"ring position must be i32, i64 or index, got {t}")
+
+
+def _parse_access(parser: Parser):
+    ring = parser.parse_unresolved_operand()
+    parser.parse_punctuation("[")
+    pos = parser.parse_unresolved_operand()
+    pos_t = IntegerType(32)
+    if parser.parse_optional_punctuation(":") is not None:
+        pos_t = parser.parse_type()
+    parser.parse_punctuation("]")
+    return ring, pos, pos_t
+
+
+def _print_access(printer: Printer, ring: SSAValue, pos: SSAValue) -> None:
+    printer.print_string(" ")
+    printer.print_operand(ring)
+    printer.print_string("[")
+    printer.print_operand(pos)
+    if pos.type != IntegerType(32):
+        printer.print_string(" : ")
+        printer.print_attribute(pos.type)
+    printer.print_string("]")
+
+
+@irdl_op_definition
+class CreateOp(IRDLOperation):
+    """A fresh ring, every slot empty (E = 1, F = 0). `consumers` is the number
+    of consumer warp groups that must release a slot (default 1):
+    `%r = aref.create : !aref.ring<tensor<64x64xf16>, depth = 2>`."""
+
+    name = "aref.create"
+    consumers = opt_prop_def(IntegerAttr)
+    ring = result_def(RingType)
+
+    def __init__(self, ring_type: RingType, consumers: int | None = None):
+        props = {} if consumers is None else {"consumers": IntegerAttr(consumers, 32)}
+        super().__init__(result_types=[ring_type], properties=props)
+
+    @property
+    def num_consumers(self) -> int:
+        return 1 if self.consumers is None else self.consumers.value.data
+
+    def verify_(self) -> None:
+        if self.num_consumers < 1:
+            raise VerifyException(f"consumers must be >= 1, got {self.num_consumers}")
+
+    @classmethod
+    def parse(cls, parser: Parser):
+        consumers = None
+        if parser.parse_optional_keyword("consumers") is not None:
+            parser.parse_punctuation("=")
+            consumers = parser.parse_integer(allow_boolean=False)
+        parser.parse_punctuation(":")
+        return cls(parser.parse_type(), consumers)
+
+    def print(self, printer: Printer) -> None:
+        if self.consumers is not None:
+            printer.print_string(f" consumers = {self.num_consumers}")
+        printer.print_string(" : ")
+        printer.print_attribute(self.ring.type)
+
+
+@irdl_op_definition
+class PutOp(IRDLOperation):
+    """Publish `values` in slot `position mod depth` once the slot is empty:
+    `aref.put %r[%k], %a : !aref.ring<tensor<64x64xf16>, depth = 2>`."""
+
+    name = "aref.put"
+    ring = operand_def(RingType)
+    position = operand_def()
+    values = var_operand_def()
+
+    def __init__(self, ring: SSAValue, position: SSAValue, values: Sequence[SSAValue]):
+        super().__init__(operands=[ring, position, list(values)])
+
+    def verify_(self) -> None:
+        _check_position(self)
+        want = _ring(self).types
+        got = [v.type for v in self.values]
+        if got != want:
+            raise VerifyException(
+                f"put values ({', '.join(map(str, got))}) do not match the ring payload "
+                f"({', '.join(map(str, want))})"
+            )
+
+    @classmethod
+    def parse(cls, parser: Parser):
+        ring, pos, pos_t = _parse_access(parser)
+        parser.parse_punctuation(",")
+        vals = parser.parse_comma_separated_list(parser.Delimiter.NONE, parser.parse_unresolved_operand)
+        parser.parse_punctuation(":")
+        rt = parser.parse_type()
+        types = rt.types if isinstance(rt, RingType) else []
+        if len(types) != len(vals):
+            parser.raise_error(f"aref.put: {len(vals)} values for a ring of {len(types)} payload types")
+        return cls(
+            parser.resolve_operand(ring, rt),
+            parser.resolve_operand(pos, pos_t),
+            parser.resolve_operands(vals, types, parser.pos),
+        )
+
+    def print(self, printer: Printer) -> None:
+        _print_access(printer, self.ring, self.position)
+        printer.print_string(", ")
+        printer.print_list(self.values, printer.print_operand)
+        printer.print_string(" : ")
+        printer.print_attribute(self.ring.type)
+
+
+@irdl_op_definition
+class GetOp(IRDLOperation):
+    """Borrow the values in slot `position mod depth` once it is full:
+    `%a = aref.get %r[%k] : !aref.ring<tensor<64x64xf16>, depth = 2>`."""
+
+    name = "aref.get"
+    ring = operand_def(RingType)
+    position = operand_def()
+    values = var_result_def()
+
+    def __init__(self, ring: SSAValue, position: SSAValue):
+        super().__init__(operands=[ring, position], result_types=[ring.type.types])
+
+    def verify_(self) -> None:
+        _check_position(self)
+        want = _ring(self).types
+        got = [v.type for v in self.values]
+        if got != want:
+            raise VerifyException(
+                f"get results ({', '.join(map(str, got))}) do not match the ring payload "
+                f"({', '.join(map(str, want))})"
+            )
+
+    @classmethod
+    def parse(cls, parser: Parser):
+        ring, pos, pos_t = _parse_access(parser)
+        parser.parse_punctuation(":")
+        rt = parser.parse_type()
+        return cls(parser.resolve_operand(ring, rt), parser.resolve_operand(pos, pos_t))
+
+    def print(self, printer: Printer) -> None:
+        _print_access(printer, self.ring, self.position)
+        printer.print_string(" : ")
+        printer.print_attribute(self.ring.type)
+
+
+@irdl_op_definition
+class ConsumedOp(IRDLOperation):
+    """Release slot `position mod depth` back to the producer (E := 1):
+    `aref.consumed %r[%k] : !aref.ring<tensor<64x64xf16>, depth = 2>`."""
+
+    name = "aref.consumed"
+    ring = operand_def(RingType)
+    position = operand_def()
+
+    def __init__(self, ring: SSAValue, position: SSAValue):
+        super().__init__(operands=[ring, position])
+
+    def verify_(self) -> None:
+        _check_position(self)
+        _ring(self)
+
+    @classmethod
+    def parse(cls, parser: Parser):
+        ring, pos, pos_t = _parse_access(parser)
+        parser.parse_punctuation(":")
+        rt = parser.parse_type()
+        return cls(parser.resolve_operand(ring, rt), parser.resolve_operand(pos, pos_t))
+
+    def print(self, printer: Printer) -> None:
+        _print_access(printer, self.ring, self.position)
+        printer.print_string(" : ")
+        printer.print_attribute(self.ring.type)
+
+
+Aref = Dialect("aref", [CreateOp, PutOp, GetOp, ConsumedOp], [RingType])

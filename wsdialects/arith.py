@@ -1,0 +1,273 @@
+"""The `arith` dialect with MLIR's tensor semantics restored.
+
+xDSL 0.74 verifies `arith.cmpi`/`arith.cmpf` only with a scalar i1 result, prints
+`arith.select` assuming a scalar condition, and rejects tensors in
+`arith.sitofp`/`arith.fptosi`. MLIR accepts all of them elementwise on tensors:
+
+    %m = arith.cmpi slt, %a, %b : tensor<128xi32>          // -> tensor<128xi1>
+    %s = arith.select %m, %x, %y : tensor<128xi1>, tensor<128xf32>
+    %f = arith.sitofp %i : tensor<128xi32> to tensor<128xf32>
+
+This module redefines those ops (same names, same generic form) and builds an
+`Arith` dialect in which they replace xDSL's. `test/python/test_arith_tensor.py`
+shows that stock xDSL still rejects these forms, i.e. that the workaround is needed.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from xdsl.dialects import arith as _x
+from xdsl.dialects.builtin import (
+    AnyFloat,
+    IntegerType,
+    TensorType,
+    VectorType,
+)
+from xdsl.ir import Attribute, Dialect, Operation, SSAValue
+from xdsl.irdl import (
+    AnyAttr,
+    IRDLOperation,
+    VarConstraint,
+    irdl_op_definition,
+    operand_def,
+    prop_def,
+    result_def,
+    traits_def,
+)
+from xdsl.dialects.builtin import IntegerAttr
+from xdsl.parser import Parser
+from xdsl.printer import Printer
+from xdsl.traits import Pure
+from xdsl.utils.exceptions import VerifyException
+
+I1 = IntegerType(1)
+
+
+def _shape(t: Attribute):
+    return tuple(t.get_shape()) if isinstance(t, TensorType | VectorType) else None
+
+
+def _elem(t: Attribute) -> Attribute:
+    return t.element_type if isinstance(t, TensorType | VectorType) else t
+
+
+def _i1_like(t: Attribute) -> Attribute:
+    """i1 for a scalar, tensor<...xi1> of the same shape for a tensor."""
+    if isinstance(t, TensorType):
+        return TensorType(I1, t.get_shape())
+    if isinstance(t, VectorType):
+        return VectorType(I1, t.get_shape())
+    return I1
+
+
+def _check_same_shape(a: Attribute, b: Attribute, what: str) -> None:
+    if _shape(a) != _shape(b) or type(a) is not type(b) and _shape(a) is not None:
+        raise VerifyException(f"{what}: {a} and {b} differ in shape")
+
+
+class _TensorCompare:
+    """Result i1 (or tensor of i1 shaped like the operands)."""
+
+    def _init(self, operand1, operand2, arg, extra_props=None):
+        operand1, operand2 = SSAValue.get(operand1), SSAValue.get(operand2)
+        if operand1.type != operand2.type:
+            raise TypeError(f"comparison operands differ: {operand1.type} vs {operand2.type}")
+        table = self.PREDICATES
+        if isinstance(arg, str):
+            if arg not in table:
+                raise VerifyException(f"unknown predicate '{arg}'")
+            arg = table[arg]
+        props = {"predicate": _x.IntegerAttr(arg, 64)}
+        props.update(extra_props or {})
+        Operation.__init__(  # type: ignore[misc]
+            self,
+            operands=[operand1, operand2],
+            result_types=[_i1_like(operand1.type)],
+            properties=props,
+        )
+
+    def verify_(self) -> None:
+        want = _i1_like(self.lhs.type)
+        if self.lhs.type != self.rhs.type:
+            raise VerifyException(f"operands differ in type: {self.lhs.type} vs {self.rhs.type}")
+        if self.result.type != want:
+            raise VerifyException(f"result must be {want} for operands of type {self.lhs.type}, got {self.result.type}")
+        pred = self.predicate.value.data
+        if pred not in self.PREDICATES.values():
+            raise VerifyException(f"predicate {pred} out of range")
+
+
+_CMPI = {n: i for i, n in enumerate(["eq", "ne", "slt", "sle", "sgt", "sge", "ult", "ule", "ugt", "uge"])}
+_CMPF = {
+    n: i
+    for i, n in enumerate(
+        ["false", "oeq", "ogt", "oge", "olt", "ole", "one", "ord", "ueq", "ugt", "uge", "ult", "ule", "une", "uno", "true"]
+    )
+}
+
+
+@irdl_op_definition
+class CmpiOp(_TensorCompare, IRDLOperation):
+    """Integer comparison, elementwise on tensors: `arith.cmpi slt, %a, %b : tensor<8xi32>`."""
+
+    name = "arith.cmpi"
+    PREDICATES: ClassVar[dict[str, int]] = _CMPI
+    predicate = prop_def(IntegerAttr)
+    lhs = operand_def(_x.signlessIntegerLike)
+    rhs = operand_def(_x.signlessIntegerLike)
+    result = result_def(IntegerType | TensorType | VectorType)
+    traits = traits_def(Pure())
+    parse = classmethod(_x.CmpiOp.parse.__func__)
+    print = _x.CmpiOp.print
+
+    def __init__(self, operand1, operand2, arg):
+        self._init(operand1, operand2, arg)
+
+
+@irdl_op_definition
+class CmpfOp(_TensorCompare, IRDLOperation):
+    """Float comparison, elementwise on tensors: `arith.cmpf olt, %a, %b : tensor<8xf32>`."""
+
+    name = "arith.cmpf"
+    PREDICATES: ClassVar[dict[str, int]] = _CMPF
+    predicate = prop_def(IntegerAttr)
+    lhs = operand_def(_x.floatingPointLike)
+    rhs = operand_def(_x.floatingPointLike)
+    fastmath = prop_def(_x.FastMathFlagsAttr, default_value=_x.FastMathFlagsAttr("none"))
+    result = result_def(IntegerType | TensorType | VectorType)
+    traits = traits_def(Pure())
+    parse = classmethod(_x.CmpfOp.parse.__func__)
+    print = _x.CmpfOp.print
+
+    def __init__(self, operand1, operand2, arg, fastmath=None):
+        self._init(operand1, operand2, arg, {"fastmath": fastmath or _x.FastMathFlagsAttr("none")})
+
+
+@irdl_op_definition
+class SelectOp(IRDLOperation):
+    """`cond ? lhs : rhs`, elementwise when `cond` is a tensor of i1:
+    `arith.select %m, %x, %y : tensor<8xi1>, tensor<8xf32>`."""
+
+    name = "arith.select"
+    _T: ClassVar = VarConstraint("_T", AnyAttr())
+    cond = operand_def(IntegerType | TensorType | VectorType)
+    lhs = operand_def(_T)
+    rhs = operand_def(_T)
+    result = result_def(_T)
+    traits = traits_def(Pure())
+
+    def __init__(self, cond, lhs, rhs):
+        lhs = SSAValue.get(lhs)
+        super().__init__(operands=[cond, lhs, rhs], result_types=[lhs.type])
+
+    def verify_(self) -> None:
+        ct = self.cond.type
+        if ct != I1 and ct != _i1_like(self.result.type):
+            raise VerifyException(
+                f"condition must be i1 or {_i1_like(self.result.type)}, got {ct}"
+            )
+
+    @classmethod
+    def parse(cls, parser: Parser):
+        ops = parser.parse_comma_separated_list(parser.Delimiter.NONE, parser.parse_unresolved_operand)
+        if len(ops) != 3:
+            parser.raise_error("arith.select takes three operands")
+        attrs = parser.parse_optional_attr_dict()
+        parser.parse_punctuation(":")
+        t1 = parser.parse_type()
+        if parser.parse_optional_punctuation(",") is not None:
+            cond_t, res_t = t1, parser.parse_type()
+        else:
+            cond_t, res_t = I1, t1
+        c, a, b = parser.resolve_operands(ops, [cond_t, res_t, res_t], parser.pos)
+        op = cls(c, a, b)
+        op.attributes.update(attrs)
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_list([self.cond, self.lhs, self.rhs], printer.print_operand)
+        printer.print_op_attributes(self.attributes)
+        printer.print_string(" : ")
+        if isinstance(self.cond.type, TensorType | VectorType):
+            printer.print_attribute(self.cond.type)
+            printer.print_string(", ")
+        printer.print_attribute(self.result.type)
+
+
+def _cast_verify(op, in_kind, out_kind, name: str) -> None:
+    it, ot = op.input.type, op.result.type
+    if _shape(it) != _shape(ot):
+        raise VerifyException(f"{name}: operand {it} and result {ot} differ in shape")
+    if not isinstance(_elem(it), in_kind) or not isinstance(_elem(ot), out_kind):
+        raise VerifyException(f"{name}: cannot cast {it} to {ot}")
+
+
+class _Cast(IRDLOperation):
+    traits = traits_def(Pure())
+    assembly_format = "$input attr-dict `:` type($input) `to` type($result)"
+
+    def __init__(self, op: SSAValue | Operation, target_type: Attribute):
+        super().__init__(operands=[op], result_types=[target_type])
+
+
+_INT_LIKE = IntegerType | TensorType | VectorType
+_FLOAT_LIKE = AnyFloat | TensorType | VectorType
+
+
+@irdl_op_definition
+class SIToFPOp(_Cast):
+    """Signed int to float, elementwise: `arith.sitofp %i : tensor<8xi32> to tensor<8xf32>`."""
+
+    name = "arith.sitofp"
+    input = operand_def(_INT_LIKE)
+    result = result_def(_FLOAT_LIKE)
+
+    def verify_(self) -> None:
+        _cast_verify(self, IntegerType, AnyFloat, self.name)
+
+
+@irdl_op_definition
+class UIToFPOp(_Cast):
+    """Unsigned int to float, elementwise."""
+
+    name = "arith.uitofp"
+    input = operand_def(_INT_LIKE)
+    result = result_def(_FLOAT_LIKE)
+
+    def verify_(self) -> None:
+        _cast_verify(self, IntegerType, AnyFloat, self.name)
+
+
+@irdl_op_definition
+class FPToSIOp(_Cast):
+    """Float to signed int, elementwise: `arith.fptosi %f : tensor<8xf32> to tensor<8xi32>`."""
+
+    name = "arith.fptosi"
+    input = operand_def(_FLOAT_LIKE)
+    result = result_def(_INT_LIKE)
+
+    def verify_(self) -> None:
+        _cast_verify(self, AnyFloat, IntegerType, self.name)
+
+
+@irdl_op_definition
+class FPToUIOp(_Cast):
+    """Float to unsigned int, elementwise."""
+
+    name = "arith.fptoui"
+    input = operand_def(_FLOAT_LIKE)
+    result = result_def(_INT_LIKE)
+
+    def verify_(self) -> None:
+        _cast_verify(self, AnyFloat, IntegerType, self.name)
+
+
+REPLACED = {op.name: op for op in (CmpiOp, CmpfOp, SelectOp, SIToFPOp, UIToFPOp, FPToSIOp, FPToUIOp)}
+
+Arith = Dialect(
+    "arith",
+    [REPLACED.get(op.name, op) for op in _x.Arith.operations],
+    list(_x.Arith.attributes),
+)

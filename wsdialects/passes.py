@@ -1,0 +1,29 @@
+"""The wsdialects pass pipeline, in one place.
+
+`PIPELINE` lists every pass `ws-opt -p` knows, in the order the compiler runs
+them (OVERVIEW.md, "The pipeline"). Passes are imported lazily so that `ws-opt`
+starts fast and a broken pass never stops the others from loading.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable
+
+from xdsl.passes import ModulePass
+
+# (pass name, "module:ClassName"), in pipeline order.
+PIPELINE: list[tuple[str, str]] = [
+    ("ws-partition", "wsdialects.transforms.partition:PartitionPass"),
+    ("ws-distribute", "wsdialects.transforms.distribute:DistributePass"),
+]
+
+
+def _loader(target: str) -> Callable[[], type[ModulePass]]:
+    module, cls = target.split(":")
+    return lambda: getattr(importlib.import_module(module), cls)
+
+
+def available_passes() -> dict[str, Callable[[], type[ModulePass]]]:
+    """Pass name -> factory of the pass class, for xDSL's PassPipeline."""
+    return {name: _loader(target) for name, target in PIPELINE}

@@ -1,0 +1,205 @@
+"""Optimal modulo scheduling as an integer program.
+
+For an initiation interval II, every op ``v`` gets a start ``s_v = r_v + II*k_v``
+(residue ``r_v`` one-hot over ``[0, II)``, stage ``k_v``); dependences are
+``s_dst + distance*II >= s_src + delay`` and each unit's use, folded modulo II
+(the modular reservation table), stays within its capacity.  The smallest
+feasible II is searched upward from ``max(ResMII, RecMII)``; at that II the
+schedule length is minimised (ties broken towards issuing ops late).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from .graph import Edge, Graph, GraphError, Op
+from .solvers import Backend, make_backend
+
+
+# --------------------------------------------------------------------------
+# Lower bounds on II
+
+
+def res_mii(graph: Graph) -> int:
+    """Resource-constrained lower bound: each unit's total use over its capacity."""
+    best = 1
+    for unit, cap in graph.units.items():
+        total = sum(sum(op.uses.get(unit, ())) for op in graph.ops)
+        best = max(best, math.ceil(total / cap))
+    return best
+
+
+def _has_positive_cycle(graph: Graph, ii: int) -> bool:
+    """Bellman-Ford (longest paths) on edge weights ``delay - distance*ii``."""
+    n = len(graph.ops)
+    dist = [0] * n
+    edges = [(graph.index[e.src], graph.index[e.dst], e.delay - e.distance * ii) for e in graph.edges]
+    for _ in range(n):
+        changed = False
+        for a, b, w in edges:
+            if dist[a] + w > dist[b]:
+                dist[b] = dist[a] + w
+                changed = True
+        if not changed:
+            return False
+    return True
+
+
+def rec_mii(graph: Graph) -> int:
+    """Recurrence-constrained lower bound: the least II with no dependence cycle
+    whose delays exceed ``II`` times its iteration distance."""
+    hi = sum(e.delay for e in graph.edges) + 1
+    if _has_positive_cycle(graph, hi):
+        raise GraphError("a dependence cycle has iteration distance 0 and positive delay; no schedule exists")
+    lo = 1
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if _has_positive_cycle(graph, mid):
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo
+
+
+def min_ii(graph: Graph) -> int:
+    return max(res_mii(graph), rec_mii(graph))
+
+
+# --------------------------------------------------------------------------
+# The model shared with the joint problem
+
+
+def streaming_view(graph: Graph) -> Graph:
+    """§5.3: streaming variable-latency ops (no incoming edge) get zero latency;
+    the delays of their outgoing edges become zero.  Their reservation tables
+    are kept, so the unit they use still bounds the throughput."""
+    streaming = {op.name for op in graph.ops if graph.is_streaming(op.name)}
+    if not streaming:
+        return graph
+    ops = [Op(**{**op.__dict__, "latency": 0}) if op.name in streaming else op for op in graph.ops]
+    edges = [Edge(e.src, e.dst, 0 if e.src in streaming else e.delay, e.distance, e.blocking) for e in graph.edges]
+    return Graph(units=graph.units, ops=ops, edges=edges, warps=graph.warps, smem_capacity=graph.smem_capacity,
+                 streaming_depth=graph.streaming_depth, name=graph.name)
+
+
+def horizon_stages(graph: Graph, ii: int) -> int:
+    """An upper bound on the stage of any op in some valid schedule, if one exists
+    at this II: the longest path in the stage-difference system has at most
+    ``ceil(delay/II) + 1`` per edge, plus room for the longest op."""
+    return sum(math.ceil(e.delay / ii) + 1 for e in graph.edges) + 1
+
+
+class ModuloModel:
+    """Residue/stage variables, dependence and modular capacity constraints for one II.
+
+    ``length`` fixes the schedule length L (every op completes by cycle L);
+    ``None`` makes L a variable bounded by a horizon that cannot exclude a
+    valid schedule."""
+
+    def __init__(self, graph: Graph, ii: int, backend: Backend, length: int | None = None):
+        self.graph, self.ii, self.b = graph, ii, backend
+        b = backend
+        names = [op.name for op in graph.ops]
+        if length is None:
+            kmax = horizon_stages(graph, ii)
+            lmax = (kmax + 1) * ii + max(op.cycles for op in graph.ops)
+            self.length_var = b.int(0, lmax, "L")
+        else:
+            self.length_var = None
+        self.rho: dict[str, list] = {}
+        self.k: dict[str, object] = {}
+        self.feasible_bounds = True
+        for op in graph.ops:
+            v = op.name
+            self.rho[v] = [b.bool(f"r_{v}_{r}") for r in range(ii)]
+            b.exactly_one(self.rho[v])
+            if length is None:
+                hi = kmax
+            else:
+                hi = (length - op.cycles) // ii if length >= op.cycles else -1
+                if hi < 0:
+                    self.feasible_bounds = False
+                    hi = 0
+            self.k[v] = b.int(0, hi, f"k_{v}")
+            # Completion: s_v + cycles(v) <= L.
+            if length is None:
+                b.add(self.start(v) + [(-1, self.length_var)], hi=-op.cycles)
+            else:
+                b.add(self.start(v), hi=length - op.cycles)
+        # Dependence: s_dst + distance*II >= s_src + delay.
+        for e in graph.edges:
+            terms = self.start(e.dst) + [(-c, x) for c, x in self.start(e.src)]
+            b.add(terms, lo=e.delay - e.distance * ii)
+        # Capacity of the modular reservation table.
+        for unit, cap in graph.units.items():
+            per_res: list[list[tuple[int, object]]] = [[] for _ in range(ii)]
+            for op in graph.ops:
+                for c, amount in enumerate(op.uses.get(unit, ())):
+                    if amount:
+                        for r in range(ii):
+                            per_res[(r + c) % ii].append((amount, self.rho[op.name][r]))
+            for terms in per_res:
+                # Merge the coefficients of repeated literals.
+                merged: dict[int, list] = {}
+                for amount, lit in terms:
+                    key = id(lit)
+                    if key in merged:
+                        merged[key][0] += amount
+                    else:
+                        merged[key] = [amount, lit]
+                if sum(a for a, _ in merged.values()) > cap:
+                    b.add([(a, l) for a, l in merged.values()], hi=cap)
+        del names
+
+    def start(self, v: str) -> list[tuple[int, object]]:
+        """Linear terms of ``s_v``."""
+        return [(r, self.rho[v][r]) for r in range(1, self.ii)] + [(self.ii, self.k[v])]
+
+    def residue_value(self, v: str) -> int:
+        return next(r for r in range(self.ii) if self.b.value(self.rho[v][r]))
+
+    def start_value(self, v: str) -> int:
+        return self.residue_value(v) + self.ii * self.b.value(self.k[v])
+
+
+@dataclass
+class ModuloSchedule:
+    """A modulo schedule M: start cycle of each op within its iteration, for II."""
+
+    ii: int
+    starts: dict[str, int]
+    length: int
+
+
+def schedule_length(graph: Graph, starts: dict[str, int]) -> int:
+    return max(starts[op.name] + op.cycles for op in graph.ops)
+
+
+def modulo_schedule(graph: Graph, ii: int, solver: str = "cpsat", time_limit: float = 60.0) -> ModuloSchedule | None:
+    """``Optimal-Modulo-Schedule(G, II)``: the shortest valid modulo schedule at
+    this II (ties: ops as late as possible), or None when none exists."""
+    b = make_backend(solver)
+    m = ModuloModel(graph, ii, b)
+    n = len(graph.ops)
+    lmax_weight = n * ((horizon_stages(graph, ii) + 2) * ii + max(op.cycles for op in graph.ops)) + 1
+    objective = [(lmax_weight, m.length_var)]
+    for op in graph.ops:
+        objective += [(-c, x) for c, x in m.start(op.name)]
+    b.minimize(objective)
+    if not b.solve(time_limit):
+        return None
+    starts = {op.name: m.start_value(op.name) for op in graph.ops}
+    return ModuloSchedule(ii, starts, schedule_length(graph, starts))
+
+
+def optimal_modulo_schedule(graph: Graph, solver: str = "cpsat", time_limit: float = 60.0) -> ModuloSchedule:
+    """The modulo schedule with the smallest II, searched upward from the MII."""
+    ii = min_ii(graph)
+    cap = ii + sum(max(op.cycles, op.length, 1) for op in graph.ops) + sum(e.delay for e in graph.edges)
+    while ii <= cap:
+        ms = modulo_schedule(graph, ii, solver, time_limit)
+        if ms is not None:
+            return ms
+        ii += 1
+    raise GraphError(f"no modulo schedule found for II up to {cap}")

@@ -1,0 +1,213 @@
+"""Constraint-solver backends behind one small interface.
+
+The scheduling problems are written once as 0/1 and bounded-integer variables
+with linear constraints (optionally guarded by literals) and an optional linear
+objective; ``cpsat`` hands them to OR-Tools CP-SAT, ``z3`` to the z3 SMT solver
+(pseudo-Boolean constraints where every variable is 0/1, linear integer
+arithmetic otherwise).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Iterable, Sequence
+
+SOLVERS = ("cpsat", "z3")
+
+# A linear expression is a list of (coefficient, variable) pairs plus a constant.
+Terms = Sequence[tuple[int, Any]]
+
+
+class SolverTimeout(RuntimeError):
+    """The solver gave up (time limit) without proving feasibility or infeasibility."""
+
+
+class Backend:
+    """Interface: build variables and constraints, then :meth:`solve`."""
+
+    name = ""
+
+    def bool(self, name: str) -> Any: ...
+    def int(self, lo: int, hi: int, name: str) -> Any: ...
+    def add(self, terms: Terms, lo: int | None = None, hi: int | None = None,
+            when: Iterable[Any] = ()) -> None:
+        """``lo <= sum(terms) <= hi``, enforced only when all literals in ``when`` hold."""
+    def exactly_one(self, lits: Sequence[Any]) -> None: ...
+    def minimize(self, terms: Terms) -> None: ...
+    def solve(self, time_limit: float) -> bool:
+        """True: a (for an objective: optimal) solution; False: proven infeasible."""
+    def value(self, var: Any) -> int: ...
+
+
+class CpSatBackend(Backend):
+    name = "cpsat"
+
+    def __init__(self, workers: int = 1) -> None:
+        from ortools.sat.python import cp_model
+        self._cp = cp_model
+        self.model = cp_model.CpModel()
+        self.workers = workers
+        self.solver = None
+
+    def bool(self, name):
+        return self.model.NewBoolVar(name)
+
+    def int(self, lo, hi, name):
+        return self.model.NewIntVar(lo, hi, name)
+
+    def add(self, terms, lo=None, hi=None, when=()):
+        expr = sum(c * v for c, v in terms) if terms else 0
+        when = list(when)
+        if lo is not None and hi is not None and lo == hi:
+            cts = [self.model.Add(expr == lo)]
+        else:
+            cts = []
+            if lo is not None:
+                cts.append(self.model.Add(expr >= lo))
+            if hi is not None:
+                cts.append(self.model.Add(expr <= hi))
+        if when:
+            for ct in cts:
+                ct.OnlyEnforceIf(when)
+
+    def exactly_one(self, lits):
+        self.model.AddExactlyOne(lits)
+
+    def minimize(self, terms):
+        self.model.Minimize(sum(c * v for c, v in terms))
+
+    def solve(self, time_limit):
+        cp = self._cp
+        self.solver = cp.CpSolver()
+        self.solver.parameters.max_time_in_seconds = float(time_limit)
+        self.solver.parameters.num_workers = self.workers
+        status = self.solver.Solve(self.model)
+        if status == cp.OPTIMAL or (status == cp.FEASIBLE and not self.model.HasObjective()):
+            return True
+        if status == cp.INFEASIBLE:
+            return False
+        raise SolverTimeout(f"CP-SAT stopped with status {self.solver.StatusName(status)}")
+
+    def value(self, var):
+        return int(self.solver.Value(var))
+
+
+class Z3Backend(Backend):
+    name = "z3"
+
+    def __init__(self) -> None:
+        import z3
+        self._z3 = z3
+        self.solver = z3.Solver()
+        self._bools: set[int] = set()
+        self._objective: Terms | None = None
+        self._model = None
+
+    def bool(self, name):
+        b = self._z3.Bool(name)
+        self._bools.add(b.get_id())
+        return b
+
+    def int(self, lo, hi, name):
+        z3 = self._z3
+        v = z3.Int(name)
+        self.solver.add(v >= lo, v <= hi)
+        return v
+
+    def _is_bool(self, v) -> bool:
+        return self._z3.is_bool(v)
+
+    def _sum(self, terms):
+        z3 = self._z3
+        parts = []
+        for c, v in terms:
+            if self._is_bool(v):
+                parts.append(z3.If(v, c, 0))
+            else:
+                parts.append(c * v)
+        return z3.Sum(parts) if parts else z3.IntVal(0)
+
+    def _constraint(self, terms, lo, hi):
+        z3 = self._z3
+        out = []
+        if terms and all(self._is_bool(v) for _, v in terms):
+            pairs = [(v, c) for c, v in terms]
+            if lo is not None and hi is not None and lo == hi:
+                out.append(z3.PbEq(pairs, lo))
+            else:
+                if lo is not None:
+                    out.append(z3.PbGe(pairs, lo))
+                if hi is not None:
+                    out.append(z3.PbLe(pairs, hi))
+            return out
+        expr = self._sum(terms)
+        if lo is not None and hi is not None and lo == hi:
+            out.append(expr == lo)
+        else:
+            if lo is not None:
+                out.append(expr >= lo)
+            if hi is not None:
+                out.append(expr <= hi)
+        return out
+
+    def add(self, terms, lo=None, hi=None, when=()):
+        z3 = self._z3
+        when = list(when)
+        for c in self._constraint(terms, lo, hi):
+            self.solver.add(z3.Implies(z3.And(when), c) if when else c)
+
+    def exactly_one(self, lits):
+        self.solver.add(self._z3.PbEq([(l, 1) for l in lits], 1))
+
+    def minimize(self, terms):
+        self._objective = list(terms)
+
+    def solve(self, time_limit):
+        import time
+        z3 = self._z3
+        deadline = time.monotonic() + time_limit
+
+        def check():
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise SolverTimeout("z3 ran out of time")
+            self.solver.set("timeout", max(1, int(left * 1000)))
+            r = self.solver.check()
+            if r == z3.unknown:
+                raise SolverTimeout(f"z3 returned unknown ({self.solver.reason_unknown()})")
+            return r == z3.sat
+
+        if not check():
+            return False
+        self._model = self.solver.model()
+        if self._objective is None:
+            return True
+        # Descend on the objective: ask for a strictly better value until unsat.
+        obj = self._sum(self._objective)
+        while True:
+            best = self._model.eval(obj, model_completion=True).as_long()
+            self.solver.push()
+            self.solver.add(obj < best)
+            better = check()
+            if better:
+                self._model = self.solver.model()
+            self.solver.pop()
+            if not better:
+                return True
+
+    def value(self, var):
+        z3 = self._z3
+        v = self._model.eval(var, model_completion=True)
+        if z3.is_true(v):
+            return 1
+        if z3.is_false(v):
+            return 0
+        return v.as_long()
+
+
+def make_backend(name: str) -> Backend:
+    """A fresh backend by name: ``cpsat`` or ``z3``."""
+    if name == "cpsat":
+        return CpSatBackend()
+    if name == "z3":
+        return Z3Backend()
+    raise ValueError(f"unknown solver '{name}' (choose from {', '.join(SOLVERS)})")

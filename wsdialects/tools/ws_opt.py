@@ -1,0 +1,134 @@
+"""`ws-opt`: parse a tile kernel, run wsdialects passes, print the result.
+
+    ws-opt FILE [-p PIPE | --pass-pipeline='builtin.module(PIPE)'] [-t mlir] [-o OUT]
+           [--print-op-generic]
+
+Bad input (syntax, types, verifier, unknown pass or option) prints
+`FILE:LINE:COL: error: ...` (or the closest location there is) and exits 1.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import traceback
+from io import StringIO
+
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.passes import PassPipeline
+from xdsl.printer import Printer
+from xdsl.utils.exceptions import DiagnosticException, VerifyException
+
+from wsdialects.diagnostics import WsError, parse_text, verify
+from wsdialects.passes import available_passes
+
+TARGETS = ("mlir",)
+
+
+class _ArgParser(argparse.ArgumentParser):
+    def error(self, message: str):  # argparse would print usage and exit 2
+        raise WsError(f"{message} (see ws-opt --help)", "ws-opt")
+
+
+def _arg_parser() -> argparse.ArgumentParser:
+    p = _ArgParser(prog="ws-opt", description="wsdialects optimizer driver")
+    p.add_argument("file", nargs="?", default="-", help="input .mlir file ('-' for stdin)")
+    p.add_argument("-p", "--passes", default="", help="comma-separated passes, e.g. 'ws-partition,ws-distribute{depth=3}'; available: " + ", ".join(available_passes()))
+    p.add_argument("--pass-pipeline", default=None, help="MLIR style: 'builtin.module(PIPE)'")
+    p.add_argument("-t", "--target", default="mlir", help=f"output: {', '.join(TARGETS)}")
+    p.add_argument("-o", "--output-file", default=None)
+    p.add_argument("--print-op-generic", action="store_true", help="print ops in generic form")
+    p.add_argument("--print-debuginfo", action="store_true", help="print op locations")
+    return p
+
+
+def _pipeline_spec(args: argparse.Namespace) -> str:
+    if args.pass_pipeline is None:
+        return args.passes
+    if args.passes:
+        raise WsError("give either -p or --pass-pipeline, not both", "ws-opt")
+    spec = args.pass_pipeline.strip()
+    if spec.startswith("builtin.module(") and spec.endswith(")"):
+        return spec[len("builtin.module(") : -1]
+    raise WsError(f"--pass-pipeline must be 'builtin.module(...)', got '{spec}'", "ws-opt")
+
+
+def build_pipeline(spec: str, file: str) -> PassPipeline:
+    """A PassPipeline from `a,b{opt=1}`, verifying the module after every pass."""
+
+    def after_each(prev, module, nxt):
+        if prev is not None:
+            verify(module, file)
+
+    try:
+        return PassPipeline.parse_spec(available_passes(), spec, after_each)
+    except ValueError as e:
+        raise WsError(str(e).replace("Unrecognized passes", "unknown pass"), "ws-opt") from None
+    except Exception as e:
+        raise WsError(f"bad pass option: {e}", "ws-opt") from None
+    except BaseException as e:  # xDSL's ArgSpecParseError derives from BaseException
+        lines = [ln.strip() for ln in str(e).splitlines()[1:] if ln.strip() and set(ln.strip()) != {"^"}]
+        raise WsError(f"bad pass pipeline '{spec}': {lines[-1] if lines else e}", "ws-opt") from None
+
+
+def emit(module: ModuleOp, target: str, generic: bool = False, debuginfo: bool = False) -> str:
+    out = StringIO()
+    if target == "mlir":
+        Printer(stream=out, print_generic_format=generic, print_debuginfo=debuginfo).print_op(module)
+        out.write("\n")
+    else:
+        raise WsError(f"unknown target '{target}' (available: {', '.join(TARGETS)})", "ws-opt")
+    return out.getvalue()
+
+
+def run(argv: list[str] | None = None) -> int:
+    args = _arg_parser().parse_args(argv)
+    file = args.file
+    if args.target not in TARGETS:
+        raise WsError(f"unknown target '{args.target}' (available: {', '.join(TARGETS)})", "ws-opt")
+    pipeline = build_pipeline(_pipeline_spec(args), file)
+    if file == "-":
+        text, file = sys.stdin.read(), "<stdin>"
+    else:
+        try:
+            with open(file, encoding="utf-8") as f:
+                text = f.read()
+        except OSError as e:
+            raise WsError(f"cannot read input: {e.strerror}", file) from None
+    module = parse_text(text, file)
+    try:
+        pipeline.apply(None, module)  # our passes take no context
+    except WsError:
+        raise
+    except (VerifyException, DiagnosticException) as e:
+        raise WsError(str(e).splitlines()[0], file) from None
+    result = emit(module, args.target, args.print_op_generic, args.print_debuginfo)
+    if args.output_file:
+        with open(args.output_file, "w", encoding="utf-8") as f:
+            f.write(result)
+    else:
+        sys.stdout.write(result)
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    try:
+        code = run(argv)
+    except WsError as e:
+        print(e, file=sys.stderr)
+        code = 1
+    except SystemExit as e:  # --help
+        code = e.code if isinstance(e.code, int) else 0
+    except Exception as e:  # an internal compiler error, not bad input
+        print(f"ws-opt: internal error: {type(e).__name__}: {e}", file=sys.stderr)
+        if os.environ.get("WS_OPT_TRACEBACK"):
+            traceback.print_exc()
+        else:
+            print("ws-opt: set WS_OPT_TRACEBACK=1 to see where", file=sys.stderr)
+        code = 2
+    sys.exit(code)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,201 @@
+"""The `warp_group` dialect: concurrently running partitions of one CTA.
+
+`warp_group.region` holds one `warp_group.partition` per role. All partitions run
+at the same time; values flow between them only through arefs (rings created
+outside the region). Values defined before the region (kernel arguments,
+uniform scalars) are visible to every partition.
+
+    warp_group.region {
+      warp_group.partition 0 producer warps 4 regs 40 {
+        ... aref.put %r[%k], %a ...
+      }
+      warp_group.partition 1 consumer warps 8 regs 232 {
+        ... %a = aref.get %r[%k] ... aref.consumed %r[%k] ...
+      }
+    }
+"""
+
+from __future__ import annotations
+
+from xdsl.dialects.builtin import IntegerAttr, StringAttr
+from xdsl.ir import Block, Dialect, Operation, Region, SSAValue
+from xdsl.irdl import (
+    IRDLOperation,
+    irdl_op_definition,
+    opt_prop_def,
+    prop_def,
+    region_def,
+    traits_def,
+)
+from xdsl.parser import Parser
+from xdsl.printer import Printer
+from xdsl.traits import NoTerminator
+from xdsl.utils.exceptions import VerifyException
+
+REG_MIN, REG_MAX = 24, 256  # setmaxnreg range, multiples of 8
+
+
+@irdl_op_definition
+class PartitionOp(IRDLOperation):
+    """One partition: `num_warps` warps (whole warp groups) running the body, with
+    an optional per-thread register budget and a role name:
+    `warp_group.partition 1 consumer warps 8 regs 232 { ... }`."""
+
+    name = "warp_group.partition"
+    id = prop_def(IntegerAttr)
+    num_warps = prop_def(IntegerAttr)
+    regs = opt_prop_def(IntegerAttr)
+    role = opt_prop_def(StringAttr)
+    body = region_def("single_block")
+    traits = traits_def(NoTerminator())
+
+    def __init__(self, pid: int, num_warps: int, body: Region | None = None,
+                 regs: int | None = None, role: str | None = None):
+        props: dict = {"id": IntegerAttr(pid, 32), "num_warps": IntegerAttr(num_warps, 32)}
+        if regs is not None:
+            props["regs"] = IntegerAttr(regs, 32)
+        if role is not None:
+            props["role"] = StringAttr(role)
+        super().__init__(properties=props, regions=[body or Region(Block())])
+
+    @property
+    def pid(self) -> int:
+        return self.id.value.data
+
+    @property
+    def warps(self) -> int:
+        return self.num_warps.value.data
+
+    @property
+    def role_name(self) -> str:
+        return self.role.data if self.role is not None else f"partition{self.pid}"
+
+    def verify_(self) -> None:
+        if self.warps <= 0 or self.warps % 4:
+            raise VerifyException(
+                f"partition {self.pid}: num_warps must be a positive multiple of 4 (whole warp groups), got {self.warps}"
+            )
+        if self.regs is not None:
+            r = self.regs.value.data
+            if not REG_MIN <= r <= REG_MAX or r % 8:
+                raise VerifyException(
+                    f"partition {self.pid}: register budget must be a multiple of 8 in [{REG_MIN}, {REG_MAX}], got {r}"
+                )
+        if not isinstance(self.parent_op(), RegionOp):
+            raise VerifyException("warp_group.partition must be directly inside warp_group.region")
+
+    @classmethod
+    def parse(cls, parser: Parser):
+        pid = parser.parse_integer(allow_boolean=False)
+        role = None
+        if (ident := parser.parse_optional_identifier()) is not None and ident != "warps":
+            role = ident
+            parser.parse_keyword("warps")
+        elif ident is None:
+            parser.parse_keyword("warps")
+        warps = parser.parse_integer(allow_boolean=False)
+        regs = None
+        if parser.parse_optional_keyword("regs") is not None:
+            regs = parser.parse_integer(allow_boolean=False)
+        body = parser.parse_region()
+        attrs = parser.parse_optional_attr_dict_with_keyword()
+        op = cls(pid, warps, body, regs, role)
+        if attrs is not None:
+            op.attributes.update(attrs.data)
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(f" {self.pid}")
+        if self.role is not None:
+            printer.print_string(f" {self.role.data}")
+        printer.print_string(f" warps {self.warps}")
+        if self.regs is not None:
+            printer.print_string(f" regs {self.regs.value.data}")
+        printer.print_string(" ")
+        printer.print_region(self.body, print_entry_block_args=False, print_empty_block=False)
+        if self.attributes:
+            printer.print_op_attributes(self.attributes, print_keyword=True)
+
+
+def _partition_of(op: Operation, container: "RegionOp") -> PartitionOp | None:
+    """The partition of `container` that (transitively) holds `op`, if any."""
+    cur: Operation | None = op
+    while cur is not None:
+        parent = cur.parent_op()
+        if parent is container:
+            return cur if isinstance(cur, PartitionOp) else None
+        cur = parent
+    return None
+
+
+def _value_owner(v: SSAValue) -> Operation | None:
+    owner = v.owner
+    if isinstance(owner, Block):
+        return owner.parent_op()
+    return owner
+
+
+@irdl_op_definition
+class RegionOp(IRDLOperation):
+    """The partitions of a warp-specialized CTA, all running concurrently:
+    `warp_group.region { warp_group.partition 0 ... {} warp_group.partition 1 ... {} }`."""
+
+    name = "warp_group.region"
+    body = region_def("single_block")
+    traits = traits_def(NoTerminator())
+
+    def __init__(self, partitions: list[PartitionOp] | None = None):
+        super().__init__(regions=[Region(Block(partitions or []))])
+
+    @property
+    def partitions(self) -> list[PartitionOp]:
+        return [op for op in self.body.block.ops if isinstance(op, PartitionOp)]
+
+    @property
+    def total_warps(self) -> int:
+        return sum(p.warps for p in self.partitions)
+
+    def verify_(self) -> None:
+        ids = set()
+        for op in self.body.block.ops:
+            if not isinstance(op, PartitionOp):
+                raise VerifyException(f"warp_group.region may only hold partitions, found {op.name}")
+            if op.pid in ids:
+                raise VerifyException(f"duplicate partition id {op.pid}")
+            ids.add(op.pid)
+        if not ids:
+            raise VerifyException("warp_group.region needs at least one partition")
+        for part in self.partitions:
+            for inner in part.body.walk():
+                for operand in inner.operands:
+                    owner = _value_owner(operand)
+                    if owner is None:
+                        continue
+                    src = _partition_of(owner, self) if owner is not part else part
+                    if owner is self:
+                        src = None
+                    if src is not None and src is not part:
+                        raise VerifyException(
+                            f"value defined in partition {src.pid} is used by {inner.name} in partition "
+                            f"{part.pid}; values cross partitions only through arefs"
+                        )
+
+    @classmethod
+    def parse(cls, parser: Parser):
+        body = parser.parse_region()
+        op = cls()
+        op.body.detach_block(0).erase()
+        body.move_blocks(op.body)
+        attrs = parser.parse_optional_attr_dict_with_keyword()
+        if attrs is not None:
+            op.attributes.update(attrs.data)
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_region(self.body, print_entry_block_args=False, print_empty_block=False)
+        if self.attributes:
+            printer.print_op_attributes(self.attributes, print_keyword=True)
+
+
+WarpGroup = Dialect("warp_group", [RegionOp, PartitionOp], [])
