@@ -98,9 +98,8 @@ class ModuloModel:
     valid schedule."""
 
     def __init__(self, graph: Graph, ii: int, backend: Backend, length: int | None = None):
-        self.graph, self.ii, self.b = graph, ii, backend
+        self.graph, self.ii, self.b, self.length = graph, ii, backend, length
         b = backend
-        names = [op.name for op in graph.ops]
         if length is None:
             kmax = horizon_stages(graph, ii)
             lmax = (kmax + 1) * ii + max(op.cycles for op in graph.ops)
@@ -148,9 +147,8 @@ class ModuloModel:
                         merged[key][0] += amount
                     else:
                         merged[key] = [amount, lit]
-                if sum(a for a, _ in merged.values()) > cap:
+                if merged and sum(a for a, _ in merged.values()) > cap:
                     b.add([(a, l) for a, l in merged.values()], hi=cap)
-        del names
 
     def start(self, v: str) -> list[tuple[int, object]]:
         """Linear terms of ``s_v``."""

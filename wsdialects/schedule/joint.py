@@ -1,0 +1,269 @@
+"""The joint software-pipelining + warp-specialization problem (§4) and
+Algorithm 1's search over II and L.
+
+At a fixed II and schedule length L, find a modulo schedule together with a
+warp assignment such that: every op issues once per iteration and all copies
+follow the same schedule (uniqueness, consistency), finishes by L
+(completion), respects dependences and the modular unit capacities; live
+values fit in shared memory and, per warp, in the register budget; variable-
+latency ops sit alone on a dedicated warp; a value crossing warps pays its
+producer's spill cost; and an op that must block on an incoming result
+(blocking edge, or a cross-warp transfer) does not start while another op of
+its warp is executing.  Liveness and the concurrency check are written over
+the steady state, i.e. modulo II, which is where every copy of the
+straight-line program Q overlaps and resource pressure peaks.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass
+
+from .graph import Graph, GraphError
+from .modulo import ModuloModel, modulo_schedule, rec_mii, res_mii, streaming_view
+from .solution import Placement, Schedule
+from .solvers import Backend, SolverTimeout, make_backend
+
+
+@dataclass
+class WarpLayout:
+    compute: int  # warps 0..compute-1 take fixed-latency ops
+    vl_warp: int | None  # W_vl: the warp that takes variable-latency ops
+
+    @property
+    def total(self) -> int:
+        return self.compute + (1 if self.vl_warp is not None else 0)
+
+
+def warp_layout(graph: Graph) -> WarpLayout:
+    compute = graph.warps.count if graph.warps else 1
+    has_vl = any(op.variable_latency for op in graph.ops)
+    return WarpLayout(compute, compute if has_vl else None)
+
+
+class JointModel(ModuloModel):
+    """The §4 constraint system at one (II, L)."""
+
+    def __init__(self, graph: Graph, ii: int, length: int, backend: Backend,
+                 fixed_starts: dict[str, int] | None = None):
+        super().__init__(graph, ii, backend, length)
+        b = backend
+        g = graph
+        self.layout = lay = warp_layout(g)
+        W = lay.total
+        if fixed_starts is not None:
+            for v, s in fixed_starts.items():
+                b.add([(1, self.rho[v][s % ii])], lo=1)
+                b.add([(1, self.k[v])], lo=s // ii, hi=s // ii)
+
+        # Warp uniqueness + variable latency (W_vl holds exactly the VL ops);
+        # compute warps are interchangeable, so the j-th fixed-latency op may
+        # only use warps 0..j.
+        self.opw: dict[str, list] = {}
+        j = 0
+        for op in g.ops:
+            lits = [b.bool(f"w_{op.name}_{w}") for w in range(W)]
+            b.exactly_one(lits)
+            self.opw[op.name] = lits
+            for w in range(W):
+                if w == lay.vl_warp:
+                    allowed = op.variable_latency
+                else:
+                    allowed = (not op.variable_latency) and w <= j
+                if not allowed:
+                    b.add([(1, lits[w])], hi=0)
+            if not op.variable_latency:
+                j += 1
+
+        # Cross-warp spills: a consumer on another warp waits spill_cost longer.
+        self.diff: dict[int, object] = {}
+        for idx, e in enumerate(g.edges):
+            if e.src == e.dst or W == 1:
+                continue
+            if g.op(e.src).spill_cost <= 0:
+                continue
+            d = b.bool(f"x_{idx}")
+            self.diff[idx] = d
+            for w in range(W):
+                # opw[src,w] and not opw[dst,w] -> d
+                b.add([(1, d), (-1, self.opw[e.src][w]), (1, self.opw[e.dst][w])], lo=0)
+            terms = self.start(e.dst) + [(-c, x) for c, x in self.start(e.src)] + [(-g.op(e.src).spill_cost, d)]
+            b.add(terms, lo=e.delay - e.distance * ii)
+
+        self._concurrency()
+        self._memory()
+
+    # ---------------------------------------------------------------- helpers
+
+    def _same_warp(self, v: str, o: str):
+        """A literal forced true when v and o share a warp."""
+        b = self.b
+        sw = b.bool(f"sw_{v}_{o}")
+        for w in range(self.layout.total):
+            b.add([(1, sw), (-1, self.opw[v][w]), (-1, self.opw[o][w])], lo=-1)
+        return sw
+
+    def _concurrency(self) -> None:
+        g, b, ii = self.graph, self.b, self.ii
+        blocked_static = {e.dst for e in g.edges if e.blocking}
+        guards: dict[str, list] = {v: [] for v in blocked_static}
+        for idx, d in self.diff.items():
+            v = g.edges[idx].dst
+            if v not in blocked_static:
+                guards.setdefault(v, []).append(d)
+        for v, conds in guards.items():
+            always = v in blocked_static
+            for o in g.ops:
+                if o.name == v or o.cycles <= 0:
+                    continue
+                sw = self._same_warp(v, o.name) if self.layout.total > 1 else None
+                for cond in ([None] if always else conds):
+                    extra = [] if cond is None else [(1, cond)]
+                    if o.cycles >= ii:
+                        # o is always executing on its warp: v cannot share it.
+                        if sw is None:
+                            # One warp: v can never start.  (Cross-warp guards need two warps.)
+                            self.feasible_bounds = False
+                        else:
+                            b.add([(1, sw)] + extra, hi=len(extra))
+                        continue
+                    for r in range(ii):
+                        window = [(1, o_lit) for c in range(o.cycles) for o_lit in [self.rho[o.name][(r - c) % ii]]]
+                        terms = [(1, self.rho[v][r])] + window + extra
+                        bound = 1 + len(extra)
+                        if sw is not None:
+                            terms.append((1, sw))
+                            bound += 1
+                        b.add(terms, hi=bound)
+
+    def _memory(self) -> None:
+        """Liveness over the steady state, register limit per warp, shared memory."""
+        g, b, ii = self.graph, self.b, self.ii
+        reg_limit = g.warps.reg_limit if g.warps else None
+        smem_cap = g.smem_capacity
+        if reg_limit is None and smem_cap is None:
+            return
+        W = self.layout.total
+        max_dist = max((e.distance for e in g.edges), default=0)
+        horizon = self.length + (max_dist + 1) * ii
+        static_regs = [0] * W
+        static_smem = 0
+        counts: dict[str, list[list[tuple[int, object]]]] = {}
+        for op in g.ops:
+            v = op.name
+            needs = (reg_limit is not None and op.regs > 0) or (smem_cap is not None and op.smem > 0)
+            if not needs:
+                continue
+            if g.is_streaming(v):
+                # §5.3: a streaming op runs `depth` iterations ahead; its buffers are a fixed ring.
+                static_smem += g.streaming_depth * op.smem
+                if self.layout.vl_warp is not None:
+                    static_regs[self.layout.vl_warp] += g.streaming_depth * op.regs
+                continue
+            users = g.succs(v)
+            if not users:
+                continue
+            e_v = b.int(0, horizon, f"end_{v}")
+            for e in users:
+                b.add([(1, e_v)] + [(-c, x) for c, x in self.start(e.dst)], lo=e.distance * ii)
+            b.add([(1, e_v)] + [(-c, x) for c, x in self.start(v)], lo=0)
+            q = b.int(0, horizon // ii + 1, f"q_{v}")
+            ge = [b.bool(f"ge_{v}_{k}") for k in range(1, ii)]  # ge[k-1] <=> m >= k
+            for k in range(1, len(ge)):
+                b.add([(1, ge[k - 1]), (-1, ge[k])], lo=0)
+            # lifetime e_v - s_v = q*II + m, m = sum(ge)
+            b.add([(1, e_v)] + [(-c, x) for c, x in self.start(v)] + [(-ii, q)] + [(-1, x) for x in ge], lo=0, hi=0)
+            extra = [b.bool(f"live_{v}_{r}") for r in range(ii)]
+            for r in range(ii):
+                for r0 in range(ii):
+                    dr = (r - r0) % ii
+                    if dr + 1 <= ii - 1:
+                        b.add([(1, extra[r]), (-1, self.rho[v][r0]), (-1, ge[dr])], lo=-1)
+            counts[v] = [[(1, q), (1, extra[r])] for r in range(ii)]
+
+        if smem_cap is not None:
+            for r in range(ii):
+                terms = [(g.op(v).smem * c, x) for v, per in counts.items() if g.op(v).smem for c, x in per[r]]
+                b.add(terms, hi=smem_cap - static_smem)
+        if reg_limit is not None:
+            reg_ops = [v for v in counts if g.op(v).regs > 0]
+            for w in range(W):
+                for r in range(ii):
+                    terms = []
+                    for v in reg_ops:
+                        regs = g.op(v).regs
+                        bound = regs * (horizon // ii + 2)
+                        p = b.int(0, bound, f"p_{v}_{w}_{r}")
+                        b.add([(1, p)] + [(-regs * c, x) for c, x in counts[v][r]], lo=0, when=[self.opw[v][w]])
+                        terms.append((1, p))
+                    b.add(terms, hi=reg_limit - static_regs[w])
+
+    def warp_value(self, v: str) -> int:
+        return next(w for w, lit in enumerate(self.opw[v]) if self.b.value(lit))
+
+
+def joint_schedule(graph: Graph, ii: int, length: int, solver: str = "cpsat", time_limit: float = 60.0,
+                   fixed_starts: dict[str, int] | None = None) -> tuple[dict[str, int], dict[str, int]] | None:
+    """``SWP-and-WS(G, M, II, L)``: starts and warps, or None when unsatisfiable.
+    With ``fixed_starts`` only the warp assignment is searched."""
+    b = make_backend(solver)
+    m = JointModel(graph, ii, length, b, fixed_starts)
+    if not m.feasible_bounds:
+        return None
+    if not b.solve(time_limit):
+        return None
+    starts = {op.name: m.start_value(op.name) for op in graph.ops}
+    warps = {op.name: m.warp_value(op.name) for op in graph.ops}
+    return starts, warps
+
+
+def twill(graph: Graph, solver: str = "cpsat", time_limit: float = 120.0, max_ii: int | None = None) -> Schedule:
+    """Algorithm 1: from the smallest II that has a modulo schedule, try the
+    joint problem at every L that keeps ceil(L/II) unchanged; on failure move
+    to the next II.  The modulo schedule M seeds each attempt: first with M's
+    starts fixed (warps only), then with the starts free."""
+    t0 = time.perf_counter()
+    deadline = t0 + time_limit
+
+    def left() -> float:
+        rest = deadline - time.perf_counter()
+        if rest <= 0:
+            raise SolverTimeout(f"no schedule within {time_limit:.0f} s")
+        return rest
+
+    g = streaming_view(graph)
+    rmii, cmii = res_mii(g), rec_mii(g)
+    ii = max(rmii, cmii)
+    cap = max_ii if max_ii is not None else ii + sum(max(op.cycles, op.length, 1) for op in g.ops) + sum(
+        e.delay + 1 for e in g.edges) + 2 * len(g.ops)
+    attempts = []
+    while ii <= cap:
+        ms = modulo_schedule(g, ii, solver, left())
+        if ms is None:
+            attempts.append({"II": ii, "modulo": "infeasible"})
+            ii += 1
+            continue
+        n_copies = math.ceil(ms.length / ii)
+        length = ms.length
+        while math.ceil(length / ii) == n_copies:
+            found = None
+            if length == ms.length:
+                found = joint_schedule(g, ii, length, solver, left(), fixed_starts=ms.starts)
+                if found is not None:
+                    attempts.append({"II": ii, "L": length, "joint": "sat (modulo starts kept)"})
+            if found is None:
+                found = joint_schedule(g, ii, length, solver, left())
+                attempts.append({"II": ii, "L": length, "joint": "sat" if found else "unsat"})
+            if found is not None:
+                starts, warps = found
+                lay = warp_layout(g)
+                return Schedule(
+                    ii=ii,
+                    length=max(starts[op.name] + op.cycles for op in g.ops),
+                    ops={op.name: Placement(starts[op.name], starts[op.name] // ii, warps[op.name]) for op in g.ops},
+                    solve_seconds=time.perf_counter() - t0, solver=solver, res_mii=rmii, rec_mii=cmii,
+                    warp_count=lay.compute, vl_warp=lay.vl_warp, attempts=attempts)
+            length += 1
+        ii += 1
+    raise GraphError(f"no schedule satisfies the joint constraints for II up to {cap}")
