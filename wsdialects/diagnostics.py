@@ -90,11 +90,25 @@ class WsParser(Parser):
 
     def parse_operation(self) -> Operation:
         start = self._current_token.span
-        op = super().parse_operation()
+        try:
+            op = super().parse_operation()
+        except (VerifyException, DiagnosticException, ValueError, TypeError, KeyError) as e:
+            # raised by an op's custom parser (e.g. an unknown predicate): report
+            # it at the op, not at whatever token the parser had reached
+            raise ParseError(start, _verify_message(e)) from None
         if not isinstance(op.location, FileLineColLoc):
             line, col = _span_line_col(start)
             op.location = FileLineColLoc(StringAttr(self.lexer.input.name), IntAttr(line), IntAttr(col))
         return op
+
+    def _parse_extended_type_or_attribute(self, attr_or_dialect_name: str, is_type: bool):
+        # `!name<...>`: the lexer is past the name; a parameter that fails to
+        # verify is reported at the `!`, not at the token after the type
+        start = self._current_token.span.start - len(attr_or_dialect_name) - 1
+        try:
+            return super()._parse_extended_type_or_attribute(attr_or_dialect_name, is_type)
+        except (VerifyException, DiagnosticException, ValueError, TypeError) as e:
+            self.raise_error(_verify_message(e), max(start, 0), self.pos)
 
     def _parse_tensor_literal_element(self):
         tok = self._current_token
@@ -149,7 +163,10 @@ def parse_text(text: str, file: str = "<input>") -> ModuleOp:
         module = parser.parse_module()
     except ParseError as e:
         line, col = _span_line_col(e.span)
-        raise WsError(e.msg, file, line, col) from None
+        msg = e.msg
+        if msg[:1].isspace():  # xDSL's " in block definition": the "expected ..." is missing
+            msg = f"unexpected '{e.span.text}'{msg}"
+        raise WsError(msg, file, line, col) from None
     except (VerifyException, DiagnosticException, ValueError, TypeError, KeyError) as e:
         # raised while building a type or attribute during parsing
         line, col = _span_line_col(parser._current_token.span)

@@ -177,6 +177,20 @@ READS = _effects(MemoryEffectKind.READ)
 WRITES = _effects(MemoryEffectKind.WRITE)
 
 
+def _parse_type_of(parser: Parser, kind, what: str) -> Attribute:
+    """Parse a type that must be a `kind` (an op's custom form derives other
+    types from it), as a located parse error otherwise."""
+    pos = parser.pos
+    t = parser.parse_type()
+    if not kind(t):
+        parser.raise_error(f"expected {what}, got {t}", pos, parser.pos)
+    return t
+
+
+def _is_ptr_like(t: Attribute) -> bool:
+    return isinstance(element_type(t), PtrType)
+
+
 def _parse_arrow_types(parser: Parser) -> tuple[Attribute, Attribute]:
     parser.parse_punctuation(":")
     src = parser.parse_type()
@@ -212,8 +226,7 @@ class _AxisOp(IRDLOperation):
     def parse(cls, parser: Parser):
         axis = parser.parse_integer(allow_boolean=False)
         parser.parse_punctuation(":")
-        parser.parse_type()
-        return cls(axis)
+        return cls.create(properties={"axis": _i32(axis)}, result_types=[parser.parse_type()])
 
     def print(self, printer: Printer) -> None:
         printer.print_string(f" {_int_prop(self, 'axis')} : i32")
@@ -269,8 +282,10 @@ class MakeRangeOp(IRDLOperation):
         parser.parse_keyword("to")
         end = parser.parse_integer(allow_boolean=False)
         parser.parse_punctuation(":")
-        parser.parse_type()
-        return cls(start, end)
+        return cls.create(
+            properties={"start": _i32(start), "end": _i32(end)},
+            result_types=[parser.parse_type()],
+        )
 
     def print(self, printer: Printer) -> None:
         printer.print_string(
@@ -541,10 +556,13 @@ class LoadOp(IRDLOperation):
     @classmethod
     def parse(cls, parser: Parser):
         ops = parser.parse_comma_separated_list(parser.Delimiter.NONE, parser.parse_unresolved_operand)
-        pt, rt = _parse_arrow_types(parser)
+        parser.parse_punctuation(":")
+        pt = _parse_type_of(parser, _is_ptr_like, "a pointer or a tile of pointers")
+        parser.parse_punctuation("->")
+        rt = parser.parse_type()
         types = [pt, _mask_type_for(pt), rt][: len(ops)]
         vals = parser.resolve_operands(ops, types, parser.pos)
-        return cls(*vals)
+        return cls.create(operands=vals, result_types=[rt])
 
     def print(self, printer: Printer) -> None:
         printer.print_string(" ")
@@ -584,7 +602,7 @@ class StoreOp(IRDLOperation):
     def parse(cls, parser: Parser):
         ops = parser.parse_comma_separated_list(parser.Delimiter.NONE, parser.parse_unresolved_operand)
         parser.parse_punctuation(":")
-        pt = parser.parse_type()
+        pt = _parse_type_of(parser, _is_ptr_like, "a pointer or a tile of pointers")
         types = [pt, _pointee_tile_type(pt), _mask_type_for(pt)][: len(ops)]
         return cls(*parser.resolve_operands(ops, types, parser.pos))
 
@@ -645,8 +663,12 @@ class DescLoadOp(IRDLOperation):
     @classmethod
     def parse(cls, parser: Parser):
         d, idx = _parse_desc_access(parser)
-        dt, _ = _parse_arrow_types(parser)
-        return cls(parser.resolve_operand(d, dt), parser.resolve_operands(idx, [i32] * len(idx), parser.pos))
+        parser.parse_punctuation(":")
+        dt = _parse_type_of(parser, lambda t: isinstance(t, DescType), "a !tile.desc type")
+        parser.parse_punctuation("->")
+        rt = parser.parse_type()
+        operands = [parser.resolve_operand(d, dt), *parser.resolve_operands(idx, [i32] * len(idx), parser.pos)]
+        return cls.create(operands=operands, result_types=[rt])
 
     def print(self, printer: Printer) -> None:
         _print_desc_access(printer, self.desc, self.indices)

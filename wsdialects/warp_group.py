@@ -98,6 +98,8 @@ class PartitionOp(IRDLOperation):
         if parser.parse_optional_keyword("regs") is not None:
             regs = parser.parse_integer(allow_boolean=False)
         body = parser.parse_region()
+        if not body.blocks:  # `{}` parses as no block; an empty partition has one
+            body.add_block(Block())
         attrs = parser.parse_optional_attr_dict_with_keyword()
         op = cls(pid, warps, body, regs, role)
         if attrs is not None:
@@ -183,6 +185,8 @@ class RegionOp(IRDLOperation):
     @classmethod
     def parse(cls, parser: Parser):
         body = parser.parse_region()
+        if not body.blocks:
+            body.add_block(Block())
         op = cls()
         op.body.detach_block(0).erase()
         body.move_blocks(op.body)

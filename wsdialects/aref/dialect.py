@@ -92,6 +92,14 @@ def _check_position(op: IRDLOperation) -> None:
         raise VerifyException(f"ring position must be i32, i64 or index, got {t}")
 
 
+def _parse_ring_type(parser: Parser) -> RingType:
+    pos = parser.pos
+    rt = parser.parse_type()
+    if not isinstance(rt, RingType):
+        parser.raise_error(f"expected an !aref.ring type, got {rt}", pos, parser.pos)
+    return rt
+
+
 def _parse_access(parser: Parser):
     ring = parser.parse_unresolved_operand()
     parser.parse_punctuation("[")
@@ -181,10 +189,11 @@ class PutOp(IRDLOperation):
         parser.parse_punctuation(",")
         vals = parser.parse_comma_separated_list(parser.Delimiter.NONE, parser.parse_unresolved_operand)
         parser.parse_punctuation(":")
-        rt = parser.parse_type()
-        types = rt.types if isinstance(rt, RingType) else []
+        pos = parser.pos
+        rt = _parse_ring_type(parser)
+        types = rt.types
         if len(types) != len(vals):
-            parser.raise_error(f"aref.put: {len(vals)} values for a ring of {len(types)} payload types")
+            parser.raise_error(f"aref.put: {len(vals)} values for a ring of {len(types)} payload types", pos, parser.pos)
         return cls(
             parser.resolve_operand(ring, rt),
             parser.resolve_operand(pos, pos_t),
@@ -226,7 +235,7 @@ class GetOp(IRDLOperation):
     def parse(cls, parser: Parser):
         ring, pos, pos_t = _parse_access(parser)
         parser.parse_punctuation(":")
-        rt = parser.parse_type()
+        rt = _parse_ring_type(parser)
         return cls(parser.resolve_operand(ring, rt), parser.resolve_operand(pos, pos_t))
 
     def print(self, printer: Printer) -> None:
@@ -255,7 +264,7 @@ class ConsumedOp(IRDLOperation):
     def parse(cls, parser: Parser):
         ring, pos, pos_t = _parse_access(parser)
         parser.parse_punctuation(":")
-        rt = parser.parse_type()
+        rt = _parse_ring_type(parser)
         return cls(parser.resolve_operand(ring, rt), parser.resolve_operand(pos, pos_t))
 
     def print(self, printer: Printer) -> None:

@@ -1,0 +1,149 @@
+"""The semantic oracle: executes tile kernels (and their aref / warp_group forms)
+on the CPU over numpy.
+
+xDSL's own interpreter is sequential and its arith implementations are scalar;
+this one executes tensors elementwise with MLIR's semantics and runs
+`warp_group` partitions concurrently (see `partitions.py`). Op semantics are
+registered per op name by the `ops_*` modules with `@impl("dialect.op")`.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from xdsl.dialects import func, scf
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.ir import Block, Operation, SSAValue
+
+from wsdialects.diagnostics import location_of
+from wsdialects.interpreter.values import InterpretError, to_runtime
+from wsdialects.tile import KERNEL_ATTR
+
+# op name -> fn(frame, op, operand values) -> result values
+IMPLS: dict[str, Callable[["Frame", Operation, list[Any]], Sequence[Any]]] = {}
+
+
+def impl(*names: str):
+    """Register the semantics of the ops `names`."""
+
+    def deco(fn):
+        for n in names:
+            IMPLS[n] = fn
+        return fn
+
+    return deco
+
+
+def where(op: Operation) -> str:
+    loc = location_of(op)
+    return f"{loc[0]}:{loc[1]}:{loc[2]}: " if loc else ""
+
+
+class Frame:
+    """One thread of execution: a program instance, or one partition of it."""
+
+    def __init__(self, interp: "Interpreter", pid: tuple[int, int, int], grid: tuple[int, int, int],
+                 env: dict[SSAValue, Any], partition: int = 0, scheduler=None, seed: int | None = None):
+        self.interp, self.pid, self.grid = interp, pid, grid
+        self.env, self.partition, self.scheduler, self.seed = env, partition, scheduler, seed
+
+    def fork(self, partition: int, scheduler) -> "Frame":
+        return Frame(self.interp, self.pid, self.grid, dict(self.env), partition, scheduler, self.seed)
+
+    def read(self, v: SSAValue, user: Operation) -> Any:
+        from wsdialects.aref.semantics import Released
+
+        try:
+            val = self.env[v]
+        except KeyError:
+            raise InterpretError(f"{where(user)}{user.name} reads a value that was never computed") from None
+        if isinstance(val, Released):
+            raise InterpretError(f"{where(user)}{user.name} reads a tile of {val.what} after it was consumed")
+        return val
+
+    def run_block(self, block: Block, args: Sequence[Any]) -> list[Any]:
+        """Execute `block` with `args` bound; returns the terminator's operands."""
+        for a, v in zip(block.args, args, strict=True):
+            self.env[a] = v
+        for op in block.ops:
+            if op.name in ("scf.yield", "func.return"):
+                return [self.read(v, op) for v in op.operands]
+            self.run_op(op)
+        return []
+
+    def run_op(self, op: Operation) -> None:
+        fn = IMPLS.get(op.name)
+        if fn is None:
+            raise InterpretError(f"{where(op)}the interpreter does not support '{op.name}'")
+        if op.name in REGION_OPS:
+            results = fn(self, op, [])
+        else:
+            results = fn(self, op, [self.read(v, op) for v in op.operands])
+        for r, v in zip(op.results, results, strict=True):
+            self.env[r] = v
+
+
+REGION_OPS = {"scf.for", "scf.if", "warp_group.region", "aref.consumed"}
+
+
+@impl("scf.for")
+def _for(frame: Frame, op: scf.ForOp, _):
+    lb, ub, step = (int(frame.read(v, op)) for v in (op.lb, op.ub, op.step))
+    if step <= 0:
+        raise InterpretError(f"{where(op)}scf.for step must be positive, got {step}")
+    iv_t = op.body.block.args[0].type
+    from wsdialects.interpreter.values import dtype_of
+
+    dt = dtype_of(iv_t)
+    carried = [frame.read(v, op) for v in op.iter_args]
+    for i in range(lb, ub, step):
+        carried = frame.run_block(op.body.block, [dt.type(i), *carried])
+    return carried
+
+
+@impl("scf.if")
+def _if(frame: Frame, op: scf.IfOp, _):
+    cond = bool(frame.read(op.cond, op))
+    region = op.true_region if cond else op.false_region
+    if not region.blocks:
+        return []
+    return frame.run_block(region.block, [])
+
+
+class Interpreter:
+    """Runs the kernels of one module."""
+
+    def __init__(self, module: ModuleOp):
+        from wsdialects.interpreter import ops_arith, ops_async, ops_tile  # noqa: F401 - registers impls
+
+        self.module = module
+        self.constants: dict[Operation, Any] = {}
+
+    def kernel(self, name: str) -> func.FuncOp:
+        for op in self.module.walk():
+            if isinstance(op, func.FuncOp) and op.sym_name.data == name:
+                if KERNEL_ATTR not in op.attributes:
+                    raise InterpretError(f"@{name} is not a kernel (no {KERNEL_ATTR} attribute)")
+                return op
+        names = [op.sym_name.data for op in self.module.walk() if isinstance(op, func.FuncOp)]
+        raise InterpretError(f"no kernel @{name} in the module (functions: {', '.join(names) or 'none'})")
+
+    def run(self, name: str, grid: Sequence[int] | int, args: Sequence[Any], seed: int | None = None) -> None:
+        kernel = self.kernel(name)
+        grid3 = _grid3(grid)
+        params = kernel.body.block.args
+        if len(args) != len(params):
+            raise TypeError(f"@{name} takes {len(params)} arguments, got {len(args)}")
+        values = [to_runtime(p.type, a, i) for i, (p, a) in enumerate(zip(params, args))]
+        for z, y, x in itertools.product(range(grid3[2]), range(grid3[1]), range(grid3[0])):
+            frame = Frame(self, (x, y, z), grid3, {}, 0, None, seed)
+            frame.run_block(kernel.body.block, values)
+
+
+def _grid3(grid: Sequence[int] | int) -> tuple[int, int, int]:
+    g = (grid,) if isinstance(grid, int) else tuple(int(x) for x in grid)
+    if not 1 <= len(g) <= 3 or any(x < 1 for x in g):
+        raise TypeError(f"grid must be 1 to 3 positive sizes, got {grid}")
+    return (g + (1, 1))[:3]  # type: ignore[return-value]

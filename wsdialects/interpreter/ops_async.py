@@ -1,0 +1,86 @@
+"""Semantics of `aref` and `warp_group`: partitions run as coroutines under the
+`Scheduler`; aref ops block per `wsdialects.aref.semantics`."""
+
+from __future__ import annotations
+
+from wsdialects.aref.semantics import Released, Ring
+from wsdialects.interpreter.core import impl, where
+from wsdialects.interpreter.partitions import Scheduler
+from wsdialects.interpreter.values import InterpretError
+
+
+class _Solo:
+    """The scheduler of code outside any warp_group: nobody else can unblock it."""
+
+    def block_until(self, ready, desc):
+        if not ready():
+            raise InterpretError(f"deadlock: outside any warp_group, waiting for {desc}")
+
+    def yield_point(self):
+        pass
+
+
+_SOLO = _Solo()
+
+
+def _sched(frame):
+    return frame.scheduler or _SOLO
+
+
+def _ring_name(op) -> str:
+    hint = op.results[0].name_hint if op.results else None
+    return f"%{hint}" if hint else f"at {where(op).rstrip(': ') or op.name}"
+
+
+@impl("aref.create")
+def _create(frame, op, _):
+    t = op.ring.type
+    return [Ring(_ring_name(op), t.depth.data, op.num_consumers)]
+
+
+@impl("aref.put")
+def _put(frame, op, a):
+    ring, pos, *values = a
+    s = _sched(frame)
+    s.yield_point()
+    ring.put(s, int(pos), tuple(values))
+    return []
+
+
+@impl("aref.get")
+def _get(frame, op, a):
+    ring, pos = a
+    s = _sched(frame)
+    s.yield_point()
+    return list(ring.get(s, frame.partition, int(pos)))
+
+
+@impl("aref.consumed")
+def _consumed(frame, op, _):
+    ring, pos = frame.read(op.ring, op), int(frame.read(op.position, op))
+    _sched(frame).yield_point()
+    try:
+        values = ring.consumed(pos, frame.partition)
+    except InterpretError as e:
+        raise InterpretError(f"{where(op)}{e}") from None
+    # Poison the borrowed tiles: a later read is a use after release.
+    poison = Released(ring.name, pos % ring.depth, pos)
+    for key, val in list(frame.env.items()):
+        if any(val is v or getattr(val, "base", None) is v for v in values):
+            frame.env[key] = poison
+    return []
+
+
+@impl("warp_group.region")
+def _region(frame, op, _):
+    if frame.scheduler is not None:
+        raise InterpretError(f"{where(op)}nested warp_group.region is not supported")
+    seed = None if frame.seed is None else hash((frame.seed, frame.pid)) & 0xFFFFFFFF
+    sched = Scheduler(seed)
+    bodies = []
+    for part in op.partitions:
+        sub = frame.fork(part.pid, sched)
+        bodies.append((f"partition {part.pid} ({part.role_name})",
+                       lambda sub=sub, part=part: sub.run_block(part.body.block, [])))
+    sched.run(bodies)
+    return []

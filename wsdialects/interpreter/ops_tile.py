@@ -1,0 +1,155 @@
+"""Semantics of the `tile` dialect over numpy.
+
+Pointer tiles are element offsets into the caller's flat array; a masked-on lane
+outside the array is a fault (the GPU would read garbage). TMA accesses clip to
+the global array: out-of-bounds reads give 0, out-of-bounds writes are dropped.
+`tile.dot` rounds nothing further (its inputs already have their element type)
+and accumulates in fp32.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from wsdialects.interpreter.core import impl, where
+from wsdialects.interpreter.values import Descriptor, InterpretError, Pointer, PtrTile, dtype_of
+from wsdialects.tile import shape_of
+
+
+@impl("tile.program_id")
+def _program_id(frame, op, _):
+    return [np.int32(frame.pid[op.axis.value.data])]
+
+
+@impl("tile.num_programs")
+def _num_programs(frame, op, _):
+    return [np.int32(frame.grid[op.axis.value.data])]
+
+
+@impl("tile.make_range")
+def _make_range(frame, op, _):
+    return [np.arange(op.start.value.data, op.end.value.data, dtype=np.int32)]
+
+
+@impl("tile.splat")
+def _splat(frame, op, a):
+    shape = shape_of(op.result.type)
+    x = a[0]
+    if isinstance(x, Pointer):
+        return [PtrTile(x.buf, np.full(shape, x.offset, dtype=np.int64))]
+    return [np.full(shape, x, dtype=dtype_of(op.result.type))]
+
+
+def _on_offsets(fn):
+    """Apply a shape function to a data tile or to a pointer tile's offsets."""
+
+    def run(frame, op, a):
+        x = a[0]
+        if isinstance(x, PtrTile):
+            return [PtrTile(x.buf, fn(op, x.offsets))]
+        return [fn(op, x)]
+
+    return run
+
+
+impl("tile.broadcast")(_on_offsets(lambda op, x: np.broadcast_to(x, shape_of(op.result.type))))
+impl("tile.expand_dims")(_on_offsets(lambda op, x: np.expand_dims(x, op.axis.value.data)))
+impl("tile.trans")(_on_offsets(lambda op, x: np.transpose(x, tuple(op.order.get_values()))))
+
+
+@impl("tile.addptr")
+def _addptr(frame, op, a):
+    p, off = a
+    if isinstance(p, Pointer):
+        return [Pointer(p.buf, p.offset + int(off))]
+    return [PtrTile(p.buf, p.offsets + np.asarray(off, dtype=np.int64))]
+
+
+def _lanes(op, p, mask):
+    """(buffer, offsets, mask) of a scalar or tile pointer access, bounds-checked."""
+    if isinstance(p, Pointer):
+        offs, buf = np.array(p.offset, dtype=np.int64), p.buf
+    else:
+        offs, buf = p.offsets, p.buf
+    m = np.ones(offs.shape, dtype=bool) if mask is None else np.asarray(mask, dtype=bool)
+    bad = m & ((offs < 0) | (offs >= buf.size))
+    if np.any(bad):
+        first = int(offs[bad].flat[0])
+        raise InterpretError(
+            f"{where(op)}{op.name}: out-of-bounds access at element {first} of a "
+            f"{buf.size}-element array ({int(bad.sum())} lanes); mask the access"
+        )
+    return buf, offs, m
+
+
+@impl("tile.load")
+def _load(frame, op, a):
+    p, mask = a[0], a[1] if len(a) > 1 else None
+    other = a[2] if len(a) > 2 else None
+    buf, offs, m = _lanes(op, p, mask)
+    dt = dtype_of(op.result.type)
+    out = np.zeros(offs.shape, dtype=dt) if other is None else np.array(other, dtype=dt, copy=True)
+    out[m] = buf[offs[m]]
+    return [out if out.ndim else out[()]]
+
+
+@impl("tile.store")
+def _store(frame, op, a):
+    p, value = a[0], a[1]
+    buf, offs, m = _lanes(op, p, a[2] if len(a) > 2 else None)
+    v = np.broadcast_to(np.asarray(value, dtype=buf.dtype), offs.shape)
+    buf[offs[m]] = v[m]
+    return []
+
+
+def _window(desc: Descriptor, idx):
+    """Slices of the block in global coordinates and in block coordinates."""
+    g, b = [], []
+    for start, size, extent in zip(idx, desc.block, desc.array.shape):
+        lo, hi = max(start, 0), min(start + size, extent)
+        if hi <= lo:
+            return None
+        g.append(slice(lo, hi))
+        b.append(slice(lo - start, hi - start))
+    return tuple(g), tuple(b)
+
+
+@impl("tile.desc_load")
+def _desc_load(frame, op, a):
+    desc, idx = a[0], [int(i) for i in a[1:]]
+    out = np.zeros(desc.block, dtype=desc.array.dtype)
+    w = _window(desc, idx)
+    if w is not None:
+        out[w[1]] = desc.array[w[0]]
+    return [out]
+
+
+@impl("tile.desc_store")
+def _desc_store(frame, op, a):
+    desc, idx, value = a[0], [int(i) for i in a[1:-1]], a[-1]
+    w = _window(desc, idx)
+    if w is not None:
+        desc.array[w[0]] = np.asarray(value)[w[1]]
+    return []
+
+
+@impl("tile.dot")
+def _dot(frame, op, a):
+    x, y, acc = a
+    return [(np.asarray(x).astype(np.float32) @ np.asarray(y).astype(np.float32) + acc).astype(np.float32)]
+
+
+@impl("tile.reduce")
+def _reduce(frame, op, a):
+    x = np.asarray(a[0])
+    axis = op.axis.value.data
+    kind = op.kind.data
+    dt = dtype_of(op.src.type)
+    if kind == "sum":
+        r = np.sum(x.astype(np.float64) if dt.kind != "b" and dt.kind not in "iu" else x.astype(np.int64), axis=axis)
+    elif kind == "max":
+        r = np.max(x, axis=axis)
+    else:
+        r = np.min(x, axis=axis)
+    r = np.asarray(r).astype(dt)
+    return [r if r.ndim else r[()]]

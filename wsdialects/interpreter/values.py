@@ -1,0 +1,129 @@
+"""Run-time values of the interpreter and the kernel argument conventions.
+
+Tiles are numpy arrays of the element type (fp8 and bf16 through ml_dtypes);
+scalars are numpy scalars. Global memory is the caller's arrays: a `!tile.ptr<T>`
+argument is a flat, row-major view of one, a `!tile.desc<tensor<BxCxT>>` argument
+is the 2-D (or 3-D) array itself, so results land in the arrays passed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import ml_dtypes
+import numpy as np
+from xdsl.dialects.builtin import (
+    BFloat16Type,
+    Float8E4M3FNType,
+    Float8E5M2Type,
+    Float16Type,
+    Float32Type,
+    Float64Type,
+    IndexType,
+    IntegerType,
+    TensorType,
+)
+from xdsl.ir import Attribute
+
+from wsdialects.tile import DescType, PtrType
+
+
+class InterpretError(Exception):
+    """A run-time fault of the interpreted kernel (out-of-bounds access, division
+    by zero, a read of a released aref slot, ...), with the op's location."""
+
+
+def dtype_of(t: Attribute) -> np.dtype:
+    """The numpy dtype holding values of the (element) type `t`."""
+    if isinstance(t, TensorType):
+        t = t.element_type
+    if isinstance(t, Float16Type):
+        return np.dtype(np.float16)
+    if isinstance(t, BFloat16Type):
+        return np.dtype(ml_dtypes.bfloat16)
+    if isinstance(t, Float32Type):
+        return np.dtype(np.float32)
+    if isinstance(t, Float64Type):
+        return np.dtype(np.float64)
+    if isinstance(t, Float8E4M3FNType):
+        return np.dtype(ml_dtypes.float8_e4m3fn)
+    if isinstance(t, Float8E5M2Type):
+        return np.dtype(ml_dtypes.float8_e5m2)
+    if isinstance(t, IndexType):
+        return np.dtype(np.int64)
+    if isinstance(t, IntegerType):
+        return {1: np.dtype(np.bool_), 8: np.dtype(np.int8), 16: np.dtype(np.int16),
+                32: np.dtype(np.int32), 64: np.dtype(np.int64)}[t.width.data]
+    if isinstance(t, PtrType):
+        return np.dtype(np.int64)  # element offsets
+    raise InterpretError(f"no run-time representation for type {t}")
+
+
+def is_float_dtype(dt: np.dtype) -> bool:
+    return dt.kind == "f" or dt in (np.dtype(ml_dtypes.bfloat16), np.dtype(ml_dtypes.float8_e4m3fn),
+                                    np.dtype(ml_dtypes.float8_e5m2))
+
+
+@dataclass(frozen=True)
+class Pointer:
+    """A scalar `!tile.ptr<T>`: element `offset` of the flat buffer `buf`."""
+
+    buf: np.ndarray
+    offset: int
+
+
+@dataclass(frozen=True)
+class PtrTile:
+    """A tile of pointers into one buffer: `offsets` holds element offsets."""
+
+    buf: np.ndarray
+    offsets: np.ndarray
+
+    @property
+    def shape(self):
+        return self.offsets.shape
+
+
+@dataclass(frozen=True)
+class Descriptor:
+    """A TMA descriptor: the global array and the block one access moves."""
+
+    array: np.ndarray
+    block: tuple[int, ...]
+
+
+def to_runtime(t: Attribute, arg, index: int):
+    """Convert the Python argument `arg` for parameter `index` of type `t`."""
+    where = f"argument {index} ({t})"
+    if isinstance(t, DescType):
+        if not isinstance(arg, np.ndarray):
+            raise TypeError(f"{where}: expected a numpy array for a TMA descriptor, got {type(arg).__name__}")
+        block = tuple(t.block.get_shape())
+        if arg.ndim != len(block):
+            raise TypeError(f"{where}: expected a {len(block)}-D array, got {arg.ndim}-D")
+        if arg.dtype != dtype_of(t.block):
+            raise TypeError(f"{where}: expected dtype {dtype_of(t.block)}, got {arg.dtype}")
+        return Descriptor(arg, block)
+    if isinstance(t, PtrType):
+        if not isinstance(arg, np.ndarray):
+            raise TypeError(f"{where}: expected a numpy array for a pointer, got {type(arg).__name__}")
+        if arg.dtype != dtype_of(t.pointee):
+            raise TypeError(f"{where}: expected dtype {dtype_of(t.pointee)}, got {arg.dtype}")
+        if not arg.flags.c_contiguous:
+            raise TypeError(f"{where}: the array must be C-contiguous (it is addressed flat, row-major)")
+        return Pointer(arg.reshape(-1), 0)
+    if isinstance(t, TensorType):
+        raise TypeError(f"{where}: tensor arguments are not supported; pass a pointer or descriptor")
+    dt = dtype_of(t)
+    if isinstance(arg, np.ndarray) or not isinstance(arg, (int, float, np.number, bool)):
+        raise TypeError(f"{where}: expected a Python number, got {type(arg).__name__}")
+    if dt.kind in "iu":
+        if isinstance(arg, float) and not float(arg).is_integer():
+            raise TypeError(f"{where}: expected an integer, got {arg}")
+        info = np.iinfo(dt)
+        if not info.min <= int(arg) <= info.max:
+            raise TypeError(f"{where}: {arg} does not fit {t}")
+        return dt.type(int(arg))
+    if dt.kind == "b":
+        return np.bool_(arg)
+    return np.array(arg, dtype=np.float64).astype(dt)[()]

@@ -1,0 +1,123 @@
+"""The machine model: functional units and what each tile op costs on them.
+
+A machine is a data file (``machines/<name>.json``) listing unit capacities,
+per-op throughput rules (which unit an op occupies, and for how many cycles
+given its tile size), which ops are variable latency, which results need a
+blocking wait, where results live (registers, shared or tensor memory) and the
+register-file and shared-memory capacities.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+from dataclasses import dataclass
+from typing import Any
+
+MACHINES_DIR = os.path.join(os.path.dirname(__file__), "machines")
+ARCHES = ("h100", "b200")
+
+
+@dataclass
+class TileInfo:
+    """What the cost rules need to know about a tile value: its shape and element width."""
+
+    shape: tuple[int, ...]
+    bits: int
+
+    @property
+    def elements(self) -> int:
+        return math.prod(self.shape) if self.shape else 1
+
+    @property
+    def bytes(self) -> int:
+        return (self.elements * self.bits + 7) // 8
+
+
+@dataclass
+class OpCost:
+    unit: str | None
+    cycles: int
+    variable_latency: bool
+
+
+class Machine:
+    def __init__(self, data: dict[str, Any]):
+        self.data = data
+        self.name: str = data["name"]
+        self.units: dict[str, int] = dict(data["units"])
+        self.costs: dict[str, dict] = data["costs"]
+        self.views: set[str] = set(data.get("views", ()))
+        self.blocking_from: set[str] = set(data.get("blocking_from", ()))
+        self.smem_capacity: int = data["smem_capacity"]
+        self.spill_bytes_per_cycle: int = data["spill_bytes_per_cycle"]
+        self.registers: dict[str, int] = data["registers"]
+
+    def rule(self, op_name: str) -> dict | None:
+        if op_name in self.costs:
+            return self.costs[op_name]
+        dialect = op_name.split(".", 1)[0] + ".*"
+        return self.costs.get(dialect)
+
+    def is_view(self, op_name: str) -> bool:
+        """Layout-only ops (transpose, broadcast, ...) that consumers absorb."""
+        return op_name in self.views
+
+    def op_cost(self, op_name: str, results: list[TileInfo], operands: list[TileInfo]) -> OpCost:
+        """Cycles an op occupies its unit, from the throughput rule and tile sizes."""
+        rule = self.rule(op_name)
+        if rule is None:
+            return OpCost(None, 0, False)
+        measure = rule["measure"]
+        if measure == "flops":
+            # C[M,N] += A[M,K] @ B[K,N]: 2*M*N*K
+            a = operands[0].shape
+            m_n = results[0].elements
+            work = 2 * m_n * (a[-1] if a else 1)
+        elif measure == "elements":
+            work = max((r.elements for r in results), default=0)
+        elif measure == "operand_elements":
+            work = max((o.elements for o in operands), default=0)
+        elif measure == "bytes":
+            work = sum(r.bytes for r in results)
+        elif measure == "operand_bytes":
+            work = max((o.bytes for o in operands), default=0)
+        else:
+            raise ValueError(f"machine {self.name}: unknown cost measure '{measure}'")
+        cycles = max(1, math.ceil(work / rule["per_cycle"])) if work else 0
+        return OpCost(rule["unit"], cycles, bool(rule.get("variable_latency", False)))
+
+    def result_memory(self, op_name: str) -> str:
+        mem = self.data.get("result_memory", {})
+        return mem.get(op_name, mem.get("*", "regs"))
+
+    def regs_per_thread(self, tile: TileInfo) -> int:
+        """Registers per thread when one warp group holds the tile."""
+        threads = self.registers["threads_per_warp_group"]
+        return math.ceil(tile.bytes / (4 * threads))
+
+    def spill_cycles(self, tile: TileInfo) -> int:
+        """Cost of handing a register tile to another warp through shared memory (store + load)."""
+        return math.ceil(2 * tile.bytes / self.spill_bytes_per_cycle)
+
+    def reg_limit(self, warp_groups: int) -> int:
+        """Per-thread register budget of each compute warp group when the
+        variable-latency warp group keeps only a minimal allocation."""
+        r = self.registers
+        threads = r["threads_per_warp_group"]
+        avail = r["file"] - r["variable_latency_warp_regs"] * threads
+        per = avail // (warp_groups * threads)
+        per -= per % r.get("granularity", 1)
+        return min(per, r["max_per_thread"])
+
+
+def load_machine(name_or_path: str) -> Machine:
+    """A machine by name (``h100``, ``b200``) or by path to a JSON file."""
+    path = name_or_path
+    if not os.path.exists(path):
+        path = os.path.join(MACHINES_DIR, f"{name_or_path}.json")
+        if not os.path.exists(path):
+            raise ValueError(f"unknown machine '{name_or_path}' (known: {', '.join(ARCHES)})")
+    with open(path, encoding="utf-8") as f:
+        return Machine(json.load(f))

@@ -1,0 +1,75 @@
+"""Cost normalization (§5.2): shrink cycle counts while keeping their ratios.
+
+Scaling every cycle count by the same factor yields an isomorphic scheduling
+problem, but solver time grows with the counts.  Given counts ``C`` we pick
+integers ``C'`` minimising the ratio distortion ``F`` with
+``|C[i]*C'[j] - C[j]*C'[i]| <= F`` for all pairs and ``1 <= sum(C') <= U``.
+"""
+
+from __future__ import annotations
+
+import math
+
+from .graph import Edge, Graph, Op
+from .solvers import make_backend
+
+
+def normalize_costs(costs: list[int], bound: int, solver: str = "cpsat", time_limit: float = 10.0) -> list[int]:
+    """The integer program of §5.2 over the given positive cycle counts."""
+    if not costs:
+        return []
+    if any(c <= 0 for c in costs):
+        raise ValueError("cycle counts to normalize must be positive")
+    if bound < 1:
+        raise ValueError("the bound U must be at least 1")
+    b = make_backend(solver)
+    cmax = max(costs)
+    new = [b.int(0, bound, f"c{i}") for i in range(len(costs))]
+    fmax = cmax * bound
+    f = b.int(0, fmax, "F")
+    for i in range(len(costs)):
+        for j in range(i + 1, len(costs)):
+            # -F <= C[i]*C'[j] - C[j]*C'[i] <= F
+            b.add([(costs[i], new[j]), (-costs[j], new[i]), (-1, f)], hi=0)
+            b.add([(costs[i], new[j]), (-costs[j], new[i]), (1, f)], lo=0)
+    b.add([(1, x) for x in new], lo=1, hi=bound)
+    b.minimize([(1, f)])
+    if not b.solve(time_limit):  # pragma: no cover - always feasible (all ones, or one 1)
+        raise RuntimeError("cost normalization is infeasible")
+    return [b.value(x) for x in new]
+
+
+def _rescale_row(row: list[int], new_len: int) -> list[int]:
+    n = len(row)
+    if new_len == 0 or n == 0:
+        return []
+    out = []
+    for c in range(new_len):
+        lo = (c * n) // new_len
+        hi = max(lo + 1, math.ceil((c + 1) * n / new_len))
+        out.append(max(row[lo:hi]))
+    return out
+
+
+def normalize_graph(graph: Graph, bound: int = 300, solver: str = "cpsat") -> Graph:
+    """Rescale every duration in the graph (reservation lengths, latencies, edge
+    delays, spill costs) through one normalized cost map over its distinct values."""
+    values: set[int] = set()
+    for op in graph.ops:
+        values.update(len(r) for r in op.uses.values())
+        if op.latency is not None:
+            values.add(op.latency)
+        values.add(op.spill_cost)
+    values.update(e.delay for e in graph.edges)
+    distinct = sorted(v for v in values if v > 0)
+    mapping = {0: 0, **dict(zip(distinct, normalize_costs(distinct, bound, solver)))}
+    ops = []
+    for op in graph.ops:
+        uses = {u: _rescale_row(r, mapping[len(r)]) for u, r in op.uses.items()}
+        ops.append(Op(name=op.name, uses={u: r for u, r in uses.items() if r},
+                      latency=None if op.latency is None else mapping[op.latency],
+                      regs=op.regs, smem=op.smem, variable_latency=op.variable_latency,
+                      spill_cost=mapping[op.spill_cost], kind=op.kind))
+    edges = [Edge(e.src, e.dst, mapping[e.delay], e.distance, e.blocking) for e in graph.edges]
+    return Graph(units=dict(graph.units), ops=ops, edges=edges, warps=graph.warps,
+                 smem_capacity=graph.smem_capacity, streaming_depth=graph.streaming_depth, name=graph.name)
