@@ -171,5 +171,8 @@ def parse_text(text: str, file: str = "<input>") -> ModuleOp:
         # raised while building a type or attribute during parsing
         line, col = _span_line_col(parser._current_token.span)
         raise WsError(_verify_message(e), file, line, col) from None
+    except Exception as e:  # a defect of a custom parser must not escape as a traceback
+        line, col = _span_line_col(parser._current_token.span)
+        raise WsError(f"cannot parse here ({type(e).__name__}: {e})", file, line, col) from None
     verify(module, file)
     return module
