@@ -189,11 +189,13 @@ class PutOp(IRDLOperation):
         parser.parse_punctuation(",")
         vals = parser.parse_comma_separated_list(parser.Delimiter.NONE, parser.parse_unresolved_operand)
         parser.parse_punctuation(":")
-        pos = parser.pos
+        type_pos = parser.pos
         rt = _parse_ring_type(parser)
         types = rt.types
         if len(types) != len(vals):
-            parser.raise_error(f"aref.put: {len(vals)} values for a ring of {len(types)} payload types", pos, parser.pos)
+            parser.raise_error(
+                f"aref.put: {len(vals)} values for a ring of {len(types)} payload types", type_pos, parser.pos
+            )
         return cls(
             parser.resolve_operand(ring, rt),
             parser.resolve_operand(pos, pos_t),
