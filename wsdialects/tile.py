@@ -208,7 +208,23 @@ def _print_arrow_types(printer: Printer, src: Attribute, dst: Attribute) -> None
 # --------------------------------------------------------------------------- ops
 
 
-class _AxisOp(IRDLOperation):
+class _TileOp(IRDLOperation):
+    """Custom syntax `<op body> {attr-dict}`: the op's own format, then any
+    discardable attributes (such as the partitioning tags)."""
+
+    @classmethod
+    def parse(cls, parser: Parser):
+        op = cls.parse_body(parser)
+        attrs = parser.parse_optional_attr_dict()
+        op.attributes.update(attrs)
+        return op
+
+    def print(self, printer: Printer) -> None:
+        self.print_body(printer)
+        if self.attributes:
+            printer.print_op_attributes(self.attributes)
+
+class _AxisOp(_TileOp):
     axis = prop_def(IntegerAttr)
     result = result_def(i32)
     traits = traits_def(Pure())
@@ -223,12 +239,12 @@ class _AxisOp(IRDLOperation):
             )
 
     @classmethod
-    def parse(cls, parser: Parser):
+    def parse_body(cls, parser: Parser):
         axis = parser.parse_integer(allow_boolean=False)
         parser.parse_punctuation(":")
         return cls.create(properties={"axis": _i32(axis)}, result_types=[parser.parse_type()])
 
-    def print(self, printer: Printer) -> None:
+    def print_body(self, printer: Printer) -> None:
         printer.print_string(f" {_int_prop(self, 'axis')} : i32")
 
 
@@ -247,7 +263,7 @@ class NumProgramsOp(_AxisOp):
 
 
 @irdl_op_definition
-class MakeRangeOp(IRDLOperation):
+class MakeRangeOp(_TileOp):
     """The integers [start, end): `%r = tile.make_range 0 to 128 : tensor<128xi32>`."""
 
     name = "tile.make_range"
@@ -277,7 +293,7 @@ class MakeRangeOp(IRDLOperation):
             )
 
     @classmethod
-    def parse(cls, parser: Parser):
+    def parse_body(cls, parser: Parser):
         start = parser.parse_integer(allow_boolean=False)
         parser.parse_keyword("to")
         end = parser.parse_integer(allow_boolean=False)
@@ -287,14 +303,14 @@ class MakeRangeOp(IRDLOperation):
             result_types=[parser.parse_type()],
         )
 
-    def print(self, printer: Printer) -> None:
+    def print_body(self, printer: Printer) -> None:
         printer.print_string(
             f" {_int_prop(self, 'start')} to {_int_prop(self, 'end')} : "
         )
         printer.print_attribute(self.result.type)
 
 
-class _UnaryTileOp(IRDLOperation):
+class _UnaryTileOp(_TileOp):
     """An op with one operand and one result, printed `%r = op %x : T -> U`."""
 
     src = operand_def()
@@ -312,13 +328,13 @@ class _UnaryTileOp(IRDLOperation):
         return {}
 
     @classmethod
-    def parse(cls, parser: Parser):
+    def parse_body(cls, parser: Parser):
         src = parser.parse_unresolved_operand()
         props = cls._parse_props(parser)
         src_t, res_t = _parse_arrow_types(parser)
         return cls(parser.resolve_operand(src, src_t), res_t, **props)
 
-    def print(self, printer: Printer) -> None:
+    def print_body(self, printer: Printer) -> None:
         printer.print_string(" ")
         printer.print_operand(self.src)
         self._print_props(printer)
@@ -454,7 +470,7 @@ class TransOp(_UnaryTileOp):
 
 
 @irdl_op_definition
-class AddPtrOp(IRDLOperation):
+class AddPtrOp(_TileOp):
     """Pointer plus an offset in elements:
     `%q = tile.addptr %p, %off : tensor<64x!tile.ptr<f16>>, tensor<64xi32>`."""
 
@@ -482,7 +498,7 @@ class AddPtrOp(IRDLOperation):
             raise VerifyException(f"addptr result must have the pointer's type {pt}")
 
     @classmethod
-    def parse(cls, parser: Parser):
+    def parse_body(cls, parser: Parser):
         p = parser.parse_unresolved_operand()
         parser.parse_punctuation(",")
         o = parser.parse_unresolved_operand()
@@ -492,7 +508,7 @@ class AddPtrOp(IRDLOperation):
         ot = parser.parse_type()
         return cls(parser.resolve_operand(p, pt), parser.resolve_operand(o, ot))
 
-    def print(self, printer: Printer) -> None:
+    def print_body(self, printer: Printer) -> None:
         printer.print_string(" ")
         printer.print_list([self.ptr, self.offset], printer.print_operand)
         printer.print_string(" : ")
@@ -518,7 +534,7 @@ def _pointee_tile_type(ptr_type: Attribute) -> Attribute:
 
 
 @irdl_op_definition
-class LoadOp(IRDLOperation):
+class LoadOp(_TileOp):
     """Masked gather; masked-off lanes take `other` (default 0):
     `%v = tile.load %ptrs, %mask : tensor<64x!tile.ptr<f16>> -> tensor<64xf16>`."""
 
@@ -554,7 +570,7 @@ class LoadOp(IRDLOperation):
             raise VerifyException(f"other must have the result type {want}, got {self.other.type}")
 
     @classmethod
-    def parse(cls, parser: Parser):
+    def parse_body(cls, parser: Parser):
         ops = parser.parse_comma_separated_list(parser.Delimiter.NONE, parser.parse_unresolved_operand)
         parser.parse_punctuation(":")
         pt = _parse_type_of(parser, _is_ptr_like, "a pointer or a tile of pointers")
@@ -564,14 +580,14 @@ class LoadOp(IRDLOperation):
         vals = parser.resolve_operands(ops, types, parser.pos)
         return cls.create(operands=vals, result_types=[rt])
 
-    def print(self, printer: Printer) -> None:
+    def print_body(self, printer: Printer) -> None:
         printer.print_string(" ")
         printer.print_list([self.ptr, *self.rest], printer.print_operand)
         _print_arrow_types(printer, self.ptr.type, self.result.type)
 
 
 @irdl_op_definition
-class StoreOp(IRDLOperation):
+class StoreOp(_TileOp):
     """Masked scatter: `tile.store %ptrs, %v, %mask : tensor<64x!tile.ptr<f16>>`."""
 
     name = "tile.store"
@@ -599,14 +615,14 @@ class StoreOp(IRDLOperation):
             _check_mask(self.mask, self.ptr.type)
 
     @classmethod
-    def parse(cls, parser: Parser):
+    def parse_body(cls, parser: Parser):
         ops = parser.parse_comma_separated_list(parser.Delimiter.NONE, parser.parse_unresolved_operand)
         parser.parse_punctuation(":")
         pt = _parse_type_of(parser, _is_ptr_like, "a pointer or a tile of pointers")
         types = [pt, _pointee_tile_type(pt), _mask_type_for(pt)][: len(ops)]
         return cls(*parser.resolve_operands(ops, types, parser.pos))
 
-    def print(self, printer: Printer) -> None:
+    def print_body(self, printer: Printer) -> None:
         printer.print_string(" ")
         printer.print_list([self.ptr, self.value, *self.rest], printer.print_operand)
         printer.print_string(" : ")
@@ -641,7 +657,7 @@ def _print_desc_access(printer: Printer, desc: SSAValue, idx: Sequence[SSAValue]
 
 
 @irdl_op_definition
-class DescLoadOp(IRDLOperation):
+class DescLoadOp(_TileOp):
     """TMA load of the block whose first element is at (idx0, idx1, ...); out of
     bounds reads 0:
     `%a = tile.desc_load %d[%i, %k] : !tile.desc<tensor<128x64xf16>> -> tensor<128x64xf16>`."""
@@ -661,7 +677,7 @@ class DescLoadOp(IRDLOperation):
             raise VerifyException(f"desc_load result must be the descriptor's block {block}, got {self.result.type}")
 
     @classmethod
-    def parse(cls, parser: Parser):
+    def parse_body(cls, parser: Parser):
         d, idx = _parse_desc_access(parser)
         parser.parse_punctuation(":")
         dt = _parse_type_of(parser, lambda t: isinstance(t, DescType), "a !tile.desc type")
@@ -670,13 +686,13 @@ class DescLoadOp(IRDLOperation):
         operands = [parser.resolve_operand(d, dt), *parser.resolve_operands(idx, [i32] * len(idx), parser.pos)]
         return cls.create(operands=operands, result_types=[rt])
 
-    def print(self, printer: Printer) -> None:
+    def print_body(self, printer: Printer) -> None:
         _print_desc_access(printer, self.desc, self.indices)
         _print_arrow_types(printer, self.desc.type, self.result.type)
 
 
 @irdl_op_definition
-class DescStoreOp(IRDLOperation):
+class DescStoreOp(_TileOp):
     """TMA store of a block; out of bounds is dropped:
     `tile.desc_store %d[%i, %j], %v : !tile.desc<tensor<128x128xf16>>`."""
 
@@ -705,7 +721,7 @@ class DescStoreOp(IRDLOperation):
             raise VerifyException(f"desc_store value must be the descriptor's block {block}, got {self.value.type}")
 
     @classmethod
-    def parse(cls, parser: Parser):
+    def parse_body(cls, parser: Parser):
         d, idx = _parse_desc_access(parser)
         parser.parse_punctuation(",")
         v = parser.parse_unresolved_operand()
@@ -718,7 +734,7 @@ class DescStoreOp(IRDLOperation):
             parser.resolve_operand(v, block),
         )
 
-    def print(self, printer: Printer) -> None:
+    def print_body(self, printer: Printer) -> None:
         _print_desc_access(printer, self.desc, self.indices)
         printer.print_string(", ")
         printer.print_operand(self.value)
@@ -727,7 +743,7 @@ class DescStoreOp(IRDLOperation):
 
 
 @irdl_op_definition
-class DotOp(IRDLOperation):
+class DotOp(_TileOp):
     """acc + a·b with fp32 accumulation (tensor-core matmul):
     `%d = tile.dot %a, %b, %acc : tensor<128x64xf16>, tensor<64x256xf16> -> tensor<128x256xf32>`."""
 
@@ -761,7 +777,7 @@ class DotOp(IRDLOperation):
             raise VerifyException(f"dot accumulator and result must be {want}, got {acc} and {res}")
 
     @classmethod
-    def parse(cls, parser: Parser):
+    def parse_body(cls, parser: Parser):
         ops = parser.parse_comma_separated_list(parser.Delimiter.NONE, parser.parse_unresolved_operand)
         if len(ops) != 3:
             parser.raise_error("tile.dot takes three operands: a, b, acc")
@@ -773,7 +789,7 @@ class DotOp(IRDLOperation):
         ct = parser.parse_type()
         return cls(*parser.resolve_operands(ops, [at, bt, ct], parser.pos))
 
-    def print(self, printer: Printer) -> None:
+    def print_body(self, printer: Printer) -> None:
         printer.print_string(" ")
         printer.print_list([self.a, self.b, self.acc], printer.print_operand)
         printer.print_string(" : ")
@@ -807,7 +823,7 @@ class ReduceOp(_UnaryTileOp):
         super().__init__(src, result_type, axis=axis, kind=kind)
 
     @classmethod
-    def parse(cls, parser: Parser):
+    def parse_body(cls, parser: Parser):
         kind = parser.parse_identifier()
         src = parser.parse_unresolved_operand()
         parser.parse_punctuation(",")
@@ -815,7 +831,7 @@ class ReduceOp(_UnaryTileOp):
         st, rt = _parse_arrow_types(parser)
         return cls(parser.resolve_operand(src, st), rt, axis=axis, kind=kind)
 
-    def print(self, printer: Printer) -> None:
+    def print_body(self, printer: Printer) -> None:
         printer.print_string(f" {self.kind.data} ")
         printer.print_operand(self.src)
         printer.print_string(f", {_int_prop(self, 'axis')}")

@@ -122,8 +122,24 @@ def _print_access(printer: Printer, ring: SSAValue, pos: SSAValue) -> None:
     printer.print_string("]")
 
 
+class _ArefOp(IRDLOperation):
+    """Custom syntax `<op body> {attr-dict}`: the op's own format, then any
+    discardable attributes (such as the partitioning tags)."""
+
+    @classmethod
+    def parse(cls, parser: Parser):
+        op = cls.parse_body(parser)
+        attrs = parser.parse_optional_attr_dict()
+        op.attributes.update(attrs)
+        return op
+
+    def print(self, printer: Printer) -> None:
+        self.print_body(printer)
+        if self.attributes:
+            printer.print_op_attributes(self.attributes)
+
 @irdl_op_definition
-class CreateOp(IRDLOperation):
+class CreateOp(_ArefOp):
     """A fresh ring, every slot empty (E = 1, F = 0). `consumers` is the number
     of consumer warp groups that must release a slot (default 1):
     `%r = aref.create : !aref.ring<tensor<64x64xf16>, depth = 2>`."""
@@ -145,7 +161,7 @@ class CreateOp(IRDLOperation):
             raise VerifyException(f"consumers must be >= 1, got {self.num_consumers}")
 
     @classmethod
-    def parse(cls, parser: Parser):
+    def parse_body(cls, parser: Parser):
         consumers = None
         if parser.parse_optional_keyword("consumers") is not None:
             parser.parse_punctuation("=")
@@ -153,7 +169,7 @@ class CreateOp(IRDLOperation):
         parser.parse_punctuation(":")
         return cls(parser.parse_type(), consumers)
 
-    def print(self, printer: Printer) -> None:
+    def print_body(self, printer: Printer) -> None:
         if self.consumers is not None:
             printer.print_string(f" consumers = {self.num_consumers}")
         printer.print_string(" : ")
@@ -161,7 +177,7 @@ class CreateOp(IRDLOperation):
 
 
 @irdl_op_definition
-class PutOp(IRDLOperation):
+class PutOp(_ArefOp):
     """Publish `values` in slot `position mod depth` once the slot is empty:
     `aref.put %r[%k], %a : !aref.ring<tensor<64x64xf16>, depth = 2>`."""
 
@@ -184,7 +200,7 @@ class PutOp(IRDLOperation):
             )
 
     @classmethod
-    def parse(cls, parser: Parser):
+    def parse_body(cls, parser: Parser):
         ring, pos, pos_t = _parse_access(parser)
         parser.parse_punctuation(",")
         vals = parser.parse_comma_separated_list(parser.Delimiter.NONE, parser.parse_unresolved_operand)
@@ -202,7 +218,7 @@ class PutOp(IRDLOperation):
             parser.resolve_operands(vals, types, parser.pos),
         )
 
-    def print(self, printer: Printer) -> None:
+    def print_body(self, printer: Printer) -> None:
         _print_access(printer, self.ring, self.position)
         printer.print_string(", ")
         printer.print_list(self.values, printer.print_operand)
@@ -211,7 +227,7 @@ class PutOp(IRDLOperation):
 
 
 @irdl_op_definition
-class GetOp(IRDLOperation):
+class GetOp(_ArefOp):
     """Borrow the values in slot `position mod depth` once it is full:
     `%a = aref.get %r[%k] : !aref.ring<tensor<64x64xf16>, depth = 2>`."""
 
@@ -234,20 +250,20 @@ class GetOp(IRDLOperation):
             )
 
     @classmethod
-    def parse(cls, parser: Parser):
+    def parse_body(cls, parser: Parser):
         ring, pos, pos_t = _parse_access(parser)
         parser.parse_punctuation(":")
         rt = _parse_ring_type(parser)
         return cls(parser.resolve_operand(ring, rt), parser.resolve_operand(pos, pos_t))
 
-    def print(self, printer: Printer) -> None:
+    def print_body(self, printer: Printer) -> None:
         _print_access(printer, self.ring, self.position)
         printer.print_string(" : ")
         printer.print_attribute(self.ring.type)
 
 
 @irdl_op_definition
-class ConsumedOp(IRDLOperation):
+class ConsumedOp(_ArefOp):
     """Release slot `position mod depth` back to the producer (E := 1):
     `aref.consumed %r[%k] : !aref.ring<tensor<64x64xf16>, depth = 2>`."""
 
@@ -263,13 +279,13 @@ class ConsumedOp(IRDLOperation):
         _ring(self)
 
     @classmethod
-    def parse(cls, parser: Parser):
+    def parse_body(cls, parser: Parser):
         ring, pos, pos_t = _parse_access(parser)
         parser.parse_punctuation(":")
         rt = _parse_ring_type(parser)
         return cls(parser.resolve_operand(ring, rt), parser.resolve_operand(pos, pos_t))
 
-    def print(self, printer: Printer) -> None:
+    def print_body(self, printer: Printer) -> None:
         _print_access(printer, self.ring, self.position)
         printer.print_string(" : ")
         printer.print_attribute(self.ring.type)
