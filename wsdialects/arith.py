@@ -199,9 +199,9 @@ class SelectOp(IRDLOperation):
 def _cast_verify(op, in_kind, out_kind, name: str) -> None:
     it, ot = op.input.type, op.result.type
     if _shape(it) != _shape(ot):
-        raise VerifyException(f"{name}: operand {it} and result {ot} differ in shape")
+        raise VerifyException(f"operand {it} and result {ot} differ in shape")
     if not isinstance(_elem(it), in_kind) or not isinstance(_elem(ot), out_kind):
-        raise VerifyException(f"{name}: cannot cast {it} to {ot}")
+        raise VerifyException(f"cannot cast {it} to {ot}")
 
 
 class _Cast(IRDLOperation):

@@ -110,6 +110,17 @@ class WsParser(Parser):
         except (VerifyException, DiagnosticException, ValueError, TypeError) as e:
             self.raise_error(_verify_message(e), max(start, 0), self.pos)
 
+    def _parse_builtin_dense_attr(self):
+        # xDSL reports a literal/type mismatch at the token after the type (often
+        # the next line); report it at `dense` instead
+        start = self._current_token.span.start - len("dense")
+        try:
+            return super()._parse_builtin_dense_attr()
+        except ParseError as e:
+            if e.span.start >= self._current_token.span.start:
+                self.raise_error(e.msg, max(start, 0), self.pos)
+            raise
+
     def _parse_tensor_literal_element(self):
         tok = self._current_token
         if tok.text[:2] in ("0x", "0X"):
