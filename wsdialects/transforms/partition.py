@@ -184,6 +184,7 @@ def partitions_of(op: Operation) -> list[int]:
     return list(attr.get_values()) if isinstance(attr, DenseArrayBase) else []
 
 
+@dataclass(frozen=True)
 class PartitionPass(ModulePass):
     """Tag ops with producer / consumer partitions (see the module docstring)."""
 

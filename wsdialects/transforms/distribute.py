@@ -1,0 +1,305 @@
+"""`ws-distribute{depth=D}`: loop distribution into warp-group partitions (Tawa §III-C2).
+
+Turns a kernel tagged by `ws-partition` into one `warp_group.region` with a
+producer partition (one warp group) and a consumer partition (the source's
+`tile.num_warps`). Each partition gets its own copy of the main loop over the
+same iteration space holding only its own ops and iter_args. Every tile that
+crosses partitions travels through an aref ring of depth D, slot = k mod D;
+loads whose tiles feed the same op share one ring (a tuple payload); the
+consumer releases a slot right after the last use of its tiles:
+
+    %ab = aref.create : !aref.ring<tensor<128x64xf16>, tensor<256x64xf16>, depth = 3>
+    warp_group.region {
+      warp_group.partition 0 producer warps 4 regs 40 {
+        scf.for %k = ... {
+          %a = tile.desc_load ...   %b = tile.desc_load ...
+          aref.put %ab[%k], %a, %b : ...
+        }
+      }
+      warp_group.partition 1 consumer warps 8 regs 232 {
+        %r = scf.for %k = ... iter_args(%acc = ...) {
+          %a, %b = aref.get %ab[%k] : ...
+          %bt = tile.trans %b ...   %d = tile.dot %a, %bt, %acc ...
+          aref.consumed %ab[%k] : ...
+          scf.yield %d
+        }
+        ... epilogue ...
+      }
+    }
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from xdsl.dialects import arith, func, scf
+from xdsl.dialects.builtin import IntegerAttr, IntegerType, ModuleOp, StringAttr
+from xdsl.ir import Block, Operation, Region, SSAValue
+from xdsl.passes import ModulePass
+
+from wsdialects.aref import ConsumedOp, CreateOp, GetOp, PutOp, RingType
+from wsdialects.diagnostics import WsError, error_at
+from wsdialects.tile import NUM_WARPS_ATTR, DescLoadOp, TransOp
+from wsdialects.transforms.partition import (
+    CARRIED_ATTR,
+    CONSUMER,
+    PARTITION_ATTR,
+    PARTITIONED_ATTR,
+    PRODUCER,
+    ROLE_ATTR,
+    kernels,
+    main_loop,
+    partitions_of,
+)
+from wsdialects.warp_group import PartitionOp, RegionOp
+
+PRODUCER_WARPS = 4
+PRODUCER_REGS = 40
+REGISTER_FILE = 64 * 1024  # 32-bit registers per SM
+MAX_REGS = 256
+
+# Ops that only re-view a tile the consumer borrowed (the lowering reads them in
+# shared memory), so the slot stays in use while they are used.
+VIEW_OPS = (TransOp,)
+
+
+def consumer_regs(consumer_warps: int) -> int:
+    """The largest per-thread budget (multiple of 8, at most 256) that fits the
+    register file next to a producer warp group at PRODUCER_REGS."""
+    free = REGISTER_FILE - PRODUCER_WARPS * 32 * PRODUCER_REGS
+    return min(MAX_REGS, free // (consumer_warps * 32) // 8 * 8)
+
+
+@dataclass
+class Channel:
+    """One aref ring: the producer loads whose tiles travel together."""
+
+    loads: list[DescLoadOp]
+    in_loop: bool
+    ring: SSAValue | None = None
+    users: set[Operation] = field(default_factory=set)
+
+
+def _first_users(value: SSAValue) -> set[Operation]:
+    """The ops that compute with `value`, looking through view ops."""
+    out: set[Operation] = set()
+    for use in value.uses:
+        op = use.operation
+        if isinstance(op, VIEW_OPS):
+            out |= _first_users(op.results[0])
+        else:
+            out.add(op)
+    return out
+
+
+def channels(loads: list[DescLoadOp], loop: scf.ForOp) -> list[Channel]:
+    """Group loads by a shared consuming op (union of overlapping user sets),
+    keeping loop loads and one-shot loads apart; in program order."""
+    groups: list[Channel] = []
+    for ld in loads:
+        users = {u for u in _first_users(ld.results[0]) if CONSUMER in partitions_of(u)}
+        if not users:
+            continue
+        in_loop = ld.parent_op() is loop
+        merged = [g for g in groups if g.in_loop == in_loop and g.users & users]
+        ch = Channel([ld], in_loop, users=set(users))
+        for g in merged:
+            ch.loads = g.loads + ch.loads
+            ch.users |= g.users
+            groups.remove(g)
+        groups.append(ch)
+    order = {ld: i for i, ld in enumerate(loads)}
+    for g in groups:
+        g.loads.sort(key=order.__getitem__)
+    groups.sort(key=lambda g: order[g.loads[0]])
+    return groups
+
+
+def _const(block: Block, value: int, t=None) -> SSAValue:
+    c = arith.ConstantOp(IntegerAttr(value, t or IntegerType(32)))
+    block.add_op(c)
+    return c.result
+
+
+def _position(block: Block, loop: scf.ForOp, iv: SSAValue, mapping) -> SSAValue:
+    """The iteration number (iv - lb) / step, as the ring position."""
+    lb, step = loop.lb.owner, loop.step.owner
+    if (isinstance(lb, arith.ConstantOp) and lb.value.value.data == 0
+            and isinstance(step, arith.ConstantOp) and step.value.value.data == 1):
+        return iv
+    diff = arith.SubiOp(iv, mapping[loop.lb])
+    pos = arith.DivUIOp(diff.result, mapping[loop.step])
+    block.add_ops([diff, pos])
+    pos.result.name_hint = "pos"
+    return pos.result
+
+
+def _release_after_last_use(block: Block, get: GetOp, consumed: ConsumedOp) -> None:
+    """Insert `consumed` right after the last op of `block` using the get's tiles."""
+    borrowed = set(get.results)
+    changed = True
+    while changed:  # views of borrowed tiles are borrowed too
+        changed = False
+        for op in block.walk():
+            if isinstance(op, VIEW_OPS) and op.operands[0] in borrowed and op.results[0] not in borrowed:
+                borrowed.add(op.results[0])
+                changed = True
+    last: Operation = get
+    for op in block.ops:
+        if any(o in borrowed for inner in op.walk() for o in inner.operands):
+            last = op
+    block.insert_op_after(consumed, last)
+
+
+class _Builder:
+    """Builds one partition's body from the tagged kernel."""
+
+    def __init__(self, kernel: func.FuncOp, loop: scf.ForOp, chans: list[Channel], pid: int):
+        self.kernel, self.loop, self.chans, self.pid = kernel, loop, chans, pid
+        self.mapping: dict[SSAValue, SSAValue] = {}
+        self.load_chan = {ld: ch for ch in chans for ld in ch.loads}
+
+    def mine(self, op: Operation) -> bool:
+        return self.pid in partitions_of(op)
+
+    def clone_into(self, block: Block, op: Operation) -> None:
+        new = op.clone(value_mapper=self.mapping)
+        for inner in new.walk():
+            for a in (PARTITION_ATTR, ROLE_ATTR, CARRIED_ATTR):
+                inner.attributes.pop(a, None)
+        block.add_op(new)
+
+    def ops(self, block: Block, ops, pos_of) -> list[tuple[GetOp, Channel]]:
+        """Clone this partition's ops; producer loads become puts for the
+        consumer's channels, and gets for the consumer. Returns the gets."""
+        gets = []
+        for op in ops:
+            if op.name in ("scf.yield", "func.return"):
+                continue
+            if op is self.loop:
+                self.build_loop(block)
+                continue
+            ch = self.load_chan.get(op)
+            if ch is not None and self.pid == CONSUMER:
+                if op is ch.loads[0]:
+                    get = GetOp(ch.ring, pos_of())
+                    block.add_op(get)
+                    for ld, v in zip(ch.loads, get.results):
+                        self.mapping[ld.results[0]] = v
+                        v.name_hint = ld.results[0].name_hint
+                    gets.append((get, ch))
+                continue
+            if not self.mine(op):
+                continue
+            self.clone_into(block, op)
+            if ch is not None and op is ch.loads[-1]:
+                block.add_op(PutOp(ch.ring, pos_of(), [self.mapping[ld.results[0]] for ld in ch.loads]))
+        return gets
+
+    def build_loop(self, block: Block) -> None:
+        loop = self.loop
+        carried = [j for j, parts in enumerate(loop.attributes[CARRIED_ATTR].data)
+                   if self.pid in parts.get_values()]
+        m = self.mapping
+        body = Block(arg_types=[loop.body.block.args[0].type,
+                                *(loop.body.block.args[j + 1].type for j in carried)])
+        new = scf.ForOp(m[loop.lb], m[loop.ub], m[loop.step],
+                        [m[loop.iter_args[j]] for j in carried], Region(body))
+        iv = body.args[0]
+        iv.name_hint = loop.body.block.args[0].name_hint
+        m[loop.body.block.args[0]] = iv
+        for new_arg, j in zip(body.args[1:], carried):
+            old = loop.body.block.args[j + 1]
+            new_arg.name_hint = old.name_hint
+            m[old] = new_arg
+        pos: list[SSAValue] = []
+
+        def pos_of() -> SSAValue:
+            if not pos:
+                pos.append(_position(body, loop, iv, m))
+            return pos[0]
+
+        gets = self.ops(body, list(loop.body.block.ops), pos_of)
+        yield_op = loop.body.block.last_op
+        body.add_op(scf.YieldOp(*[m[yield_op.operands[j]] for j in carried]))
+        for get, ch in gets:
+            _release_after_last_use(body, get, ConsumedOp(ch.ring, get.position))
+        block.add_op(new)
+        for res, j in zip(new.results, carried):
+            res.name_hint = loop.results[j].name_hint
+            m[loop.results[j]] = res
+
+    def build(self, block: Block) -> None:
+        zero: list[SSAValue] = []
+
+        def pos0() -> SSAValue:
+            if not zero:
+                zero.append(_const(block, 0))
+            return zero[0]
+
+        gets = self.ops(block, list(self.kernel.body.block.ops), pos0)
+        for get, ch in gets:
+            _release_after_last_use(block, get, ConsumedOp(ch.ring, get.position))
+
+
+@dataclass(frozen=True)
+class DistributePass(ModulePass):
+    """Split tagged kernels into producer / consumer warp-group partitions
+    communicating through aref rings of depth `depth`."""
+
+    name = "ws-distribute"
+    depth: int = 3
+
+    def apply(self, ctx, op: ModuleOp) -> None:
+        if self.depth < 1:
+            raise WsError(f"ws-distribute: depth must be >= 1, got {self.depth}", "ws-opt")
+        for kernel in kernels(op):
+            if PARTITIONED_ATTR not in kernel.attributes:
+                continue  # not partitioned (ws-partition left a remark) or not run
+            if any(isinstance(o, RegionOp) for o in kernel.walk()):
+                raise error_at(kernel, "ws-distribute: kernel is already warp-specialized")
+            self.distribute(kernel)
+
+    def distribute(self, kernel: func.FuncOp) -> None:
+        loop = main_loop(kernel)
+        if loop is None or CARRIED_ATTR not in loop.attributes:
+            raise error_at(kernel, "ws-distribute: the kernel's partition tags are stale; run ws-partition again")
+        loads = [o for o in kernel.body.walk() if isinstance(o, DescLoadOp) and PRODUCER in partitions_of(o)
+                 and CONSUMER not in partitions_of(o)]
+        chans = channels(loads, loop)
+
+        entry = Block()
+        for ch in chans:
+            ring_t = RingType([ld.results[0].type for ld in ch.loads], self.depth if ch.in_loop else 1)
+            create = CreateOp(ring_t)
+            create.ring.name_hint = "aref_" + "_".join(ld.results[0].name_hint or "t" for ld in ch.loads)
+            entry.add_op(create)
+            ch.ring = create.ring
+
+        warps_attr = kernel.attributes.get(NUM_WARPS_ATTR)
+        consumer_warps = warps_attr.value.data if isinstance(warps_attr, IntegerAttr) else 4
+        parts = []
+        for pid, role, warps, regs in ((PRODUCER, "producer", PRODUCER_WARPS, PRODUCER_REGS),
+                                       (CONSUMER, "consumer", consumer_warps, consumer_regs(consumer_warps))):
+            part = PartitionOp(pid, warps, regs=regs, role=role)
+            b = _Builder(kernel, loop, chans, pid)
+            for arg in kernel.body.block.args:
+                b.mapping[arg] = arg
+            b.build(part.body.block)
+            parts.append(part)
+        entry.add_op(RegionOp(parts))
+        entry.add_op(func.ReturnOp())
+
+        old = kernel.body.block
+        for arg in old.args:
+            new_arg = entry.insert_arg(arg.type, len(entry.args))
+            new_arg.name_hint = arg.name_hint
+            arg.replace_all_uses_with(new_arg)
+        kernel.body.insert_block_before(entry, old)
+        kernel.body.detach_block(old)
+        for o in reversed(list(old.ops)):
+            o.drop_all_references()
+        old.erase(safe_erase=False)
+        kernel.attributes[NUM_WARPS_ATTR] = IntegerAttr(PRODUCER_WARPS + consumer_warps, 32)
+        kernel.attributes["ws.distributed"] = StringAttr(f"producer warps {PRODUCER_WARPS}, consumer warps {consumer_warps}")
+        del kernel.attributes[PARTITIONED_ATTR]
