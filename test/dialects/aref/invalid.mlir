@@ -1,0 +1,75 @@
+// Invalid aref rings and ops.
+// Each case is one file in Inputs/: ws-opt exits non-zero and prints one
+// located diagnostic (file:line:col: error: message), never a traceback.
+//
+// NOTB-NOT: {{Traceback|internal error}}
+
+// !aref.ring: a ring has at least one slot.
+// RUN: not ws-opt %S/Inputs/ring-depth-zero.mlir 2>&1 | filecheck %s --check-prefixes=NOTB,RING-DEPTH-ZERO
+// RING-DEPTH-ZERO: {{.*}}Inputs/ring-depth-zero.mlir:3:22: error: aref ring depth must be >= 1, got 0
+
+// !aref.ring: the depth is a non-negative integer literal.
+// RUN: not ws-opt %S/Inputs/ring-depth-negative.mlir 2>&1 | filecheck %s --check-prefixes=NOTB,RING-DEPTH-NEGATIVE
+// RING-DEPTH-NEGATIVE: {{.*}}Inputs/ring-depth-negative.mlir:3:57: error: Expected integer literal
+
+// !aref.ring: the payload holds at least one type.
+// RUN: not ws-opt %S/Inputs/ring-empty-payload.mlir 2>&1 | filecheck %s --check-prefixes=NOTB,RING-EMPTY-PAYLOAD
+// RING-EMPTY-PAYLOAD: {{.*}}Inputs/ring-empty-payload.mlir:3:22: error: aref ring payload must hold at least one type
+
+// !aref.ring: payloads are tiles.
+// RUN: not ws-opt %S/Inputs/ring-scalar-payload.mlir 2>&1 | filecheck %s --check-prefixes=NOTB,RING-SCALAR-PAYLOAD
+// RING-SCALAR-PAYLOAD: {{.*}}Inputs/ring-scalar-payload.mlir:3:22: error: aref payload types must be tiles (tensors), got f32
+
+// !aref.ring: `depth = D` closes the parameter list.
+// RUN: not ws-opt %S/Inputs/ring-syntax.mlir 2>&1 | filecheck %s --check-prefixes=NOTB,RING-SYNTAX
+// RING-SYNTAX: {{.*}}Inputs/ring-syntax.mlir:3:47: error: Expected ','
+
+// create: at least one consumer.
+// RUN: not ws-opt %S/Inputs/create-consumers.mlir 2>&1 | filecheck %s --check-prefixes=NOTB,CREATE-CONSUMERS
+// CREATE-CONSUMERS: {{.*}}Inputs/create-consumers.mlir:3:3: error: 'aref.create' consumers must be >= 1, got 0
+
+// create gives a ring.
+// RUN: not ws-opt %S/Inputs/create-result.mlir 2>&1 | filecheck %s --check-prefixes=NOTB,CREATE-RESULT
+// CREATE-RESULT: {{.*}}Inputs/create-result.mlir:3:3: error: 'aref.create' tensor<64xf32> should be of base attribute aref.ring
+
+// put: the values match the payload types (generic form).
+// RUN: not ws-opt %S/Inputs/put-payload-type.mlir 2>&1 | filecheck %s --check-prefixes=NOTB,PUT-PAYLOAD-TYPE
+// PUT-PAYLOAD-TYPE: {{.*}}Inputs/put-payload-type.mlir:4:3: error: 'aref.put' put values (tensor<64xf16>) do not match the ring payload (tensor<64xf32>)
+
+// put (custom form): a value of the wrong type.
+// RUN: not ws-opt %S/Inputs/put-payload-use.mlir 2>&1 | filecheck %s --check-prefixes=NOTB,PUT-PAYLOAD-USE
+// PUT-PAYLOAD-USE: {{.*}}Inputs/put-payload-use.mlir:4:20: error: operand is used with type tensor<64xf32>, but has been previously used or defined with type tensor<64xf16>
+
+// put: one value per payload type.
+// RUN: not ws-opt %S/Inputs/put-payload-count.mlir 2>&1 | filecheck %s --check-prefixes=NOTB,PUT-PAYLOAD-COUNT
+// PUT-PAYLOAD-COUNT: {{.*}}Inputs/put-payload-count.mlir:4:25: error: aref.put: 1 values for a ring of 2 payload types
+
+// put (generic form): one value per payload type.
+// RUN: not ws-opt %S/Inputs/put-payload-count-generic.mlir 2>&1 | filecheck %s --check-prefixes=NOTB,PUT-PAYLOAD-COUNT-GENERIC
+// PUT-PAYLOAD-COUNT-GENERIC: {{.*}}Inputs/put-payload-count-generic.mlir:4:3: error: 'aref.put' put values (tensor<64xf32>) do not match the ring payload (tensor<64xf32>, tensor<64xi32>)
+
+// put: the first operand is a ring.
+// RUN: not ws-opt %S/Inputs/put-not-ring.mlir 2>&1 | filecheck %s --check-prefixes=NOTB,PUT-NOT-RING
+// PUT-NOT-RING: {{.*}}Inputs/put-not-ring.mlir:3:25: error: expected an !aref.ring type, got tensor<64xf32>
+
+// get: one result per payload type, of that type.
+// RUN: not ws-opt %S/Inputs/get-results.mlir 2>&1 | filecheck %s --check-prefixes=NOTB,GET-RESULTS
+// GET-RESULTS: {{.*}}Inputs/get-results.mlir:4:3: error: 'aref.get' get results (tensor<64xf16>) do not match the ring payload (tensor<64xf32>)
+
+// get: the ring position is i32, i64 or index.
+// RUN: not ws-opt %S/Inputs/get-position-type.mlir 2>&1 | filecheck %s --check-prefixes=NOTB,GET-POSITION-TYPE
+// GET-POSITION-TYPE: {{.*}}Inputs/get-position-type.mlir:4:3: error: 'aref.get' ring position must be i32, i64 or index, got f32
+
+// get: the first operand is a ring.
+// RUN: not ws-opt %S/Inputs/get-not-ring.mlir 2>&1 | filecheck %s --check-prefixes=NOTB,GET-NOT-RING
+// GET-NOT-RING: {{.*}}Inputs/get-not-ring.mlir:3:26: error: expected an !aref.ring type, got tensor<64xf32>
+
+// consumed: the first operand is a ring.
+// RUN: not ws-opt %S/Inputs/consumed-not-ring.mlir 2>&1 | filecheck %s --check-prefixes=NOTB,CONSUMED-NOT-RING
+// CONSUMED-NOT-RING: {{.*}}Inputs/consumed-not-ring.mlir:3:3: error: 'aref.consumed' tensor<64xf32> should be of base attribute aref.ring
+
+// consumed: the ring position is an integer.
+// RUN: not ws-opt %S/Inputs/consumed-position-type.mlir 2>&1 | filecheck %s --check-prefixes=NOTB,CONSUMED-POSITION-TYPE
+// CONSUMED-POSITION-TYPE: {{.*}}Inputs/consumed-position-type.mlir:4:3: error: 'aref.consumed' ring position must be i32, i64 or index, got tensor<4xi32>
+
+// NOTB-NOT: {{Traceback|internal error}}
