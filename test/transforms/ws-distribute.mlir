@@ -1,0 +1,88 @@
+// RUN: ws-opt %shared/kernels/gemm.mlir -p 'ws-partition,ws-distribute{depth=3}' | filecheck %s --check-prefix=GEMM
+// RUN: ws-opt %shared/kernels/attention.mlir --pass-pipeline='builtin.module(ws-partition,ws-distribute{depth=2})' | filecheck %s --check-prefix=ATTN
+// RUN: ws-opt %S/../Inputs/kernels/dual_dot.mlir -p 'ws-partition,ws-distribute{depth=4}' | filecheck %s --check-prefix=DUAL
+// RUN: ws-opt %S/../Inputs/kernels/mean_gemm.mlir -p 'ws-partition,ws-distribute{depth=1}' | filecheck %s --check-prefix=MEAN
+// RUN: ws-opt %S/../Inputs/kernels/fp8_gemm.mlir -p 'ws-partition,ws-distribute{depth=2}' | filecheck %s --check-prefix=FP8
+// RUN: ws-opt %S/../Inputs/kernels/pointer_loop.mlir -p 'ws-partition,ws-distribute' 2>&1 | filecheck %s --check-prefix=LEFT
+// RUN: not ws-opt %shared/kernels/gemm.mlir -p 'ws-partition,ws-distribute{depth=0}' 2>&1 | filecheck %s --check-prefix=BADDEPTH
+// RUN: ws-opt %shared/kernels/gemm.mlir -p 'ws-partition,ws-distribute' | ws-opt --print-op-generic | ws-opt | filecheck %s --check-prefix=GEMM
+
+// The producer holds only the TMA loads, their address math and the puts; the
+// consumer holds get, dot, consumed and the epilogue. A and B feed the same dot,
+// so they share one ring (a tuple payload).
+// GEMM: func.func @matmul
+// GEMM-SAME: tile.num_warps = 12 : i32
+// GEMM: %aref_a_b = aref.create : !aref.ring<tensor<128x64xf16>, tensor<256x64xf16>, depth = 3>
+// GEMM-NEXT: warp_group.region {
+// GEMM-NEXT: warp_group.partition 0 producer warps 4 regs 40 {
+// GEMM-NOT: tile.dot
+// GEMM-NOT: tile.store
+// GEMM: scf.for %k = %c0 to %k_tiles step %c1 iter_args(%o_k = %c0) -> (i32) : i32 {
+// GEMM-NEXT: %a = tile.desc_load %a_desc[%o_am, %o_k]
+// GEMM-NEXT: %b = tile.desc_load %b_desc[%o_bn, %o_k]
+// GEMM-NEXT: aref.put %aref_a_b[%k], %a, %b : !aref.ring<tensor<128x64xf16>, tensor<256x64xf16>, depth = 3>
+// GEMM-NEXT: %o_k2 = arith.addi %o_k, %Kt : i32
+// GEMM-NEXT: scf.yield %o_k2 : i32
+// GEMM: warp_group.partition 1 consumer warps 8 regs 232 {
+// GEMM-NOT: tile.desc_load
+// GEMM: scf.for %[[K:.*]] = %{{.*}} iter_args(%acc = %acc0) -> (tensor<128x256xf32>) : i32 {
+// GEMM-NEXT: %[[A:.*]], %[[B:.*]] = aref.get %aref_a_b[%[[K]]]
+// GEMM-NEXT: %bt = tile.trans %[[B]] [1, 0]
+// GEMM-NEXT: %acc2 = tile.dot %[[A]], %bt, %acc
+// GEMM-NEXT: aref.consumed %aref_a_b[%[[K]]]
+// GEMM-NEXT: scf.yield %acc2
+// GEMM: tile.store
+// GEMM: func.return
+
+// Attention: Q travels once through a depth-1 ring released after the loop;
+// K and V feed different dots, so they have rings of their own, and K's slot is
+// released right after QK^T, long before V's.
+// ATTN: %aref_q = aref.create : !aref.ring<tensor<128x128xf16>, depth = 1>
+// ATTN: %aref_k = aref.create : !aref.ring<tensor<128x128xf16>, depth = 2>
+// ATTN: %aref_v = aref.create : !aref.ring<tensor<128x128xf16>, depth = 2>
+// ATTN: warp_group.partition 0 producer
+// ATTN: aref.put %aref_q
+// ATTN: scf.for
+// ATTN: %k = tile.desc_load
+// ATTN-NEXT: aref.put %aref_k
+// ATTN: %v = tile.desc_load
+// ATTN-NEXT: aref.put %aref_v
+// ATTN: warp_group.partition 1 consumer
+// ATTN: aref.get %aref_q
+// ATTN: scf.for
+// ATTN: aref.get %aref_k
+// ATTN: %qk = tile.dot
+// ATTN-NEXT: aref.consumed %aref_k
+// ATTN: aref.get %aref_v
+// ATTN: %acc_new = tile.dot
+// ATTN-NEXT: aref.consumed %aref_v
+// ATTN: scf.yield
+// ATTN-NEXT: }
+// ATTN-NEXT: aref.consumed %aref_q
+// ATTN: tile.desc_store
+
+// One load shared by two dots: A, Wg and Wu ride one ring.
+// DUAL: aref.create : !aref.ring<tensor<64x32xf16>, tensor<64x32xf16>, tensor<64x32xf16>, depth = 4>
+// DUAL: aref.put %aref_a_wg_wu[%k], %a, %wg, %wu
+// DUAL: aref.get %aref_a_wg_wu
+// DUAL: %u2 = tile.dot
+// DUAL-NEXT: aref.consumed %aref_a_wg_wu
+
+// The K offset is used by the loads and after the loop: both loops carry it.
+// MEAN: warp_group.partition 0 producer
+// MEAN: scf.for {{.*}} iter_args(%ok = %c0) -> (i32)
+// MEAN: warp_group.partition 1 consumer
+// MEAN: scf.for {{.*}} iter_args(%acc = %zero, %ok{{.*}} = %c0{{.*}}) -> (tensor<64x64xf32>, i32)
+// MEAN: arith.sitofp
+
+// A loop with lower bound 0 and step 2: the ring position is (k - lb) / step.
+// FP8: aref.create : !aref.ring<tensor<64x64xf8E4M3FN>, tensor<64x64xf8E4M3FN>, depth = 2>
+// FP8: %[[D:.*]] = arith.subi %k2, %lb
+// FP8-NEXT: %pos = arith.divui %[[D]], %c2
+// FP8: aref.put %aref_x_y[%pos]
+
+// LEFT: remark: ws-partition: @rowsum has no loop with a TMA load
+// LEFT-NOT: warp_group
+// LEFT: scf.for
+// BADDEPTH: error: ws-distribute: depth must be >= 1, got 0
+// BADDEPTH-NOT: Traceback
