@@ -20,7 +20,7 @@ import math
 import time
 from dataclasses import dataclass
 
-from .graph import Graph, GraphError
+from .graph import Graph, GraphError, Warps
 from .modulo import ModuloModel, modulo_schedule, rec_mii, res_mii, streaming_view
 from .solution import Placement, Schedule
 from .solvers import Backend, SolverTimeout, make_backend
@@ -187,17 +187,31 @@ class JointModel(ModuloModel):
                 terms = [(g.op(v).smem * c, x) for v, per in counts.items() if g.op(v).smem for c, x in per[r]]
                 b.add(terms, hi=smem_cap - static_smem)
         if reg_limit is not None:
+            # Per warp: a[v,w,r] = (v on w) and (the partial-turn bit of v's lifetime
+            # covers r); qw[v,w] >= q_v when v is on w.  Both only need a lower bound.
             reg_ops = [v for v in counts if g.op(v).regs > 0]
+            qmax = horizon // ii + 1
             for w in range(W):
+                per_r: list[list[tuple[int, object]]] = [[] for _ in range(ii)]
+                for v in reg_ops:
+                    if not self._may_use(v, w):
+                        continue
+                    regs = g.op(v).regs
+                    q_v, _ = counts[v][0][0][1], None
+                    qw = b.int(0, qmax, f"qw_{v}_{w}")
+                    b.add([(1, qw), (-1, q_v)], lo=0, when=[self.opw[v][w]])
+                    for r in range(ii):
+                        live = counts[v][r][1][1]
+                        a = b.bool(f"a_{v}_{w}_{r}")
+                        b.add([(1, a), (-1, self.opw[v][w]), (-1, live)], lo=-1)
+                        per_r[r] += [(regs, a), (regs, qw)]
                 for r in range(ii):
-                    terms = []
-                    for v in reg_ops:
-                        regs = g.op(v).regs
-                        bound = regs * (horizon // ii + 2)
-                        p = b.int(0, bound, f"p_{v}_{w}_{r}")
-                        b.add([(1, p)] + [(-regs * c, x) for c, x in counts[v][r]], lo=0, when=[self.opw[v][w]])
-                        terms.append((1, p))
-                    b.add(terms, hi=reg_limit - static_regs[w])
+                    if per_r[r]:
+                        b.add(per_r[r], hi=reg_limit - static_regs[w])
+
+    def _may_use(self, v: str, w: int) -> bool:
+        op = self.graph.op(v)
+        return (w == self.layout.vl_warp) == op.variable_latency
 
     def warp_value(self, v: str) -> int:
         return next(w for w, lit in enumerate(self.opw[v]) if self.b.value(lit))
@@ -216,6 +230,16 @@ def joint_schedule(graph: Graph, ii: int, length: int, solver: str = "cpsat", ti
     starts = {op.name: m.start_value(op.name) for op in graph.ops}
     warps = {op.name: m.warp_value(op.name) for op in graph.ops}
     return starts, warps
+
+
+def _joint_feasible_relaxed(graph: Graph, ii: int, length: int, solver: str, time_limit: float) -> bool:
+    """The joint problem without its memory constraints: a cheap necessary condition."""
+    if (graph.warps is None or graph.warps.reg_limit is None) and graph.smem_capacity is None:
+        return True
+    relaxed = Graph(units=graph.units, ops=graph.ops, edges=graph.edges,
+                    warps=Warps(graph.warps.count, None) if graph.warps else None,
+                    smem_capacity=None, streaming_depth=graph.streaming_depth, name=graph.name)
+    return joint_schedule(relaxed, ii, length, solver, time_limit) is not None
 
 
 def twill(graph: Graph, solver: str = "cpsat", time_limit: float = 120.0, max_ii: int | None = None) -> Schedule:
@@ -238,32 +262,42 @@ def twill(graph: Graph, solver: str = "cpsat", time_limit: float = 120.0, max_ii
     cap = max_ii if max_ii is not None else ii + sum(max(op.cycles, op.length, 1) for op in g.ops) + sum(
         e.delay + 1 for e in g.edges) + 2 * len(g.ops)
     attempts = []
+    lay = warp_layout(g)
     while ii <= cap:
         ms = modulo_schedule(g, ii, solver, left())
         if ms is None:
             attempts.append({"II": ii, "modulo": "infeasible"})
             ii += 1
             continue
-        n_copies = math.ceil(ms.length / ii)
-        length = ms.length
-        while math.ceil(length / ii) == n_copies:
-            found = None
-            if length == ms.length:
-                found = joint_schedule(g, ii, length, solver, left(), fixed_starts=ms.starts)
-                if found is not None:
-                    attempts.append({"II": ii, "L": length, "joint": "sat (modulo starts kept)"})
-            if found is None:
-                found = joint_schedule(g, ii, length, solver, left())
+        # Algorithm 1 tries L = Len(M), Len(M)+1, ... while ceil(L/II) is unchanged.
+        # Feasibility is monotone in L (a larger L only relaxes completion), so
+        # one query at the largest such L decides the whole inner loop; only
+        # when it succeeds are the smaller L tried, in Algorithm 1's order.
+        l_max = math.ceil(ms.length / ii) * ii
+        l_range = ms.length if l_max == ms.length else f"{ms.length}..{l_max}"
+        found = joint_schedule(g, ii, ms.length, solver, left(), fixed_starts=ms.starts)
+        if found is not None:
+            attempts.append({"II": ii, "L": ms.length, "joint": "sat (modulo starts kept)"})
+        else:
+            if not _joint_feasible_relaxed(g, ii, l_max, solver, left()):
+                attempts.append({"II": ii, "L": l_range, "joint": "unsat (without memory)"})
+                ii += 1
+                continue
+            top = joint_schedule(g, ii, l_max, solver, left())
+            if top is None:
+                attempts.append({"II": ii, "L": l_range, "joint": "unsat"})
+                ii += 1
+                continue
+            for length in range(ms.length, l_max + 1):
+                found = top if length == l_max else joint_schedule(g, ii, length, solver, left())
                 attempts.append({"II": ii, "L": length, "joint": "sat" if found else "unsat"})
-            if found is not None:
-                starts, warps = found
-                lay = warp_layout(g)
-                return Schedule(
-                    ii=ii,
-                    length=max(starts[op.name] + op.cycles for op in g.ops),
-                    ops={op.name: Placement(starts[op.name], starts[op.name] // ii, warps[op.name]) for op in g.ops},
-                    solve_seconds=time.perf_counter() - t0, solver=solver, res_mii=rmii, rec_mii=cmii,
-                    warp_count=lay.compute, vl_warp=lay.vl_warp, attempts=attempts)
-            length += 1
-        ii += 1
+                if found is not None:
+                    break
+        starts, warps = found
+        return Schedule(
+            ii=ii,
+            length=max(starts[op.name] + op.cycles for op in g.ops),
+            ops={op.name: Placement(starts[op.name], starts[op.name] // ii, warps[op.name]) for op in g.ops},
+            solve_seconds=time.perf_counter() - t0, solver=solver, res_mii=rmii, rec_mii=cmii,
+            warp_count=lay.compute, vl_warp=lay.vl_warp, attempts=attempts)
     raise GraphError(f"no schedule satisfies the joint constraints for II up to {cap}")

@@ -1,0 +1,146 @@
+"""Dependence graphs from a tile kernel's loop body.
+
+Nodes are the tile-level ops of the kernel's ``scf.for`` body (ops producing
+tensors, and tile stores); scalar index arithmetic is left out, and layout-only
+ops (transpose, broadcast, ...) are looked through so that their consumers
+depend on their producers directly.  A use of a loop-carried value becomes an
+edge of distance 1 from the op that yields it.  Costs, units, footprints,
+variable latency and blocking come from the machine model; delays are in
+cycles, so the graph is usually normalized (§5.2) before scheduling.
+"""
+
+from __future__ import annotations
+
+from xdsl.dialects import func, scf
+from xdsl.dialects.builtin import ModuleOp, TensorType
+from xdsl.ir import Block, BlockArgument, Operation, OpResult, SSAValue
+
+from .graph import Edge, Graph, GraphError, Op, Warps
+from .machine import Machine, TileInfo, load_machine
+
+
+def _tile(t) -> TileInfo | None:
+    if not isinstance(t, TensorType):
+        return None
+    shape = tuple(int(d) for d in t.get_shape())
+    et = t.element_type
+    bits = getattr(et, "bitwidth", None)
+    if bits is None:
+        name = str(et)
+        bits = int("".join(ch for ch in name if ch.isdigit()) or 32)
+    return TileInfo(shape, int(bits))
+
+
+def find_kernel_loop(module: ModuleOp, kernel: str | None = None) -> tuple[func.FuncOp, scf.ForOp]:
+    """The ``tile.kernel`` function (by name, or the only one) and its top-level loop."""
+    kernels = [op for op in module.walk() if isinstance(op, func.FuncOp) and "tile.kernel" in op.attributes]
+    if kernel is not None:
+        kernels = [k for k in kernels if k.sym_name.data == kernel]
+    if not kernels:
+        raise GraphError("no function with the 'tile.kernel' attribute" + (f" named '{kernel}'" if kernel else ""))
+    if len(kernels) > 1:
+        raise GraphError("several tile kernels; name one")
+    fn = kernels[0]
+    loops = [op for op in fn.body.block.ops if isinstance(op, scf.ForOp)]
+    if len(loops) != 1:
+        raise GraphError(f"kernel '{fn.sym_name.data}' needs exactly one top-level scf.for, found {len(loops)}")
+    loop = loops[0]
+    if any(isinstance(op, scf.ForOp) for op in loop.body.walk()) or any(
+            isinstance(op, scf.IfOp) for op in loop.body.walk()):
+        raise GraphError("the loop body must be free of nested control flow (a singly-nested loop)")
+    return fn, loop
+
+
+def graph_from_module(module: ModuleOp, arch: str | Machine = "h100", kernel: str | None = None,
+                      warp_groups: int | None = None) -> Graph:
+    """Build the loop dependence graph of a kernel, in cycles of the machine model."""
+    machine = arch if isinstance(arch, Machine) else load_machine(arch)
+    fn, loop = find_kernel_loop(module, kernel)
+    body: Block = loop.body.block
+    yield_op = body.last_op
+    assert isinstance(yield_op, scf.YieldOp)
+
+    def is_node(op: Operation) -> bool:
+        if op is yield_op or machine.is_view(op.name):
+            return False
+        if any(_tile(r.type) for r in op.results):
+            return True
+        return op.name in ("tile.desc_store", "tile.store")
+
+    names: dict[Operation, str] = {}
+    used: set[str] = set()
+    ops: list[Op] = []
+    for op in body.ops:
+        if not is_node(op):
+            continue
+        hint = op.results[0].name_hint if op.results and op.results[0].name_hint else op.name.split(".")[-1]
+        name, k = hint, 1
+        while name in used:
+            k += 1
+            name = f"{hint}.{k}"
+        used.add(name)
+        names[op] = name
+        results = [t for t in (_tile(r.type) for r in op.results) if t]
+        operands = [t for t in (_tile(o.type) for o in op.operands) if t]
+        cost = machine.op_cost(op.name, results, operands)
+        uses = {cost.unit: [1] * cost.cycles} if cost.unit and cost.cycles else {}
+        memory = machine.result_memory(op.name)
+        footprint = sum(machine.regs_per_thread(t) for t in results) if memory == "regs" else 0
+        smem = sum(t.bytes for t in results) if memory == "smem" else 0
+        spill = sum(machine.spill_cycles(t) for t in results) if memory == "regs" else 0
+        ops.append(Op(name=name, uses=uses, latency=cost.cycles, regs=footprint, smem=smem,
+                      variable_latency=cost.variable_latency, spill_cost=spill, kind=op.name))
+    if not ops:
+        raise GraphError("the loop body has no tile-level operations")
+    latency = {o.name: o.cycles for o in ops}
+
+    def producers(value: SSAValue, distance: int, seen: frozenset = frozenset()) -> list[tuple[str, int]]:
+        """(node, iteration distance) pairs that a value comes from."""
+        if isinstance(value, OpResult):
+            owner = value.op
+            if owner in names:
+                return [(names[owner], distance)]
+            if owner.parent_block() is body:  # a view or scalar op: look through its tile operands
+                out = []
+                for operand in owner.operands:
+                    if _tile(operand.type) or owner.name.startswith("tile."):
+                        out += producers(operand, distance, seen)
+                return out
+            return []
+        if isinstance(value, BlockArgument) and value.block is body and value.index >= 1:
+            if value.index in seen:
+                return []
+            yielded = yield_op.operands[value.index - 1]
+            return producers(yielded, distance + 1, seen | {value.index})
+        return []
+
+    edges: list[Edge] = []
+    seen_edges: set[tuple[str, str, int]] = set()
+    for op in body.ops:
+        if op not in names:
+            continue
+        dst = names[op]
+        for operand in op.operands:
+            for src, dist in producers(operand, 0):
+                key = (src, dst, dist)
+                if key in seen_edges:
+                    continue
+                seen_edges.add(key)
+                src_kind = next(o.kind for o in ops if o.name == src)
+                edges.append(Edge(src, dst, latency[src], dist, blocking=src_kind in machine.blocking_from))
+    num_warps = fn.attributes.get("tile.num_warps")
+    groups = warp_groups or max(1, (int(num_warps.value.data) if num_warps is not None else 4) // 4)
+    return Graph(units=dict(machine.units), ops=ops, edges=edges,
+                 warps=Warps(count=groups, reg_limit=machine.reg_limit(groups)),
+                 smem_capacity=machine.smem_capacity, name=fn.sym_name.data)
+
+
+def graph_from_file(path: str, arch: str = "h100", kernel: str | None = None) -> Graph:
+    """Parse an ``.mlir`` file with :func:`wsdialects.parse_file` and build its graph."""
+    import wsdialects
+
+    try:
+        module = wsdialects.parse_file(path)
+    except wsdialects.WsError as exc:
+        raise GraphError(str(exc)) from None
+    return graph_from_module(module, arch, kernel)
