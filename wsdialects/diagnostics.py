@@ -31,7 +31,7 @@ from xdsl.dialects.builtin import (
     ModuleOp,
     StringAttr,
 )
-from xdsl.ir import Operation
+from xdsl.ir import Block, Operation
 from xdsl.parser import Parser
 from xdsl.parser.attribute_parser import AttrParser
 from xdsl.utils.exceptions import DiagnosticException, ParseError, VerifyException
@@ -87,6 +87,23 @@ class _HexElement(AttrParser._TensorLiteralElement):
 class WsParser(Parser):
     """xDSL's parser plus source locations on every op and MLIR's reading of
     hexadecimal float literals in `dense<...>`."""
+
+    def resolve_operand(self, operand, type):
+        # remember where a not-yet-defined value is first used: xDSL reports
+        # undefined values only at the end of the input
+        if operand.operand_name not in self.ssa_values:
+            self.__dict__.setdefault("_first_uses", {}).setdefault(operand.operand_name, operand.span)
+        return super().resolve_operand(operand, type)
+
+    def parse_module(self, allow_implicit_module: bool = True):
+        try:
+            return super().parse_module(allow_implicit_module)
+        except ParseError as e:
+            uses = self.__dict__.get("_first_uses", {})
+            undefined = [n for n in self.forward_ssa_references if n in uses]
+            if e.msg.startswith("values used but not defined") and undefined:
+                raise ParseError(uses[undefined[0]], f"use of undefined value '%{undefined[0]}'") from None
+            raise
 
     def parse_operation(self) -> Operation:
         start = self._current_token.span
@@ -154,13 +171,42 @@ def _verify_message(e: Exception) -> str:
     return msg.removeprefix("Operation does not verify: ")
 
 
+def _undominated_operand(op: Operation, order: dict[int, int]) -> int | None:
+    """Index of an operand of `op` whose definition does not come before `op`
+    (xDSL 0.74 does not check dominance: `%a = f(%b)` before `%b = ...` verifies).
+    Blocks of a builtin.module are graph regions and are not checked."""
+    for i, v in enumerate(op.operands):
+        owner = v.owner
+        block = owner if isinstance(owner, Block) else owner.parent_block()
+        if block is None or isinstance(block.parent_op(), ModuleOp):
+            continue
+        cur: Operation | None = op  # the ancestor of `op` in the defining block
+        while cur is not None and cur.parent_block() is not block:
+            cur = cur.parent_op()
+        if cur is None:
+            return i
+        if isinstance(owner, Operation):
+            if id(block) not in order:
+                for n, o in enumerate(block.ops):
+                    order[id(o)] = n
+                order[id(block)] = -1
+            if order[id(owner)] >= order[id(cur)]:
+                return i
+    return None
+
+
 def verify(module: Operation, file: str = "<input>") -> None:
     """Verify `module`, reporting the first failing op (innermost first) with its location."""
+    order: dict[int, int] = {}
     for op in module.walk(reverse=False, region_first=True):
         try:
             op.verify(verify_nested_ops=False)
         except (VerifyException, DiagnosticException, ValueError, TypeError) as e:
             raise error_at(op, f"'{op.name}' {_verify_message(e)}", file) from None
+    # after the ops' own verifiers, which say more (e.g. a value crossing partitions)
+    for op in module.walk():
+        if (i := _undominated_operand(op, order)) is not None:
+            raise error_at(op, f"'{op.name}' operand #{i} does not dominate this use", file)
 
 
 def parse_text(text: str, file: str = "<input>") -> ModuleOp:

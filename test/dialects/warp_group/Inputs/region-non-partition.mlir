@@ -1,0 +1,10 @@
+// region: holds partitions only.
+func.func @f(%n: i32) {
+  warp_group.region {
+    warp_group.partition 0 warps 4 {
+      %x = arith.addi %n, %n : i32
+    }
+    %y = arith.addi %n, %n : i32
+  }
+  func.return
+}
