@@ -11,10 +11,11 @@ from xdsl.dialects.scf import Scf
 
 from wsdialects.arith import Arith
 from wsdialects.aref import Aref
+from wsdialects.mma import Mma
 from wsdialects.tile import Tile
 from wsdialects.warp_group import WarpGroup
 
-DIALECTS = (Builtin, Func, Scf, Math, Arith, Tile, Aref, WarpGroup)
+DIALECTS = (Builtin, Func, Scf, Math, Arith, Tile, Aref, WarpGroup, Mma)
 
 
 def make_context() -> Context:

@@ -16,6 +16,7 @@ from xdsl.passes import ModulePass
 PIPELINE: list[tuple[str, str]] = [
     ("ws-partition", "wsdialects.transforms.partition:PartitionPass"),
     ("ws-distribute", "wsdialects.transforms.distribute:DistributePass"),
+    ("ws-pipeline-mma", "wsdialects.transforms.pipeline_mma:PipelineMmaPass"),
 ]
 
 

@@ -79,3 +79,51 @@ def test_unspecializable_kernels_are_left_alone(name, capsys):
 
 def test_pipeline_names_are_registered():
     assert {"ws-partition", "ws-distribute"} <= set(available_passes())
+
+
+# --- ws-pipeline-mma ---------------------------------------------------------------
+
+@pytest.mark.parametrize("case", CASES, ids=lambda c: c.name)
+@pytest.mark.parametrize("depth,mma", [(1, 0), (2, 0), (2, 1), (3, 1), (3, 2), (4, 3)])
+def test_pipeline_mma_preserves_semantics(case, depth, mma, rng):
+    before = wsdialects.parse_file(case.path())
+    after = transform(case.path(), f"ws-partition,ws-distribute{{depth={depth}}},ws-pipeline-mma{{depth={mma}}}")
+    grid, args = case.make(rng)
+    want = run(before, case, grid, args)
+    for seed in (None, 3):
+        assert_same(want, run(after, case, grid, args, seed=seed))
+
+
+def test_pipeline_mma_depth_must_stay_below_ring_depth(shared):
+    with pytest.raises(wsdialects.WsError, match="depth 3 must be smaller than the aref ring depth 3"):
+        transform(shared / "kernels" / "gemm.mlir", "ws-partition,ws-distribute{depth=3},ws-pipeline-mma{depth=3}")
+
+
+def _printed(module):
+    from io import StringIO
+    from xdsl.printer import Printer
+
+    out = StringIO()
+    Printer(stream=out).print_op(module)
+    return out.getvalue()
+
+
+def test_interpreter_catches_a_release_while_the_dot_is_in_flight(shared, rng):
+    """Undo the pass's lag by hand: releasing slot k right after issuing dot k."""
+    module = transform(shared / "kernels" / "gemm.mlir", "ws-partition,ws-distribute{depth=3},ws-pipeline-mma{depth=1}")
+    text = _printed(module)
+    assert "%prev = arith.subi %k_1, %lag" in text
+    broken = wsdialects.parse(text.replace("%prev = arith.subi %k_1, %lag", "%prev = arith.subi %k_1, %c0_1"))
+    grid, args = CASES[0].make(rng)
+    with pytest.raises(wsdialects.InterpretError, match="while an mma.async_dot reading it is still in flight"):
+        run(broken, CASES[0], grid, args)
+
+
+def test_interpreter_catches_a_read_before_the_wait(shared, rng):
+    module = transform(shared / "kernels" / "gemm.mlir", "ws-partition,ws-distribute{depth=3},ws-pipeline-mma{depth=1}")
+    text = _printed(module)
+    assert "{pending = 0}" in text
+    broken = wsdialects.parse(text.replace("%res_2 = mma.wait %res_1 {pending = 0}", "%res_2 = mma.wait %res_1 {pending = 1}"))
+    grid, args = CASES[0].make(rng)
+    with pytest.raises(wsdialects.InterpretError, match="before an mma.wait retires it|still in flight"):
+        run(broken, CASES[0], grid, args)

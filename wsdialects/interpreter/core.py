@@ -48,6 +48,7 @@ class Frame:
                  env: dict[SSAValue, Any], partition: int = 0, scheduler=None, seed: int | None = None):
         self.interp, self.pid, self.grid = interp, pid, grid
         self.env, self.partition, self.scheduler, self.seed = env, partition, scheduler, seed
+        self.inflight: list = []  # mma.async_dot results not yet retired, oldest first
 
     def fork(self, partition: int, scheduler) -> "Frame":
         return Frame(self.interp, self.pid, self.grid, dict(self.env), partition, scheduler, self.seed)
@@ -61,6 +62,10 @@ class Frame:
             raise InterpretError(f"{where(user)}{user.name} reads a value that was never computed") from None
         if isinstance(val, Released):
             raise InterpretError(f"{where(user)}{user.name} reads a tile of {val.what} after it was consumed")
+        if isinstance(val, InFlight) and user.name not in IN_FLIGHT_OK:
+            raise InterpretError(
+                f"{where(user)}{user.name} reads the result of an mma.async_dot before an mma.wait retires it"
+            )
         return val
 
     def run_block(self, block: Block, args: Sequence[Any]) -> list[Any]:
@@ -84,6 +89,16 @@ class Frame:
         for r, v in zip(op.results, results, strict=True):
             self.env[r] = v
 
+
+class InFlight:
+    """The result of an mma.async_dot that no mma.wait has retired yet."""
+
+    def __init__(self, value, inputs):
+        self.value, self.inputs = value, inputs
+
+
+# Ops that may carry an in-flight accumulator without reading it.
+IN_FLIGHT_OK = {"scf.yield", "scf.for", "scf.if", "mma.wait", "mma.async_dot"}
 
 REGION_OPS = {"scf.for", "scf.if", "warp_group.region", "aref.consumed"}
 

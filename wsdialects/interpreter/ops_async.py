@@ -4,7 +4,9 @@
 from __future__ import annotations
 
 from wsdialects.aref.semantics import Released, Ring
-from wsdialects.interpreter.core import impl, where
+import numpy as np
+
+from wsdialects.interpreter.core import InFlight, impl, where
 from wsdialects.interpreter.partitions import Scheduler
 from wsdialects.interpreter.values import InterpretError
 
@@ -63,6 +65,12 @@ def _consumed(frame, op, _):
         values = ring.consumed(pos, frame.partition)
     except InterpretError as e:
         raise InterpretError(f"{where(op)}{e}") from None
+    for flight in frame.inflight:
+        if any(x is v or getattr(x, "base", None) is v for x in flight.inputs for v in values):
+            raise InterpretError(
+                f"{where(op)}aref.consumed releases {ring.name} slot {pos % ring.depth} (position {pos}) "
+                "while an mma.async_dot reading it is still in flight"
+            )
     # Poison the borrowed tiles: a later read is a use after release.
     poison = Released(ring.name, pos % ring.depth, pos)
     for key, val in list(frame.env.items()):
@@ -84,3 +92,24 @@ def _region(frame, op, _):
                        lambda sub=sub, part=part: sub.run_block(part.body.block, [])))
     sched.run(bodies)
     return []
+
+
+@impl("mma.async_dot")
+def _async_dot(frame, op, a):
+    x, y, acc = a
+    if isinstance(x, InFlight) or isinstance(y, InFlight):
+        raise InterpretError(f"{where(op)}mma.async_dot reads an in-flight result as an a or b operand")
+    acc_value = acc.value if isinstance(acc, InFlight) else acc
+    value = (np.asarray(x).astype(np.float32) @ np.asarray(y).astype(np.float32) + acc_value).astype(np.float32)
+    flight = InFlight(value, (x, y))
+    frame.inflight.append(flight)
+    return [flight]
+
+
+@impl("mma.wait")
+def _wait(frame, op, a):
+    keep = op.num_pending
+    retired = frame.inflight[: max(len(frame.inflight) - keep, 0)]
+    frame.inflight = frame.inflight[len(retired):]
+    done = set(map(id, retired))
+    return [v.value if isinstance(v, InFlight) and id(v) in done else v for v in a]

@@ -134,21 +134,28 @@ def _position(block: Block, loop: scf.ForOp, iv: SSAValue, mapping) -> SSAValue:
     return pos.result
 
 
-def _release_after_last_use(block: Block, get: GetOp, consumed: ConsumedOp) -> None:
-    """Insert `consumed` right after the last op of `block` using the get's tiles."""
-    borrowed = set(get.results)
+def borrowed(block: Block, get: GetOp) -> set[SSAValue]:
+    """The tiles of `get`'s slot and their views (they alias the slot)."""
+    values = set(get.results)
     changed = True
-    while changed:  # views of borrowed tiles are borrowed too
+    while changed:
         changed = False
         for op in block.walk():
-            if isinstance(op, VIEW_OPS) and op.operands[0] in borrowed and op.results[0] not in borrowed:
-                borrowed.add(op.results[0])
+            if isinstance(op, VIEW_OPS) and op.operands[0] in values and op.results[0] not in values:
+                values.add(op.results[0])
                 changed = True
-    last: Operation = get
-    for op in block.ops:
-        if any(o in borrowed for inner in op.walk() for o in inner.operands):
-            last = op
-    block.insert_op_after(consumed, last)
+    return values
+
+
+def users_in(block: Block, values: set[SSAValue]) -> list[Operation]:
+    """Ops of `block` (top level) that use `values`, directly or inside their regions."""
+    return [op for op in block.ops if any(o in values for inner in op.walk() for o in inner.operands)]
+
+
+def _release_after_last_use(block: Block, get: GetOp, consumed: ConsumedOp) -> None:
+    """Insert `consumed` right after the last op of `block` using the get's tiles."""
+    users = users_in(block, borrowed(block, get))
+    block.insert_op_after(consumed, users[-1] if users else get)
 
 
 class _Builder:

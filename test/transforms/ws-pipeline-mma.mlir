@@ -1,0 +1,49 @@
+// RUN: ws-opt %shared/kernels/gemm.mlir -p 'ws-partition,ws-distribute{depth=3},ws-pipeline-mma{depth=2}' | filecheck %s --check-prefix=P2
+// RUN: ws-opt %shared/kernels/gemm.mlir -p 'ws-partition,ws-distribute{depth=3},ws-pipeline-mma{depth=0}' | filecheck %s --check-prefix=P0
+// RUN: ws-opt %shared/kernels/attention.mlir -p 'ws-partition,ws-distribute{depth=3},ws-pipeline-mma{depth=2}' | filecheck %s --check-prefix=ATTN
+// RUN: ws-opt %S/../Inputs/kernels/dual_dot.mlir -p 'ws-partition,ws-distribute{depth=2},ws-pipeline-mma{depth=1}' | filecheck %s --check-prefix=DUAL
+// RUN: not ws-opt %shared/kernels/gemm.mlir -p 'ws-partition,ws-distribute{depth=2},ws-pipeline-mma{depth=2}' 2>&1 | filecheck %s --check-prefix=TOODEEP
+// RUN: ws-opt %shared/kernels/gemm.mlir -p 'ws-partition,ws-distribute{depth=3},ws-pipeline-mma' | ws-opt --print-op-generic | ws-opt | filecheck %s --check-prefix=P2
+
+// GEMM, P = 2: the dot is issued asynchronously, two iterations stay in flight,
+// slot k-2 is released, and the last two slots are drained after the loop.
+// P2: warp_group.partition 1 consumer
+// P2: scf.for %[[K:.*]] = {{.*}} iter_args(%acc = %acc0)
+// P2-NEXT: %[[A:.*]], %[[B:.*]] = aref.get %aref_a_b[%[[K]]]
+// P2-NEXT: %bt = tile.trans %[[B]]
+// P2-NEXT: %acc2 = mma.async_dot %[[A]], %bt, %acc
+// P2-NEXT: %[[W:.*]] = mma.wait %acc2 {pending = 2} : tensor<128x256xf32>
+// P2-NEXT: %lag = arith.constant 2 : i32
+// P2-NEXT: %retired = arith.cmpi sge, %[[K]], %lag : i32
+// P2-NEXT: %prev = arith.subi %[[K]], %lag : i32
+// P2-NEXT: scf.if %retired {
+// P2-NEXT: aref.consumed %aref_a_b[%prev]
+// P2-NEXT: }
+// P2-NEXT: scf.yield %[[W]]
+// P2: %[[R:.*]] = mma.wait %res_1 {pending = 0}
+// P2: %trips = arith.maxsi
+// P2: %drain_from = arith.maxsi
+// P2-NEXT: scf.for %j = %drain_from to %trips
+// P2-NEXT: aref.consumed %aref_a_b[%j]
+// P2: arith.truncf %[[R]]
+
+// P = 0: no overlap, the slot is released right after the wait in the same iteration.
+// P0: %acc2 = mma.async_dot
+// P0-NEXT: %{{.*}} = mma.wait %acc2 {pending = 0}
+// P0-NEXT: aref.consumed %aref_a_b
+// P0-NOT: scf.if
+
+// Attention's dots do not only accumulate (QK^T feeds the softmax): no overlap
+// here; that is ws-pipeline-coarse's job.
+// ATTN: %qk = mma.async_dot
+// ATTN-NEXT: mma.wait %qk {pending = 0}
+// ATTN: %acc_new = mma.async_dot
+// ATTN-NEXT: mma.wait %acc_new {pending = 0}
+
+// Two accumulating dots per iteration: the wait keeps 2 groups (1 iteration) in flight.
+// DUAL: %g2 = mma.async_dot
+// DUAL-NEXT: %u2 = mma.async_dot
+// DUAL-NEXT: mma.wait %g2, %u2 {pending = 2}
+// DUAL: mma.wait %{{.*}}, %{{.*}} {pending = 0}
+
+// TOODEEP: error: ws-pipeline-mma: depth 2 must be smaller than the aref ring depth 2 (P dots in flight hold P+1 slots)

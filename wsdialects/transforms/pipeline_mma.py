@@ -1,0 +1,151 @@
+"""`ws-pipeline-mma{depth=P}`: fine-grained MMA pipelining (Tawa §III-D1).
+
+In each loop of a partition, `tile.dot` becomes `mma.async_dot`. When every dot
+of the loop only accumulates (its accumulator is an iter_arg and its result is
+only yielded back), up to P iterations of dots stay in flight: one `mma.wait
+{pending = P·dots}` after the dots, the aref slots they read are released P
+iterations late (`consumed` of iteration k-P), and the last P are drained after
+the loop, behind a `mma.wait {pending = 0}`. P = 0 means no overlap: each async
+dot is waited for at once. P must stay below the ring depth: P dots in flight
+hold P+1 slots.
+
+    %a, %b = aref.get %r[%k]                       %a, %b = aref.get %r[%k]
+    %d = tile.dot %a, %bt, %acc            ==>     %d = mma.async_dot %a, %bt, %acc
+    aref.consumed %r[%k]                           %w = mma.wait %d {pending = 1}
+    scf.yield %d                                   scf.if %k >= 1 { aref.consumed %r[%k - 1] }
+                                                   scf.yield %w
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from xdsl.dialects import arith, scf
+from xdsl.dialects.builtin import IntegerAttr, ModuleOp
+from xdsl.ir import Block, BlockArgument, Operation, Region, SSAValue
+from xdsl.passes import ModulePass
+
+from wsdialects.aref import ConsumedOp, GetOp, RingType
+from wsdialects.diagnostics import WsError, error_at
+from wsdialects.mma import AsyncDotOp, WaitOp
+from wsdialects.tile import DotOp
+from wsdialects.transforms.distribute import borrowed, users_in
+from wsdialects.warp_group import PartitionOp
+
+
+def _const(value: int, t) -> arith.ConstantOp:
+    return arith.ConstantOp(IntegerAttr(value, t))
+
+
+def is_accumulation(dot: DotOp, loop: scf.ForOp) -> bool:
+    """acc is an iter_arg and the result only flows back to the same iter_arg."""
+    acc = dot.acc
+    if not (isinstance(acc, BlockArgument) and acc.block is loop.body.block and acc.index > 0):
+        return False
+    uses = list(dot.result.uses)
+    yield_op = loop.body.block.last_op
+    return (len(uses) == 1 and uses[0].operation is yield_op
+            and uses[0].index == acc.index - 1 and len(list(acc.uses)) == 1)
+
+
+def trip_count(loop: scf.ForOp) -> tuple[list[Operation], SSAValue]:
+    """Ops computing max(ceildiv(ub - lb, step), 0), and that value."""
+    t = loop.lb.type
+    span = arith.SubiOp(loop.ub, loop.lb)
+    n = arith.CeilDivSIOp(span.result, loop.step)
+    zero = _const(0, t)
+    n0 = arith.MaxSIOp(n.result, zero.result)
+    n0.result.name_hint = "trips"
+    return [span, n, zero, n0], n0.result
+
+
+@dataclass(frozen=True)
+class PipelineMmaPass(ModulePass):
+    """Issue dots asynchronously and keep `depth` iterations of them in flight."""
+
+    name = "ws-pipeline-mma"
+    depth: int = 2
+
+    def apply(self, ctx, op: ModuleOp) -> None:
+        if self.depth < 0:
+            raise WsError(f"ws-pipeline-mma: depth must be >= 0, got {self.depth}", "ws-opt")
+        for part in [p for p in op.walk() if isinstance(p, PartitionOp)]:
+            for loop in [o for o in part.body.walk() if isinstance(o, scf.ForOp)]:
+                if any(isinstance(o, DotOp) for o in loop.body.block.ops):
+                    self.pipeline(loop)
+
+    def pipeline(self, loop: scf.ForOp) -> None:
+        body = loop.body.block
+        dots = [o for o in body.ops if isinstance(o, DotOp)]
+        gets = [o for o in body.ops if isinstance(o, GetOp)]
+        consumed = {c.ring: c for c in body.ops if isinstance(c, ConsumedOp)}
+        # Rings whose tiles only the dots read: their release can wait for the dots.
+        deferred = []
+        for g in gets:
+            users = users_in(body, borrowed(body, g))
+            if users and all(isinstance(u, DotOp) or u.name == "tile.trans" for u in users):
+                if any(u in dots for u in users) and g.ring in consumed:
+                    deferred.append(g)
+        read_by_dots = {g for g in gets for d in dots if d in users_in(body, borrowed(body, g))}
+        overlap = (self.depth > 0 and all(is_accumulation(d, loop) for d in dots)
+                   and read_by_dots <= set(deferred))
+        new_dots = []
+        for d in dots:
+            a = AsyncDotOp(d.a, d.b, d.acc)
+            a.result.name_hint = d.result.name_hint
+            body.insert_op_after(a, d)
+            d.result.replace_all_uses_with(a.result)
+            d.detach()
+            d.erase()
+            new_dots.append(a)
+        if not overlap:
+            for a in new_dots:  # P = 0: no dot outlives its own iteration step
+                w = WaitOp([a.result], 0)
+                body.insert_op_after(w, a)
+                a.result.replace_uses_with_if(w.outputs[0], lambda u, w=w: u.operation is not w)
+            return
+        P = self.depth
+        for g in deferred:
+            depth = g.ring.type.depth.data if isinstance(g.ring.type, RingType) else 1
+            if P >= depth:
+                raise error_at(g, f"ws-pipeline-mma: depth {P} must be smaller than the aref ring depth "
+                                  f"{depth} (P dots in flight hold P+1 slots)")
+        wait = WaitOp([a.result for a in new_dots], P * len(new_dots))
+        body.insert_op_after(wait, new_dots[-1])
+        for a, out in zip(new_dots, wait.outputs):
+            out.name_hint = a.result.name_hint
+            a.result.replace_uses_with_if(out, lambda u: u.operation is not wait)
+        # Release slot k-P once iteration k's wait has retired iteration k-P's dots.
+        for g in deferred:
+            old = consumed[g.ring]
+            pos = g.position
+            t = pos.type
+            c = _const(P, t)
+            ge = arith.CmpiOp(pos, c.result, "sge")
+            prev = arith.SubiOp(pos, c.result)
+            c.result.name_hint, ge.result.name_hint, prev.result.name_hint = "lag", "retired", "prev"
+            release = scf.IfOp(ge.result, [], Region(Block([ConsumedOp(g.ring, prev.result), scf.YieldOp()])))
+            body.insert_ops_after([c, ge, prev, release], wait)
+            old.detach()
+            old.erase()
+        # After the loop: retire everything, then release the last P slots.
+        results = [loop.results[d.acc.index - 1] for d in new_dots]
+        final = WaitOp(results, 0)
+        loop.parent_block().insert_op_after(final, loop)
+        for r, out in zip(results, final.outputs):
+            out.name_hint = r.name_hint
+            r.replace_uses_with_if(out, lambda u: u.operation is not final)
+        count_ops, n = trip_count(loop)
+        t = loop.lb.type
+        pc, zero, one = _const(P, t), _const(0, t), _const(1, t)
+        start0 = arith.SubiOp(n, pc.result)
+        start = arith.MaxSIOp(start0.result, zero.result)
+        start.result.name_hint = "drain_from"
+        drain_body = Block(arg_types=[t])
+        j = drain_body.args[0]
+        j.name_hint = "j"
+        for g in deferred:
+            drain_body.add_op(ConsumedOp(g.ring, j))
+        drain_body.add_op(scf.YieldOp())
+        drain = scf.ForOp(start.result, n, one.result, [], Region(drain_body))
+        final.parent_block().insert_ops_after([*count_ops, pc, zero, one, start0, start, drain], final)
