@@ -84,6 +84,10 @@ class _HexElement(AttrParser._TensorLiteralElement):
         return super().to_type(parser, type)
 
 
+class _Relocated(ParseError):
+    """A parse error already moved to the construct it is about."""
+
+
 class WsParser(Parser):
     """xDSL's parser plus source locations on every op and MLIR's reading of
     hexadecimal float literals in `dense<...>`."""
@@ -109,6 +113,12 @@ class WsParser(Parser):
         start = self._current_token.span
         try:
             op = super().parse_operation()
+        except _Relocated:
+            raise
+        except ParseError as e:
+            if e.msg.startswith("Operation ") and e.msg.endswith("is not registered"):
+                raise _Relocated(start, e.msg) from None  # at the op, not after its name
+            raise
         except (VerifyException, DiagnosticException, ValueError, TypeError, KeyError) as e:
             # raised by an op's custom parser (e.g. an unknown predicate): report
             # it at the op, not at whatever token the parser had reached
@@ -124,6 +134,12 @@ class WsParser(Parser):
         start = self._current_token.span.start - len(attr_or_dialect_name) - 1
         try:
             return super()._parse_extended_type_or_attribute(attr_or_dialect_name, is_type)
+        except _Relocated:
+            raise
+        except ParseError as e:
+            if e.msg.endswith("is not registered"):  # at the `!`, not after the name
+                raise _Relocated(Span(max(start, 0), self.pos, self.lexer.input), e.msg) from None
+            raise
         except (VerifyException, DiagnosticException, ValueError, TypeError) as e:
             self.raise_error(_verify_message(e), max(start, 0), self.pos)
 

@@ -64,7 +64,9 @@ def build_pipeline(spec: str, file: str) -> PassPipeline:
     try:
         return PassPipeline.parse_spec(available_passes(), spec, after_each)
     except ValueError as e:
-        raise WsError(str(e).replace("Unrecognized passes", "unknown pass"), "ws-opt") from None
+        if "Unrecognized passes" in str(e):
+            raise WsError(str(e).replace("Unrecognized passes", "unknown pass"), "ws-opt") from None
+        raise WsError(f"bad pass option in '{spec}': {e}", "ws-opt") from None
     except Exception as e:
         raise WsError(f"bad pass option: {e}", "ws-opt") from None
     except BaseException as e:  # xDSL's ArgSpecParseError derives from BaseException

@@ -1,0 +1,5 @@
+// An op of no registered dialect.
+func.func @f() {
+  "foo.bar"() : () -> ()
+  func.return
+}
