@@ -202,4 +202,23 @@ class RegionOp(IRDLOperation):
             printer.print_op_attributes(self.attributes, print_keyword=True)
 
 
-WarpGroup = Dialect("warp_group", [RegionOp, PartitionOp], [])
+@irdl_op_definition
+class BarrierOp(IRDLOperation):
+    """All warps of the enclosing partition meet here (a named barrier over the
+    partition's threads, `bar.sync id, n`): `warp_group.barrier`."""
+
+    name = "warp_group.barrier"
+    assembly_format = "attr-dict"
+
+    def __init__(self):
+        super().__init__()
+
+    def verify_(self) -> None:
+        cur = self.parent_op()
+        while cur is not None and not isinstance(cur, PartitionOp):
+            cur = cur.parent_op()
+        if cur is None:
+            raise VerifyException("warp_group.barrier must be inside a warp_group.partition")
+
+
+WarpGroup = Dialect("warp_group", [RegionOp, PartitionOp, BarrierOp], [])

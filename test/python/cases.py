@@ -54,7 +54,9 @@ def bias_gemm_args(rng, M=100, N=150, K=70):
     return (cdiv(M, 64), cdiv(N, 64)), [a, b, bias, c, N, K]
 
 
-def batched_gemm_args(rng, B=3, M=96, N=80, K=70):
+def batched_gemm_args(rng, B=3, M=128, N=80, K=70):
+    # M is a multiple of the 64-row tile: C is one [B*M, N] array, so a ragged
+    # M would make one batch's last tile overwrite the next batch's rows (a race).
     a = rng.standard_normal((B * M, K)).astype(ml_dtypes.bfloat16)
     b = rng.standard_normal((B * N, K)).astype(ml_dtypes.bfloat16)
     c = np.zeros((B * M, N), np.float32)

@@ -127,3 +127,39 @@ def test_interpreter_catches_a_read_before_the_wait(shared, rng):
     grid, args = CASES[0].make(rng)
     with pytest.raises(wsdialects.InterpretError, match="before an mma.wait retires it|still in flight"):
         run(broken, CASES[0], grid, args)
+
+
+# --- ws-persistent ----------------------------------------------------------------
+
+@pytest.mark.parametrize("case", CASES, ids=lambda c: c.name)
+@pytest.mark.parametrize("programs,depth,mma", [(1, 2, 1), (2, 3, 2), (3, 1, 0), (132, 3, 2)])
+def test_persistent_preserves_semantics(case, programs, depth, mma, rng):
+    before = wsdialects.parse_file(case.path())
+    after = transform(case.path(), f"ws-partition,ws-distribute{{depth={depth}}},"
+                                   f"ws-pipeline-mma{{depth={mma}}},ws-persistent{{programs={programs}}}")
+    grid, args = case.make(rng)
+    want = run(before, case, grid, args)
+    for seed in (None, 5):
+        assert_same(want, run(after, case, grid, args, seed=seed))
+
+
+# --- ws-specialize -----------------------------------------------------------------
+
+SPECIALIZE = [(d, p, pers) for d in (1, 2, 3, 4) for p in range(d) for pers in (False, True)]
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda c: c.name)
+@pytest.mark.parametrize("depth,mma,persistent", SPECIALIZE)
+def test_specialize_preserves_semantics(case, depth, mma, persistent, rng):
+    before = wsdialects.parse_file(case.path())
+    opts = f"depth={depth} mma-depth={mma} persistent={'true' if persistent else 'false'} programs=2"
+    after = transform(case.path(), f"ws-specialize{{{opts}}}")
+    grid, args = case.make(rng)
+    assert_same(run(before, case, grid, args), run(after, case, grid, args, seed=depth * 10 + mma))
+
+
+def test_specialize_equals_the_passes_it_bundles(shared):
+    bundled = transform(shared / "kernels" / "gemm.mlir", "ws-specialize{depth=3 mma-depth=2 persistent=true}")
+    spelled = transform(shared / "kernels" / "gemm.mlir",
+                        "ws-partition,ws-distribute{depth=3},ws-pipeline-mma{depth=2},ws-persistent")
+    assert _printed(bundled) == _printed(spelled)

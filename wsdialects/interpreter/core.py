@@ -149,8 +149,17 @@ class Interpreter:
         kernel = self.kernel(name)
         grid3 = _grid3(grid)
         params = kernel.body.block.args
+        contract = kernel.attributes.get("ws.persistent")
+        if contract is not None:
+            # Launch contract of ws-persistent: min(programs, tiles) programs, the
+            # user's grid passed in the three trailing arguments.
+            programs = contract.data["programs"].value.data
+            tiles = grid3[0] * grid3[1] * grid3[2]
+            args = [*args, *grid3]
+            grid3 = (min(programs, tiles), 1, 1)
         if len(args) != len(params):
-            raise TypeError(f"@{name} takes {len(params)} arguments, got {len(args)}")
+            hidden = 3 if contract is not None else 0
+            raise TypeError(f"@{name} takes {len(params) - hidden} arguments, got {len(args) - hidden}")
         values = [to_runtime(p.type, a, i) for i, (p, a) in enumerate(zip(params, args))]
         for z, y, x in itertools.product(range(grid3[2]), range(grid3[1]), range(grid3[0])):
             frame = Frame(self, (x, y, z), grid3, {}, 0, None, seed)

@@ -113,3 +113,9 @@ def _wait(frame, op, a):
     frame.inflight = frame.inflight[len(retired):]
     done = set(map(id, retired))
     return [v.value if isinstance(v, InFlight) and id(v) in done else v for v in a]
+
+
+@impl("warp_group.barrier")
+def _barrier(frame, op, a):
+    # One coroutine runs a whole partition, so its warps are always together.
+    return []

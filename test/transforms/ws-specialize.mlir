@@ -1,0 +1,17 @@
+// RUN: ws-opt %shared/kernels/gemm.mlir -p ws-specialize | filecheck %s
+// RUN: ws-opt %shared/kernels/gemm.mlir -p 'ws-specialize{depth=4 mma-depth=1 persistent=true programs=66}' | filecheck %s --check-prefix=OPTS
+// RUN: not ws-opt %shared/kernels/gemm.mlir -p 'ws-specialize{depth=2 mma-depth=2}' 2>&1 | filecheck %s --check-prefix=BAD
+
+// Defaults: D = 3, P = 2, not persistent.
+// CHECK: aref.create : !aref.ring<tensor<128x64xf16>, tensor<256x64xf16>, depth = 3>
+// CHECK: warp_group.partition 0 producer warps 4 regs 40
+// CHECK: warp_group.partition 1 consumer warps 8 regs 232
+// CHECK: mma.async_dot
+// CHECK-NEXT: mma.wait %{{.*}} {pending = 2}
+// CHECK-NOT: ws_grid_x
+
+// OPTS: ws.persistent = {programs = 66 : i32}
+// OPTS: depth = 4
+// OPTS: mma.wait %{{.*}} {pending = 1}
+
+// BAD: error: ws-specialize: mma-depth (2) must be smaller than depth (2)

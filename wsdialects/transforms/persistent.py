@@ -1,0 +1,169 @@
+"""`ws-persistent{programs=N}`: persistent warp-specialized kernels (Tawa §IV-B).
+
+One program per SM (N, default 132) loops over the output tiles of the user's
+grid: tile = pid + i * programs. Every partition runs the same tile loop, so the
+producer runs ahead into the next tile while the consumers finish an epilogue.
+Ring positions continue across tiles (a running base is added to every position
+inside the K loop; one-shot rings advance once per tile), and the consumers meet
+at a `warp_group.barrier` before each epilogue.
+
+The launch contract is recorded on the kernel: `ws.persistent = {programs = N}`
+and three trailing i32 arguments carrying the user's grid. The interpreter (and
+the GPU runtime) take the user's grid and arguments unchanged, launch
+min(N, tiles) programs and pass the grid themselves.
+
+    func.func @k(..., %ws_grid_x: i32, %ws_grid_y: i32, %ws_grid_z: i32)
+        attributes {ws.persistent = {programs = 132 : i32}, ...} {
+      warp_group.partition 1 consumer ... {
+        scf.for %tile = %pid to %tiles step %programs iter_args(%base = %c0, %i = %c0) {
+          %pid_x = arith.remsi %tile, %ws_grid_x ...      // replaces tile.program_id 0
+          ... aref.get %r[%k + %base] ...
+          warp_group.barrier
+          ... epilogue ...
+        }
+      }
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from xdsl.dialects import arith, func, scf
+from xdsl.dialects.builtin import DictionaryAttr, IntegerAttr, ModuleOp, i32
+from xdsl.ir import Block, Operation, Region, SSAValue
+from xdsl.passes import ModulePass
+
+from wsdialects.aref import ConsumedOp, GetOp, PutOp
+from wsdialects.diagnostics import WsError, error_at
+from wsdialects.tile import NumProgramsOp, ProgramIdOp
+from wsdialects.transforms.partition import kernels
+from wsdialects.transforms.pipeline_mma import trip_count
+from wsdialects.warp_group import BarrierOp, PartitionOp, RegionOp
+
+PERSISTENT_ATTR = "ws.persistent"
+GRID_ARGS = ("ws_grid_x", "ws_grid_y", "ws_grid_z")
+AREF_OPS = (PutOp, GetOp, ConsumedOp)
+
+
+def _c(value: int) -> arith.ConstantOp:
+    return arith.ConstantOp(IntegerAttr(value, 32))
+
+
+def _main_loop(part: PartitionOp) -> scf.ForOp | None:
+    """The partition's K loop: the top-level loop that puts or gets."""
+    for op in part.body.block.ops:
+        if isinstance(op, scf.ForOp) and any(isinstance(o, PutOp | GetOp) for o in op.body.block.ops):
+            return op
+    return None
+
+
+def _in_loop(op: Operation, part: PartitionOp) -> bool:
+    """Is `op` nested in a loop of the partition (its K loop or a drain loop)?"""
+    cur = op.parent_op()
+    while cur is not None and cur is not part:
+        if isinstance(cur, scf.ForOp):
+            return True
+        cur = cur.parent_op()
+    return False
+
+
+@dataclass(frozen=True)
+class PersistentPass(ModulePass):
+    """Turn warp-specialized kernels into persistent ones (see module docstring)."""
+
+    name = "ws-persistent"
+    programs: int = 132
+
+    def apply(self, ctx, op: ModuleOp) -> None:
+        if self.programs < 1:
+            raise WsError(f"ws-persistent: programs must be >= 1, got {self.programs}", "ws-opt")
+        for kernel in kernels(op):
+            regions = [o for o in kernel.body.walk() if isinstance(o, RegionOp)]
+            if not regions:
+                continue  # not warp-specialized: nothing to make persistent
+            if PERSISTENT_ATTR in kernel.attributes:
+                raise error_at(kernel, "ws-persistent: kernel is already persistent")
+            self.make_persistent(kernel, regions[0])
+
+    def make_persistent(self, kernel: func.FuncOp, region: RegionOp) -> None:
+        entry = kernel.body.block
+        grid = []
+        for name in GRID_ARGS:
+            a = entry.insert_arg(i32, len(entry.args))
+            a.name_hint = name
+            grid.append(a)
+        kernel.function_type = func.FunctionType.from_lists([a.type for a in entry.args], [])
+        kernel.attributes[PERSISTENT_ATTR] = DictionaryAttr({"programs": IntegerAttr(self.programs, 32)})
+        for part in region.partitions:
+            self.wrap(part, grid, is_consumer=any(isinstance(o, GetOp) for o in part.body.walk()))
+
+    def wrap(self, part: PartitionOp, grid: list[SSAValue], is_consumer: bool) -> None:
+        old = part.body.block
+        main = _main_loop(part)
+        head = Block()
+        pid, nprog = ProgramIdOp(0), NumProgramsOp(0)
+        gxy = arith.MuliOp(grid[0], grid[1])
+        tiles = arith.MuliOp(gxy.result, grid[2])
+        zero = _c(0)
+        head.add_ops([pid, nprog, gxy, tiles, zero])
+        pid.result.name_hint, nprog.result.name_hint, tiles.result.name_hint = "program", "programs", "tiles"
+
+        body = Block(arg_types=[i32, i32, i32])
+        tile, base, count = body.args
+        tile.name_hint, base.name_hint, count.name_hint = "tile", "ring_base", "tile_count"
+        # Virtual program ids of this tile (x fastest).
+        x = arith.RemSIOp(tile, grid[0])
+        yz = arith.DivSIOp(tile, grid[0])
+        y = arith.RemSIOp(yz.result, grid[1])
+        z = arith.DivSIOp(tile, gxy.result)
+        body.add_ops([x, yz, y, z])
+        virtual = [x.result, y.result, z.result]
+        for v, n in zip(virtual, ("pid_x", "pid_y", "pid_z")):
+            v.name_hint = n
+
+        for o in list(old.ops):
+            o.detach()
+            body.add_op(o)
+        for o in list(body.walk()):
+            if isinstance(o, ProgramIdOp) and o not in (pid,):
+                o.result.replace_all_uses_with(virtual[o.axis.value.data])
+                o.detach()
+                o.erase()
+            elif isinstance(o, NumProgramsOp):
+                o.result.replace_all_uses_with(grid[o.axis.value.data])
+                o.detach()
+                o.erase()
+        for v in (z, y, yz, x):  # keep only the virtual ids the tile uses
+            if not v.result.uses:
+                v.detach()
+                v.erase()
+        # Ring positions continue across tiles.
+        for o in list(body.walk()):
+            if isinstance(o, AREF_OPS):
+                if _in_loop(o, part):
+                    shifted = arith.AddiOp(o.position, base)
+                    o.parent_block().insert_op_before(shifted, o)
+                    o.operands = [o.ring, shifted.result, *o.operands[2:]]
+                else:
+                    o.operands = [o.ring, count, *o.operands[2:]]
+        # Advance the counters.
+        one = _c(1)
+        tail: list[Operation] = [one]
+        next_base: SSAValue = base
+        if main is not None:
+            count_ops, trips = trip_count(main)
+            add = arith.AddiOp(base, trips)
+            tail += [*count_ops, add]
+            next_base = add.result
+        nxt = arith.AddiOp(count, one.result)
+        tail += [nxt, scf.YieldOp(next_base, nxt.result)]
+        body.add_ops(tail)
+        if is_consumer and main is not None:
+            # The epilogue starts after the K loop and whatever releases its slots.
+            last = [o for o in body.ops if any(isinstance(i, AREF_OPS) for i in o.walk())][-1]
+            body.insert_op_after(BarrierOp(), last)
+        loop = scf.ForOp(pid.result, tiles.result, nprog.result, [zero.result, zero.result], Region(body))
+        head.add_op(loop)
+        part.body.detach_block(old)
+        old.erase()
+        part.body.add_block(head)
