@@ -17,14 +17,18 @@ uniform scalars) are visible to every partition.
 
 from __future__ import annotations
 
-from xdsl.dialects.builtin import IntegerAttr, StringAttr
+import re
+
+from xdsl.dialects.builtin import IntegerAttr, StringAttr, TensorType
 from xdsl.ir import Block, Dialect, Operation, Region, SSAValue
 from xdsl.irdl import (
     IRDLOperation,
     irdl_op_definition,
+    operand_def,
     opt_prop_def,
     prop_def,
     region_def,
+    result_def,
     traits_def,
 )
 from xdsl.parser import Parser
@@ -87,8 +91,10 @@ class PartitionOp(IRDLOperation):
     @classmethod
     def parse(cls, parser: Parser):
         pid = parser.parse_integer(allow_boolean=False)
-        role = None
-        if (ident := parser.parse_optional_identifier()) is not None and ident != "warps":
+        role = parser.parse_optional_str_literal()  # a role that is no bare identifier
+        if role is not None:
+            parser.parse_keyword("warps")
+        elif (ident := parser.parse_optional_identifier()) is not None and ident != "warps":
             role = ident
             parser.parse_keyword("warps")
         elif ident is None:
@@ -109,7 +115,11 @@ class PartitionOp(IRDLOperation):
     def print(self, printer: Printer) -> None:
         printer.print_string(f" {self.pid}")
         if self.role is not None:
-            printer.print_string(f" {self.role.data}")
+            printer.print_string(" ")
+            if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_$.]*", self.role.data) and self.role.data != "warps":
+                printer.print_string(self.role.data)
+            else:
+                printer.print_string_literal(self.role.data)
         printer.print_string(f" warps {self.warps}")
         if self.regs is not None:
             printer.print_string(f" regs {self.regs.value.data}")
@@ -221,4 +231,65 @@ class BarrierOp(IRDLOperation):
             raise VerifyException("warp_group.barrier must be inside a warp_group.partition")
 
 
-WarpGroup = Dialect("warp_group", [RegionOp, PartitionOp, BarrierOp], [])
+@irdl_op_definition
+class ShareOp(IRDLOperation):
+    """Group `group` of `groups` cooperating warp groups takes its share of a tile
+    they all read (an aref slot): the `group`-th of `groups` equal slices along
+    `axis`: `%a0 = warp_group.share %a, 0 of 2 along 0 : tensor<128x64xf16> -> tensor<64x64xf16>`."""
+
+    name = "warp_group.share"
+    group = prop_def(IntegerAttr)
+    groups = prop_def(IntegerAttr)
+    axis = prop_def(IntegerAttr)
+    src = operand_def(TensorType)
+    result = result_def(TensorType)
+
+    def __init__(self, src: SSAValue, group: int, groups: int, axis: int):
+        shape = list(src.type.get_shape())
+        shape[axis] //= groups
+        super().__init__(
+            operands=[src],
+            result_types=[TensorType(src.type.element_type, shape)],
+            properties={"group": IntegerAttr(group, 32), "groups": IntegerAttr(groups, 32),
+                        "axis": IntegerAttr(axis, 32)},
+        )
+
+    def verify_(self) -> None:
+        g, n, a = self.group.value.data, self.groups.value.data, self.axis.value.data
+        shape = list(self.src.type.get_shape())
+        if not 0 <= g < n:
+            raise VerifyException(f"group {g} out of range for {n} groups")
+        if not 0 <= a < len(shape):
+            raise VerifyException(f"axis {a} out of range for a rank-{len(shape)} tile")
+        if shape[a] % n:
+            raise VerifyException(f"dim {a} of size {shape[a]} does not split into {n} groups")
+        shape[a] //= n
+        want = TensorType(self.src.type.element_type, shape)
+        if self.result.type != want:
+            raise VerifyException(f"share of {self.src.type} gives {want}, not {self.result.type}")
+
+    @classmethod
+    def parse(cls, parser: Parser):
+        src = parser.parse_unresolved_operand()
+        parser.parse_punctuation(",")
+        g = parser.parse_integer(allow_boolean=False)
+        parser.parse_keyword("of")
+        n = parser.parse_integer(allow_boolean=False)
+        parser.parse_keyword("along")
+        a = parser.parse_integer(allow_boolean=False)
+        parser.parse_punctuation(":")
+        st = parser.parse_type()
+        parser.parse_punctuation("->")
+        parser.parse_type()
+        return cls(parser.resolve_operand(src, st), g, n, a)
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_operand(self.src)
+        printer.print_string(f", {self.group.value.data} of {self.groups.value.data} along {self.axis.value.data} : ")
+        printer.print_attribute(self.src.type)
+        printer.print_string(" -> ")
+        printer.print_attribute(self.result.type)
+
+
+WarpGroup = Dialect("warp_group", [RegionOp, PartitionOp, BarrierOp, ShareOp], [])

@@ -194,3 +194,18 @@ def test_partition_built_in_python_prints_and_reparses():
     again = StringIO()
     Printer(stream=again).print_op(parse_text(text, "built.mlir"))
     assert again.getvalue() == text
+
+
+@pytest.mark.parametrize("role", ["producer", "warps", "tma loads", "a-b", '"q"'])
+def test_partition_role_round_trips(role):
+    from io import StringIO
+
+    from xdsl.dialects.builtin import ModuleOp
+    from xdsl.printer import Printer
+
+    module = ModuleOp([RegionOp([PartitionOp(0, 4, role=role)])])
+    out = StringIO()
+    Printer(stream=out).print_op(module)
+    reparsed = parse_text(out.getvalue(), "role.mlir")
+    region = next(iter(reparsed.body.block.ops))
+    assert region.partitions[0].role_name == role

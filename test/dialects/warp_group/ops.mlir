@@ -58,8 +58,8 @@ func.func @specialized(%d: !tile.desc<tensor<128x64xf16>>, %n: i32)
   func.return
 }
 
-// Role and register budget are optional; partitions may be empty; extra
-// attributes follow the body.
+// Role and register budget are optional (a role that is not an identifier is
+// quoted); partitions may be empty; extra attributes follow the body.
 // CHECK-LABEL: func.func @optional_parts(%n: i32)
 // CHECK-NEXT: warp_group.region {
 // CHECK-NEXT:   warp_group.partition 0 warps 4 {
@@ -69,12 +69,15 @@ func.func @specialized(%d: !tile.desc<tensor<128x64xf16>>, %n: i32)
 // CHECK-NEXT:   } attributes {ws.note = "empty"}
 // CHECK-NEXT:   warp_group.partition 7 warps 8 regs 24 {
 // CHECK-NEXT:   }
+// CHECK-NEXT:   warp_group.partition 9 "tma loads" warps 4 {
+// CHECK-NEXT:   }
 // CHECK-NEXT: } attributes {ws.stage = 1 : i64}
 // GENERIC-LABEL: sym_name = "optional_parts"
 // GENERIC: "warp_group.partition"() <{id = 0 : i32, num_warps = 4 : i32}> ({
 // GENERIC: "warp_group.partition"() <{id = 3 : i32, num_warps = 4 : i32, role = "epilogue"}> ({
 // GENERIC: }) {ws.note = "empty"} : () -> ()
 // GENERIC: "warp_group.partition"() <{id = 7 : i32, num_warps = 8 : i32, regs = 24 : i32}> ({
+// GENERIC: "warp_group.partition"() <{id = 9 : i32, num_warps = 4 : i32, role = "tma loads"}> ({
 // GENERIC: }) {ws.stage = 1 : i64} : () -> ()
 func.func @optional_parts(%n: i32) {
   warp_group.region {
@@ -84,6 +87,7 @@ func.func @optional_parts(%n: i32) {
     warp_group.partition 3 epilogue warps 4 {
     } attributes {ws.note = "empty"}
     warp_group.partition 7 warps 8 regs 24 {}
+    warp_group.partition 9 "tma loads" warps 4 {}
   } attributes {ws.stage = 1}
   func.return
 }
