@@ -1,6 +1,6 @@
 """`ws-opt`: parse a tile kernel, run wsdialects passes, print the result.
 
-    ws-opt FILE [-p PIPE | --pass-pipeline='builtin.module(PIPE)'] [-t mlir] [-o OUT]
+    ws-opt FILE [-p PIPE | --pass-pipeline='builtin.module(PIPE)'] [-t mlir|llvm|ptx] [-o OUT]
            [--print-op-generic]
 
 Bad input (syntax, types, verifier, unknown pass or option) prints
@@ -23,7 +23,7 @@ from xdsl.utils.exceptions import DiagnosticException, VerifyException
 from wsdialects.diagnostics import WsError, parse_text, verify
 from wsdialects.passes import available_passes
 
-TARGETS = ("mlir",)
+TARGETS = ("mlir", "llvm", "ptx")
 
 
 class _ArgParser(argparse.ArgumentParser):
@@ -79,6 +79,15 @@ def emit(module: ModuleOp, target: str, generic: bool = False, debuginfo: bool =
     if target == "mlir":
         Printer(stream=out, print_generic_format=generic, print_debuginfo=debuginfo).print_op(module)
         out.write("\n")
+    elif target in ("llvm", "ptx"):
+        from wsdialects.lower.to_llvm import lower_module  # stages 9-11: LLVM IR text, PTX
+
+        text = lower_module(module).llvm_ir
+        if target == "ptx":
+            from wsdialects.lower.ptx import llvm_to_ptx
+
+            text = llvm_to_ptx(text)
+        out.write(text)
     else:
         raise WsError(f"unknown target '{target}' (available: {', '.join(TARGETS)})", "ws-opt")
     return out.getvalue()

@@ -1,0 +1,71 @@
+// RUN: ws-opt %shared/kernels/gemm.mlir -p 'ws-hopper{depth=3}' | filecheck %s --check-prefix=IR
+// RUN: ws-opt %shared/kernels/gemm.mlir -p 'ws-hopper{depth=3}' -t llvm | filecheck %s --check-prefix=LL
+// RUN: ws-opt %shared/kernels/gemm.mlir -p 'ws-partition,ws-distribute{depth=2}' -t ptx | filecheck %s --check-prefix=PTX
+// RUN: ws-opt %S/../Inputs/kernels/fp8_gemm.mlir -p 'ws-hopper' -t llvm | filecheck %s --check-prefix=FP8
+// RUN: ws-opt %S/../Inputs/kernels/batched_gemm.mlir -p 'ws-hopper' -t llvm | filecheck %s --check-prefix=TMASTORE
+// RUN: ws-opt %S/../Inputs/kernels/bias_gemm.mlir -p 'ws-hopper' -t llvm | filecheck %s --check-prefix=BIAS
+// RUN: not ws-opt %S/../Inputs/kernels/mean_gemm.mlir -p 'ws-hopper' -t llvm 2>&1 | filecheck %s --check-prefix=MEAN
+// RUN: not ws-opt %S/../Inputs/kernels/no_loop.mlir -p 'ws-hopper' -t ptx 2>&1 | filecheck %s --check-prefix=NOWS
+
+// ws-hopper = ws-partition + ws-distribute for now (ws-specialize does not exist yet);
+// the IR it leaves is the distributed kernel.
+// IR: aref.create : !aref.ring<tensor<128x64xf16>, tensor<256x64xf16>, depth = 3>
+// IR: warp_group.partition 0 producer warps 4 regs 40
+// IR: warp_group.partition 1 consumer warps 8 regs 232
+
+// The lowering (target llvm): 384 threads; a FULL (1 arrival) and an EMPTY (8
+// consumer warps) mbarrier per slot, initialised by thread 0 and fenced.
+// LL: define ptx_kernel void @matmul(ptr %p0, ptr %p1, ptr addrspace(1) %p2, i32 %p3, i32 %p4, i32 %p5, i32 %p6)
+// LL-COUNT-3: mbarrier.init.shared::cta.b64 [$1], $2; }", "r,r,r"(i32 %{{.*}}, i32 %{{.*}}, i32 1)
+// LL: fence.mbarrier_init.release.cluster;
+// LL: bar.sync 0;
+// Producer warp group: fewer registers, wait EMPTY with parity ^ 1, one thread
+// arrives with the payload bytes (128x64 + 256x64 halves) and issues both TMA loads.
+// LL: setmaxnreg.dec.sync.aligned.u32 40;
+// LL: urem i32 %{{.*}}, 3
+// LL: udiv i32 %{{.*}}, 3
+// LL: xor i32 %{{.*}}, 1
+// LL: mbarrier.try_wait.parity.shared::cta.b64
+// LL: mbarrier.arrive.expect_tx.shared::cta.b64 _, [$1], 49152; @p cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [$2], [$3, {$4, $5}], [$1]; @p cp.async.bulk.tensor.2d
+// Consumer warp groups: more registers, wait FULL, four k16 wgmmas per 64-wide K
+// tile from 128B-swizzled descriptors, retire them, then release the slot.
+// LL: setmaxnreg.inc.sync.aligned.u32 232;
+// LL: mbarrier.try_wait.parity.shared::cta.b64
+// LL: wgmma.fence.sync.aligned;
+// LL: or i64 %{{.*}}, 4611686293305360384
+// LL-COUNT-4: wgmma.mma_async.sync.aligned.m64n256k16.f32.f16.f16
+// LL: wgmma.commit_group.sync.aligned;
+// LL: wgmma.wait_group.sync.aligned 0;
+// LL: @p mbarrier.arrive.shared::cta.b64 _, [$1];
+// Epilogue: per-register truncation and masked 16-bit stores.
+// LL: fptrunc float %{{.*}} to half
+// LL: @p st.global.b16 [$0], $1;
+// LL: attributes #0 = { "nvvm.maxntid"="384" "nvvm.minctasm"="1" }
+
+// PTX: .target sm_90a
+// PTX: .maxntid 384
+// PTX: setmaxnreg.dec.sync.aligned.u32 40;
+// PTX: wgmma.mma_async.sync.aligned.m64n256k16.f32.f16.f16
+
+// fp8: k32 per wgmma, two per 64-byte-wide K tile (64B swizzle), TMA store epilogue.
+// FP8: wgmma.mma_async.sync.aligned.m64n64k32.f32.e4m3.e4m3
+// FP8-NEXT: extractvalue
+// FP8: wgmma.mma_async.sync.aligned.m64n64k32.f32.e4m3.e4m3
+// FP8: fence.proxy.async.shared::cta;
+// FP8: bar.sync 2, 128;
+// FP8: cp.async.bulk.tensor.2d.global.shared::cta.bulk_group
+
+// bf16, grid z as the batch: the TMA store writes f32 through staging shared memory.
+// TMASTORE: call i32 @llvm.nvvm.read.ptx.sreg.ctaid.z()
+// TMASTORE: wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16
+// TMASTORE: st.shared.b32 [$0], $1;
+// TMASTORE: fence.proxy.async.shared::cta;
+// TMASTORE: cp.async.bulk.tensor.2d.global.shared::cta.bulk_group
+
+// The bias vector is a masked pointer load per column the thread owns.
+// BIAS: @p ld.global.b32 $0, [$1];
+// BIAS: fadd float
+// BIAS: cp.async.bulk.tensor.2d.global.shared::cta.bulk_group
+
+// MEAN: mean_gemm.mlir:4:1: error: aref payload tensor<64x64xf32>: a tile row of 256 bytes has no TMA/wgmma swizzle
+// NOWS: no_loop.mlir:2:1: error: the Hopper lowering needs a warp-specialized kernel

@@ -1,0 +1,1048 @@
+"""Distributed tile IR -> LLVM IR text for sm_90a (Tawa §III-E and the thread-level
+lowering), with inline PTX for mbarrier, TMA, wgmma, fences and setmaxnreg.
+
+Input: a kernel after `ws-partition,ws-distribute` (one `warp_group.region` whose
+partitions talk through `aref` rings). The lowering is driven by the ops and types
+only; what it cannot lower is rejected with a located diagnostic (`error_at`).
+
+How each level maps (see docs in README of wsdialects/lower):
+
+* aref ring of depth D (payload = TMA-loaded tiles) -> D slots of 128B/64B/32B
+  swizzled shared memory (1024-B aligned), a FULL and an EMPTY mbarrier per slot.
+  FULL counts 1 arrival (the elected producer thread's `arrive.expect_tx` with the
+  payload bytes; the TMA copies complete the transaction); EMPTY counts one arrival
+  per consumer warp. Position k: slot k mod D, parity (k / D) & 1; put waits EMPTY
+  with parity^1, get waits FULL with parity; consumed arrives on EMPTY after the
+  wgmma reading the slot retired (`wgmma.wait_group 0` follows every dot).
+* warp_group.partition -> a branch on the thread id; the warps of a partition are
+  whole warp groups; `setmaxnreg.dec/inc` to the partition's register budget.
+* 2-D tiles in a consumer -> the wgmma accumulator fragment (m64nN per warp group,
+  row blocks of 64 split over the partition's warp groups); 1-D tiles are row or
+  column slices evaluated per element where a 2-D use needs them; elementwise ops
+  per register; pointer loads/stores per element with masks (predicated PTX).
+* tile.dot (A: MxK smem tile, B: trans of an NxK smem tile, both K-contiguous)
+  -> wgmma.mma_async m64nNk16 (f16/bf16) / k32 (fp8 e4m3/e5m2) from shared-memory
+  descriptors.
+* tile.desc_store -> the fragment written to shared memory, fence.proxy.async,
+  a named barrier over the partition, one thread issues the TMA store.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from xdsl.dialects.builtin import (
+    BFloat16Type,
+    DenseIntOrFPElementsAttr,
+    Float16Type,
+    Float32Type,
+    Float64Type,
+    FloatAttr,
+    IntegerAttr,
+    IntegerType,
+    ModuleOp,
+    TensorType,
+)
+from xdsl.ir import Attribute, Block, Operation, SSAValue
+
+from wsdialects.aref.dialect import RingType
+from wsdialects.diagnostics import error_at
+from wsdialects.tile import DescType, PtrType
+
+try:  # fp8 types (xDSL 0.74 names)
+    from xdsl.dialects.builtin import Float8E4M3FNType, Float8E5M2Type
+except ImportError:  # pragma: no cover
+    Float8E4M3FNType = Float8E5M2Type = ()
+
+TRIPLE = "nvptx64-nvidia-cuda"
+DATALAYOUT = "e-i64:64-i128:128-v16:16-v32:32-n16:32:64"
+REGFILE = 65536
+
+
+# ----------------------------------------------------------------------------- types
+
+def is_fp8(t: Attribute) -> bool:
+    return bool(Float8E4M3FNType) and isinstance(t, (Float8E4M3FNType, Float8E5M2Type))
+
+
+def fp8_name(t: Attribute) -> str:
+    return "e4m3" if isinstance(t, Float8E4M3FNType) else "e5m2"
+
+
+def llty(t: Attribute) -> str:
+    if isinstance(t, IntegerType):
+        return f"i{t.width.data}"
+    if isinstance(t, Float16Type):
+        return "half"
+    if isinstance(t, BFloat16Type):
+        return "bfloat"
+    if isinstance(t, Float32Type):
+        return "float"
+    if isinstance(t, Float64Type):
+        return "double"
+    if is_fp8(t):
+        return "i8"
+    if isinstance(t, PtrType):
+        return "ptr addrspace(1)"
+    raise TypeError(f"no LLVM type for {t}")
+
+
+def bits_of(t: Attribute) -> int:
+    if isinstance(t, IntegerType):
+        return t.width.data
+    if isinstance(t, (Float16Type, BFloat16Type)):
+        return 16
+    if isinstance(t, Float32Type):
+        return 32
+    if isinstance(t, Float64Type):
+        return 64
+    if is_fp8(t):
+        return 8
+    if isinstance(t, PtrType):
+        return 64
+    raise TypeError(f"no bit width for {t}")
+
+
+def nbytes(t: Attribute) -> int:
+    return max(1, bits_of(t) // 8)
+
+
+def is_float(t: Attribute) -> bool:
+    return isinstance(t, (Float16Type, BFloat16Type, Float32Type, Float64Type))
+
+
+def shape_of(t: Attribute) -> tuple[int, ...]:
+    return tuple(t.get_shape()) if isinstance(t, TensorType) else ()
+
+
+def elem_of(t: Attribute) -> Attribute:
+    return t.element_type if isinstance(t, TensorType) else t
+
+
+def _prod(xs) -> int:
+    r = 1
+    for x in xs:
+        r *= x
+    return r
+
+
+def _round_up(x: int, a: int) -> int:
+    return (x + a - 1) // a * a
+
+
+def swizzle_bytes(row_bytes: int) -> int | None:
+    return row_bytes if row_bytes in (32, 64, 128) else None
+
+
+SWIZZLE_CODE = {128: 1, 64: 2, 32: 3}
+
+
+# ----------------------------------------------------------------------------- results
+
+@dataclass
+class ParamInfo:
+    """How the runtime must pass one kernel argument."""
+    name: str
+    kind: str  # "desc" | "ptr" | "scalar"
+    dtype: str  # element type name as in MLIR (f16, bf16, f32, i32, f8E4M3FN, ...)
+    block: tuple[int, ...] = ()
+    swizzle: int = 0  # bytes (128/64/32), 0 = none
+
+
+@dataclass
+class KernelInfo:
+    name: str
+    params: list[ParamInfo]
+    num_threads: int
+    smem_bytes: int
+    partitions: list[tuple[str, int, int | None]] = field(default_factory=list)
+
+
+@dataclass
+class Lowered:
+    llvm_ir: str
+    kernels: list[KernelInfo]
+
+
+# ----------------------------------------------------------------------------- values
+
+@dataclass
+class Smem:
+    """A tile resident in swizzled shared memory (an aref slot's payload)."""
+    addr: str  # i32 shared address
+    shape: tuple[int, ...]
+    elem: Attribute
+    swizzle: int
+    trans: bool = False
+
+
+@dataclass
+class PendingTma:
+    op: Operation  # tile.desc_load waiting for its aref.put
+
+
+@dataclass
+class Frag:
+    regs: list[str]
+
+
+@dataclass
+class RingInfo:
+    op: Operation
+    depth: int
+    payload: list[Attribute]
+    buf_off: int
+    slot_bytes: int
+    offsets: list[int]
+    full_off: int
+    empty_off: int
+    tx_bytes: int
+    consumer_warps: int = 0
+
+
+@dataclass
+class Layout:
+    """Per-thread fragment coordinates of the partition running the code."""
+    wg_count: int
+    row_rt: str  # i32: wg*64 + 16*warp + lane/4
+    col_rt: str  # i32: 2*(lane%4)
+    tid_in_part: str
+    lane: str
+    threads: int
+    barrier_id: int
+
+
+# ----------------------------------------------------------------------------- emitter
+
+class _Kernel:
+    def __init__(self, func: Operation):
+        self.func = func
+        self.lines: list[str] = []
+        self.n = 0
+        self.block = "entry"
+        self.vals: dict[SSAValue, object] = {}
+        self.memo: list[dict] = [{}]
+        self.layout: Layout | None = None
+        self.decls: set[str] = set()
+        self.rings: dict[SSAValue, RingInfo] = {}
+        self.smem_end = 0
+        self.stage_off: dict[Operation, int] = {}
+        self.desc_use: dict[SSAValue, tuple[str, int]] = {}
+
+    # ---- text helpers
+    def tmp(self, hint: str = "v") -> str:
+        self.n += 1
+        return f"%{hint}{self.n}"
+
+    def emit(self, s: str) -> None:
+        self.lines.append("  " + s)
+
+    def label(self, name: str) -> None:
+        self.lines.append(f"{name}:")
+        self.block = name
+
+    def newlabel(self, hint: str) -> str:
+        self.n += 1
+        return f"{hint}{self.n}"
+
+    def op(self, rhs: str, hint: str = "v") -> str:
+        r = self.tmp(hint)
+        self.emit(f"{r} = {rhs}")
+        return r
+
+    def asm(self, text: str, cons: str, args: list[tuple[str, str]], ret: str = "void") -> str | None:
+        text = text.replace("\\", "\\5C").replace('"', "\\22").replace("\n", "\\0A")
+        a = ", ".join(f"{t} {v}" for t, v in args)
+        call = f'call {ret} asm sideeffect "{text}", "{cons}"({a})'
+        if ret == "void":
+            self.emit(call)
+            return None
+        return self.op(call)
+
+    def sreg(self, name: str) -> str:
+        fn = f"llvm.nvvm.read.ptx.sreg.{name}"
+        self.decls.add(f"declare i32 @{fn}()")
+        return self.op(f"call i32 @{fn}()")
+
+    def c32(self, v: int) -> str:
+        return str(int(v))
+
+    # ---- errors
+    def fail(self, op: Operation, msg: str):
+        raise error_at(op, msg)
+
+    # ----------------------------------------------------------------- kernel
+    def lower(self) -> tuple[str, KernelInfo]:
+        f = self.func
+        name = f.sym_name.data
+        args = f.body.blocks[0].args
+        region_ops = [o for o in f.body.blocks[0].ops if o.name == "warp_group.region"]
+        if len(region_ops) != 1:
+            self.fail(f, "the Hopper lowering needs a warp-specialized kernel (run ws-partition,ws-distribute first): "
+                         f"expected one warp_group.region in @{name}, found {len(region_ops)}")
+        region = region_ops[0]
+        parts = [o for o in region.body.blocks[0].ops if o.name == "warp_group.partition"]
+        total_warps = sum(p.warps for p in parts)
+        nthreads = total_warps * 32
+        if nthreads > 1024:
+            self.fail(region, f"{nthreads} threads per CTA exceed 1024")
+
+        # parameters
+        params: list[ParamInfo] = []
+        sig = []
+        for i, a in enumerate(args):
+            pname = a.name_hint or f"arg{i}"
+            t = a.type
+            if isinstance(t, DescType):
+                tt = t.block
+                params.append(ParamInfo(pname, "desc", str(elem_of(tt)), shape_of(tt)))
+                sig.append(f"ptr %p{i}")
+                self.vals[a] = ("desc", f"%p{i}", tt, len(params) - 1)
+            elif isinstance(t, PtrType):
+                params.append(ParamInfo(pname, "ptr", str(t.parameters[0])))
+                sig.append(f"ptr addrspace(1) %p{i}")
+                self.vals[a] = f"%p{i}"
+            elif isinstance(t, (IntegerType, Float32Type, Float16Type, BFloat16Type, Float64Type)):
+                params.append(ParamInfo(pname, "scalar", str(t)))
+                sig.append(f"{llty(t)} %p{i}")
+                self.vals[a] = f"%p{i}"
+            else:
+                self.fail(f, f"cannot pass kernel argument {i} of type {t}")
+        self.params = params
+
+        self.label("entry")
+        self.tid = self.sreg("tid.x")
+        raw = self.op("ptrtoint ptr addrspace(3) @__ws_smem to i64")
+        raw32 = self.op(f"trunc i64 {raw} to i32")
+        add = self.op(f"add i32 {raw32}, 1023")
+        self.smem = self.op(f"and i32 {add}, -1024", "smem")
+
+        # top-level ops before the region (aref.create, scalars)
+        block = f.body.blocks[0]
+        pre = []
+        for o in block.ops:
+            if o is region:
+                break
+            pre.append(o)
+        for o in pre:
+            if o.name == "aref.create":
+                self.plan_ring(o, parts)
+        # staging buffers for TMA stores
+        for o in region.walk():
+            if o.name == "tile.desc_store":
+                v = o.operands[-1]
+                self.smem_end = _round_up(self.smem_end, 1024)
+                self.stage_off[o] = self.smem_end
+                self.smem_end += _prod(shape_of(v.type)) * nbytes(elem_of(v.type))
+        bar_base = _round_up(self.smem_end, 8)
+        for r in self.rings.values():
+            r.full_off += bar_base
+            r.empty_off += bar_base
+        nbars = sum(2 * r.depth for r in self.rings.values())
+        smem_bytes = bar_base + 8 * nbars + 1024
+
+        # barrier init by thread 0
+        if self.rings:
+            for r in self.rings.values():
+                for s in range(r.depth):
+                    fa = self.op(f"add i32 {self.smem}, {r.full_off + 8 * s}")
+                    ea = self.op(f"add i32 {self.smem}, {r.empty_off + 8 * s}")
+                    self.asm("{ .reg .pred p; setp.eq.u32 p, $0, 0; @p mbarrier.init.shared::cta.b64 [$1], $2; }",
+                             "r,r,r", [("i32", self.tid), ("i32", fa), ("i32", "1")])
+                    self.asm("{ .reg .pred p; setp.eq.u32 p, $0, 0; @p mbarrier.init.shared::cta.b64 [$1], $2; }",
+                             "r,r,r", [("i32", self.tid), ("i32", ea), ("i32", str(r.consumer_warps))])
+            self.asm("fence.mbarrier_init.release.cluster;", "", [])
+        self.asm("bar.sync 0;", "", [])
+        for o in pre:
+            if o.name not in ("aref.create",):
+                self.lower_op(o)
+
+        # warp-group dispatch
+        entry_regs = min(255, REGFILE // nthreads) // 8 * 8
+        budget = sum((p.regs.value.data if p.regs is not None else entry_regs) * p.warps * 32 for p in parts)
+        if budget > REGFILE:
+            self.fail(region, f"register budgets need {budget} registers, the register file has {REGFILE}")
+        done = self.newlabel("wg_done")
+        start = 0
+        pinfo = []
+        for idx, p in enumerate(parts):
+            lo, hi = start * 32, (start + p.warps) * 32
+            start += p.warps
+            inside = self.newlabel(f"wg{p.pid}_")
+            nxt = self.newlabel("wg_next")
+            c1 = self.op(f"icmp uge i32 {self.tid}, {lo}")
+            c2 = self.op(f"icmp ult i32 {self.tid}, {hi}")
+            c = self.op(f"and i1 {c1}, {c2}")
+            self.emit(f"br i1 {c}, label %{inside}, label %{nxt}")
+            self.label(inside)
+            regs = p.regs.value.data if p.regs is not None else None
+            if regs is not None and regs != entry_regs:
+                kind = "dec" if regs < entry_regs else "inc"
+                self.asm(f"setmaxnreg.{kind}.sync.aligned.u32 {regs};", "", [])
+            pinfo.append((p.role_name, p.warps, regs))
+            tip = self.op(f"sub i32 {self.tid}, {lo}", "tip")
+            lane = self.op(f"and i32 {self.tid}, 31", "lane")
+            wg = self.op(f"lshr i32 {tip}, 7", "wg")
+            warp = self.op(f"and i32 {self.op(f'lshr i32 {tip}, 5')}, 3", "warp")
+            r0 = self.op(f"shl i32 {wg}, 6")
+            r1 = self.op(f"shl i32 {warp}, 4")
+            r2 = self.op(f"lshr i32 {lane}, 2")
+            row_rt = self.op(f"add i32 {self.op(f'add i32 {r0}, {r1}')}, {r2}", "row")
+            col_rt = self.op(f"shl i32 {self.op(f'and i32 {lane}, 3')}, 1", "col")
+            self.layout = Layout(p.warps // 4, row_rt, col_rt, tip, lane, p.warps * 32, 1 + idx)
+            self.memo = [{}]
+            for o in p.body.blocks[0].ops:
+                self.lower_op(o)
+            self.emit(f"br label %{done}")
+            self.label(nxt)
+        self.emit(f"br label %{done}")
+        self.label(done)
+        self.emit("ret void")
+
+        attrs = f'"nvvm.maxntid"="{nthreads}" "nvvm.minctasm"="1"'
+        text = [f"define ptx_kernel void @{name}({', '.join(sig)}) #{{ATTR}} {{"] + self.lines + ["}"]
+        info = KernelInfo(name, params, nthreads, smem_bytes, pinfo)
+        return "\n".join(text), info, attrs
+
+    # ----------------------------------------------------------------- aref planning
+    def plan_ring(self, create: Operation, parts) -> None:
+        rt: RingType = create.results[0].type
+        depth = rt.depth.data
+        payload = list(rt.payload.data)
+        offsets, off = [], 0
+        tx = 0
+        for t in payload:
+            shp = shape_of(t)
+            if len(shp) != 2:
+                self.fail(create, f"aref payload {t}: only 2-D tiles can be lowered to TMA slots")
+            row_bytes = shp[-1] * nbytes(elem_of(t))
+            if swizzle_bytes(row_bytes) is None:
+                self.fail(create, f"aref payload {t}: a tile row of {row_bytes} bytes has no TMA/wgmma swizzle "
+                                  "(need 32, 64 or 128 bytes per row)")
+            size = _prod(shp) * nbytes(elem_of(t))
+            off = _round_up(off, 1024)
+            offsets.append(off)
+            off += size
+            tx += size
+        slot_bytes = _round_up(off, 1024)
+        buf = _round_up(self.smem_end, 1024)
+        self.smem_end = buf + depth * slot_bytes
+        nb = sum(2 * r.depth for r in self.rings.values())
+        info = RingInfo(create, depth, payload, buf, slot_bytes, offsets, 8 * nb, 8 * (nb + depth), tx)
+        ring = create.results[0]
+        cons = 0
+        for p in parts:
+            if any(o.name == "aref.consumed" and o.operands[0] is ring for o in p.walk()):
+                cons += p.warps
+        if cons == 0:
+            self.fail(create, "aref ring is never released (no aref.consumed): cannot size its EMPTY barrier")
+        info.consumer_warps = cons
+        self.rings[ring] = info
+
+    def slot_parity(self, ring: RingInfo, pos: str) -> tuple[str, str]:
+        slot = self.op(f"urem i32 {pos}, {ring.depth}", "slot")
+        ph = self.op(f"and i32 {self.op(f'udiv i32 {pos}, {ring.depth}')}, 1", "par")
+        return slot, ph
+
+    def bar_addr(self, base_off: int, slot: str) -> str:
+        a = self.op(f"shl i32 {slot}, 3")
+        return self.op(f"add i32 {self.op(f'add i32 {self.smem}, {base_off}')}, {a}", "bar")
+
+    def wait(self, bar: str, parity: str) -> None:
+        self.asm("{ .reg .pred P1; WAIT: mbarrier.try_wait.parity.shared::cta.b64 P1, [$0], $1; "
+                 "@P1 bra DONE; bra WAIT; DONE: }", "r,r", [("i32", bar), ("i32", parity)])
+
+    def slot_base(self, ring: RingInfo, slot: str) -> str:
+        m = self.op(f"mul i32 {slot}, {ring.slot_bytes}")
+        return self.op(f"add i32 {self.op(f'add i32 {self.smem}, {ring.buf_off}')}, {m}", "slotbuf")
+
+    # ----------------------------------------------------------------- ops
+    def scalar(self, v: SSAValue) -> str:
+        r = self.vals.get(v)
+        if isinstance(r, str):
+            return r
+        if v.owner is not None and isinstance(v.owner, Operation) and v.owner.name == "arith.constant":
+            self.lower_op(v.owner)
+            return self.vals[v]
+        raise error_at(v.owner if isinstance(v.owner, Operation) else self.func,
+                       f"value {v.name_hint or ''} of type {v.type} is not available as a scalar here")
+
+    def lower_op(self, o: Operation) -> None:
+        n = o.name
+        rt = o.results[0].type if o.results else None
+        if n in ("tile.program_id", "tile.num_programs"):
+            ax = o.axis.value.data
+            self.vals[o.results[0]] = self.sreg(("ctaid." if n == "tile.program_id" else "nctaid.") + "xyz"[ax])
+            return
+        if n == "aref.put":
+            return self.lower_put(o)
+        if n == "aref.get":
+            return self.lower_get(o)
+        if n == "aref.consumed":
+            return self.lower_consumed(o)
+        if n == "tile.desc_load":
+            self.vals[o.results[0]] = PendingTma(o)
+            return
+        if n == "tile.trans":
+            src = self.vals.get(o.operands[0])
+            if isinstance(src, Smem) and list(o.order.get_values()) == [1, 0]:
+                self.vals[o.results[0]] = Smem(src.addr, shape_of(rt), src.elem, src.swizzle, not src.trans)
+                return
+            return  # lazily (or rejected at the use)
+        if n == "tile.dot":
+            return self.lower_dot(o)
+        if n == "scf.for":
+            return self.lower_for(o)
+        if n == "tile.store":
+            return self.lower_store(o)
+        if n == "tile.desc_store":
+            return self.lower_desc_store(o)
+        if n == "func.return":
+            return
+        if rt is not None and isinstance(rt, TensorType):
+            return  # tensors are evaluated per element where they are used
+        if n == "arith.constant":
+            v = o.value
+            if isinstance(v, IntegerAttr):
+                self.vals[o.results[0]] = str(v.value.data) if llty(rt) != "i1" else ("true" if v.value.data else "false")
+            elif isinstance(v, FloatAttr):
+                self.vals[o.results[0]] = _fconst(v.value.data, rt)
+            else:
+                self.fail(o, f"unsupported constant {v}")
+            return
+        if len(o.results) == 1 and not o.regions:
+            ins = [self.scalar(x) for x in o.operands]
+            self.vals[o.results[0]] = self.elementwise(o, ins, [x.type for x in o.operands], rt)
+            return
+        self.fail(o, f"'{n}' cannot be lowered to Hopper code (not supported by the thread-level lowering)")
+
+    # ---- elementwise: one LLVM instruction (or a few) per element
+    def elementwise(self, o: Operation, ins: list[str], tys: list[Attribute], rt: Attribute) -> str:
+        n = o.name
+        et = elem_of(tys[0]) if tys else None
+        ret = elem_of(rt)
+        T = llty(et) if et is not None and not isinstance(et, PtrType) else None
+        simple = {
+            "arith.addi": "add", "arith.subi": "sub", "arith.muli": "mul", "arith.divsi": "sdiv",
+            "arith.divui": "udiv", "arith.remsi": "srem", "arith.remui": "urem", "arith.andi": "and",
+            "arith.ori": "or", "arith.xori": "xor", "arith.shli": "shl", "arith.shrsi": "ashr",
+            "arith.shrui": "lshr", "arith.addf": "fadd", "arith.subf": "fsub", "arith.mulf": "fmul",
+            "arith.divf": "fdiv", "arith.remf": "frem",
+        }
+        if n in simple:
+            return self.op(f"{simple[n]} {T} {ins[0]}, {ins[1]}")
+        if n == "arith.ceildivsi":
+            # (a + b - 1) / b for the non-negative operands tile kernels use; exact otherwise too:
+            q = self.op(f"sdiv {T} {ins[0]}, {ins[1]}")
+            r = self.op(f"srem {T} {ins[0]}, {ins[1]}")
+            nz = self.op(f"icmp ne {T} {r}, 0")
+            sa = self.op(f"icmp slt {T} {ins[0]}, 0")
+            sb = self.op(f"icmp slt {T} {ins[1]}, 0")
+            same = self.op(f"icmp eq i1 {sa}, {sb}")
+            up = self.op(f"and i1 {nz}, {same}")
+            return self.op(f"add {T} {q}, {self.op(f'zext i1 {up} to {T}')}")
+        if n == "arith.floordivsi":
+            q = self.op(f"sdiv {T} {ins[0]}, {ins[1]}")
+            r = self.op(f"srem {T} {ins[0]}, {ins[1]}")
+            nz = self.op(f"icmp ne {T} {r}, 0")
+            sa = self.op(f"icmp slt {T} {ins[0]}, 0")
+            sb = self.op(f"icmp slt {T} {ins[1]}, 0")
+            diff = self.op(f"icmp ne i1 {sa}, {sb}")
+            dn = self.op(f"and i1 {nz}, {diff}")
+            return self.op(f"sub {T} {q}, {self.op(f'zext i1 {dn} to {T}')}")
+        mm = {"arith.maxsi": "smax", "arith.minsi": "smin", "arith.maxui": "umax", "arith.minui": "umin",
+              "arith.maximumf": "maximum", "arith.minimumf": "minimum", "arith.maxnumf": "maxnum",
+              "arith.minnumf": "minnum"}
+        if n in mm:
+            fn = f"llvm.{mm[n]}.{_suffix(T)}"
+            self.decls.add(f"declare {T} @{fn}({T}, {T})")
+            return self.op(f"call {T} @{fn}({T} {ins[0]}, {T} {ins[1]})")
+        if n == "arith.cmpi":
+            pred = ["eq", "ne", "slt", "sle", "sgt", "sge", "ult", "ule", "ugt", "uge"][o.predicate.value.data]
+            return self.op(f"icmp {pred} {T} {ins[0]}, {ins[1]}")
+        if n == "arith.cmpf":
+            preds = ["false", "oeq", "ogt", "oge", "olt", "ole", "one", "ord", "ueq", "ugt", "uge", "ult",
+                     "ule", "une", "uno", "true"]
+            return self.op(f"fcmp {preds[o.predicate.value.data]} {T} {ins[0]}, {ins[1]}")
+        if n == "arith.select":
+            t2 = llty(elem_of(tys[1]))
+            return self.op(f"select i1 {ins[0]}, {t2} {ins[1]}, {t2} {ins[2]}")
+        if n == "arith.negf":
+            return self.op(f"fneg {T} {ins[0]}")
+        casts = {"arith.extf": "fpext", "arith.truncf": "fptrunc", "arith.sitofp": "sitofp",
+                 "arith.uitofp": "uitofp", "arith.fptosi": "fptosi", "arith.fptoui": "fptoui",
+                 "arith.extsi": "sext", "arith.extui": "zext", "arith.trunci": "trunc"}
+        if n in casts:
+            if is_fp8(ret) or is_fp8(et):
+                self.fail(o, f"'{n}' to or from fp8 is not supported by the thread-level lowering")
+            return self.op(f"{casts[n]} {T} {ins[0]} to {llty(ret)}")
+        if n in ("arith.index_cast", "arith.index_castui"):
+            return ins[0]
+        um = {"math.exp": "exp", "math.log": "log", "math.sqrt": "sqrt", "math.sin": "sin", "math.cos": "cos",
+              "math.absf": "fabs", "arith.absf": "fabs", "math.floor": "floor", "math.ceil": "ceil"}
+        if n in um:
+            fn = f"llvm.{um[n]}.{_suffix(T)}"
+            self.decls.add(f"declare {T} @{fn}({T})")
+            return self.op(f"call {T} @{fn}({T} {ins[0]})")
+        if n == "math.rsqrt":
+            fn = f"llvm.sqrt.{_suffix(T)}"
+            self.decls.add(f"declare {T} @{fn}({T})")
+            s = self.op(f"call {T} @{fn}({T} {ins[0]})")
+            return self.op(f"fdiv {T} {_fconst(1.0, et)}, {s}")
+        if n == "math.fma":
+            fn = f"llvm.fma.{_suffix(T)}"
+            self.decls.add(f"declare {T} @{fn}({T}, {T}, {T})")
+            return self.op(f"call {T} @{fn}({T} {ins[0]}, {T} {ins[1]}, {T} {ins[2]})")
+        if n == "math.tanh" and T == "float":
+            return self.asm("tanh.approx.f32 $0, $1;", "=f,f", [("float", ins[0])], "float")
+        if n == "math.absi":
+            fn = f"llvm.abs.{T}"
+            self.decls.add(f"declare {T} @{fn}({T}, i1)")
+            return self.op(f"call {T} @{fn}({T} {ins[0]}, i1 false)")
+        self.fail(o, f"'{n}' cannot be lowered to Hopper code (no per-element lowering)")
+
+    # ---- per-element evaluation of tensors in the fragment layout
+    def slots(self, shape: tuple[int, ...], op: Operation):
+        L = self.layout
+        if L is None or len(shape) != 2:
+            self.fail(op, f"only 2-D tiles in a warp-group partition can be lowered (got shape {shape})")
+        M, N = shape
+        if M % (64 * L.wg_count) or N % 8 or N > 256:
+            self.fail(op, f"a {M}x{N} tile does not fit the wgmma accumulator layout of {L.wg_count} warp group(s): "
+                          f"rows must be a multiple of {64 * L.wg_count}, columns a multiple of 8 and at most 256")
+        reps = M // (64 * L.wg_count)
+        out = []
+        for rep in range(reps):
+            for r in range(N // 2):
+                rc = rep * L.wg_count * 64 + 8 * ((r >> 1) & 1)
+                cc = 8 * (r >> 2) + (r & 1)
+                out.append((len(out), ((L.row_rt, rc), (L.col_rt, cc))))
+        return out
+
+    def lookup(self, key):
+        for m in reversed(self.memo):
+            if key in m:
+                return m[key]
+        return None
+
+    def ev(self, v: SSAValue, idx, slot: int | None):
+        """The element of tensor `v` at logical index `idx` (one (runtime, const) pair per dim)."""
+        r = self.vals.get(v)
+        if isinstance(r, Frag):
+            if slot is None:
+                self.fail(v.owner if isinstance(v.owner, Operation) else self.func,
+                          "an accumulator tile is used through a slice (not supported)")
+            return r.regs[slot]
+        if isinstance(r, str):
+            return r
+        if not isinstance(v.type, TensorType):
+            return self.scalar(v)
+        key = (v, idx)
+        hit = self.lookup(key)
+        if hit is not None:
+            return hit
+        o = v.owner
+        if not isinstance(o, Operation):
+            self.fail(self.func, "a tensor block argument is not in the accumulator layout")
+        res = self._ev_op(o, v, idx, slot)
+        self.memo[-1][key] = res
+        return res
+
+    def _index(self, d) -> str:
+        rt, c = d
+        if rt == "0":
+            return str(c)
+        return self.op(f"add i32 {rt}, {c}") if c else rt
+
+    def _ev_op(self, o: Operation, v: SSAValue, idx, slot):
+        n = o.name
+        t = v.type
+        if n == "arith.constant":
+            val = o.value
+            if isinstance(val, DenseIntOrFPElementsAttr):
+                vals = val.get_values()
+                if len(set(vals)) != 1:
+                    self.fail(o, "only splat dense constants can be lowered")
+                x = vals[0]
+                et = elem_of(t)
+                if is_float(et):
+                    return _fconst(float(x), et)
+                if llty(et) == "i1":
+                    return "true" if x else "false"
+                return str(int(x))
+            self.fail(o, f"unsupported constant {val}")
+        if n == "tile.make_range":
+            return self.op(f"add i32 {self._index(idx[0])}, {o.start.value.data}")
+        if n == "tile.splat":
+            return self.scalar(o.operands[0])
+        if n == "tile.expand_dims":
+            ax = o.axis.value.data
+            return self.ev(o.operands[0], idx[:ax] + idx[ax + 1:], None)
+        if n == "tile.broadcast":
+            sshape = shape_of(o.operands[0].type)
+            if sshape == shape_of(t):
+                return self.ev(o.operands[0], idx, slot)
+            sidx = tuple(("0", 0) if s == 1 else d for s, d in zip(sshape, idx))
+            return self.ev(o.operands[0], sidx, None)
+        if n == "tile.addptr":
+            p = self.ev(o.operands[0], idx, slot)
+            off = self.ev(o.operands[1], idx, slot)
+            pt = elem_of(t).parameters[0]
+            ot = llty(elem_of(o.operands[1].type))
+            if ot != "i64":
+                off = self.op(f"sext {ot} {off} to i64")
+            return self.op(f"getelementptr {llty(pt)}, ptr addrspace(1) {p}, i64 {off}")
+        if n == "tile.load":
+            p = self.ev(o.operands[0], idx, slot)
+            et = elem_of(t)
+            mask = self.ev(o.mask, idx, slot) if o.mask is not None else None
+            other = self.ev(o.other, idx, slot) if o.other is not None else _zero(et)
+            return self.masked_load(p, et, mask, other)
+        if n == "tile.trans":
+            order = list(o.order.get_values())
+            src_idx = [None] * len(order)
+            for i, a in enumerate(order):
+                src_idx[a] = idx[i]
+            return self.ev(o.operands[0], tuple(src_idx), None)
+        if len(o.results) == 1 and not o.regions:
+            ins = [self.ev(x, idx, slot) for x in o.operands]
+            return self.elementwise(o, ins, [x.type for x in o.operands], t)
+        self.fail(o, f"'{n}' cannot be lowered per element")
+
+    def masked_load(self, p: str, et: Attribute, mask: str | None, other: str) -> str:
+        T = llty(et)
+        if mask is None:
+            return self.op(f"load {T}, ptr addrspace(1) {p}")
+        bits = bits_of(et)
+        it = f"i{bits}"
+        ib = other if not is_float(et) else self.op(f"bitcast {T} {other} to {it}")
+        m = self.op(f"zext i1 {mask} to i32")
+        c = {8: "h", 16: "h", 32: "r", 64: "l"}[bits]
+        ldt = {8: "u8", 16: "b16", 32: "b32", 64: "b64"}[bits]
+        if bits == 8:
+            ib = self.op(f"zext i8 {ib} to i16")
+            it2 = "i16"
+        else:
+            it2 = it
+        r = self.asm(f"{{ .reg .pred p; setp.ne.b32 p, $2, 0; mov.b{max(16, bits)} $0, $3; @p ld.global.{ldt} $0, [$1]; }}",
+                     f"={c},l,r,{c}", [("ptr addrspace(1)", p), ("i32", m), (it2, ib)], it2)
+        if bits == 8:
+            r = self.op(f"trunc i16 {r} to i8")
+        return r if not is_float(et) else self.op(f"bitcast {it} {r} to {T}")
+
+    def masked_store(self, p: str, val: str, et: Attribute, mask: str | None) -> None:
+        T = llty(et)
+        if mask is None:
+            self.emit(f"store {T} {val}, ptr addrspace(1) {p}")
+            return
+        bits = bits_of(et)
+        it = f"i{bits}"
+        iv = val if not is_float(et) else self.op(f"bitcast {T} {val} to {it}")
+        if bits == 8:
+            iv = self.op(f"zext i8 {iv} to i16")
+            it = "i16"
+        m = self.op(f"zext i1 {mask} to i32")
+        c = {8: "h", 16: "h", 32: "r", 64: "l"}[bits]
+        stt = {8: "u8", 16: "b16", 32: "b32", 64: "b64"}[bits]
+        self.asm(f"{{ .reg .pred p; setp.ne.b32 p, $2, 0; @p st.global.{stt} [$0], $1; }}",
+                 f"l,{c},r", [("ptr addrspace(1)", p), (it, iv), ("i32", m)])
+
+    def frag_of(self, v: SSAValue, op: Operation) -> list[str]:
+        r = self.vals.get(v)
+        if isinstance(r, Frag):
+            return r.regs
+        return [self.ev(v, idx, s) for s, idx in self.slots(shape_of(v.type), op)]
+
+    # ---- aref
+    def lower_put(self, o: Operation) -> None:
+        ring = self.rings.get(o.operands[0])
+        if ring is None:
+            self.fail(o, "aref.put on a ring that was not created at the kernel's top level")
+        pos = self.scalar(o.operands[1])
+        vals = list(o.operands[2:])
+        slot, par = self.slot_parity(ring, pos)
+        empty = self.bar_addr(ring.empty_off, slot)
+        full = self.bar_addr(ring.full_off, slot)
+        ppar = self.op(f"xor i32 {par}, 1")
+        self.wait(empty, ppar)
+        base = self.slot_base(ring, slot)
+        text = ["{ .reg .pred p; setp.eq.u32 p, $0, 0;",
+                f"@p mbarrier.arrive.expect_tx.shared::cta.b64 _, [$1], {ring.tx_bytes};"]
+        args = [("i32", self.layout.tid_in_part), ("i32", full)]
+        for i, v in enumerate(vals):
+            pend = self.vals.get(v)
+            if not isinstance(pend, PendingTma):
+                self.fail(o, f"aref.put payload {i} is not a tile.desc_load result: only TMA-loaded tiles can be "
+                             "put (generic shared-memory writes feeding wgmma are not lowered yet)")
+            ld = pend.op
+            desc = self.vals[ld.operands[0]]
+            _, dptr, dtt, pidx = desc
+            shp = shape_of(dtt)
+            swz = swizzle_bytes(shp[-1] * nbytes(elem_of(dtt)))
+            self.use_desc(ld, pidx, swz)
+            coords = [self.scalar(x) for x in ld.operands[1:]][::-1]  # innermost first
+            dst = self.op(f"add i32 {base}, {ring.offsets[i]}")
+            k = len(args)
+            args += [("i32", dst), ("i64", self.op(f"ptrtoint ptr {dptr} to i64"))]
+            cargs = []
+            for c in coords:
+                cargs.append(f"${len(args)}")
+                args.append(("i32", c))
+            text.append(f"@p cp.async.bulk.tensor.{len(coords)}d.shared::cluster.global.mbarrier::complete_tx::bytes "
+                        f"[${k}], [${k + 1}, {{{', '.join(cargs)}}}], [$1];")
+        text.append("}")
+        self.asm(" ".join(text), ",".join(["r", "r"] + ["r" if t == "i32" else "l" for t, _ in args[2:]]), args)
+
+    def use_desc(self, op: Operation, pidx: int, swz: int) -> None:
+        p = self.params[pidx]
+        if p.swizzle not in (0, swz) or (p.kind == "desc" and getattr(p, "_stored", False) and swz):
+            self.fail(op, f"descriptor {p.name} is used with two shared-memory layouts")
+        p.swizzle = swz
+
+    def lower_get(self, o: Operation) -> None:
+        ring = self.rings.get(o.operands[0])
+        if ring is None:
+            self.fail(o, "aref.get on a ring that was not created at the kernel's top level")
+        pos = self.scalar(o.operands[1])
+        slot, par = self.slot_parity(ring, pos)
+        full = self.bar_addr(ring.full_off, slot)
+        self.wait(full, par)
+        base = self.slot_base(ring, slot)
+        for i, r in enumerate(o.results):
+            t = r.type
+            addr = self.op(f"add i32 {base}, {ring.offsets[i]}", "tile")
+            self.vals[r] = Smem(addr, shape_of(t), elem_of(t), swizzle_bytes(shape_of(t)[-1] * nbytes(elem_of(t))))
+
+    def lower_consumed(self, o: Operation) -> None:
+        ring = self.rings[o.operands[0]]
+        pos = self.scalar(o.operands[1])
+        slot, _ = self.slot_parity(ring, pos)
+        empty = self.bar_addr(ring.empty_off, slot)
+        self.asm("{ .reg .pred p; setp.eq.u32 p, $0, 0; @p mbarrier.arrive.shared::cta.b64 _, [$1]; }",
+                 "r,r", [("i32", self.layout.lane), ("i32", empty)])
+
+    # ---- dot -> wgmma
+    def _desc(self, addr: str, swz: int) -> str:
+        hi = (1 << 16) | (((8 * swz) >> 4) << 32) | (SWIZZLE_CODE[swz] << 62)
+        lo = self.op(f"and i32 {self.op(f'lshr i32 {addr}, 4')}, 16383")
+        lo64 = self.op(f"zext i32 {lo} to i64")
+        if hi >= 1 << 63:
+            hi -= 1 << 64
+        return self.op(f"or i64 {lo64}, {hi}", "desc")
+
+    def lower_dot(self, o: Operation) -> None:
+        a, b, acc = o.operands
+        A, B = self.vals.get(a), self.vals.get(b)
+        if not isinstance(A, Smem) or A.trans:
+            self.fail(o, "tile.dot: operand A must be a K-contiguous tile from an aref slot (TMA-loaded shared memory)")
+        if not isinstance(B, Smem) or not B.trans:
+            self.fail(o, "tile.dot: operand B must be tile.trans of an NxK tile from an aref slot "
+                         "(K-major B in shared memory)")
+        if A.elem != B.elem:
+            self.fail(o, "tile.dot: A and B element types differ")
+        et = A.elem
+        if isinstance(et, Float16Type):
+            kind, kstep = "f16.f16", 16
+        elif isinstance(et, BFloat16Type):
+            kind, kstep = "bf16.bf16", 16
+        elif is_fp8(et):
+            kind, kstep = f"{fp8_name(et)}.{fp8_name(et)}", 32
+        else:
+            self.fail(o, f"tile.dot on {et}: wgmma lowering supports f16, bf16, f8E4M3FN and f8E5M2")
+        if not isinstance(elem_of(acc.type), Float32Type):
+            self.fail(o, "tile.dot: only f32 accumulation is lowered")
+        M, K = A.shape
+        K2, N = B.shape
+        L = self.layout
+        if K % kstep:
+            self.fail(o, f"tile.dot: K = {K} is not a multiple of the wgmma K step {kstep}")
+        regs = self.frag_of(acc, o)
+        slots = self.slots((M, N), o)  # validates the shape
+        nper = N // 2
+        reps = M // (64 * L.wg_count)
+        row_bytes_a = K * nbytes(et)
+        self.asm("wgmma.fence.sync.aligned;", "", [])
+        out = list(regs)
+        bdesc0 = self._desc(B.addr, B.swizzle)
+        for rep in range(reps):
+            # row block of this warp group: rep * W + wg
+            wgi = self.op(f"lshr i32 {L.tid_in_part}, 7")
+            rb = self.op(f"add i32 {self.op(f'mul i32 {wgi}, 64')}, {rep * L.wg_count * 64}")
+            aoff = self.op(f"mul i32 {rb}, {row_bytes_a}")
+            adesc0 = self._desc(self.op(f"add i32 {A.addr}, {aoff}"), A.swizzle)
+            cur = out[rep * nper:(rep + 1) * nper]
+            for ks in range(K // kstep):
+                step = (ks * kstep * nbytes(et)) >> 4
+                ad = self.op(f"add i64 {adesc0}, {step}") if step else adesc0
+                bd = self.op(f"add i64 {bdesc0}, {step}") if step else bdesc0
+                dl = ", ".join(f"${i}" for i in range(nper))
+                tail = ", 1, 1, 0, 0;" if kstep == 16 else ", 1, 1;"
+                text = (f"{{ .reg .pred p; setp.ne.b32 p, ${nper + 2}, 0; "
+                        f"wgmma.mma_async.sync.aligned.m64n{N}k{kstep}.f32.{kind} {{{dl}}}, ${nper}, ${nper + 1}, p{tail} }}")
+                cons = ",".join(["=f"] * nper + ["l", "l", "r"] + [str(i) for i in range(nper)])
+                st = "{" + ", ".join(["float"] * nper) + "}"
+                res = self.asm(text, cons, [("i64", ad), ("i64", bd), ("i32", "1")] + [("float", x) for x in cur], st)
+                cur = [self.op(f"extractvalue {st} {res}, {i}") for i in range(nper)]
+            out[rep * nper:(rep + 1) * nper] = cur
+        self.asm("wgmma.commit_group.sync.aligned;", "", [])
+        total = len(out)
+        st = "{" + ", ".join(["float"] * total) + "}"
+        res = self.asm("wgmma.wait_group.sync.aligned 0;", ",".join(["=f"] * total + [str(i) for i in range(total)]),
+                       [("float", x) for x in out], st)
+        self.vals[o.results[0]] = Frag([self.op(f"extractvalue {st} {res}, {i}") for i in range(total)])
+
+    # ---- scf.for
+    def lower_for(self, o: Operation) -> None:
+        lb, ub, step = (self.scalar(x) for x in o.operands[:3])
+        inits = list(o.operands[3:])
+        body: Block = o.body.blocks[0]
+        iv = body.args[0]
+        T = llty(iv.type)
+        carried = []  # (arg, kind, init list)
+        for a, init in zip(body.args[1:], inits):
+            if isinstance(a.type, TensorType):
+                carried.append((a, "frag", self.frag_of(init, o)))
+            else:
+                carried.append((a, "scalar", [self.scalar(init)]))
+        pre = self.block
+        hdr, bod, ext = self.newlabel("for_hdr"), self.newlabel("for_body"), self.newlabel("for_exit")
+        self.emit(f"br label %{hdr}")
+        self.label(hdr)
+        ivn = self.tmp("iv")
+        phi_at = len(self.lines)
+        self.lines.append(None)  # placeholder for the iv phi
+        phis = []
+        for a, kind, init in carried:
+            names = [self.tmp("c") for _ in init]
+            idxs = []
+            for nm in names:
+                idxs.append(len(self.lines))
+                self.lines.append(None)
+            phis.append((names, idxs))
+            self.vals[a] = Frag(names) if kind == "frag" else names[0]
+        cond = self.op(f"icmp slt {T} {ivn}, {ub}")
+        self.emit(f"br i1 {cond}, label %{bod}, label %{ext}")
+        self.label(bod)
+        self.vals[iv] = ivn
+        self.memo.append({})
+        yielded = None
+        for bo in body.ops:
+            if bo.name == "scf.yield":
+                yielded = list(bo.operands)
+                break
+            self.lower_op(bo)
+        ynames = []
+        for (a, kind, init), y in zip(carried, yielded or []):
+            ynames.append(self.frag_of(y, o) if kind == "frag" else [self.scalar(y)])
+        nxt = self.op(f"add {T} {ivn}, {step}")
+        latch = self.block
+        self.emit(f"br label %{hdr}")
+        self.memo.pop()
+        self.lines[phi_at] = f"  {ivn} = phi {T} [{lb}, %{pre}], [{nxt}, %{latch}]"
+        for (a, kind, init), (names, idxs), ys in zip(carried, phis, ynames):
+            ty = "float" if kind == "frag" else llty(a.type)
+            if kind == "frag":
+                ty = llty(elem_of(a.type))
+            for nm, li, i0, y in zip(names, idxs, init, ys):
+                self.lines[li] = f"  {nm} = phi {ty} [{i0}, %{pre}], [{y}, %{latch}]"
+        self.label(ext)
+        for r, (a, kind, init) in zip(o.results, carried):
+            self.vals[r] = self.vals[a]
+
+    # ---- stores
+    def lower_store(self, o: Operation) -> None:
+        v = o.operands[1]
+        et = elem_of(v.type)
+        for s, idx in self.slots(shape_of(v.type), o):
+            p = self.ev(o.operands[0], idx, s)
+            x = self.ev(v, idx, s)
+            m = self.ev(o.mask, idx, s) if o.mask is not None else None
+            self.masked_store(p, x, et, m)
+
+    def lower_desc_store(self, o: Operation) -> None:
+        desc = self.vals[o.operands[0]]
+        _, dptr, dtt, pidx = desc
+        v = o.operands[-1]
+        idxs = [self.scalar(x) for x in o.operands[1:-1]]
+        shp = shape_of(v.type)
+        et = elem_of(v.type)
+        p = self.params[pidx]
+        if p.swizzle:
+            self.fail(o, f"descriptor {p.name} is used for both TMA loads (swizzled) and a TMA store (plain)")
+        p._stored = True  # type: ignore[attr-defined]
+        if (shp[-1] * nbytes(et)) % 16:
+            self.fail(o, "tile.desc_store: a row of the tile must be a multiple of 16 bytes")
+        L = self.layout
+        stage = self.op(f"add i32 {self.smem}, {self.stage_off[o]}", "stage")
+        bits = bits_of(et)
+        c = {8: "h", 16: "h", 32: "r", 64: "l"}[bits]
+        for s, idx in self.slots(shp, o):
+            x = self.ev(v, idx, s)
+            row = self._index(idx[0])
+            col = self._index(idx[1])
+            lin = self.op(f"add i32 {self.op(f'mul i32 {row}, {shp[1]}')}, {col}")
+            addr = self.op(f"add i32 {stage}, {self.op(f'mul i32 {lin}, {nbytes(et)}')}")
+            it = f"i{bits}"
+            iv = x if not is_float(et) else self.op(f"bitcast {llty(et)} {x} to {it}")
+            if bits == 8:
+                iv = self.op(f"zext i8 {iv} to i16")
+                it = "i16"
+            self.asm(f"st.shared.b{max(bits, 8)} [$0], $1;", f"r,{c}", [("i32", addr), (it, iv)])
+        self.asm("fence.proxy.async.shared::cta;", "", [])
+        self.asm(f"bar.sync {L.barrier_id}, {L.threads};", "", [])
+        coords = idxs[::-1]
+        cl = ", ".join(f"${3 + i}" for i in range(len(coords)))
+        self.asm("{ .reg .pred p; setp.eq.u32 p, $0, 0; "
+                 f"@p cp.async.bulk.tensor.{len(coords)}d.global.shared::cta.bulk_group [$1, {{{cl}}}], [$2]; "
+                 "@p cp.async.bulk.commit_group; @p cp.async.bulk.wait_group 0; }",
+                 ",".join(["r", "l", "r"] + ["r"] * len(coords)),
+                 [("i32", L.tid_in_part), ("i64", self.op(f"ptrtoint ptr {dptr} to i64")), ("i32", stage)]
+                 + [("i32", x) for x in coords])
+
+
+def _suffix(T: str) -> str:
+    return {"float": "f32", "double": "f64", "half": "f16", "bfloat": "bf16"}.get(T, T)
+
+
+def _fconst(x: float, t: Attribute) -> str:
+    import struct
+    if isinstance(t, (Float32Type, Float16Type, Float64Type)):
+        # LLVM wants double-precision hex for half/float constants that are exactly representable
+        if isinstance(t, Float32Type):
+            x = struct.unpack("f", struct.pack("f", x))[0]
+        elif isinstance(t, Float16Type):
+            import numpy as np
+            x = float(np.float16(x))
+        return "0x%016X" % struct.unpack("<Q", struct.pack("<d", x))[0]
+    if isinstance(t, BFloat16Type):
+        b = struct.unpack("<I", struct.pack("<f", x))[0] >> 16
+        return "0xR%04X" % b
+    raise TypeError(t)
+
+
+def _zero(t: Attribute) -> str:
+    if is_float(t):
+        return _fconst(0.0, t)
+    return "0"
+
+
+# ----------------------------------------------------------------------------- module
+
+def lower_module(module: ModuleOp) -> Lowered:
+    """LLVM IR text of every `tile.kernel` function of a warp-specialized module."""
+    bodies, infos, decls, attrs = [], [], set(), []
+    for op in module.walk():
+        if op.name == "func.func" and "tile.kernel" in op.attributes:
+            k = _Kernel(op)
+            text, info, attr = k.lower()
+            i = len(attrs)
+            bodies.append(text.replace("#{ATTR}", f"#{i}"))
+            attrs.append(f"attributes #{i} = {{ {attr} }}")
+            infos.append(info)
+            decls |= k.decls
+    if not bodies:
+        raise error_at(module, "no tile.kernel function to lower")
+    head = [f'target datalayout = "{DATALAYOUT}"', f'target triple = "{TRIPLE}"', "",
+            "@__ws_smem = external addrspace(3) global [0 x i8], align 1024", ""]
+    text = "\n".join(head + bodies + [""] + sorted(decls) + [""] + attrs) + "\n"
+    return Lowered(text, infos)
