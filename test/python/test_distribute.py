@@ -9,7 +9,7 @@ from cases import CASES, INPUTS, assert_same, run
 from conftest import gemm_reference, rel_err
 from wsdialects.passes import available_passes
 from wsdialects.tools.ws_opt import build_pipeline
-from wsdialects.warp_group import RegionOp
+from wsdialects.warp_group import PartitionOp, RegionOp
 
 
 def transform(path, pipeline):
@@ -145,14 +145,15 @@ def test_persistent_preserves_semantics(case, programs, depth, mma, rng):
 
 # --- ws-specialize -----------------------------------------------------------------
 
-SPECIALIZE = [(d, p, pers) for d in (1, 2, 3, 4) for p in range(d) for pers in (False, True)]
+SPECIALIZE = [(d, p, g, pers) for d in (1, 2, 3, 4) for p in range(d) for g in (1, 2) for pers in (False, True)]
 
 
 @pytest.mark.parametrize("case", CASES, ids=lambda c: c.name)
-@pytest.mark.parametrize("depth,mma,persistent", SPECIALIZE)
-def test_specialize_preserves_semantics(case, depth, mma, persistent, rng):
+@pytest.mark.parametrize("depth,mma,groups,persistent", SPECIALIZE)
+def test_specialize_preserves_semantics(case, depth, mma, groups, persistent, rng):
     before = wsdialects.parse_file(case.path())
-    opts = f"depth={depth} mma-depth={mma} persistent={'true' if persistent else 'false'} programs=2"
+    opts = (f"depth={depth} mma-depth={mma} cooperative={groups} "
+            f"persistent={'true' if persistent else 'false'} programs=2")
     after = transform(case.path(), f"ws-specialize{{{opts}}}")
     grid, args = case.make(rng)
     assert_same(run(before, case, grid, args), run(after, case, grid, args, seed=depth * 10 + mma))
@@ -163,3 +164,28 @@ def test_specialize_equals_the_passes_it_bundles(shared):
     spelled = transform(shared / "kernels" / "gemm.mlir",
                         "ws-partition,ws-distribute{depth=3},ws-pipeline-mma{depth=2},ws-persistent")
     assert _printed(bundled) == _printed(spelled)
+
+
+# --- ws-cooperative ---------------------------------------------------------------
+
+# Pointer-store epilogues whose dots keep >= 64 rows per group split; TMA-store
+# epilogues and too-small shares stay one group (with a remark).
+SPLITTABLE = {("gemm", 2)}
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda c: c.name)
+@pytest.mark.parametrize("groups", [2, 4])
+def test_cooperative_preserves_semantics(case, groups, rng, capsys):
+    before = wsdialects.parse_file(case.path())
+    after = transform(case.path(), f"ws-partition,ws-distribute{{depth=2}},ws-pipeline-mma{{depth=1}},"
+                                   f"ws-cooperative{{groups={groups}}}")
+    consumers = [p for p in after.walk() if isinstance(p, PartitionOp) and p.role_name.startswith("consumer")]
+    if (case.name, groups) in SPLITTABLE:
+        assert len(consumers) == groups
+        assert all(c.warps == 4 for c in consumers)
+    else:
+        assert len(consumers) == 1 and "remark: ws-cooperative" in capsys.readouterr().err
+    grid, args = case.make(rng)
+    want = run(before, case, grid, args)
+    for seed in (None, 11):
+        assert_same(want, run(after, case, grid, args, seed=seed))

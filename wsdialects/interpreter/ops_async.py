@@ -119,3 +119,11 @@ def _wait(frame, op, a):
 def _barrier(frame, op, a):
     # One coroutine runs a whole partition, so its warps are always together.
     return []
+
+
+@impl("warp_group.share")
+def _share(frame, op, a):
+    g, n, axis = op.group.value.data, op.groups.value.data, op.axis.value.data
+    x = np.asarray(a[0])
+    size = x.shape[axis] // n
+    return [np.take(x, range(g * size, (g + 1) * size), axis=axis)]

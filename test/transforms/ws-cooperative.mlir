@@ -1,0 +1,27 @@
+// RUN: ws-opt %shared/kernels/gemm.mlir -p 'ws-partition,ws-distribute{depth=3},ws-pipeline-mma{depth=2},ws-cooperative{groups=2}' | filecheck %s
+// RUN: ws-opt %shared/kernels/attention.mlir -p 'ws-partition,ws-distribute,ws-cooperative{groups=2}' 2>&1 | filecheck %s --check-prefix=TMA
+// RUN: ws-opt %shared/kernels/gemm.mlir -p 'ws-partition,ws-distribute,ws-cooperative{groups=4}' 2>&1 | filecheck %s --check-prefix=SMALL
+// RUN: ws-opt %shared/kernels/gemm.mlir -p 'ws-specialize{cooperative=2}' | ws-opt --print-op-generic | ws-opt | filecheck %s
+
+// Both groups read the same slots: the ring waits for two releases per slot.
+// CHECK: aref.create consumers = 2 : !aref.ring<tensor<128x64xf16>, tensor<256x64xf16>, depth = 3>
+// The producer is unchanged.
+// CHECK: warp_group.partition 0 producer warps 4 regs 40
+// CHECK: aref.put
+// Group 0: rows 0..63 of the 128x256 tile.
+// CHECK: warp_group.partition 1 consumer0 warps 4 regs 232
+// CHECK: %acc0 = arith.constant dense<0.000000e+00> : tensor<64x256xf32>
+// CHECK: %[[A:.*]], %[[B:.*]] = aref.get %aref_a_b
+// CHECK-NEXT: %[[A0:.*]] = warp_group.share %[[A]], 0 of 2 along 0 : tensor<128x64xf16> -> tensor<64x64xf16>
+// CHECK: mma.async_dot %[[A0]], %bt, %acc : tensor<64x64xf16>, tensor<64x256xf16> -> tensor<64x256xf32>
+// CHECK: aref.consumed
+// CHECK: %rm = tile.make_range 0 to 64 : tensor<64xi32>
+// CHECK: tile.store %ptrs, %c, %mask : tensor<64x256x!tile.ptr<f16>>
+// Group 1: rows 64..127.
+// CHECK: warp_group.partition 2 consumer1 warps 4 regs 232
+// CHECK: warp_group.share %{{.*}}, 1 of 2 along 0
+// CHECK: %rm{{.*}} = tile.make_range 64 to 128 : tensor<64xi32>
+
+// TMA: remark: ws-cooperative: consumer partition 1 stays one group: a TMA store would store a split tile
+// TMA: warp_group.partition 1 consumer warps 8
+// SMALL: remark: ws-cooperative: consumer partition 1 stays one group: each group's share of a 128-row dot would be smaller than a warp group's 64-row MMA

@@ -1,0 +1,270 @@
+"""`ws-cooperative{groups=G}`: cooperative consumer warp groups (Tawa §IV-A).
+
+G consumer partitions read the same aref slots and each computes its share of
+the consumer tile along M (128x256 -> 2 x 64x256); the producer is unchanged and
+every ring's `consumers` count becomes G, so a slot is refilled only once all
+groups released it. Which values are split along which axis is found by
+propagating the M axis of every dot's A operand and accumulator through the
+consumer (elementwise ops, expand_dims / broadcast / trans, reductions over
+other axes, loop-carried values, pointer loads and stores); row index ranges
+and splat constants are re-made at the group's size and offset, and a shared
+tile (an aref slot) is narrowed with `warp_group.share`:
+
+    warp_group.partition 1 consumer0 warps 4 ... {
+      %a, %b = aref.get %r[%k] ...
+      %a_g = warp_group.share %a, 0 of 2 along 0 : tensor<128x64xf16> -> tensor<64x64xf16>
+      %d = mma.async_dot %a_g, %bt, %acc : ... -> tensor<64x256xf32>
+      ...
+      %rows = tile.make_range 0 to 64 : tensor<64xi32>          // group 1: 64 to 128
+
+A consumer that cannot be split this way (a reduction along M, a TMA store of
+the tile, a non-splat constant) is left as it is, with a remark.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from xdsl.dialects import arith, scf
+from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, IntegerAttr, ModuleOp, StringAttr, TensorType
+from xdsl.ir import Block, BlockArgument, Operation, SSAValue
+from xdsl.passes import ModulePass
+
+from wsdialects.aref import CreateOp, GetOp
+from wsdialects.diagnostics import WsError
+from wsdialects.mma import AsyncDotOp
+from wsdialects.tile import (
+    BroadcastOp,
+    DescLoadOp,
+    DotOp,
+    ExpandDimsOp,
+    MakeRangeOp,
+    ReduceOp,
+    SplatOp,
+    TransOp,
+)
+from wsdialects.transforms.distribute import consumer_regs
+from wsdialects.transforms.partition import remark
+from wsdialects.warp_group import PartitionOp, RegionOp, ShareOp
+
+
+WGMMA_M = 64  # rows of one warp group's tensor-core MMA (wgmma m64nNk16)
+
+
+class _CannotSplit(Exception):
+    pass
+
+
+def _tensor(v: SSAValue) -> bool:
+    return isinstance(v.type, TensorType)
+
+
+class AxisMap:
+    """The axis along which each tensor value is split (absent: not split)."""
+
+    def __init__(self, part: PartitionOp):
+        self.part = part
+        self.axis: dict[SSAValue, int] = {}
+        self.work: list[SSAValue] = []
+        self.shared: set[SSAValue] = set()  # full tiles narrowed by warp_group.share
+
+    def set(self, v: SSAValue, axis: int, why: Operation) -> None:
+        if not _tensor(v):
+            return
+        old = self.axis.get(v)
+        if old is None:
+            if v.type.get_shape()[axis] == 1:
+                return  # a size-1 dim is broadcast, not split
+            self.axis[v] = axis
+            self.work.append(v)
+        elif old != axis:
+            raise _CannotSplit(f"{why.name} needs {v.name_hint or 'a value'} split along {axis} and {old}")
+
+    def solve(self) -> None:
+        for op in self.part.body.walk():
+            if isinstance(op, DotOp | AsyncDotOp):
+                self.set(op.results[0], 0, op)
+        while self.work:
+            v = self.work.pop()
+            owner = v.owner
+            if isinstance(owner, Operation):
+                self.visit(owner)
+            else:
+                self.visit_block_arg(v)
+            for use in list(v.uses):
+                self.visit(use.operation)
+
+    def visit_block_arg(self, v: BlockArgument) -> None:
+        loop = v.block.parent_op()
+        if isinstance(loop, scf.ForOp) and v.index > 0:
+            self.visit(loop)
+        elif isinstance(loop, scf.ForOp):
+            pass
+
+    def visit(self, op: Operation) -> None:
+        ax = self.axis.get
+        if isinstance(op, DotOp | AsyncDotOp):
+            for v in (op.results[0], op.acc, op.a):
+                if ax(v) is not None:
+                    for w in (op.results[0], op.acc, op.a):
+                        self.set(w, ax(v), op)
+            if ax(op.b) is not None:
+                raise _CannotSplit("a dot's B operand would be split")
+        elif isinstance(op, ExpandDimsOp):
+            e = op.axis.value.data
+            if ax(op.src) is not None:
+                s = ax(op.src)
+                self.set(op.result, s if s < e else s + 1, op)
+            if ax(op.result) is not None:
+                r = ax(op.result)
+                if r == e:
+                    raise _CannotSplit("expand_dims would split its new axis")
+                self.set(op.src, r if r < e else r - 1, op)
+        elif isinstance(op, BroadcastOp):
+            for v, w in ((op.src, op.result), (op.result, op.src)):
+                if ax(v) is not None:
+                    self.set(w, ax(v), op)
+        elif isinstance(op, TransOp):
+            order = list(op.order.get_values())
+            if ax(op.src) is not None:
+                self.set(op.result, order.index(ax(op.src)), op)
+            if ax(op.result) is not None:
+                self.set(op.src, order[ax(op.result)], op)
+        elif isinstance(op, ReduceOp):
+            r = op.axis.value.data
+            if ax(op.src) is not None:
+                s = ax(op.src)
+                if s == r:
+                    raise _CannotSplit("a reduction runs along the split axis")
+                self.set(op.result, s if s < r else s - 1, op)
+            if ax(op.result) is not None:
+                t = ax(op.result)
+                self.set(op.src, t if t < r else t + 1, op)
+        elif isinstance(op, scf.ForOp):
+            body = op.body.block
+            for j, init in enumerate(op.iter_args):
+                group = (init, body.args[j + 1], body.last_op.operands[j], op.results[j])
+                for v in group:
+                    if ax(v) is not None:
+                        for w in group:
+                            self.set(w, ax(v), op)
+        elif isinstance(op, scf.YieldOp):
+            parent = op.parent_op()
+            if isinstance(parent, scf.ForOp):
+                self.visit(parent)
+            elif isinstance(parent, scf.IfOp):
+                for j, res in enumerate(parent.results):
+                    for v in (res, *(r.block.last_op.operands[j] for r in parent.regions if r.blocks)):
+                        if ax(v) is not None:
+                            for w in (res, *(r.block.last_op.operands[j] for r in parent.regions if r.blocks)):
+                                self.set(w, ax(v), op)
+        elif isinstance(op, GetOp | DescLoadOp):
+            for r in op.results:
+                if ax(r) is not None:
+                    self.shared.add(r)  # the whole tile arrives; each group takes its share
+        elif isinstance(op, SplatOp | MakeRangeOp):
+            pass  # re-made at the group's size
+        elif isinstance(op, arith.ConstantOp):
+            if ax(op.result) is not None and not (isinstance(op.value, DenseIntOrFPElementsAttr)
+                                                  and op.value.is_splat()):
+                raise _CannotSplit("a non-splat constant tile would be split")
+        elif op.name in ("tile.desc_store",):
+            if any(ax(v) is not None for v in op.operands):
+                raise _CannotSplit("a TMA store would store a split tile")
+        elif op.name.startswith(("arith.", "math.")) or op.name in (
+                "tile.addptr", "tile.load", "tile.store", "mma.wait"):
+            if op.name == "mma.wait":
+                pairs = list(zip(op.operands, op.results))
+                for a, b in pairs:
+                    for v, w in ((a, b), (b, a)):
+                        if ax(v) is not None:
+                            self.set(w, ax(v), op)
+                return
+            vals = [v for v in (*op.operands, *op.results) if _tensor(v)]
+            known = [ax(v) for v in vals if ax(v) is not None]
+            if known:
+                for v in vals:
+                    self.set(v, known[0], op)
+        elif any(ax(v) is not None for v in (*op.operands, *op.results)):
+            raise _CannotSplit(f"{op.name} cannot be split across consumer groups")
+
+
+def _sliced_type(t: TensorType, axis: int, groups: int) -> TensorType:
+    shape = list(t.get_shape())
+    shape[axis] //= groups
+    return TensorType(t.element_type, shape)
+
+
+@dataclass(frozen=True)
+class CooperativePass(ModulePass):
+    """Split each consumer partition into `groups` cooperative warp groups."""
+
+    name = "ws-cooperative"
+    groups: int = 2
+
+    def apply(self, ctx, op: ModuleOp) -> None:
+        if self.groups < 1:
+            raise WsError(f"ws-cooperative: groups must be >= 1, got {self.groups}", "ws-opt")
+        if self.groups == 1:
+            return
+        for region in [o for o in op.walk() if isinstance(o, RegionOp)]:
+            for part in region.partitions:
+                if any(isinstance(o, GetOp) for o in part.body.walk()):
+                    self.split(region, part)
+
+    def split(self, region: RegionOp, part: PartitionOp) -> None:
+        G = self.groups
+        amap = AxisMap(part)
+        try:
+            amap.solve()
+            for v, a in amap.axis.items():
+                if v.type.get_shape()[a] % G:
+                    raise _CannotSplit(f"a tile of {v.type.get_shape()[a]} rows does not split into {G} groups")
+            for d in part.body.walk():
+                if isinstance(d, DotOp | AsyncDotOp) and (d.results[0].type.get_shape()[0] // G) % WGMMA_M:
+                    raise _CannotSplit(f"each group's share of a {d.results[0].type.get_shape()[0]}-row dot "
+                                       f"would be smaller than a warp group's {WGMMA_M}-row MMA")
+        except _CannotSplit as e:
+            remark(part, f"ws-cooperative: consumer partition {part.pid} stays one group: {e}")
+            return
+        warps = max(4, part.warps // G)
+        regs = consumer_regs(warps * G)
+        first_id = max(p.pid for p in region.partitions) + 1
+        for g in range(G):
+            mapping: dict[SSAValue, SSAValue] = {}
+            group = part.clone(value_mapper=mapping)
+            group.id = IntegerAttr(part.pid if g == 0 else first_id + g - 1, 32)
+            group.num_warps = IntegerAttr(warps, 32)
+            group.regs = IntegerAttr(regs, 32)
+            group.role = StringAttr(f"{part.role_name}{g}")
+            self.retype({mapping.get(v, v): a for v, a in amap.axis.items()},
+                        {mapping.get(v, v) for v in amap.shared}, g)
+            region.body.block.insert_op_before(group, part)
+        part.detach()
+        part.erase()
+        for ring in {o.ring for o in region.walk() if isinstance(o, GetOp)}:
+            if isinstance(ring.owner, CreateOp):
+                ring.owner.consumers = IntegerAttr(G, 32)
+
+    def retype(self, axis: dict[SSAValue, int], shared: set[SSAValue], g: int) -> None:
+        G = self.groups
+        # Shared tiles: narrow them once, right where they arrive.
+        for v in shared:
+            a = axis[v]
+            share = ShareOp(v, g, G, a)
+            share.result.name_hint = (v.name_hint or "t") + f"_g{g}"
+            v.replace_uses_with_if(share.result, lambda u, s=share: u.operation is not s)
+            owner = v.owner
+            if isinstance(owner, Operation):
+                owner.parent_block().insert_op_after(share, owner)
+            axis.pop(v)
+        for v, a in axis.items():
+            v._type = _sliced_type(v.type, a, G)  # noqa: SLF001 - retyping in place
+            owner = v.owner
+            if isinstance(owner, MakeRangeOp):
+                n = v.type.get_shape()[0]
+                start = owner.start.value.data + g * n
+                owner.start, owner.end = IntegerAttr(start, 32), IntegerAttr(start + n, 32)
+            elif isinstance(owner, arith.ConstantOp) and isinstance(owner.value, DenseIntOrFPElementsAttr):
+                vals = owner.value.get_values()
+                owner.value = DenseIntOrFPElementsAttr.from_list(v.type, [vals[0]] * v.type.element_count())
