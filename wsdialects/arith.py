@@ -87,6 +87,41 @@ class _TensorCompare:
             properties=props,
         )
 
+    # MLIR's custom form, with the attribute dictionary that xDSL's drops:
+    #   arith.cmpi slt, %a, %b {attrs} : T      arith.cmpf olt, %a, %b fastmath<fast> {attrs} : T
+    @classmethod
+    def parse(cls, parser: Parser):
+        pos = parser.pos
+        pred = parser.parse_identifier()
+        if pred not in cls.PREDICATES:
+            parser.raise_error(f"unknown predicate '{pred}' (expected one of {', '.join(cls.PREDICATES)})", pos, parser.pos)
+        parser.parse_punctuation(",")
+        a = parser.parse_unresolved_operand()
+        parser.parse_punctuation(",")
+        b = parser.parse_unresolved_operand()
+        extra = []
+        if cls.name == "arith.cmpf" and parser.parse_optional_keyword("fastmath") is not None:
+            extra.append(_x.FastMathFlagsAttr(_x.FastMathFlagsAttr.parse_parameter(parser)))
+        attrs = parser.parse_optional_attr_dict()
+        parser.parse_punctuation(":")
+        t = parser.parse_type()
+        a, b = parser.resolve_operands([a, b], [t, t], parser.pos)
+        op = cls(a, b, pred, *extra)
+        op.attributes.update(attrs)
+        return op
+
+    def print(self, printer: Printer) -> None:
+        names = {v: k for k, v in self.PREDICATES.items()}
+        printer.print_string(f" {names.get(self.predicate.value.data, self.predicate.value.data)}, ")
+        printer.print_list([self.lhs, self.rhs], printer.print_operand)
+        fastmath = self.properties.get("fastmath")
+        if fastmath is not None and fastmath != _x.FastMathFlagsAttr("none"):
+            printer.print_string(" fastmath")
+            fastmath.print_parameter(printer)
+        printer.print_op_attributes(self.attributes)
+        printer.print_string(" : ")
+        printer.print_attribute(self.lhs.type)
+
     def verify_(self) -> None:
         want = _i1_like(self.lhs.type)
         if self.lhs.type != self.rhs.type:
@@ -118,8 +153,6 @@ class CmpiOp(_TensorCompare, IRDLOperation):
     rhs = operand_def(_x.signlessIntegerLike)
     result = result_def(IntegerType | TensorType | VectorType)
     traits = traits_def(Pure())
-    parse = classmethod(_x.CmpiOp.parse.__func__)
-    print = _x.CmpiOp.print
 
     def __init__(self, operand1, operand2, arg):
         self._init(operand1, operand2, arg)
@@ -137,8 +170,6 @@ class CmpfOp(_TensorCompare, IRDLOperation):
     fastmath = prop_def(_x.FastMathFlagsAttr, default_value=_x.FastMathFlagsAttr("none"))
     result = result_def(IntegerType | TensorType | VectorType)
     traits = traits_def(Pure())
-    parse = classmethod(_x.CmpfOp.parse.__func__)
-    print = _x.CmpfOp.print
 
     def __init__(self, operand1, operand2, arg, fastmath=None):
         self._init(operand1, operand2, arg, {"fastmath": fastmath or _x.FastMathFlagsAttr("none")})

@@ -18,7 +18,7 @@
 
 // cmpi: an unknown predicate name.
 // RUN: not ws-opt %S/Inputs/cmpi-predicate-name.mlir 2>&1 | filecheck %s --check-prefixes=NOTB,CMPI-PREDICATE-NAME
-// CMPI-PREDICATE-NAME: {{.*}}Inputs/cmpi-predicate-name.mlir:3:3: error: unknown predicate 'foo'
+// CMPI-PREDICATE-NAME: {{.*}}Inputs/cmpi-predicate-name.mlir:3:19: error: unknown predicate 'foo' (expected one of eq, ne, slt, sle, sgt, sge, ult, ule, ugt, uge)
 
 // cmpi compares integers.
 // RUN: not ws-opt %S/Inputs/cmpi-float.mlir 2>&1 | filecheck %s --check-prefixes=NOTB,CMPI-FLOAT

@@ -167,3 +167,19 @@ func.func @constants() {
   %f = arith.constant 1.44269504 : f32
   func.return
 }
+
+// Discardable attributes (the passes' annotations) and fastmath flags survive
+// the custom form of compares and selects (xDSL 0.74's cmpi/cmpf drop them).
+// CHECK-LABEL: func.func @annotated(%a: tensor<8xi32>, %x: tensor<8xf32>)
+// CHECK-NEXT: %m = arith.cmpi slt, %a, %a {ws.partition = array<i32: 1>} : tensor<8xi32>
+// CHECK-NEXT: %f = arith.cmpf olt, %x, %x fastmath<fast> {ws.role = "tile"} : tensor<8xf32>
+// CHECK-NEXT: %s = arith.select %f, %x, %x {ws.role = "tile"} : tensor<8xi1>, tensor<8xf32>
+// GENERIC-LABEL: sym_name = "annotated"
+// GENERIC: %m = "arith.cmpi"(%a, %a) <{predicate = 2 : i64}> {ws.partition = array<i32: 1>} : (tensor<8xi32>, tensor<8xi32>) -> tensor<8xi1>
+// GENERIC-NEXT: %f = "arith.cmpf"(%x, %x) <{predicate = 4 : i64, fastmath = #arith.fastmath<fast>}> {ws.role = "tile"} : (tensor<8xf32>, tensor<8xf32>) -> tensor<8xi1>
+func.func @annotated(%a: tensor<8xi32>, %x: tensor<8xf32>) {
+  %m = arith.cmpi slt, %a, %a {ws.partition = array<i32: 1>} : tensor<8xi32>
+  %f = arith.cmpf olt, %x, %x fastmath<fast> {ws.role = "tile"} : tensor<8xf32>
+  %s = arith.select %f, %x, %x {ws.role = "tile"} : tensor<8xi1>, tensor<8xf32>
+  func.return
+}
