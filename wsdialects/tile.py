@@ -17,10 +17,8 @@ Names, operand order and properties follow `shared/design/tile-dialect.md`.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import ClassVar
 
 from xdsl.dialects.builtin import (
-    AnyFloat,
     BFloat16Type,
     DenseArrayBase,
     Float8E4M3FNType,

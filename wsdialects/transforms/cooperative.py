@@ -27,7 +27,7 @@ from dataclasses import dataclass
 
 from xdsl.dialects import arith, scf
 from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, IntegerAttr, ModuleOp, StringAttr, TensorType
-from xdsl.ir import Block, BlockArgument, Operation, SSAValue
+from xdsl.ir import BlockArgument, Operation, SSAValue
 from xdsl.passes import ModulePass
 
 from wsdialects.aref import CreateOp, GetOp
@@ -96,10 +96,8 @@ class AxisMap:
 
     def visit_block_arg(self, v: BlockArgument) -> None:
         loop = v.block.parent_op()
-        if isinstance(loop, scf.ForOp) and v.index > 0:
+        if isinstance(loop, scf.ForOp) and v.index > 0:  # an iter_arg (the iv is a scalar)
             self.visit(loop)
-        elif isinstance(loop, scf.ForOp):
-            pass
 
     def visit(self, op: Operation) -> None:
         ax = self.axis.get
