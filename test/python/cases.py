@@ -86,6 +86,7 @@ def mean_gemm_args(rng, M=128, K=100):
 CASES = [
     Case("gemm", lambda: shared_dir() / "kernels" / "gemm.mlir", "matmul", gemm_args, (2,)),
     Case("attention", lambda: shared_dir() / "kernels" / "attention.mlir", "attention", attention_args, (3,)),
+    Case("causal_attention", lambda: INPUTS / "causal_attention.mlir", "causal_attention", attention_args, (3,)),
     Case("bias_gemm", lambda: INPUTS / "bias_gemm.mlir", "bias_gemm", bias_gemm_args, (3,)),
     Case("batched_gemm", lambda: INPUTS / "batched_gemm.mlir", "batched_gemm", batched_gemm_args, (2,)),
     Case("dual_dot", lambda: INPUTS / "dual_dot.mlir", "dual_dot", dual_dot_args, (3,)),

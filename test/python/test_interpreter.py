@@ -207,3 +207,15 @@ def test_fp8_dot_rounds_inputs_and_accumulates_in_fp32():
     c = np.zeros((16, 16), np.float32)
     wsdialects.interpret(wsdialects.parse(text), "k", 1, [a, b, c])
     assert np.allclose(c, a.astype(np.float32) @ b.astype(np.float32), rtol=1e-6, atol=1e-6)
+
+
+def test_causal_attention_matches_numpy(rng):
+    from cases import INPUTS
+
+    module = wsdialects.parse_file(INPUTS / "causal_attention.mlir")
+    L, H, D = 384, 2, 128
+    q, k, v = (rng.standard_normal((H * L, D)).astype(np.float16) for _ in range(3))
+    o = np.zeros((H * L, D), np.float16)
+    scale = 1.0 / np.sqrt(D)
+    wsdialects.interpret(module, "causal_attention", (L // 128, H), [q, k, v, o, L, scale])
+    assert rel_err(o, attention_reference(q, k, v, H, L, scale, causal=True)) < 1e-2
