@@ -3,6 +3,7 @@
     import wsdialects
     module = wsdialects.parse_file("gemm.mlir")
     wsdialects.interpret(module, "matmul", grid, args)
+    k = wsdialects.compile("gemm.mlir", pipeline="ws-hopper", depth=3)   # .ptx, k[grid](*tensors)
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from xdsl.dialects.builtin import ModuleOp
 from wsdialects.diagnostics import WsError, parse_text
 from wsdialects.interpreter import Deadlock, InterpretError, interpret
 
-__all__ = ["Deadlock", "InterpretError", "WsError", "interpret", "parse", "parse_file"]
+__all__ = ["Deadlock", "InterpretError", "WsError", "compile", "interpret", "parse", "parse_file"]
 
 
 def parse(text: str, filename: str = "<string>") -> ModuleOp:
@@ -28,3 +29,12 @@ def parse_file(path: str) -> ModuleOp:
     except OSError as e:
         raise WsError(f"cannot read input: {e.strerror}", str(path)) from None
     return parse_text(text, str(path))
+
+
+def __getattr__(name: str):
+    # `compile` is imported on first use: `import wsdialects` never needs llvmlite or CUDA.
+    if name == "compile":
+        from wsdialects.runtime import compile as _compile
+
+        return _compile
+    raise AttributeError(f"module 'wsdialects' has no attribute '{name}'")

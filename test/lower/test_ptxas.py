@@ -34,9 +34,9 @@ def _all_kernels():
     return out
 
 
-def _ptx(path: Path, depth: int = 3) -> str:
+def _ptx(path: Path, spec: str = "ws-hopper") -> str:
     m = wsdialects.parse_file(str(path))
-    build_pipeline(f"ws-hopper{{depth={depth}}}", str(path)).apply(None, m)
+    build_pipeline(spec, str(path)).apply(None, m)
     return llvm_to_ptx(lower_module(m).llvm_ir)
 
 
@@ -57,9 +57,11 @@ def test_ptxas_accepts(name, path, tmp_path):
     assert "C7508" not in r.stderr, r.stderr  # setmaxnreg ignored
 
 
-@pytest.mark.parametrize("depth", [1, 2, 4])
-def test_ptxas_depths(depth, tmp_path):
-    ptx = _ptx(KERNELS["gemm"], depth)
+@pytest.mark.parametrize("spec", ["ws-hopper{depth=1 mma-depth=0}", "ws-hopper{depth=2 mma-depth=1}",
+                                  "ws-hopper{depth=4 mma-depth=2}", "ws-hopper{persistent=true}",
+                                  "ws-partition,ws-distribute{depth=3}"])
+def test_ptxas_pipelines(spec, tmp_path):
+    ptx = _ptx(KERNELS["gemm"], spec)
     ptxas = shutil.which("ptxas")
     if ptxas is None:
         pytest.skip("ptxas not installed")

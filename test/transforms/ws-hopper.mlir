@@ -1,14 +1,16 @@
 // RUN: ws-opt %shared/kernels/gemm.mlir -p 'ws-hopper{depth=3}' | filecheck %s --check-prefix=IR
 // RUN: ws-opt %shared/kernels/gemm.mlir -p 'ws-hopper{depth=3}' -t llvm | filecheck %s --check-prefix=LL
 // RUN: ws-opt %shared/kernels/gemm.mlir -p 'ws-partition,ws-distribute{depth=2}' -t ptx | filecheck %s --check-prefix=PTX
+// RUN: ws-opt %shared/kernels/gemm.mlir -p 'ws-partition,ws-distribute{depth=2}' -t llvm | filecheck %s --check-prefix=NOPIPE
+// RUN: ws-opt %shared/kernels/gemm.mlir -p 'ws-hopper{persistent=true}' -t llvm | filecheck %s --check-prefix=PERSIST
 // RUN: ws-opt %S/../Inputs/kernels/fp8_gemm.mlir -p 'ws-hopper' -t llvm | filecheck %s --check-prefix=FP8
 // RUN: ws-opt %S/../Inputs/kernels/batched_gemm.mlir -p 'ws-hopper' -t llvm | filecheck %s --check-prefix=TMASTORE
 // RUN: ws-opt %S/../Inputs/kernels/bias_gemm.mlir -p 'ws-hopper' -t llvm | filecheck %s --check-prefix=BIAS
 // RUN: not ws-opt %S/../Inputs/kernels/mean_gemm.mlir -p 'ws-hopper' -t llvm 2>&1 | filecheck %s --check-prefix=MEAN
 // RUN: not ws-opt %S/../Inputs/kernels/no_loop.mlir -p 'ws-hopper' -t ptx 2>&1 | filecheck %s --check-prefix=NOWS
 
-// ws-hopper = ws-partition + ws-distribute for now (ws-specialize does not exist yet);
-// the IR it leaves is the distributed kernel.
+// ws-hopper = ws-specialize (partition, distribute, pipeline-mma, ...) + the lowering at
+// emission; the IR it leaves is the specialized kernel.
 // IR: aref.create : !aref.ring<tensor<128x64xf16>, tensor<256x64xf16>, depth = 3>
 // IR: warp_group.partition 0 producer warps 4 regs 40
 // IR: warp_group.partition 1 consumer warps 8 regs 232
@@ -35,12 +37,27 @@
 // LL: or i64 %{{.*}}, 4611686293305360384
 // LL-COUNT-4: wgmma.mma_async.sync.aligned.m64n256k16.f32.f16.f16
 // LL: wgmma.commit_group.sync.aligned;
+// ws-pipeline-mma{depth=2} (the ws-hopper default): two wgmma groups stay in flight;
+// the slot of iteration k-2 is released once they retired, the last two after the loop.
+// LL: wgmma.wait_group.sync.aligned 2;
+// LL: if_then
+// LL: @p mbarrier.arrive.shared::cta.b64 _, [$1];
 // LL: wgmma.wait_group.sync.aligned 0;
 // LL: @p mbarrier.arrive.shared::cta.b64 _, [$1];
 // Epilogue: per-register truncation and masked 16-bit stores.
 // LL: fptrunc float %{{.*}} to half
 // LL: @p st.global.b16 [$0], $1;
 // LL: attributes #0 = { "nvvm.maxntid"="384" "nvvm.minctasm"="1" }
+
+// Without ws-pipeline-mma every dot retires (wait 0) before its slot is released.
+// NOPIPE: wgmma.commit_group.sync.aligned;
+// NOPIPE-NEXT: wgmma.wait_group.sync.aligned 0;
+// NOPIPE: @p mbarrier.arrive.shared::cta.b64 _, [$1];
+
+// Persistent: a tile loop over nctaid.x programs, the consumer's warps meet on a
+// named barrier (id 2, 256 threads) before each epilogue.
+// PERSIST: call i32 @llvm.nvvm.read.ptx.sreg.nctaid.x()
+// PERSIST: bar.sync 2, 256;
 
 // PTX: .target sm_90a
 // PTX: .maxntid 384

@@ -1,12 +1,14 @@
-"""`ws-hopper{depth=D}`: the whole path to Hopper code.
+"""`ws-hopper{depth=D mma-depth=P cooperative=G persistent=true|false programs=N}`:
+the whole path to Hopper code.
 
-OVERVIEW.md defines `ws-hopper` as `ws-specialize` plus the lowering. `ws-specialize`
-(stages 2-7) does not exist yet, so for now this pass runs the stages that do:
-`ws-partition` then `ws-distribute{depth=D}`. The thread-level lowering (aref ->
-mbarriers + TMA, warp groups -> dispatch with setmaxnreg, tiles -> wgmma fragments)
-runs when the module is emitted with `-t llvm` or `-t ptx`
-(`wsdialects/lower/to_llvm.py`, `wsdialects/lower/ptx.py`), so the IR this pass
-leaves still prints, re-parses and runs in the interpreter.
+OVERVIEW.md defines `ws-hopper` as `ws-specialize` plus the lowering. This pass runs
+`ws-specialize` with the same options (partition, distribute{depth=D},
+pipeline-mma{depth=P}, and cooperative / persistent when asked). The thread-level
+lowering (aref -> mbarrier rings + TMA, warp groups -> dispatch with setmaxnreg,
+tiles -> wgmma fragments, mma.async_dot / mma.wait -> wgmma + wait_group P) runs when
+the module is emitted with `-t llvm` or `-t ptx` (`wsdialects/lower/to_llvm.py`,
+`wsdialects/lower/ptx.py`), so the IR this pass leaves still prints, re-parses and
+runs in the interpreter.
 """
 
 from __future__ import annotations
@@ -21,10 +23,13 @@ from xdsl.passes import ModulePass
 class HopperPass(ModulePass):
     name = "ws-hopper"
     depth: int = 3
+    mma_depth: int = 2
+    cooperative: int = 1
+    persistent: bool = False
+    programs: int = 132
 
     def apply(self, ctx, op: ModuleOp) -> None:
-        from wsdialects.transforms.distribute import DistributePass
-        from wsdialects.transforms.partition import PartitionPass
+        from wsdialects.transforms.specialize import SpecializePass
 
-        PartitionPass().apply(ctx, op)
-        DistributePass(depth=self.depth).apply(ctx, op)
+        SpecializePass(depth=self.depth, mma_depth=self.mma_depth, cooperative=self.cooperative,
+                       persistent=self.persistent, programs=self.programs).apply(ctx, op)

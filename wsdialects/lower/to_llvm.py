@@ -156,6 +156,7 @@ class KernelInfo:
     num_threads: int
     smem_bytes: int
     partitions: list[tuple[str, int, int | None]] = field(default_factory=list)
+    persistent_programs: int = 0  # ws-persistent: launch min(N, tiles) programs, pass the grid last
 
 
 @dataclass
@@ -402,6 +403,9 @@ class _Kernel:
         attrs = f'"nvvm.maxntid"="{nthreads}" "nvvm.minctasm"="1"'
         text = [f"define ptx_kernel void @{name}({', '.join(sig)}) #{{ATTR}} {{"] + self.lines + ["}"]
         info = KernelInfo(name, params, nthreads, smem_bytes, pinfo)
+        pers = f.attributes.get("ws.persistent")
+        if pers is not None:
+            info.persistent_programs = pers.data["programs"].value.data
         return "\n".join(text), info, attrs
 
     # ----------------------------------------------------------------- aref planning
@@ -489,8 +493,15 @@ class _Kernel:
                 self.vals[o.results[0]] = Smem(src.addr, shape_of(rt), src.elem, src.swizzle, not src.trans)
                 return
             return  # lazily (or rejected at the use)
-        if n == "tile.dot":
+        if n in ("tile.dot", "mma.async_dot"):
             return self.lower_dot(o)
+        if n == "mma.wait":
+            return self.lower_mma_wait(o)
+        if n == "scf.if":
+            return self.lower_if(o)
+        if n == "warp_group.barrier":  # the partition's warps meet: a named barrier
+            self.asm(f"bar.sync {self.layout.barrier_id}, {self.layout.threads};", "", [])
+            return
         if n == "scf.for":
             return self.lower_for(o)
         if n == "tile.store":
@@ -885,11 +896,45 @@ class _Kernel:
                 cur = [self.op(f"extractvalue {st} {res}, {i}") for i in range(nper)]
             out[rep * nper:(rep + 1) * nper] = cur
         self.asm("wgmma.commit_group.sync.aligned;", "", [])
-        total = len(out)
+        if o.name == "mma.async_dot":  # retired by a later mma.wait
+            self.vals[o.results[0]] = Frag(out)
+            return
+        self.vals[o.results[0]] = Frag(self.wgmma_wait(out, 0))
+
+    def wgmma_wait(self, regs: list[str], pending: int) -> list[str]:
+        """`wgmma.wait_group pending`; the accumulators pass through the asm so that no
+        read of them is scheduled before the wait."""
+        total = len(regs)
         st = "{" + ", ".join(["float"] * total) + "}"
-        res = self.asm("wgmma.wait_group.sync.aligned 0;", ",".join(["=f"] * total + [str(i) for i in range(total)]),
-                       [("float", x) for x in out], st)
-        self.vals[o.results[0]] = Frag([self.op(f"extractvalue {st} {res}, {i}") for i in range(total)])
+        res = self.asm(f"wgmma.wait_group.sync.aligned {pending};",
+                       ",".join(["=f"] * total + [str(i) for i in range(total)]), [("float", x) for x in regs], st)
+        return [self.op(f"extractvalue {st} {res}, {i}") for i in range(total)]
+
+    def lower_mma_wait(self, o: Operation) -> None:
+        pending = o.pending.value.data
+        groups = [self.frag_of(v, o) for v in o.operands]
+        flat = self.wgmma_wait([r for g in groups for r in g], pending)
+        i = 0
+        for r, g in zip(o.results, groups):
+            self.vals[r] = Frag(flat[i:i + len(g)])
+            i += len(g)
+
+    def lower_if(self, o: Operation) -> None:
+        if o.results:
+            self.fail(o, "scf.if with results cannot be lowered (only side-effecting conditionals)")
+        cond = self.scalar(o.operands[0])
+        then_l, else_l, join = self.newlabel("if_then"), self.newlabel("if_else"), self.newlabel("if_join")
+        self.emit(f"br i1 {cond}, label %{then_l}, label %{else_l}")
+        for lab, region in ((then_l, o.regions[0]), (else_l, o.regions[1] if len(o.regions) > 1 else None)):
+            self.label(lab)
+            self.memo.append({})
+            if region is not None and region.blocks:
+                for bo in region.blocks[0].ops:
+                    if bo.name != "scf.yield":
+                        self.lower_op(bo)
+            self.memo.pop()
+            self.emit(f"br label %{join}")
+        self.label(join)
 
     # ---- scf.for
     def lower_for(self, o: Operation) -> None:

@@ -1,0 +1,120 @@
+"""Compile a tile kernel for Hopper and launch it on torch CUDA tensors.
+
+    import wsdialects
+    k = wsdialects.compile("gemm.mlir", pipeline="ws-hopper", depth=3)
+    k.ptx, k.llvm_ir, k.ir          # the stages' text
+    k[grid](a, b, c, M, N, K, N)    # torch CUDA tensors and Python numbers
+
+Argument conventions (OVERVIEW.md): a `!tile.desc<tensor<BxCxT>>` takes a 2-D tensor
+(a TMA descriptor with that box is built from it, swizzled as the kernel's shared
+memory needs); a `!tile.ptr<T>` takes a contiguous tensor addressed flat, in
+elements; scalars take Python numbers. Checks happen before the launch.
+Compiling needs no GPU; launching needs cuda-python and torch.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from pathlib import Path
+
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.printer import Printer
+
+from wsdialects.diagnostics import WsError, parse_text
+from wsdialects.lower.to_llvm import KernelInfo, lower_module
+
+__all__ = ["Compiled", "compile"]
+
+
+def _pipeline_spec(pipeline: str, options: dict) -> str:
+    if not options:
+        return pipeline
+    if "," in pipeline or "{" in pipeline:
+        raise WsError(f"compile: options {sorted(options)} need a single pass name as pipeline, got '{pipeline}'",
+                      "wsdialects.compile")
+    opts = " ".join(f"{k.replace('_', '-')}={str(v).lower() if isinstance(v, bool) else v}"
+                    for k, v in options.items())
+    return f"{pipeline}{{{opts}}}"
+
+
+def _ptx_cached(llvm_ir: str) -> str:
+    """PTX for `llvm_ir`; `WSDIALECTS_PTX_CACHE=DIR` keeps PTX by the hash of the LLVM IR."""
+    cache = os.environ.get("WSDIALECTS_PTX_CACHE")
+    key = hashlib.sha256(llvm_ir.encode()).hexdigest()[:32]
+    if cache:
+        f = Path(cache) / f"{key}.ptx"
+        if f.is_file():
+            return f.read_text()
+    from wsdialects.lower.ptx import llvm_to_ptx
+
+    ptx = llvm_to_ptx(llvm_ir)
+    if cache:
+        try:
+            Path(cache).mkdir(parents=True, exist_ok=True)
+            (Path(cache) / f"{key}.ptx").write_text(ptx)
+        except OSError:
+            pass
+    return ptx
+
+
+class Compiled:
+    """The result of `wsdialects.compile`: `.ir`, `.llvm_ir`, `.ptx`, `.kernels`, and
+    `compiled[grid](*args)` (the module's kernel; `compiled.kernel(name)[grid]` when
+    it has several)."""
+
+    def __init__(self, ir: str, llvm_ir: str, ptx: str, kernels: list[KernelInfo]):
+        self.ir = ir
+        self.llvm_ir = llvm_ir
+        self.ptx = ptx
+        self.kernels = {k.name: k for k in kernels}
+        self._launchers: dict = {}
+
+    def kernel(self, name: str | None = None):
+        if name is None:
+            if len(self.kernels) != 1:
+                raise WsError(f"the module has kernels {sorted(self.kernels)}: name one with .kernel(name)",
+                              "wsdialects.compile")
+            name = next(iter(self.kernels))
+        if name not in self.kernels:
+            raise WsError(f"no kernel '{name}' (have {sorted(self.kernels)})", "wsdialects.compile")
+        if name not in self._launchers:
+            from wsdialects.runtime.launch import Launcher
+
+            self._launchers[name] = Launcher(self.ptx, self.kernels[name])
+        return self._launchers[name]
+
+    def __getitem__(self, grid):
+        return self.kernel()[grid]
+
+    def __repr__(self) -> str:
+        return f"<wsdialects.Compiled kernels={sorted(self.kernels)}>"
+
+
+def compile(module_or_path, pipeline: str = "ws-hopper", **options) -> Compiled:  # noqa: A001
+    """Parse (a path, MLIR text or a ModuleOp), run `pipeline` (pass options as keyword
+    arguments, e.g. depth=3), lower to LLVM IR and PTX."""
+    from wsdialects.tools.ws_opt import build_pipeline
+
+    if isinstance(module_or_path, ModuleOp):
+        module, file = module_or_path.clone(), "<module>"
+    else:
+        s = str(module_or_path)
+        if "\n" not in s and (s.endswith(".mlir") or os.path.exists(s)):
+            file = s
+            try:
+                text = Path(s).read_text(encoding="utf-8")
+            except OSError as e:
+                raise WsError(f"cannot read input: {e.strerror}", s) from None
+        else:
+            file, text = "<string>", s
+        module = parse_text(text, file)
+    spec = _pipeline_spec(pipeline, options)
+    if spec:
+        build_pipeline(spec, file).apply(None, module)
+    from io import StringIO
+
+    buf = StringIO()
+    Printer(stream=buf).print_op(module)
+    lowered = lower_module(module)
+    return Compiled(buf.getvalue(), lowered.llvm_ir, _ptx_cached(lowered.llvm_ir), lowered.kernels)

@@ -1,0 +1,201 @@
+"""Loading PTX and launching kernels through cuda-python's driver API on torch tensors."""
+
+from __future__ import annotations
+
+import ctypes
+import struct
+
+from wsdialects.lower.to_llvm import KernelInfo
+
+
+class LaunchError(RuntimeError):
+    pass
+
+
+def _drv():
+    try:
+        from cuda.bindings import driver
+    except ImportError:  # older cuda-python
+        from cuda import cuda as driver  # type: ignore
+    return driver
+
+
+def _check(res, what: str):
+    err = res[0] if isinstance(res, tuple) else res
+    drv = _drv()
+    if err != drv.CUresult.CUDA_SUCCESS:
+        _, name = drv.cuGetErrorName(err)
+        raise LaunchError(f"{what} failed: {name.decode() if isinstance(name, bytes) else name}")
+    if isinstance(res, tuple):
+        return res[1] if len(res) == 2 else res[1:]
+    return None
+
+
+_TORCH_DTYPES = {
+    "f16": "float16", "bf16": "bfloat16", "f32": "float32", "f64": "float64",
+    "f8E4M3FN": "float8_e4m3fn", "f8E5M2": "float8_e5m2",
+    "i8": "int8", "i16": "int16", "i32": "int32", "i64": "int64", "i1": "bool",
+}
+
+
+def _tma_dtype(name: str):
+    drv = _drv()
+    E = drv.CUtensorMapDataType
+    return {
+        "f16": E.CU_TENSOR_MAP_DATA_TYPE_FLOAT16, "bf16": E.CU_TENSOR_MAP_DATA_TYPE_BFLOAT16,
+        "f32": E.CU_TENSOR_MAP_DATA_TYPE_FLOAT32, "f64": E.CU_TENSOR_MAP_DATA_TYPE_FLOAT64,
+        "f8E4M3FN": E.CU_TENSOR_MAP_DATA_TYPE_UINT8, "f8E5M2": E.CU_TENSOR_MAP_DATA_TYPE_UINT8,
+        "i8": E.CU_TENSOR_MAP_DATA_TYPE_UINT8, "i32": E.CU_TENSOR_MAP_DATA_TYPE_INT32,
+        "i64": E.CU_TENSOR_MAP_DATA_TYPE_INT64,
+    }[name]
+
+
+class Launcher:
+    """One kernel of a PTX module; `launcher[grid](*args)` checks and launches."""
+
+    def __init__(self, ptx: str, info: KernelInfo):
+        self.ptx = ptx
+        self.info = info
+        self._func = {}
+        self._descs: dict = {}
+
+    def __getitem__(self, grid):
+        if isinstance(grid, int):
+            grid = (grid,)
+        grid = tuple(int(g) for g in grid) + (1,) * (3 - len(grid))
+        if len(grid) != 3 or any(g < 1 for g in grid):
+            raise LaunchError(f"{self.info.name}: grid must be 1 to 3 positive numbers, got {grid}")
+        return lambda *args, stream=None: self.launch(grid, args, stream)
+
+    # ---- module / function
+    def _function(self, device_index: int):
+        if device_index in self._func:
+            return self._func[device_index]
+        drv = _drv()
+        _check(drv.cuInit(0), "cuInit")
+        ctx = _check(drv.cuCtxGetCurrent(), "cuCtxGetCurrent")
+        if ctx is None or int(ctx) == 0:
+            dev = _check(drv.cuDeviceGet(device_index), "cuDeviceGet")
+            ctx = _check(drv.cuDevicePrimaryCtxRetain(dev), "cuDevicePrimaryCtxRetain")
+            _check(drv.cuCtxSetCurrent(ctx), "cuCtxSetCurrent")
+        mod = _check(drv.cuModuleLoadData(self.ptx.encode() + b"\0"), "cuModuleLoadData")
+        fn = _check(drv.cuModuleGetFunction(mod, self.info.name.encode()), "cuModuleGetFunction")
+        _check(drv.cuFuncSetAttribute(fn, drv.CUfunction_attribute.CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                                      self.info.smem_bytes), "cuFuncSetAttribute(max dynamic shared memory)")
+        self._func[device_index] = (mod, fn)
+        return mod, fn
+
+    # ---- arguments
+    def _err(self, i: int, msg: str) -> LaunchError:
+        p = self.info.params[i]
+        return LaunchError(f"{self.info.name}: argument {i} ({p.name}): {msg}")
+
+    def _tensor(self, i, x, dtype_name, device):
+        import torch
+
+        if not isinstance(x, torch.Tensor):
+            raise self._err(i, f"expected a torch CUDA tensor, got {type(x).__name__}")
+        if not x.is_cuda:
+            raise self._err(i, "the tensor is not on a CUDA device")
+        want = getattr(torch, _TORCH_DTYPES[dtype_name])
+        if x.dtype != want:
+            raise self._err(i, f"expected dtype {want}, got {x.dtype}")
+        if device is not None and x.device != device:
+            raise self._err(i, f"tensor on {x.device}, other tensors on {device}")
+        return x
+
+    def _desc(self, i, x, p):
+        import torch
+
+        rank = len(p.block)
+        if x.dim() != rank:
+            raise self._err(i, f"a !tile.desc with a {'x'.join(map(str, p.block))} box needs a {rank}-D tensor, "
+                               f"got {x.dim()}-D {tuple(x.shape)}")
+        es = x.element_size()
+        if x.stride(-1) != 1:
+            raise self._err(i, "the innermost dimension must be contiguous (stride 1)")
+        if x.data_ptr() % 16:
+            raise self._err(i, "the data must be 16-byte aligned for TMA")
+        for d in range(rank - 1):
+            if (x.stride(d) * es) % 16:
+                raise self._err(i, f"stride of dim {d} is {x.stride(d) * es} bytes; TMA needs a multiple of 16")
+        key = (x.data_ptr(), tuple(x.shape), tuple(x.stride()), p.dtype, p.block, p.swizzle, x.device.index)
+        hit = self._descs.get(key)
+        if hit is not None:
+            return hit.data_ptr()
+        drv = _drv()
+        sw = {0: "NONE", 32: "32B", 64: "64B", 128: "128B"}[p.swizzle]
+        tmap = _check(drv.cuTensorMapEncodeTiled(
+            _tma_dtype(p.dtype), drv.cuuint32_t(rank), x.data_ptr(),
+            [drv.cuuint64_t(int(s)) for s in reversed(x.shape)],
+            [drv.cuuint64_t(int(x.stride(d) * es)) for d in reversed(range(rank - 1))],
+            [drv.cuuint32_t(int(b)) for b in reversed(p.block)], [drv.cuuint32_t(1)] * rank,
+            drv.CUtensorMapInterleave.CU_TENSOR_MAP_INTERLEAVE_NONE,
+            getattr(drv.CUtensorMapSwizzle, f"CU_TENSOR_MAP_SWIZZLE_{sw}"),
+            drv.CUtensorMapL2promotion.CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+            drv.CUtensorMapFloatOOBfill.CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE), f"cuTensorMapEncodeTiled (argument {i})")
+        raw = struct.pack("<16Q", *[int(v) for v in tmap.opaque])
+        buf = torch.frombuffer(bytearray(raw), dtype=torch.uint8).to(x.device)
+        if len(self._descs) > 256:
+            self._descs.clear()
+        self._descs[key] = buf
+        return buf.data_ptr()
+
+    def launch(self, grid, args, stream=None):
+        import torch
+
+        info = self.info
+        if info.persistent_programs:  # ws-persistent contract: the user's grid travels as 3 trailing i32
+            user = len(info.params) - 3
+            if len(args) != user:
+                names = ", ".join(p.name for p in info.params[:user])
+                raise LaunchError(f"{info.name}: expected {user} arguments ({names}), got {len(args)}")
+            args = tuple(args) + tuple(grid)
+            grid = (min(info.persistent_programs, grid[0] * grid[1] * grid[2]), 1, 1)
+        if len(args) != len(info.params):
+            names = ", ".join(p.name for p in info.params)
+            raise LaunchError(f"{info.name}: expected {len(info.params)} arguments ({names}), got {len(args)}")
+        device = None
+        for x in args:
+            if isinstance(x, torch.Tensor) and x.is_cuda:
+                device = x.device
+                break
+        if device is None:
+            raise LaunchError(f"{info.name}: no CUDA tensor among the arguments")
+        vals, types = [], []
+        for i, (p, x) in enumerate(zip(info.params, args)):
+            if p.kind == "desc":
+                self._tensor(i, x, p.dtype, device)
+                vals.append(self._desc(i, x, p))
+                types.append(ctypes.c_void_p)
+            elif p.kind == "ptr":
+                self._tensor(i, x, p.dtype, device)
+                if not x.is_contiguous():
+                    raise self._err(i, "a !tile.ptr argument must be a contiguous tensor (addressed flat)")
+                vals.append(x.data_ptr())
+                types.append(ctypes.c_void_p)
+            else:
+                if isinstance(x, torch.Tensor) or not isinstance(x, (int, float)) or isinstance(x, bool):
+                    raise self._err(i, f"expected a Python number for {p.dtype}, got {type(x).__name__}")
+                if p.dtype.startswith("i"):
+                    if not isinstance(x, int):
+                        raise self._err(i, f"expected an int for {p.dtype}, got {x!r}")
+                    bits = int(p.dtype[1:])
+                    if not -(1 << (bits - 1)) <= x < (1 << bits):
+                        raise self._err(i, f"{x} does not fit {p.dtype}")
+                    vals.append(x)
+                    types.append({32: ctypes.c_int32, 64: ctypes.c_int64, 16: ctypes.c_int16, 8: ctypes.c_int8}[bits])
+                elif p.dtype == "f32":
+                    vals.append(float(x))
+                    types.append(ctypes.c_float)
+                elif p.dtype == "f64":
+                    vals.append(float(x))
+                    types.append(ctypes.c_double)
+                else:
+                    raise self._err(i, f"scalar arguments of type {p.dtype} are not supported by the launcher")
+        drv = _drv()
+        with torch.cuda.device(device):
+            _, fn = self._function(device.index or 0)
+            s = stream if stream is not None else torch.cuda.current_stream(device).cuda_stream
+            _check(drv.cuLaunchKernel(fn, grid[0], grid[1], grid[2], info.num_threads, 1, 1, info.smem_bytes,
+                                      drv.CUstream(s), (tuple(vals), tuple(types)), 0), f"cuLaunchKernel({info.name})")
