@@ -30,11 +30,12 @@ from xdsl.parser import Parser
 from xdsl.printer import Printer
 from xdsl.utils.exceptions import VerifyException
 
+from wsdialects.syntax import BodyThenAttrs
 from wsdialects.tile import DotOp
 
 
 @irdl_op_definition
-class AsyncDotOp(IRDLOperation):
+class AsyncDotOp(BodyThenAttrs):
     """Issue acc + a·b on the tensor cores without waiting (wgmma.mma_async):
     `%d = mma.async_dot %a, %b, %acc : tensor<MxKxT>, tensor<KxNxT> -> tensor<MxNxf32>`."""
 
@@ -50,30 +51,9 @@ class AsyncDotOp(IRDLOperation):
     def verify_(self) -> None:
         DotOp.verify_(self)  # same typing rules as tile.dot
 
-    @classmethod
-    def parse(cls, parser: Parser):
-        ops = parser.parse_comma_separated_list(parser.Delimiter.NONE, parser.parse_unresolved_operand)
-        if len(ops) != 3:
-            parser.raise_error("mma.async_dot takes three operands: a, b, acc")
-        attrs = parser.parse_optional_attr_dict()
-        parser.parse_punctuation(":")
-        at = parser.parse_type()
-        parser.parse_punctuation(",")
-        bt = parser.parse_type()
-        parser.parse_punctuation("->")
-        ct = parser.parse_type()
-        op = cls(*parser.resolve_operands(ops, [at, bt, ct], parser.pos))
-        op.attributes.update(attrs)
-        return op
-
-    def print(self, printer: Printer) -> None:
-        printer.print_string(" ")
-        printer.print_list([self.a, self.b, self.acc], printer.print_operand)
-        printer.print_op_attributes(self.attributes)
-        printer.print_string(" : ")
-        printer.print_list([self.a.type, self.b.type], printer.print_attribute)
-        printer.print_string(" -> ")
-        printer.print_attribute(self.result.type)
+    # Same syntax as tile.dot: `%d = mma.async_dot %a, %b, %acc : A, B -> C {attrs}`.
+    parse_body = classmethod(DotOp.parse_body.__func__)
+    print_body = DotOp.print_body
 
 
 @irdl_op_definition

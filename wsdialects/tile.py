@@ -45,6 +45,7 @@ from xdsl.irdl import (
     traits_def,
     var_operand_def,
 )
+from wsdialects.syntax import BodyThenAttrs
 from xdsl.parser import AttrParser, Parser
 from xdsl.printer import Printer
 from xdsl.traits import MemoryEffect, MemoryEffectKind, EffectInstance, Pure
@@ -206,23 +207,8 @@ def _print_arrow_types(printer: Printer, src: Attribute, dst: Attribute) -> None
 # --------------------------------------------------------------------------- ops
 
 
-class _TileOp(IRDLOperation):
-    """Custom syntax `<op body> {attr-dict}`: the op's own format, then any
-    discardable attributes (such as the partitioning tags)."""
 
-    @classmethod
-    def parse(cls, parser: Parser):
-        op = cls.parse_body(parser)
-        attrs = parser.parse_optional_attr_dict()
-        op.attributes.update(attrs)
-        return op
-
-    def print(self, printer: Printer) -> None:
-        self.print_body(printer)
-        if self.attributes:
-            printer.print_op_attributes(self.attributes)
-
-class _AxisOp(_TileOp):
+class _AxisOp(BodyThenAttrs):
     axis = prop_def(IntegerAttr)
     result = result_def(i32)
     traits = traits_def(Pure())
@@ -261,7 +247,7 @@ class NumProgramsOp(_AxisOp):
 
 
 @irdl_op_definition
-class MakeRangeOp(_TileOp):
+class MakeRangeOp(BodyThenAttrs):
     """The integers [start, end): `%r = tile.make_range 0 to 128 : tensor<128xi32>`."""
 
     name = "tile.make_range"
@@ -308,7 +294,7 @@ class MakeRangeOp(_TileOp):
         printer.print_attribute(self.result.type)
 
 
-class _UnaryTileOp(_TileOp):
+class _UnaryTileOp(BodyThenAttrs):
     """An op with one operand and one result, printed `%r = op %x : T -> U`."""
 
     src = operand_def()
@@ -468,7 +454,7 @@ class TransOp(_UnaryTileOp):
 
 
 @irdl_op_definition
-class AddPtrOp(_TileOp):
+class AddPtrOp(BodyThenAttrs):
     """Pointer plus an offset in elements:
     `%q = tile.addptr %p, %off : tensor<64x!tile.ptr<f16>>, tensor<64xi32>`."""
 
@@ -532,7 +518,7 @@ def _pointee_tile_type(ptr_type: Attribute) -> Attribute:
 
 
 @irdl_op_definition
-class LoadOp(_TileOp):
+class LoadOp(BodyThenAttrs):
     """Masked gather; masked-off lanes take `other` (default 0):
     `%v = tile.load %ptrs, %mask : tensor<64x!tile.ptr<f16>> -> tensor<64xf16>`."""
 
@@ -585,7 +571,7 @@ class LoadOp(_TileOp):
 
 
 @irdl_op_definition
-class StoreOp(_TileOp):
+class StoreOp(BodyThenAttrs):
     """Masked scatter: `tile.store %ptrs, %v, %mask : tensor<64x!tile.ptr<f16>>`."""
 
     name = "tile.store"
@@ -655,7 +641,7 @@ def _print_desc_access(printer: Printer, desc: SSAValue, idx: Sequence[SSAValue]
 
 
 @irdl_op_definition
-class DescLoadOp(_TileOp):
+class DescLoadOp(BodyThenAttrs):
     """TMA load of the block whose first element is at (idx0, idx1, ...); out of
     bounds reads 0:
     `%a = tile.desc_load %d[%i, %k] : !tile.desc<tensor<128x64xf16>> -> tensor<128x64xf16>`."""
@@ -690,7 +676,7 @@ class DescLoadOp(_TileOp):
 
 
 @irdl_op_definition
-class DescStoreOp(_TileOp):
+class DescStoreOp(BodyThenAttrs):
     """TMA store of a block; out of bounds is dropped:
     `tile.desc_store %d[%i, %j], %v : !tile.desc<tensor<128x128xf16>>`."""
 
@@ -741,7 +727,7 @@ class DescStoreOp(_TileOp):
 
 
 @irdl_op_definition
-class DotOp(_TileOp):
+class DotOp(BodyThenAttrs):
     """acc + a·b with fp32 accumulation (tensor-core matmul):
     `%d = tile.dot %a, %b, %acc : tensor<128x64xf16>, tensor<64x256xf16> -> tensor<128x256xf32>`."""
 

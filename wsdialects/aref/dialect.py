@@ -29,6 +29,7 @@ from xdsl.irdl import (
     var_operand_def,
     var_result_def,
 )
+from wsdialects.syntax import BodyThenAttrs
 from xdsl.parser import AttrParser, Parser
 from xdsl.printer import Printer
 from xdsl.utils.exceptions import VerifyException
@@ -122,24 +123,9 @@ def _print_access(printer: Printer, ring: SSAValue, pos: SSAValue) -> None:
     printer.print_string("]")
 
 
-class _ArefOp(IRDLOperation):
-    """Custom syntax `<op body> {attr-dict}`: the op's own format, then any
-    discardable attributes (such as the partitioning tags)."""
-
-    @classmethod
-    def parse(cls, parser: Parser):
-        op = cls.parse_body(parser)
-        attrs = parser.parse_optional_attr_dict()
-        op.attributes.update(attrs)
-        return op
-
-    def print(self, printer: Printer) -> None:
-        self.print_body(printer)
-        if self.attributes:
-            printer.print_op_attributes(self.attributes)
 
 @irdl_op_definition
-class CreateOp(_ArefOp):
+class CreateOp(BodyThenAttrs):
     """A fresh ring, every slot empty (E = 1, F = 0). `consumers` is the number
     of consumer warp groups that must release a slot (default 1):
     `%r = aref.create : !aref.ring<tensor<64x64xf16>, depth = 2>`."""
@@ -177,7 +163,7 @@ class CreateOp(_ArefOp):
 
 
 @irdl_op_definition
-class PutOp(_ArefOp):
+class PutOp(BodyThenAttrs):
     """Publish `values` in slot `position mod depth` once the slot is empty:
     `aref.put %r[%k], %a : !aref.ring<tensor<64x64xf16>, depth = 2>`."""
 
@@ -227,7 +213,7 @@ class PutOp(_ArefOp):
 
 
 @irdl_op_definition
-class GetOp(_ArefOp):
+class GetOp(BodyThenAttrs):
     """Borrow the values in slot `position mod depth` once it is full:
     `%a = aref.get %r[%k] : !aref.ring<tensor<64x64xf16>, depth = 2>`."""
 
@@ -263,7 +249,7 @@ class GetOp(_ArefOp):
 
 
 @irdl_op_definition
-class ConsumedOp(_ArefOp):
+class ConsumedOp(BodyThenAttrs):
     """Release slot `position mod depth` back to the producer (E := 1):
     `aref.consumed %r[%k] : !aref.ring<tensor<64x64xf16>, depth = 2>`."""
 
