@@ -60,8 +60,12 @@ class JointModel(ModuloModel):
         # Warp uniqueness + variable latency (W_vl holds exactly the VL ops);
         # compute warps are interchangeable, so the j-th fixed-latency op may
         # only use warps 0..j.
+        # Symmetry breaking: compute warps are interchangeable, so number them in
+        # the order of first use: a fixed-latency op may take warp w > 0 only if an
+        # earlier fixed-latency op took warp w-1 (hence the j-th only warps 0..j).
         self.opw: dict[str, list] = {}
         j = 0
+        earlier: list[list] = []
         for op in g.ops:
             lits = [b.bool(f"w_{op.name}_{w}") for w in range(W)]
             b.exactly_one(lits)
@@ -73,8 +77,11 @@ class JointModel(ModuloModel):
                     allowed = (not op.variable_latency) and w <= j
                 if not allowed:
                     b.add([(1, lits[w])], hi=0)
+                elif w > 0 and w != lay.vl_warp and 1 < w <= j:
+                    b.clause([prev[w - 1] for prev in earlier], [lits[w]])
             if not op.variable_latency:
                 j += 1
+                earlier.append(lits)
 
         # Cross-warp spills: a consumer on another warp waits spill_cost longer.
         self.diff: dict[int, object] = {}
@@ -87,7 +94,7 @@ class JointModel(ModuloModel):
             self.diff[idx] = d
             for w in range(W):
                 # opw[src,w] and not opw[dst,w] -> d
-                b.add([(1, d), (-1, self.opw[e.src][w]), (1, self.opw[e.dst][w])], lo=0)
+                b.clause([d, self.opw[e.dst][w]], [self.opw[e.src][w]])
             terms = self.start(e.dst) + [(-c, x) for c, x in self.start(e.src)] + [(-g.op(e.src).spill_cost, d)]
             b.add(terms, lo=e.delay - e.distance * ii)
 
@@ -101,7 +108,7 @@ class JointModel(ModuloModel):
         b = self.b
         sw = b.bool(f"sw_{v}_{o}")
         for w in range(self.layout.total):
-            b.add([(1, sw), (-1, self.opw[v][w]), (-1, self.opw[o][w])], lo=-1)
+            b.clause([sw], [self.opw[v][w], self.opw[o][w]])
         return sw
 
     def _concurrency(self) -> None:
@@ -171,7 +178,7 @@ class JointModel(ModuloModel):
             q = b.int(0, horizon // ii + 1, f"q_{v}")
             ge = [b.bool(f"ge_{v}_{k}") for k in range(1, ii)]  # ge[k-1] <=> m >= k
             for k in range(1, len(ge)):
-                b.add([(1, ge[k - 1]), (-1, ge[k])], lo=0)
+                b.clause([ge[k - 1]], [ge[k]])
             # lifetime e_v - s_v = q*II + m, m = sum(ge)
             b.add([(1, e_v)] + [(-c, x) for c, x in self.start(v)] + [(-ii, q)] + [(-1, x) for x in ge], lo=0, hi=0)
             extra = [b.bool(f"live_{v}_{r}") for r in range(ii)]
@@ -179,7 +186,7 @@ class JointModel(ModuloModel):
                 for r0 in range(ii):
                     dr = (r - r0) % ii
                     if dr + 1 <= ii - 1:
-                        b.add([(1, extra[r]), (-1, self.rho[v][r0]), (-1, ge[dr])], lo=-1)
+                        b.clause([extra[r]], [self.rho[v][r0], ge[dr]])
             counts[v] = [[(1, q), (1, extra[r])] for r in range(ii)]
 
         if smem_cap is not None:
@@ -203,7 +210,7 @@ class JointModel(ModuloModel):
                     for r in range(ii):
                         live = counts[v][r][1][1]
                         a = b.bool(f"a_{v}_{w}_{r}")
-                        b.add([(1, a), (-1, self.opw[v][w]), (-1, live)], lo=-1)
+                        b.clause([a], [self.opw[v][w], live])
                         per_r[r] += [(regs, a), (regs, qw)]
                 for r in range(ii):
                     if per_r[r]:
@@ -218,13 +225,20 @@ class JointModel(ModuloModel):
 
 
 def joint_schedule(graph: Graph, ii: int, length: int, solver: str = "cpsat", time_limit: float = 60.0,
-                   fixed_starts: dict[str, int] | None = None) -> tuple[dict[str, int], dict[str, int]] | None:
+                   fixed_starts: dict[str, int] | None = None, hint: dict[str, int] | None = None,
+                   ) -> tuple[dict[str, int], dict[str, int]] | None:
     """``SWP-and-WS(G, M, II, L)``: starts and warps, or None when unsatisfiable.
-    With ``fixed_starts`` only the warp assignment is searched."""
+    With ``fixed_starts`` only the warp assignment is searched; ``hint`` (starts,
+    e.g. of the modulo schedule) only guides the search."""
     b = make_backend(solver)
     m = JointModel(graph, ii, length, b, fixed_starts)
     if not m.feasible_bounds:
         return None
+    for v, s in (hint or {}).items():
+        if s + graph.op(v).cycles <= length:
+            b.hint(m.k[v], s // ii)
+            for r in range(ii):
+                b.hint(m.rho[v][r], int(r == s % ii))
     if not b.solve(time_limit):
         return None
     starts = {op.name: m.start_value(op.name) for op in graph.ops}
@@ -283,13 +297,16 @@ def twill(graph: Graph, solver: str = "cpsat", time_limit: float = 120.0, max_ii
                 attempts.append({"II": ii, "L": l_range, "joint": "unsat (without memory)"})
                 ii += 1
                 continue
-            top = joint_schedule(g, ii, l_max, solver, left())
+            top = joint_schedule(g, ii, l_max, solver, left(), hint=ms.starts)
             if top is None:
                 attempts.append({"II": ii, "L": l_range, "joint": "unsat"})
                 ii += 1
                 continue
-            for length in range(ms.length, l_max + 1):
-                found = top if length == l_max else joint_schedule(g, ii, length, solver, left())
+            # The solution found at l_max may already be shorter: lengths from its
+            # own length up are settled by it.
+            top_len = max(top[0][op.name] + op.cycles for op in g.ops)
+            for length in range(ms.length, max(top_len, ms.length) + 1):
+                found = top if length >= top_len else joint_schedule(g, ii, length, solver, left(), hint=ms.starts)
                 attempts.append({"II": ii, "L": length, "joint": "sat" if found else "unsat"})
                 if found is not None:
                     break

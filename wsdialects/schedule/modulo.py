@@ -176,16 +176,33 @@ def schedule_length(graph: Graph, starts: dict[str, int]) -> int:
 
 def modulo_schedule(graph: Graph, ii: int, solver: str = "cpsat", time_limit: float = 60.0) -> ModuloSchedule | None:
     """``Optimal-Modulo-Schedule(G, II)``: the shortest valid modulo schedule at
-    this II (ties: ops as late as possible), or None when none exists."""
+    this II (ties: ops as late as possible), or None when none exists.
+
+    Solved lexicographically in two small problems rather than one with a
+    heavily weighted objective (same optimum, about half the time): first the
+    least length L, then, at that L (which also tightens every stage domain),
+    the latest starts."""
+    import time
+
+    deadline = time.monotonic() + time_limit
     b = make_backend(solver)
     m = ModuloModel(graph, ii, b)
-    n = len(graph.ops)
-    lmax_weight = n * ((horizon_stages(graph, ii) + 2) * ii + max(op.cycles for op in graph.ops)) + 1
-    objective = [(lmax_weight, m.length_var)]
+    b.minimize([(1, m.length_var)])
+    if not b.solve(time_limit):
+        return None
+    length = b.value(m.length_var)
+    first = {op.name: m.start_value(op.name) for op in graph.ops}
+    b = make_backend(solver)
+    m = ModuloModel(graph, ii, b, length)
+    objective = []
     for op in graph.ops:
         objective += [(-c, x) for c, x in m.start(op.name)]
+        s = first[op.name]
+        b.hint(m.k[op.name], s // ii)
+        for r in range(ii):
+            b.hint(m.rho[op.name][r], int(r == s % ii))
     b.minimize(objective)
-    if not b.solve(time_limit):
+    if not b.solve(max(0.001, deadline - time.monotonic())):  # pragma: no cover - L is feasible
         return None
     starts = {op.name: m.start_value(op.name) for op in graph.ops}
     return ModuloSchedule(ii, starts, schedule_length(graph, starts))
