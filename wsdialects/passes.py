@@ -20,6 +20,9 @@ PIPELINE: list[tuple[str, str]] = [
     ("ws-cooperative", "wsdialects.transforms.cooperative:CooperativePass"),
     ("ws-persistent", "wsdialects.transforms.persistent:PersistentPass"),
     ("ws-specialize", "wsdialects.transforms.specialize:SpecializePass"),
+    # Stage 8 (OVERVIEW.md order); in a pipeline it runs before ws-partition,
+    # whose partitions (and ws-distribute's) then follow its warp assignment.
+    ("ws-schedule", "wsdialects.transforms.schedule:SchedulePass"),
     ("ws-hopper", "wsdialects.lower.hopper:HopperPass"),
 ]
 

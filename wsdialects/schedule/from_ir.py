@@ -54,8 +54,22 @@ def find_kernel_loop(module: ModuleOp, kernel: str | None = None) -> tuple[func.
 def graph_from_module(module: ModuleOp, arch: str | Machine = "h100", kernel: str | None = None,
                       warp_groups: int | None = None) -> Graph:
     """Build the loop dependence graph of a kernel, in cycles of the machine model."""
-    machine = arch if isinstance(arch, Machine) else load_machine(arch)
     fn, loop = find_kernel_loop(module, kernel)
+    return graph_of_loop(fn, loop, arch, warp_groups)[0]
+
+
+def check_loop(loop: scf.ForOp) -> None:
+    """The body must be straight-line code (a singly-nested loop)."""
+    if any(isinstance(op, (scf.ForOp, scf.IfOp)) for op in loop.body.walk() if op is not loop):
+        raise GraphError("the loop body must be free of nested control flow (a singly-nested loop)")
+
+
+def graph_of_loop(fn: func.FuncOp, loop: scf.ForOp, arch: str | Machine = "h100",
+                  warp_groups: int | None = None) -> tuple[Graph, dict[Operation, str]]:
+    """The dependence graph of ``loop`` (a top-level loop of kernel ``fn``) and the
+    node name of each body op that is a node."""
+    machine = arch if isinstance(arch, Machine) else load_machine(arch)
+    check_loop(loop)
     body: Block = loop.body.block
     yield_op = body.last_op
     assert isinstance(yield_op, scf.YieldOp)
@@ -132,7 +146,7 @@ def graph_from_module(module: ModuleOp, arch: str | Machine = "h100", kernel: st
     groups = warp_groups or max(1, (int(num_warps.value.data) if num_warps is not None else 4) // 4)
     return Graph(units=dict(machine.units), ops=ops, edges=edges,
                  warps=Warps(count=groups, reg_limit=machine.reg_limit(groups)),
-                 smem_capacity=machine.smem_capacity, name=fn.sym_name.data)
+                 smem_capacity=machine.smem_capacity, name=fn.sym_name.data), names
 
 
 def graph_from_file(path: str, arch: str = "h100", kernel: str | None = None) -> Graph:

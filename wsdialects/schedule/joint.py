@@ -113,7 +113,9 @@ class JointModel(ModuloModel):
 
     def _concurrency(self) -> None:
         g, b, ii = self.graph, self.b, self.ii
-        blocked_static = {e.dst for e in g.edges if e.blocking}
+        # In graph order, not set order: the model (and so the solution the
+        # solver finds among equally good ones) must not depend on string hashing.
+        blocked_static = list(dict.fromkeys(e.dst for e in g.edges if e.blocking))
         guards: dict[str, list] = {v: [] for v in blocked_static}
         for idx, d in self.diff.items():
             v = g.edges[idx].dst

@@ -26,6 +26,11 @@ consumer releases a slot right after the last use of its tiles:
         ... epilogue ...
       }
     }
+
+A kernel partitioned after `ws-schedule` (more than one consumer partition)
+gets one partition of one warp group per scheduled group, and every value that
+crosses partitions -- TMA tiles and computed tiles alike, and loop results the
+epilogue partition needs -- travels through its own ring (`_ScheduledDistribution`).
 """
 
 from __future__ import annotations
@@ -34,12 +39,12 @@ from dataclasses import dataclass, field
 
 from xdsl.dialects import arith, func, scf
 from xdsl.dialects.builtin import IntegerAttr, IntegerType, ModuleOp, StringAttr
-from xdsl.ir import Block, Operation, Region, SSAValue
+from xdsl.ir import Block, Operation, OpResult, Region, SSAValue
 from xdsl.passes import ModulePass
 
 from wsdialects.aref import ConsumedOp, CreateOp, GetOp, PutOp, RingType
 from wsdialects.diagnostics import WsError, error_at
-from wsdialects.tile import NUM_WARPS_ATTR, DescLoadOp, TransOp
+from wsdialects.tile import NUM_WARPS_ATTR, BroadcastOp, DescLoadOp, ExpandDimsOp, TransOp
 from wsdialects.transforms.partition import (
     CARRIED_ATTR,
     CONSUMER,
@@ -47,6 +52,7 @@ from wsdialects.transforms.partition import (
     PARTITIONED_ATTR,
     PRODUCER,
     ROLE_ATTR,
+    SCHEDULE_ATTR,
     kernels,
     main_loop,
     partitions_of,
@@ -134,14 +140,14 @@ def _position(block: Block, loop: scf.ForOp, iv: SSAValue, mapping) -> SSAValue:
     return pos.result
 
 
-def borrowed(block: Block, get: GetOp) -> set[SSAValue]:
+def borrowed(block: Block, get: GetOp, views=VIEW_OPS) -> set[SSAValue]:
     """The tiles of `get`'s slot and their views (they alias the slot)."""
     values = set(get.results)
     changed = True
     while changed:
         changed = False
         for op in block.walk():
-            if isinstance(op, VIEW_OPS) and op.operands[0] in values and op.results[0] not in values:
+            if isinstance(op, views) and op.operands[0] in values and op.results[0] not in values:
                 values.add(op.results[0])
                 changed = True
     return values
@@ -152,14 +158,16 @@ def users_in(block: Block, values: set[SSAValue]) -> list[Operation]:
     return [op for op in block.ops if any(o in values for inner in op.walk() for o in inner.operands)]
 
 
-def _release_after_last_use(block: Block, get: GetOp, consumed: ConsumedOp) -> None:
+def _release_after_last_use(block: Block, get: GetOp, consumed: ConsumedOp, views=VIEW_OPS) -> None:
     """Insert `consumed` right after the last op of `block` using the get's tiles."""
-    users = users_in(block, borrowed(block, get))
+    users = users_in(block, borrowed(block, get, views))
     block.insert_op_after(consumed, users[-1] if users else get)
 
 
 class _Builder:
     """Builds one partition's body from the tagged kernel."""
+
+    views = VIEW_OPS  # ops whose results alias a borrowed slot
 
     def __init__(self, kernel: func.FuncOp, loop: scf.ForOp, chans: list[Channel], pid: int):
         self.kernel, self.loop, self.chans, self.pid = kernel, loop, chans, pid
@@ -230,7 +238,7 @@ class _Builder:
         yield_op = loop.body.block.last_op
         body.add_op(scf.YieldOp(*[m[yield_op.operands[j]] for j in carried]))
         for get, ch in gets:
-            _release_after_last_use(body, get, ConsumedOp(ch.ring, get.position))
+            _release_after_last_use(body, get, ConsumedOp(ch.ring, get.position), self.views)
         block.add_op(new)
         for res, j in zip(new.results, carried):
             res.name_hint = loop.results[j].name_hint
@@ -246,7 +254,7 @@ class _Builder:
 
         gets = self.ops(block, list(self.kernel.body.block.ops), pos0)
         for get, ch in gets:
-            _release_after_last_use(block, get, ConsumedOp(ch.ring, get.position))
+            _release_after_last_use(block, get, ConsumedOp(ch.ring, get.position), self.views)
 
 
 @dataclass(frozen=True)
@@ -271,6 +279,10 @@ class DistributePass(ModulePass):
         loop = main_loop(kernel)
         if loop is None or CARRIED_ATTR not in loop.attributes:
             raise error_at(kernel, "ws-distribute: the kernel's partition tags are stale; run ws-partition again")
+        names = [n.strip() for n in kernel.attributes[PARTITIONED_ATTR].data.split(",")]
+        if len(names) > 2:
+            _ScheduledDistribution(kernel, loop, names, self.depth).run()
+            return
         loads = [o for o in kernel.body.walk() if isinstance(o, DescLoadOp) and PRODUCER in partitions_of(o)
                  and CONSUMER not in partitions_of(o)]
         chans = channels(loads, loop)
@@ -295,18 +307,162 @@ class DistributePass(ModulePass):
             b.build(part.body.block)
             parts.append(part)
         entry.add_op(RegionOp(parts))
-        entry.add_op(func.ReturnOp())
-
-        old = kernel.body.block
-        for arg in old.args:
-            new_arg = entry.insert_arg(arg.type, len(entry.args))
-            new_arg.name_hint = arg.name_hint
-            arg.replace_all_uses_with(new_arg)
-        kernel.body.insert_block_before(entry, old)
-        kernel.body.detach_block(old)
-        for o in reversed(list(old.ops)):
-            o.drop_all_references()
-        old.erase(safe_erase=False)
+        _replace_body(kernel, entry)
         kernel.attributes[NUM_WARPS_ATTR] = IntegerAttr(PRODUCER_WARPS + consumer_warps, 32)
         kernel.attributes["ws.distributed"] = StringAttr(f"producer warps {PRODUCER_WARPS}, consumer warps {consumer_warps}")
+        del kernel.attributes[PARTITIONED_ATTR]
+
+
+def _replace_body(kernel: func.FuncOp, entry: Block) -> None:
+    entry.add_op(func.ReturnOp())
+
+    old = kernel.body.block
+    for arg in old.args:
+        new_arg = entry.insert_arg(arg.type, len(entry.args))
+        new_arg.name_hint = arg.name_hint
+        arg.replace_all_uses_with(new_arg)
+    kernel.body.insert_block_before(entry, old)
+    kernel.body.detach_block(old)
+    for o in reversed(list(old.ops)):
+        o.drop_all_references()
+    old.erase(safe_erase=False)
+
+
+# --------------------------------------------------------------------------
+# Several compute partitions (a ws-schedule warp assignment)
+
+
+@dataclass
+class _Transfer:
+    """One value sent from partition `src` to `dst` through its own aref ring:
+    `loop` every iteration (ring of depth D), `pre` once where it is defined
+    outside the loop, `post` a loop result after the loop (both depth 1)."""
+
+    value: SSAValue
+    src: int
+    dst: int
+    kind: str
+    ring: SSAValue | None = None
+
+
+def transfers_of(kernel: func.FuncOp, loop: scf.ForOp) -> list[_Transfer]:
+    """Every value an op of one partition uses but another partition computes."""
+    carried = [list(a.get_values()) for a in loop.attributes[CARRIED_ATTR].data]
+    out: dict[tuple[SSAValue, int], _Transfer] = {}
+    yield_op = loop.body.block.last_op
+    for op in kernel.body.walk():
+        if op is loop or op.name in ("scf.yield", "func.return") or PARTITION_ATTR not in op.attributes:
+            continue
+        for p in partitions_of(op):
+            for inner in op.walk():
+                for v in inner.operands:
+                    if not isinstance(v, OpResult):
+                        continue
+                    owner = v.op
+                    if owner is loop:
+                        if p not in carried[v.index]:
+                            out.setdefault((v, p), _Transfer(v, carried[v.index][0], p, "post"))
+                        continue
+                    if owner.is_ancestor(inner) and owner is not inner and op.is_ancestor(owner):
+                        continue  # defined inside the op itself
+                    if p in partitions_of(owner):
+                        continue
+                    kind = "loop" if owner.parent_op() is loop else "pre"
+                    out.setdefault((v, p), _Transfer(v, partitions_of(owner)[0], p, kind))
+    for j, parts in enumerate(carried):
+        src = yield_op.operands[j]
+        if isinstance(src, OpResult) and not set(parts) <= set(partitions_of(src.op)):
+            raise error_at(loop, "ws-distribute: a carried value is yielded by another partition "
+                                 "than the one carrying it; run ws-partition again")
+    return list(out.values())
+
+
+class _ScheduledBuilder(_Builder):
+    """One partition's body: its own ops, a put after each op whose result
+    another partition uses, a get where a value it uses from another partition
+    is defined, loop results sent and received after the loop."""
+
+    # Any layout-only op may alias a received tile: release after its last use too.
+    views = (TransOp, ExpandDimsOp, BroadcastOp)
+
+    def __init__(self, kernel, loop, pid: int, transfers: list[_Transfer]):
+        super().__init__(kernel, loop, [], pid)
+        self.sends: dict[Operation, list[_Transfer]] = {}
+        self.recvs: dict[Operation, list[_Transfer]] = {}
+        self.post_sends = [t for t in transfers if t.kind == "post" and t.src == pid]
+        self.post_recvs = [t for t in transfers if t.kind == "post" and t.dst == pid]
+        for t in transfers:
+            if t.kind != "post":
+                if t.src == pid:
+                    self.sends.setdefault(t.value.owner, []).append(t)
+                if t.dst == pid:
+                    self.recvs.setdefault(t.value.owner, []).append(t)
+
+    def _get(self, block: Block, t: _Transfer, pos_of) -> tuple[GetOp, _Transfer]:
+        get = GetOp(t.ring, pos_of())
+        block.add_op(get)
+        self.mapping[t.value] = get.results[0]
+        get.results[0].name_hint = t.value.name_hint
+        return get, t
+
+    def ops(self, block: Block, ops, pos_of):
+        gets = []
+        for op in ops:
+            if op.name in ("scf.yield", "func.return"):
+                continue
+            if op is self.loop:
+                self.build_loop(block)
+                new_loop = block.last_op
+                if SCHEDULE_ATTR in op.attributes:
+                    new_loop.attributes[SCHEDULE_ATTR] = op.attributes[SCHEDULE_ATTR]
+                for t in self.post_sends:
+                    block.add_op(PutOp(t.ring, pos_of(), [self.mapping[t.value]]))
+                for t in self.post_recvs:
+                    gets.append(self._get(block, t, pos_of))
+                continue
+            if self.mine(op):
+                self.clone_into(block, op)
+                for t in self.sends.get(op, []):
+                    block.add_op(PutOp(t.ring, pos_of(), [self.mapping[t.value]]))
+            for t in self.recvs.get(op, []):
+                gets.append(self._get(block, t, pos_of))
+        return gets
+
+
+class _ScheduledDistribution:
+    """Producer + one consumer partition per scheduled warp group (one warp
+    group each); every value crossing partitions travels through its own ring."""
+
+    def __init__(self, kernel: func.FuncOp, loop: scf.ForOp, names: list[str], depth: int):
+        self.kernel, self.loop, self.names, self.depth = kernel, loop, names, depth
+
+    def run(self) -> None:
+        kernel, loop = self.kernel, self.loop
+        transfers = transfers_of(kernel, loop)
+        entry = Block()
+        for t in transfers:
+            create = CreateOp(RingType([t.value.type], self.depth if t.kind == "loop" else 1))
+            v = t.value
+            if t.kind == "post":  # a loop result: name the ring after the yielded value
+                v = loop.body.block.last_op.operands[v.index]
+            create.ring.name_hint = f"aref_{v.name_hint or 't'}"
+            entry.add_op(create)
+            t.ring = create.ring
+        consumer_warps = PRODUCER_WARPS * (len(self.names) - 1)
+        regs = consumer_regs(consumer_warps)
+        parts = []
+        for pid, name in enumerate(self.names):
+            warps, r = (PRODUCER_WARPS, PRODUCER_REGS) if pid == PRODUCER else (PRODUCER_WARPS, regs)
+            part = PartitionOp(pid, warps, regs=r, role=name)
+            b = _ScheduledBuilder(kernel, loop, pid, transfers)
+            for arg in kernel.body.block.args:
+                b.mapping[arg] = arg
+            b.build(part.body.block)
+            parts.append(part)
+        entry.add_op(RegionOp(parts))
+        _replace_body(kernel, entry)
+        kernel.attributes[NUM_WARPS_ATTR] = IntegerAttr(PRODUCER_WARPS + consumer_warps, 32)
+        kernel.attributes["ws.distributed"] = StringAttr(
+            f"producer warps {PRODUCER_WARPS}, consumer warps {consumer_warps} "
+            f"({len(self.names) - 1} partitions of the ws-schedule warp assignment)")
         del kernel.attributes[PARTITIONED_ATTR]

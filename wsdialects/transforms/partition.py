@@ -18,6 +18,12 @@ the main loop `ws.carried`, the partitions of each iter_arg:
     %d = tile.dot %a, %bt, %acc {ws.partition = array<i32: 1>, ws.role = "tile"} : ...
 
 A kernel without a loop holding a TMA load is left as it is, with a remark.
+
+After `ws-schedule` (the loop carries `ws.schedule`, its ops `ws.warp`), the
+consumer side follows the schedule's warp assignment instead: one consumer
+partition per compute warp group (ids 1..n, `ws.partitioned = "producer,
+consumer_w0, consumer_w1"`), see `analyze_scheduled`.  Without those attributes
+(or with a single compute group) nothing changes.
 """
 
 from __future__ import annotations
@@ -26,7 +32,7 @@ import sys
 from dataclasses import dataclass
 
 from xdsl.dialects import func, scf
-from xdsl.dialects.builtin import ArrayAttr, DenseArrayBase, ModuleOp, StringAttr, i32
+from xdsl.dialects.builtin import ArrayAttr, DenseArrayBase, IntegerAttr, ModuleOp, StringAttr, i32
 from xdsl.ir import Block, BlockArgument, Operation, SSAValue
 from xdsl.passes import ModulePass
 
@@ -38,6 +44,11 @@ PARTITION_ATTR = "ws.partition"
 ROLE_ATTR = "ws.role"
 CARRIED_ATTR = "ws.carried"
 PARTITIONED_ATTR = "ws.partitioned"
+# Written by ws-schedule (Twill), honoured here and by ws-distribute.
+SCHEDULE_ATTR = "ws.schedule"
+STAGE_ATTR = "ws.stage"
+ORDER_ATTR = "ws.order"
+WARP_ATTR = "ws.warp"
 
 
 def remark(op: Operation, message: str) -> None:
@@ -184,6 +195,182 @@ def partitions_of(op: Operation) -> list[int]:
     return list(attr.get_values()) if isinstance(attr, DenseArrayBase) else []
 
 
+# --------------------------------------------------------------------------
+# Partitioning that honours a ws-schedule warp assignment
+
+
+def _int_attr(op: Operation, name: str) -> int | None:
+    a = op.attributes.get(name)
+    return a.value.data if isinstance(a, IntegerAttr) else None
+
+
+def scheduled_warps(loop: scf.ForOp) -> dict[Operation, int] | None:
+    """The compute warp group of each scheduled loop-body op (ws.warp), or None
+    when the loop carries no ws-schedule result.  TMA loads (the variable-
+    latency warp) are left out: they always go to the producer."""
+    info = loop.attributes.get(SCHEDULE_ATTR)
+    if info is None:
+        return None
+    vl = info.data.get("vl_warp")
+    vl = vl.value.data if isinstance(vl, IntegerAttr) else None
+    out = {}
+    for op in loop.body.block.ops:
+        w = _int_attr(op, WARP_ATTR)
+        if w is not None and w != vl and not isinstance(op, DescLoadOp):
+            out[op] = w
+    return out or None
+
+
+@dataclass
+class ScheduledPartitioning:
+    loop: scf.ForOp
+    names: list[str]  # partition id -> role name
+    slices: list[Slice]  # partition id -> the ops it runs and the iter_args it carries
+    producer_ops: set[Operation]
+
+
+def _merge_recurrences(loop: scf.ForOp, home: dict[Operation, int]) -> None:
+    """A value carried around the loop stays on one partition: the partitions of
+    a carried value's users inside the loop and of the op yielding it are
+    merged (the schedule's warp groups for those ops are not honoured apart)."""
+    yield_op = loop.body.block.last_op
+    parent = {p: p for p in set(home.values())}
+
+    def find(x):
+        while parent[x] != x:
+            x = parent[x]
+        return x
+
+    def homes_using(v: SSAValue, seen: set) -> set[int]:
+        out = set()
+        for use in v.uses:
+            op = _top_level_in(use.operation, loop.body.block)
+            if op is None or op is yield_op or op in seen:
+                continue
+            if op in home:
+                out.add(home[op])
+            else:  # an unscheduled op (view, scalar): look through it
+                seen.add(op)
+                for r in op.results:
+                    out |= homes_using(r, seen)
+        return out
+
+    for j, arg in enumerate(loop.body.block.args[1:]):
+        src = yield_op.operands[j]
+        owner = src.owner if not isinstance(src, BlockArgument) else None
+        if owner not in home:
+            continue
+        for h in homes_using(arg, set()):
+            a, b = find(h), find(home[owner])
+            if a != b:
+                parent[a] = b
+    for op in home:
+        home[op] = find(home[op])
+
+
+def analyze_scheduled(kernel: func.FuncOp, loop: scf.ForOp,
+                      warps: dict[Operation, int]) -> ScheduledPartitioning | None:
+    """Partition 0: the producer (TMA loads and their addresses, as without a
+    schedule); partitions 1..n: one per compute warp group of the schedule,
+    holding the ops ws.warp puts there.  Unscheduled ops (views, scalars, the
+    prologue) are duplicated into every partition that needs them; a value
+    produced by another partition arrives by aref.  A carried value lives on the
+    partition yielding it; the epilogue (the stores after the loop) runs on the
+    partition that yields the largest loop result the stores use.  None when
+    fewer than two compute partitions remain (the default partitioning applies)."""
+    loads = producer_loads(kernel, loop)
+    prod = backward_slice([r for ld in loads for r in ld.results], loop, set())
+    used = sorted(set(warps.values()))
+    home: dict[Operation, int] = {op: 1 + used.index(w) for op, w in warps.items()}
+    _merge_recurrences(loop, home)
+    pids = sorted(set(home.values()))
+    if len(pids) < 2:
+        return None
+    renumber = {p: i + 1 for i, p in enumerate(pids)}
+    for op in home:
+        home[op] = renumber[home[op]]
+    n = 1 + len(pids)
+    for ld in loads:
+        home[ld] = PRODUCER
+    yield_op = loop.body.block.last_op
+
+    def yield_home(j: int) -> int | None:
+        v = yield_op.operands[j]
+        return home.get(v.owner) if not isinstance(v, BlockArgument) else None
+
+    # The epilogue partition.
+    outside = [s for s in sinks(kernel) if _top_level_in(s, loop.body.block) is None]
+    epi_roots = [v for s in outside for v in s.operands]
+    probe = backward_slice(epi_roots, loop, set(home))
+    best, epilogue = -1, 1
+    for j in sorted(probe.carried):
+        h = yield_home(j)
+        t = loop.results[j].type
+        size = 1
+        for d in getattr(t, "get_shape", lambda: ())():
+            size *= d
+        if h is not None and h != PRODUCER and size > best:
+            best, epilogue = size, h
+
+    slices = [prod]
+    for pid in range(1, n):
+        roots = [v for op, h in home.items() if h == pid for v in op.operands]
+        if pid == epilogue:
+            roots += epi_roots
+        sl = _scheduled_slice(roots, loop, home, pid, yield_home)
+        sl.ops |= {op for op, h in home.items() if h == pid}
+        if pid == epilogue:
+            for s in outside:
+                sl.ops.add(s)
+                top = _top_level_in(s, kernel.body.block)
+                if top is not None:
+                    sl.ops.add(top)
+        slices.append(sl)
+    names = ["producer"] + [f"consumer_w{w}" for w in (used[p - 1] for p in pids)]
+    return ScheduledPartitioning(loop, names, slices, prod.ops)
+
+
+def _scheduled_slice(roots, loop: scf.ForOp, home: dict[Operation, int], pid: int, yield_home) -> Slice:
+    """What partition `pid` needs for `roots`: walks through unscheduled ops and
+    its own; stops at another partition's op (that value arrives by aref) and at
+    a loop result whose yield another partition computes (sent after the loop)."""
+    ops: set[Operation] = set()
+    carried: set[int] = set()
+    work = [*roots, loop.lb, loop.ub, loop.step]
+    yield_op = loop.body.block.last_op
+
+    def need_carried(j: int) -> None:
+        if j not in carried:
+            carried.add(j)
+            work.append(loop.iter_args[j])
+            work.append(yield_op.operands[j])
+
+    while work:
+        v = work.pop()
+        if isinstance(v, BlockArgument):
+            if v.block.parent_op() is loop and v.index > 0:
+                need_carried(v.index - 1)
+            continue
+        op = v.owner
+        if op is loop:
+            ops.add(loop)
+            h = yield_home(v.index)
+            if h is None or h == pid:
+                need_carried(v.index)
+            continue
+        if op in ops:
+            continue
+        if home.get(op, pid) != pid:
+            continue
+        ops.add(op)
+        work.extend(op.operands)
+        for inner in op.walk():
+            if inner is not op:
+                ops.add(inner)
+                work.extend(inner.operands)
+    return Slice(ops, carried)
+
+
 @dataclass(frozen=True)
 class PartitionPass(ModulePass):
     """Tag ops with producer / consumer partitions (see the module docstring)."""
@@ -197,7 +384,29 @@ class PartitionPass(ModulePass):
                 remark(kernel, f"ws-partition: @{kernel.sym_name.data} has no loop with a TMA load "
                                "(tile.desc_load); it is left as it is, not warp-specialized")
                 continue
+            warps = scheduled_warps(p.loop)
+            sp = analyze_scheduled(kernel, p.loop, warps) if warps is not None else None
+            if sp is not None:
+                self._tag_scheduled(kernel, sp)
+                continue
             self._tag_kernel(kernel, p)
+
+    @staticmethod
+    def _tag_scheduled(kernel: func.FuncOp, p: ScheduledPartitioning) -> None:
+        for inner in kernel.body.walk():
+            if inner.name in ("scf.yield", "func.return"):
+                continue
+            parts = [pid for pid, sl in enumerate(p.slices) if inner in sl.ops]
+            if inner is p.loop:
+                parts = list(range(len(p.slices)))
+            if not parts:
+                parts = [1]  # unused pure code stays with the (first) compute partition
+            role = "iter" if inner in p.producer_ops and inner is not p.loop else "tile"
+            _tag(inner, parts, role)
+        p.loop.attributes[CARRIED_ATTR] = ArrayAttr(
+            [DenseArrayBase.from_list(i32, [pid for pid, sl in enumerate(p.slices) if j in sl.carried])
+             for j in range(len(p.loop.iter_args))])
+        kernel.attributes[PARTITIONED_ATTR] = StringAttr(", ".join(p.names))
 
     @staticmethod
     def _tag_kernel(kernel: func.FuncOp, p: Partitioning) -> None:

@@ -1,0 +1,121 @@
+"""`ws-schedule{arch=h100 solver=cpsat time-limit=S normalize=U}`: Twill's
+optimal schedule written on the IR (OVERVIEW.md stage 8; runs before ws-partition).
+
+For every tile kernel whose main loop (the top-level `scf.for` holding a TMA
+load) is straight-line code, builds the loop's dependence graph with the machine
+model of `arch` (`wsdialects.schedule.from_ir`), normalizes its costs (§5.2,
+U = 300 by default) and solves the joint software-pipelining / warp-assignment
+problem (Algorithm 1). Every scheduled op of the loop body (every graph node:
+the ops producing tiles, and stores) gets
+
+- `ws.stage` (i32): its stage, start // II, i.e. the iteration offset it runs at
+  in the steady state;
+- `ws.order` (i32): its rank in the steady state, ordered by issue cycle within
+  the II-cycle window (ties: program order);
+- `ws.warp` (i32): its warp group; compute groups are 0..n-1, the variable-
+  latency (TMA) group is n;
+
+and the loop gets `ws.schedule = {II, L, warps = n, vl_warp = n, solver}`:
+
+    %qk = tile.dot %q, %kt, %z : ... -> tensor<128x128xf32> {ws.order = 1 : i32, ws.stage = 0 : i32, ws.warp = 0 : i32}
+    %p = math.exp2 %qk_c {ws.order = 7 : i32, ws.stage = 0 : i32, ws.warp = 0 : i32} : tensor<128x128xf32>
+
+Layout-only ops (transpose, broadcast, ...) and scalar index arithmetic are not
+graph nodes and get no attributes; the partitioning passes place them with
+their users. A kernel that cannot be scheduled (no such loop, nested control
+flow, no schedule, solver time limit) is left as it is, with a remark.
+Solutions are cached per process by graph, so re-running the pass on the same
+kernel (tests) does not solve again.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+
+from xdsl.dialects.builtin import DictionaryAttr, IntegerAttr, ModuleOp, StringAttr, i32
+from xdsl.passes import ModulePass
+
+from wsdialects.diagnostics import WsError
+from wsdialects.transforms.partition import (
+    ORDER_ATTR,
+    SCHEDULE_ATTR,
+    STAGE_ATTR,
+    WARP_ATTR,
+    kernels,
+    main_loop,
+    remark,
+)
+
+_CACHE: dict[str, object] = {}
+
+
+def solve_cached(graph, solver: str, time_limit: float):
+    from wsdialects.schedule.joint import twill
+
+    key = json.dumps([graph.to_dict(), solver, time_limit], sort_keys=True)
+    if key not in _CACHE:
+        try:
+            _CACHE[key] = twill(graph, solver=solver, time_limit=time_limit)
+        except Exception as exc:  # GraphError, SolverTimeout: remembered too
+            _CACHE[key] = exc
+    if isinstance(_CACHE[key], Exception):
+        raise _CACHE[key]
+    return _CACHE[key]
+
+
+@dataclass(frozen=True)
+class SchedulePass(ModulePass):
+    """Solve each kernel's main loop with Twill and annotate it (module docstring)."""
+
+    name = "ws-schedule"
+    arch: str = "h100"
+    solver: str = "cpsat"
+    time_limit: int = 120
+    normalize: int = 300
+
+    def apply(self, ctx, op: ModuleOp) -> None:
+        from wsdialects.schedule import GraphError, SolverTimeout
+        from wsdialects.schedule.solvers import SOLVERS
+
+        if self.arch not in ("h100", "b200"):
+            raise WsError(f"ws-schedule: unknown arch '{self.arch}' (choose from h100, b200)", "ws-opt")
+        if self.solver not in SOLVERS:
+            raise WsError(f"ws-schedule: unknown solver '{self.solver}' (choose from {', '.join(SOLVERS)})",
+                          "ws-opt")
+        if self.time_limit <= 0 or self.normalize < 1:
+            raise WsError("ws-schedule: time-limit and normalize must be positive", "ws-opt")
+        for kernel in kernels(op):
+            loop = main_loop(kernel)
+            if loop is None:
+                remark(kernel, f"ws-schedule: @{kernel.sym_name.data} has no loop with a TMA load; not scheduled")
+                continue
+            try:
+                self.schedule(kernel, loop)
+            except (GraphError, SolverTimeout) as exc:
+                msg = getattr(exc, "message", None) or str(exc)
+                remark(kernel, f"ws-schedule: @{kernel.sym_name.data} not scheduled: {msg}")
+
+    def schedule(self, kernel, loop) -> None:
+        from wsdialects.schedule.from_ir import graph_of_loop
+        from wsdialects.schedule.normalize import normalize_graph
+
+        graph, names = graph_of_loop(kernel, loop, self.arch)
+        graph = normalize_graph(graph, self.normalize)
+        sched = solve_cached(graph, self.solver, float(self.time_limit))
+        index = {name: i for i, name in enumerate(names.values())}
+        ranked = sorted(names.values(), key=lambda n: (sched.ops[n].start % sched.ii, index[n]))
+        order = {n: i for i, n in enumerate(ranked)}
+        for body_op in loop.body.block.ops:
+            for a in (STAGE_ATTR, ORDER_ATTR, WARP_ATTR):
+                body_op.attributes.pop(a, None)
+        for body_op, name in names.items():
+            p = sched.ops[name]
+            body_op.attributes[STAGE_ATTR] = IntegerAttr(p.stage, i32)
+            body_op.attributes[ORDER_ATTR] = IntegerAttr(order[name], i32)
+            body_op.attributes[WARP_ATTR] = IntegerAttr(p.warp, i32)
+        info = {"II": IntegerAttr(sched.ii, i32), "L": IntegerAttr(sched.length, i32),
+                "warps": IntegerAttr(sched.warp_count, i32), "solver": StringAttr(self.solver)}
+        if sched.vl_warp is not None:
+            info["vl_warp"] = IntegerAttr(sched.vl_warp, i32)
+        loop.attributes[SCHEDULE_ATTR] = DictionaryAttr(info)
