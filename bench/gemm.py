@@ -3,7 +3,7 @@
 
     python bench/gemm.py [--out DIR] [--variants 'PIPE;PIPE;...']
 
-Each variant is a ws-opt pipeline for examples/gemm.mlir; one with persistent=true
+Each variant is a ws-opt pipeline for examples/kernels/gemm.mlir; one with persistent=true
 is launched on one program per SM.
 
 Prints a table and writes DIR/<date>-gemm-<device>.md (default bench/results).
@@ -79,7 +79,7 @@ def main():
     dev = torch.cuda.get_device_name()
     slug = "h100" if "H100" in dev else "h200" if "H200" in dev else dev.lower().replace(" ", "-")
     variants = [v.strip() for v in args.variants.split(";") if v.strip()]
-    compiled = [(v, wsdialects.compile(ROOT / "examples" / "gemm.mlir", pipeline=v)) for v in variants]
+    compiled = [(v, wsdialects.compile(ROOT / "examples" / "kernels" / "gemm.mlir", pipeline=v)) for v in variants]
     M = N = 8192
     rows = []
     for K in [int(k) for k in args.ks.split(",")]:
@@ -122,7 +122,7 @@ def main():
              f"Command: `python bench/gemm.py` (via `bench/device_run.sh`; one run; `triton.testing.do_bench` "
              "median, 25 ms warm-up, 200 ms repeats; random fp16 inputs, fp32 accumulation, fp16 output; "
              "rel. error = ||ours - torch.matmul|| / ||torch.matmul||).", "",
-             f"wsdialects: `examples/gemm.mlir` (128x256x64 tiles; 1 TMA producer warp group at 40 registers + "
+             f"wsdialects: `examples/kernels/gemm.mlir` (128x256x64 tiles; 1 TMA producer warp group at 40 registers + "
              f"2 wgmma consumer warp groups at 232, mbarrier full/empty ring), pipelines {var_txt}; persistent "
              f"variants launch min(132, tiles) programs. cuBLAS: `torch.matmul`. Triton: the tutorial matmul, best of "
              f"configs (BM, BN, BK, stages, warps) {CONFIGS}.", "",

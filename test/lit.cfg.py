@@ -45,7 +45,11 @@ for tool in ("ws-opt", "ws-schedule", "filecheck"):
         )
 
 # --- %shared: design docs and reference kernels ---------------------------------
+# Fallback without shared/: the bundled copies in examples/kernels/ (checked equal
+# to shared/kernels/ by test/python/test_examples.py when both are present).
 shared = os.path.normpath(os.path.join(repo_root, "..", "shared"))
-if not os.path.isdir(shared) and os.path.isdir(os.path.join(repo_root, "shared")):
+if not os.path.isdir(os.path.join(shared, "kernels")):
     shared = os.path.join(repo_root, "shared")
+if not os.path.isdir(os.path.join(shared, "kernels")):
+    shared = os.path.join(repo_root, "examples")
 config.substitutions.append(("%shared", shared))

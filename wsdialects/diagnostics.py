@@ -17,20 +17,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-import ml_dtypes
 import numpy as np
-from xdsl.dialects.builtin import (
-    BFloat16Type,
-    Float8E4M3FNType,
-    Float8E5M2Type,
-    Float16Type,
-    Float32Type,
-    Float64Type,
-    FileLineColLoc,
-    IntAttr,
-    ModuleOp,
-    StringAttr,
-)
+from xdsl.dialects.builtin import FileLineColLoc, IntAttr, ModuleOp, StringAttr
 from xdsl.ir import Block, Operation
 from xdsl.parser import Parser
 from xdsl.parser.attribute_parser import AttrParser
@@ -59,29 +47,22 @@ def _span_line_col(span: Span) -> tuple[int, int]:
     return line, col
 
 
-_BITS = {
-    Float16Type: (np.uint16, np.float16),
-    BFloat16Type: (np.uint16, ml_dtypes.bfloat16),
-    Float32Type: (np.uint32, np.float32),
-    Float64Type: (np.uint64, np.float64),
-    Float8E4M3FNType: (np.uint8, ml_dtypes.float8_e4m3fn),
-    Float8E5M2Type: (np.uint8, ml_dtypes.float8_e5m2),
-}
-
 
 @dataclass
 class _HexElement(AttrParser._TensorLiteralElement):
     """A tensor literal element written in hexadecimal: for a float element type
     it is the value's bit pattern (MLIR's reading), for an integer the integer."""
 
-    def to_type(self, parser, type):
-        for ftype, (ut, ft) in _BITS.items():
-            if isinstance(type, ftype):
-                bits = int(self.value)
-                if bits >= 1 << (8 * np.dtype(ut).itemsize):
-                    parser.raise_error(f"hexadecimal literal too wide for {type}", at_position=self.span)
-                return float(np.array([bits], dtype=ut).view(ft)[0].astype(np.float64))
-        return super().to_type(parser, type)
+    def to_type(self, parser, elem_type):
+        from wsdialects.interpreter.values import FLOAT_DTYPES
+
+        ft = FLOAT_DTYPES.get(type(elem_type))
+        if ft is None:
+            return super().to_type(parser, elem_type)
+        bits = int(self.value)
+        if bits >= 1 << (8 * ft.itemsize):
+            parser.raise_error(f"hexadecimal literal too wide for {elem_type}", at_position=self.span)
+        return float(np.array([bits], dtype=f"u{ft.itemsize}").view(ft)[0].astype(np.float64))
 
 
 class _Relocated(ParseError):

@@ -8,7 +8,7 @@ import torch
 import wsdialects
 
 ROOT = Path(__file__).resolve().parents[2]
-k = wsdialects.compile(ROOT / "examples" / "gemm.mlir", pipeline="ws-hopper", depth=2, mma_depth=1)
+k = wsdialects.compile(ROOT / "examples" / "kernels" / "gemm.mlir", pipeline="ws-hopper", depth=2, mma_depth=1)
 M, N, K = 200, 300, 456
 a = torch.randn(M, K, device="cuda", dtype=torch.float16)
 b = torch.randn(N, K, device="cuda", dtype=torch.float16)

@@ -1,6 +1,6 @@
 """GPU correctness of the Hopper lowering against torch (skips without torch or a GPU).
 
-Kernels: the reference GEMM (examples/gemm.mlir, pointer-tile epilogue with masks),
+Kernels: the reference GEMM (examples/kernels/gemm.mlir, pointer-tile epilogue with masks),
 bias GEMM (masked pointer load + TMA store), batched bf16 GEMM with a TMA store,
 fp8 e4m3 GEMM, and a dual-dot (gated MLP) kernel; M, N, K not multiples of the tile.
 """
@@ -38,7 +38,7 @@ def rel_err(out, ref):
 
 @pytest.fixture(scope="module")
 def gemm():
-    return wsdialects.compile(ROOT / "examples" / "gemm.mlir", pipeline="ws-hopper", depth=3)
+    return wsdialects.compile(ROOT / "examples" / "kernels" / "gemm.mlir", pipeline="ws-hopper", depth=3)
 
 
 @pytest.mark.parametrize("M,N,K", [(128, 256, 64), (256, 512, 1024), (200, 300, 1000), (1000, 777, 2056),
@@ -74,7 +74,7 @@ def test_gemm_strided_k(gemm):
     ("ws-partition,ws-distribute{depth=3}", {}, None),   # no wgmma pipelining (wait 0 per dot)
 ])
 def test_gemm_pipelines(pipeline, opts, programs):
-    k = wsdialects.compile(ROOT / "examples" / "gemm.mlir", pipeline=pipeline, **opts)
+    k = wsdialects.compile(ROOT / "examples" / "kernels" / "gemm.mlir", pipeline=pipeline, **opts)
     M, N, K = 384, 600, 1216
     a = torch.randn(M, K, device="cuda", dtype=torch.float16)
     b = torch.randn(N, K, device="cuda", dtype=torch.float16)

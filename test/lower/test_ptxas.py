@@ -15,9 +15,8 @@ from wsdialects.tools.ws_opt import build_pipeline
 import wsdialects
 
 ROOT = Path(__file__).resolve().parents[2]
-SHARED = ROOT.parent / "shared" if (ROOT.parent / "shared").is_dir() else ROOT / "shared"
 KERNELS = {
-    "gemm": ROOT / "examples" / "gemm.mlir",
+    "gemm": ROOT / "examples" / "kernels" / "gemm.mlir",
     "bias_gemm": ROOT / "test" / "Inputs" / "kernels" / "bias_gemm.mlir",
     "batched_gemm": ROOT / "test" / "Inputs" / "kernels" / "batched_gemm.mlir",
     "fp8_gemm": ROOT / "test" / "Inputs" / "kernels" / "fp8_gemm.mlir",

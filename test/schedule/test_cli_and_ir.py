@@ -11,7 +11,8 @@ from wsdialects.schedule.normalize import normalize_costs, normalize_graph
 from wsdialects.schedule import graph_from_dict
 from wsdialects.tools.ws_schedule import main
 
-ATTENTION = "/work/shared/kernels/attention.mlir"
+# The bundled copy of shared/kernels/attention.mlir (test/python/test_examples.py keeps them equal).
+ATTENTION = os.path.join(os.path.dirname(__file__), "..", "..", "examples", "kernels", "attention.mlir")
 
 
 def write(tmp_path, name, text):

@@ -101,6 +101,17 @@ def _parse_ring_type(parser: Parser) -> RingType:
     return rt
 
 
+def _check_payload(op: IRDLOperation, what: str) -> None:
+    """The op's values have exactly the ring's payload types."""
+    want = _ring(op).types
+    got = [v.type for v in op.values]
+    if got != want:
+        raise VerifyException(
+            f"{what} ({', '.join(map(str, got))}) do not match the ring payload "
+            f"({', '.join(map(str, want))})"
+        )
+
+
 def _parse_access(parser: Parser):
     ring = parser.parse_unresolved_operand()
     parser.parse_punctuation("[")
@@ -177,13 +188,7 @@ class PutOp(BodyThenAttrs):
 
     def verify_(self) -> None:
         _check_position(self)
-        want = _ring(self).types
-        got = [v.type for v in self.values]
-        if got != want:
-            raise VerifyException(
-                f"put values ({', '.join(map(str, got))}) do not match the ring payload "
-                f"({', '.join(map(str, want))})"
-            )
+        _check_payload(self, "put values")
 
     @classmethod
     def parse_body(cls, parser: Parser):
@@ -227,13 +232,7 @@ class GetOp(BodyThenAttrs):
 
     def verify_(self) -> None:
         _check_position(self)
-        want = _ring(self).types
-        got = [v.type for v in self.values]
-        if got != want:
-            raise VerifyException(
-                f"get results ({', '.join(map(str, got))}) do not match the ring payload "
-                f"({', '.join(map(str, want))})"
-            )
+        _check_payload(self, "get results")
 
     @classmethod
     def parse_body(cls, parser: Parser):

@@ -33,35 +33,34 @@ class InterpretError(Exception):
     by zero, a read of a released aref slot, ...), with the op's location."""
 
 
+# Float element types and the numpy dtypes (ml_dtypes for bf16 and fp8) holding them.
+FLOAT_DTYPES: dict[type, np.dtype] = {
+    Float16Type: np.dtype(np.float16),
+    BFloat16Type: np.dtype(ml_dtypes.bfloat16),
+    Float32Type: np.dtype(np.float32),
+    Float64Type: np.dtype(np.float64),
+    Float8E4M3FNType: np.dtype(ml_dtypes.float8_e4m3fn),
+    Float8E5M2Type: np.dtype(ml_dtypes.float8_e5m2),
+}
+INT_DTYPES = {1: np.dtype(np.bool_), 8: np.dtype(np.int8), 16: np.dtype(np.int16),
+              32: np.dtype(np.int32), 64: np.dtype(np.int64)}
+
+
 def dtype_of(t: Attribute) -> np.dtype:
     """The numpy dtype holding values of the (element) type `t`."""
     if isinstance(t, TensorType):
         t = t.element_type
-    if isinstance(t, Float16Type):
-        return np.dtype(np.float16)
-    if isinstance(t, BFloat16Type):
-        return np.dtype(ml_dtypes.bfloat16)
-    if isinstance(t, Float32Type):
-        return np.dtype(np.float32)
-    if isinstance(t, Float64Type):
-        return np.dtype(np.float64)
-    if isinstance(t, Float8E4M3FNType):
-        return np.dtype(ml_dtypes.float8_e4m3fn)
-    if isinstance(t, Float8E5M2Type):
-        return np.dtype(ml_dtypes.float8_e5m2)
-    if isinstance(t, IndexType):
-        return np.dtype(np.int64)
-    if isinstance(t, IntegerType):
-        return {1: np.dtype(np.bool_), 8: np.dtype(np.int8), 16: np.dtype(np.int16),
-                32: np.dtype(np.int32), 64: np.dtype(np.int64)}[t.width.data]
-    if isinstance(t, PtrType):
-        return np.dtype(np.int64)  # element offsets
+    if type(t) in FLOAT_DTYPES:
+        return FLOAT_DTYPES[type(t)]
+    if isinstance(t, IntegerType) and t.width.data in INT_DTYPES:
+        return INT_DTYPES[t.width.data]
+    if isinstance(t, IndexType | PtrType):
+        return np.dtype(np.int64)  # indices; pointers are element offsets
     raise InterpretError(f"no run-time representation for type {t}")
 
 
 def is_float_dtype(dt: np.dtype) -> bool:
-    return dt.kind == "f" or dt in (np.dtype(ml_dtypes.bfloat16), np.dtype(ml_dtypes.float8_e4m3fn),
-                                    np.dtype(ml_dtypes.float8_e5m2))
+    return dt in FLOAT_DTYPES.values()
 
 
 @dataclass(frozen=True)

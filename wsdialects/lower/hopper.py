@@ -15,21 +15,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from xdsl.dialects.builtin import ModuleOp
-from xdsl.passes import ModulePass
+from wsdialects.transforms.specialize import SpecializePass
 
 
 @dataclass(frozen=True)
-class HopperPass(ModulePass):
+class HopperPass(SpecializePass):
+    """ws-specialize under the name of the whole path (same options)."""
+
     name = "ws-hopper"
-    depth: int = 3
-    mma_depth: int = 2
-    cooperative: int = 1
-    persistent: bool = False
-    programs: int = 132
-
-    def apply(self, ctx, op: ModuleOp) -> None:
-        from wsdialects.transforms.specialize import SpecializePass
-
-        SpecializePass(depth=self.depth, mma_depth=self.mma_depth, cooperative=self.cooperative,
-                       persistent=self.persistent, programs=self.programs).apply(ctx, op)

@@ -297,20 +297,31 @@ class DistributePass(ModulePass):
 
         warps_attr = kernel.attributes.get(NUM_WARPS_ATTR)
         consumer_warps = warps_attr.value.data if isinstance(warps_attr, IntegerAttr) else 4
-        parts = []
-        for pid, role, warps, regs in ((PRODUCER, "producer", PRODUCER_WARPS, PRODUCER_REGS),
-                                       (CONSUMER, "consumer", consumer_warps, consumer_regs(consumer_warps))):
-            part = PartitionOp(pid, warps, regs=regs, role=role)
-            b = _Builder(kernel, loop, chans, pid)
-            for arg in kernel.body.block.args:
-                b.mapping[arg] = arg
-            b.build(part.body.block)
-            parts.append(part)
-        entry.add_op(RegionOp(parts))
-        _replace_body(kernel, entry)
-        kernel.attributes[NUM_WARPS_ATTR] = IntegerAttr(PRODUCER_WARPS + consumer_warps, 32)
-        kernel.attributes["ws.distributed"] = StringAttr(f"producer warps {PRODUCER_WARPS}, consumer warps {consumer_warps}")
-        del kernel.attributes[PARTITIONED_ATTR]
+        parts = [_partition(pid, role, warps, regs, _Builder(kernel, loop, chans, pid))
+                 for pid, role, warps, regs in ((PRODUCER, "producer", PRODUCER_WARPS, PRODUCER_REGS),
+                                                (CONSUMER, "consumer", consumer_warps,
+                                                 consumer_regs(consumer_warps)))]
+        _install(kernel, entry, parts, consumer_warps)
+
+
+def _partition(pid: int, role: str, warps: int, regs: int, builder: "_Builder") -> PartitionOp:
+    """One partition whose body `builder` writes (kernel arguments stay shared)."""
+    part = PartitionOp(pid, warps, regs=regs, role=role)
+    for arg in builder.kernel.body.block.args:
+        builder.mapping[arg] = arg
+    builder.build(part.body.block)
+    return part
+
+
+def _install(kernel: func.FuncOp, entry: Block, parts: list[PartitionOp], consumer_warps: int,
+             detail: str = "") -> None:
+    """Make `entry` + the warp_group.region of `parts` the kernel's body."""
+    entry.add_op(RegionOp(parts))
+    _replace_body(kernel, entry)
+    kernel.attributes[NUM_WARPS_ATTR] = IntegerAttr(PRODUCER_WARPS + consumer_warps, 32)
+    kernel.attributes["ws.distributed"] = StringAttr(
+        f"producer warps {PRODUCER_WARPS}, consumer warps {consumer_warps}{detail}")
+    del kernel.attributes[PARTITIONED_ATTR]
 
 
 def _replace_body(kernel: func.FuncOp, entry: Block) -> None:
@@ -450,19 +461,8 @@ class _ScheduledDistribution:
             t.ring = create.ring
         consumer_warps = PRODUCER_WARPS * (len(self.names) - 1)
         regs = consumer_regs(consumer_warps)
-        parts = []
-        for pid, name in enumerate(self.names):
-            warps, r = (PRODUCER_WARPS, PRODUCER_REGS) if pid == PRODUCER else (PRODUCER_WARPS, regs)
-            part = PartitionOp(pid, warps, regs=r, role=name)
-            b = _ScheduledBuilder(kernel, loop, pid, transfers)
-            for arg in kernel.body.block.args:
-                b.mapping[arg] = arg
-            b.build(part.body.block)
-            parts.append(part)
-        entry.add_op(RegionOp(parts))
-        _replace_body(kernel, entry)
-        kernel.attributes[NUM_WARPS_ATTR] = IntegerAttr(PRODUCER_WARPS + consumer_warps, 32)
-        kernel.attributes["ws.distributed"] = StringAttr(
-            f"producer warps {PRODUCER_WARPS}, consumer warps {consumer_warps} "
-            f"({len(self.names) - 1} partitions of the ws-schedule warp assignment)")
-        del kernel.attributes[PARTITIONED_ATTR]
+        parts = [_partition(pid, name, PRODUCER_WARPS, PRODUCER_REGS if pid == PRODUCER else regs,
+                            _ScheduledBuilder(kernel, loop, pid, transfers))
+                 for pid, name in enumerate(self.names)]
+        _install(kernel, entry, parts, consumer_warps,
+                 f" ({len(self.names) - 1} partitions of the ws-schedule warp assignment)")

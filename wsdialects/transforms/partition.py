@@ -95,10 +95,12 @@ class Slice:
     carried: set[int]
 
 
-def backward_slice(roots: list[SSAValue], loop: scf.ForOp, stop: set[Operation]) -> Slice:
+def backward_slice(roots: list[SSAValue], loop: scf.ForOp, stop: set[Operation] = frozenset(),
+                   owns=lambda op: True, carries_result=lambda j: True) -> Slice:
     """Everything `roots` depend on. Crossing the main loop: a loop result or
-    iter_arg j brings in its init value and the value yielded for it; ops in
-    `stop` are included but not walked through (their values arrive by aref)."""
+    iter_arg j brings in its init value and the value yielded for it (for a
+    result, only if `carries_result(j)`); ops in `stop` are included but not
+    walked through, ops not `owns(op)` are left out (their values arrive by aref)."""
     ops: set[Operation] = set()
     carried: set[int] = set()
     # Every partition runs its own copy of the loop: the bounds are always needed.
@@ -115,17 +117,16 @@ def backward_slice(roots: list[SSAValue], loop: scf.ForOp, stop: set[Operation])
     while work:
         v = work.pop()
         if isinstance(v, BlockArgument):
-            owner = v.block.parent_op()
-            if owner is loop and v.index > 0:
+            if v.block.parent_op() is loop and v.index > 0:
                 need_carried(v.index - 1)
             continue
         op = v.owner
         if op is loop:
-            need_carried(v.index)
             ops.add(loop)
-            work.extend([loop.lb, loop.ub, loop.step])
+            if carries_result(v.index):
+                need_carried(v.index)
             continue
-        if op in ops:
+        if op in ops or not owns(op):
             continue
         ops.add(op)
         if op in stop:
@@ -136,7 +137,7 @@ def backward_slice(roots: list[SSAValue], loop: scf.ForOp, stop: set[Operation])
             if inner is not op and inner not in nested_seen:
                 nested_seen.add(inner)
                 ops.add(inner)
-                work.extend(o for o in inner.operands)
+                work.extend(inner.operands)
     return Slice(ops, carried)
 
 
@@ -334,41 +335,8 @@ def _scheduled_slice(roots, loop: scf.ForOp, home: dict[Operation, int], pid: in
     """What partition `pid` needs for `roots`: walks through unscheduled ops and
     its own; stops at another partition's op (that value arrives by aref) and at
     a loop result whose yield another partition computes (sent after the loop)."""
-    ops: set[Operation] = set()
-    carried: set[int] = set()
-    work = [*roots, loop.lb, loop.ub, loop.step]
-    yield_op = loop.body.block.last_op
-
-    def need_carried(j: int) -> None:
-        if j not in carried:
-            carried.add(j)
-            work.append(loop.iter_args[j])
-            work.append(yield_op.operands[j])
-
-    while work:
-        v = work.pop()
-        if isinstance(v, BlockArgument):
-            if v.block.parent_op() is loop and v.index > 0:
-                need_carried(v.index - 1)
-            continue
-        op = v.owner
-        if op is loop:
-            ops.add(loop)
-            h = yield_home(v.index)
-            if h is None or h == pid:
-                need_carried(v.index)
-            continue
-        if op in ops:
-            continue
-        if home.get(op, pid) != pid:
-            continue
-        ops.add(op)
-        work.extend(op.operands)
-        for inner in op.walk():
-            if inner is not op:
-                ops.add(inner)
-                work.extend(inner.operands)
-    return Slice(ops, carried)
+    return backward_slice(roots, loop, owns=lambda op: home.get(op, pid) == pid,
+                          carries_result=lambda j: yield_home(j) in (None, pid))
 
 
 @dataclass(frozen=True)
