@@ -17,6 +17,7 @@ PIPELINE: list[tuple[str, str]] = [
     ("ws-partition", "wsdialects.transforms.partition:PartitionPass"),
     ("ws-distribute", "wsdialects.transforms.distribute:DistributePass"),
     ("ws-pipeline-mma", "wsdialects.transforms.pipeline_mma:PipelineMmaPass"),
+    ("ws-pipeline-coarse", "wsdialects.transforms.pipeline_coarse:PipelineCoarsePass"),
     ("ws-cooperative", "wsdialects.transforms.cooperative:CooperativePass"),
     ("ws-persistent", "wsdialects.transforms.persistent:PersistentPass"),
     ("ws-specialize", "wsdialects.transforms.specialize:SpecializePass"),

@@ -83,6 +83,16 @@ def mean_gemm_args(rng, M=128, K=100):
     return (cdiv(M, 64),), [a, b, s, c, K]
 
 
+def fused_mlp_args(rng, M=100, H=150):
+    x, w1, w2 = _f16(rng, M, 64), _f16(rng, H, 64), _f16(rng, H, 64)
+    o = np.zeros((M, 64), np.float32)
+    return (cdiv(M, 64),), [x, w1, w2, o, M, H]
+
+
+def fused_mlp_empty_args(rng):
+    return fused_mlp_args(rng, M=70, H=0)  # the hidden loop runs no iteration
+
+
 CASES = [
     Case("gemm", lambda: shared_dir() / "kernels" / "gemm.mlir", "matmul", gemm_args, (2,)),
     Case("attention", lambda: shared_dir() / "kernels" / "attention.mlir", "attention", attention_args, (3,)),
@@ -92,6 +102,8 @@ CASES = [
     Case("dual_dot", lambda: INPUTS / "dual_dot.mlir", "dual_dot", dual_dot_args, (3,)),
     Case("fp8_gemm", lambda: INPUTS / "fp8_gemm.mlir", "fp8_gemm", fp8_gemm_args, (2,)),
     Case("mean_gemm", lambda: INPUTS / "mean_gemm.mlir", "mean_gemm", mean_gemm_args, (3,)),
+    Case("fused_mlp", lambda: INPUTS / "fused_mlp.mlir", "fused_mlp", fused_mlp_args, (3,)),
+    Case("fused_mlp_empty", lambda: INPUTS / "fused_mlp.mlir", "fused_mlp", fused_mlp_empty_args, (3,)),
 ]
 
 

@@ -111,8 +111,8 @@ def _wait(frame, op, a):
     keep = op.num_pending
     retired = frame.inflight[: max(len(frame.inflight) - keep, 0)]
     frame.inflight = frame.inflight[len(retired):]
-    done = set(map(id, retired))
-    return [v.value if isinstance(v, InFlight) and id(v) in done else v for v in a]
+    still = set(map(id, frame.inflight))  # a dot an earlier wait retired is done too
+    return [v.value if isinstance(v, InFlight) and id(v) not in still else v for v in a]
 
 
 @impl("warp_group.barrier")

@@ -37,6 +37,7 @@ from wsdialects.aref import ConsumedOp, GetOp, PutOp
 from wsdialects.diagnostics import WsError, error_at
 from wsdialects.tile import NumProgramsOp, ProgramIdOp
 from wsdialects.transforms.partition import kernels
+from wsdialects.transforms.pipeline_coarse import PEELED_ATTR
 from wsdialects.transforms.pipeline_mma import trip_count
 from wsdialects.warp_group import BarrierOp, PartitionOp, RegionOp
 
@@ -50,8 +51,9 @@ def _c(value: int) -> arith.ConstantOp:
 
 
 def _main_loop(part: PartitionOp) -> scf.ForOp | None:
-    """The partition's K loop: the top-level loop that puts or gets."""
-    for op in part.body.block.ops:
+    """The partition's K loop: the first loop whose body puts or gets (it may sit in
+    the guard of a loop that ws-pipeline-coarse pipelined)."""
+    for op in part.body.walk():
         if isinstance(op, scf.ForOp) and any(isinstance(o, PutOp | GetOp) for o in op.body.block.ops):
             return op
     return None
@@ -65,6 +67,23 @@ def _in_loop(op: Operation, part: PartitionOp) -> bool:
             return True
         cur = cur.parent_op()
     return False
+
+
+def _positions_per_tile(main: scf.ForOp) -> tuple[list[Operation], SSAValue]:
+    """Ops computing how many ring positions one tile uses: the K loop's trip count,
+    counting the iterations ws-pipeline-coarse peeled off in front of it."""
+    peeled = main.attributes.get(PEELED_ATTR)
+    if not isinstance(peeled, IntegerAttr):
+        return trip_count(main)
+    start = _c(peeled.value.data)
+    back = arith.MuliOp(main.step, start.result)
+    first = arith.SubiOp(main.lb, back.result)
+    span = arith.SubiOp(main.ub, first.result)
+    n = arith.CeilDivSIOp(span.result, main.step)
+    zero = _c(0)
+    n0 = arith.MaxSIOp(n.result, zero.result)
+    n0.result.name_hint = "trips"
+    return [start, back, first, span, n, zero, n0], n0.result
 
 
 @dataclass(frozen=True)
@@ -138,9 +157,10 @@ class PersistentPass(ModulePass):
                 v.detach()
                 v.erase()
         # Ring positions continue across tiles.
+        looped = {o.ring for o in body.walk() if isinstance(o, AREF_OPS) and _in_loop(o, part)}
         for o in list(body.walk()):
             if isinstance(o, AREF_OPS):
-                if _in_loop(o, part):
+                if o.ring in looped:
                     shifted = arith.AddiOp(o.position, base)
                     o.parent_block().insert_op_before(shifted, o)
                     o.operands = [o.ring, shifted.result, *o.operands[2:]]
@@ -151,7 +171,7 @@ class PersistentPass(ModulePass):
         tail: list[Operation] = [one]
         next_base: SSAValue = base
         if main is not None:
-            count_ops, trips = trip_count(main)
+            count_ops, trips = _positions_per_tile(main)
             add = arith.AddiOp(base, trips)
             tail += [*count_ops, add]
             next_base = add.result

@@ -93,6 +93,8 @@ class PipelineMmaPass(ModulePass):
         for d in dots:
             a = AsyncDotOp(d.a, d.b, d.acc)
             a.result.name_hint = d.result.name_hint
+            a.attributes.update({k: v for k, v in d.attributes.items() if k.startswith("ws.")})
+            a.location = d.location
             body.insert_op_after(a, d)
             d.result.replace_all_uses_with(a.result)
             d.detach()

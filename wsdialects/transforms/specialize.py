@@ -2,7 +2,7 @@
 the whole warp-specialization pipeline (OVERVIEW.md stages 2-7) under one name.
 
 Runs ws-partition, ws-distribute{depth=D}, ws-pipeline-mma{depth=P},
-ws-cooperative{groups=G} (when G > 1) and ws-persistent{programs=N} (when
+ws-pipeline-coarse, ws-cooperative{groups=G} (when G > 1) and ws-persistent{programs=N} (when
 persistent). Defaults follow Tawa's measurements: D = 3, P = 2. The result is
 still IR the interpreter runs.
 """
@@ -32,12 +32,14 @@ class SpecializePass(ModulePass):
         from wsdialects.transforms.distribute import DistributePass
         from wsdialects.transforms.partition import PartitionPass
         from wsdialects.transforms.persistent import PersistentPass
+        from wsdialects.transforms.pipeline_coarse import PipelineCoarsePass
         from wsdialects.transforms.pipeline_mma import PipelineMmaPass
 
         if self.mma_depth >= self.depth:
             raise WsError(f"ws-specialize: mma-depth ({self.mma_depth}) must be smaller than depth "
                           f"({self.depth})", "ws-opt")
-        out: list[ModulePass] = [PartitionPass(), DistributePass(self.depth), PipelineMmaPass(self.mma_depth)]
+        out: list[ModulePass] = [PartitionPass(), DistributePass(self.depth), PipelineMmaPass(self.mma_depth),
+                                 PipelineCoarsePass()]
         if self.cooperative != 1:
             from wsdialects.transforms.cooperative import CooperativePass
 

@@ -1,0 +1,466 @@
+"""`ws-pipeline-coarse`: coarse-grained pipelining across loop iterations (Tawa
+§III-D2, Algorithm 1).
+
+A consumer loop whose tensor-core dot T feeds elementwise / reduction work C that
+feeds a second dot U (attention: T = QK^T, C = the softmax update, U = PV) is
+software-pipelined over two stages: U (with the aref slots only it reads) runs one
+iteration late, so the tensor core works on T_j and U_{j-1} while the CUDA cores
+run C_j:
+
+    prologue  T_0; wait; C_0                       (guarded: only if the loop runs)
+    loop j    issue T_j; issue U_{j-1}; wait T_j (pending = 1); C_j;
+              wait U_{j-1} (pending = 0); rescale with U_{j-1}'s result
+    epilogue  issue U_{N-1}; wait
+
+Values U_{j-1} needs from iteration j-1 (P_{j-1}, the rescaled accumulator, its
+aref position) travel in new iter_args; `aref.get` / `aref.consumed` move with the
+stage that reads the slot, so each stage waits for and releases only its own
+tiles. `mma.wait` pending counts are recomputed from the issue order.
+
+The stages come from dialect and type cues (T: a dot depending on no other dot of
+the iteration; C: work reading T's result; U: a dot whose A or B operand C
+computes), or from `ws.stage` (and `ws.order`, the order of the steady state)
+written by `ws-schedule`. Loops without a C stage (GEMM, dual dots) are left to
+`ws-pipeline-mma`. The pipelined loop records `ws.peeled = 1`: its first
+iteration runs in the prologue before it.
+
+    %r:3 = scf.for %j = %c0 to %n ...            %g:3 = scf.if %trips_pos -> (...) {
+      %k = aref.get %rk[%j]                         <T_0, C_0>
+      %qk = mma.async_dot %q, %kt, %z      ==>      %l:6 = scf.for %j = %c1 to %n iter_args(..., %p16_p, %accs_p, %j_p) {
+      %s = mma.wait %qk {pending = 0}                 %qk = mma.async_dot ...          // T_j
+      ... softmax ...                                 %v = aref.get %rv[%j_p]
+      %v = aref.get %rv[%j]                           %o = mma.async_dot %p16_p, %v, %accs_p   // U_{j-1}
+      %o = mma.async_dot %p16, %v, %acc_s             %s = mma.wait %qk {pending = 1}
+      %ow = mma.wait %o {pending = 0}                 ... softmax ...
+                                                      %ow = mma.wait %o {pending = 0}
+                                                      %acc_s = arith.mulf %ow, %alpha_b ...
+                                                    } {ws.peeled = 1 : i32}
+                                                    <U_{N-1}>
+                                                  } else { scf.yield %inits }
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from xdsl.dialects import arith, scf
+from xdsl.dialects.builtin import IntegerAttr, ModuleOp
+from xdsl.ir import Block, BlockArgument, Operation, OpResult, Region, SSAValue
+from xdsl.passes import ModulePass
+
+from wsdialects.aref import ConsumedOp, GetOp, RingType
+from wsdialects.mma import AsyncDotOp, WaitOp
+from wsdialects.tile import DotOp
+from wsdialects.transforms.distribute import borrowed, users_in
+from wsdialects.transforms.partition import remark
+from wsdialects.transforms.pipeline_mma import PipelineMmaPass, trip_count
+from wsdialects.warp_group import PartitionOp
+
+STAGE_ATTR, ORDER_ATTR, PEELED_ATTR = "ws.stage", "ws.order", "ws.peeled"
+
+# Ops without side effects: free to move between stages and to reorder.
+_PURE_TILE = {"tile.splat", "tile.make_range", "tile.expand_dims", "tile.broadcast", "tile.trans",
+              "tile.reduce", "tile.addptr", "tile.program_id", "tile.num_programs", "warp_group.share"}
+_GLOBAL_MEMORY = {"tile.load", "tile.store", "tile.desc_load", "tile.desc_store"}
+
+
+def _pure(op: Operation) -> bool:
+    return op.dialect_name() in ("arith", "math") or op.name in _PURE_TILE
+
+
+def _touches_global_memory(op: Operation) -> bool:
+    return any(o.name in _GLOBAL_MEMORY for o in op.walk())
+
+
+def _int_attr(op: Operation, name: str) -> int | None:
+    a = op.attributes.get(name)
+    return a.value.data if isinstance(a, IntegerAttr) else None
+
+
+class NotPipelined(Exception):
+    """The loop cannot be pipelined; the message says why (reported as a remark)."""
+
+
+class LoopBody:
+    """Intra-iteration dependences between the top-level ops of a loop body."""
+
+    def __init__(self, loop: scf.ForOp):
+        self.loop = loop
+        self.block = loop.body.block
+        self.ops = [o for o in self.block.ops if o is not self.block.last_op]
+        self.index = {o: i for i, o in enumerate(self.ops)}
+        self.deps: dict[Operation, set[Operation]] = {o: set() for o in self.ops}
+        self.users: dict[Operation, set[Operation]] = {o: set() for o in self.ops}
+        for o in self.ops:
+            for inner in o.walk():
+                for v in inner.operands:
+                    d = self.top(v)
+                    if d is not None and d is not o:
+                        self.deps[o].add(d)
+                        self.users[d].add(o)
+
+    def top(self, v: SSAValue) -> Operation | None:
+        """The top-level op of the body that defines `v` (None: defined elsewhere)."""
+        if not isinstance(v, OpResult):
+            return None
+        op: Operation | None = v.op
+        while op is not None and op.parent_block() is not self.block:
+            op = op.parent_op()
+        return op if op in self.index else None
+
+    def reads(self, op: Operation) -> set[SSAValue]:
+        return {v for inner in op.walk() for v in inner.operands}
+
+    def closure(self, seeds, edges) -> set[Operation]:
+        out, work = set(), list(seeds)
+        while work:
+            o = work.pop()
+            if o not in out:
+                out.add(o)
+                work.extend(edges[o])
+        return out
+
+    def forward(self, op: Operation) -> set[Operation]:
+        return self.closure([op], self.users)
+
+    def backward(self, op: Operation) -> set[Operation]:
+        return self.closure([op], self.deps)
+
+
+# ----------------------------------------------------------------------------- stages
+
+
+def _dots(body: LoopBody) -> list[Operation]:
+    return [o for o in body.ops if isinstance(o, DotOp | AsyncDotOp)]
+
+
+def _wait_of(body: LoopBody, dot: Operation) -> Operation:
+    """The op that makes `dot`'s result usable: itself, or its mma.wait."""
+    if isinstance(dot, DotOp):
+        return dot
+    waits = [u for u in body.users[dot] if isinstance(u, WaitOp)]
+    if len(waits) != 1 or len(waits[0].operands) != 1 or len(body.users[dot]) != 1:
+        raise NotPipelined("an async dot is not retired by a wait of its own in the same iteration "
+                           "(already pipelined by ws-pipeline-mma)")
+    return waits[0]
+
+
+def tawa_stages(body: LoopBody) -> dict[Operation, int] | None:
+    """Algorithm 1's stages: T and C (the work reading T) in stage 0, U and what
+    follows it in stage 1; other ops are placed later. None: no T -> C -> U chain."""
+    dots = _dots(body)
+    if len(dots) < 2:
+        return None
+    for t in dots:
+        if any(d in dots for d in body.backward(t) - {t}):
+            continue  # T depends on no other dot of the iteration
+        t_done = _wait_of(body, t)
+        c_region = body.forward(t_done) - {t_done}
+        for u in dots:
+            if u is t or u in body.backward(t):
+                continue
+            feeders = {body.top(v) for v in (u.operands[0], u.operands[1])} - {None}
+            chain = set().union(*(body.backward(f) for f in feeders)) & c_region if feeders else set()
+            if not any(o.dialect_name() in ("arith", "math") or o.name == "tile.reduce" for o in chain):
+                continue  # U does not read work done on T's result: no C stage
+            late = body.forward(u)
+            stage = {o: 0 for o in c_region | {t, t_done}}
+            stage.update({o: 1 for o in late})
+            return stage
+    return None
+
+
+def scheduled_stages(body: LoopBody) -> dict[Operation, int] | None:
+    """`ws.stage` of the body's ops, shifted so the earliest is 0 (None: unscheduled)."""
+    given = {o: s for o in body.ops if (s := _int_attr(o, STAGE_ATTR)) is not None}
+    if not given:
+        return None
+    low = min(given.values())
+    return {o: s - low for o, s in given.items()}
+
+
+def complete_stages(body: LoopBody, given: dict[Operation, int]) -> dict[Operation, int]:
+    """Stages for every op: unplaced ops as late as their users allow (views and
+    aref gets travel with their readers), never before their operands; a wait with
+    its dot; an `aref.consumed` with the last reader of its slot."""
+    stage: dict[Operation, int | None] = dict(given)
+    for o in reversed(body.ops):
+        if o not in given:
+            below = [stage[u] for u in body.users[o] if stage.get(u) is not None]
+            stage[o] = min(below) if below else None
+    for o in body.ops:
+        above = [stage[d] for d in body.deps[o] if stage[d] is not None]
+        if o not in given:
+            stage[o] = max([s for s in [stage[o], *above] if s is not None], default=0)
+    for o in body.ops:
+        if isinstance(o, WaitOp):
+            dots = [body.top(v) for v in o.operands]
+            stage[o] = max(stage[d] for d in dots if d is not None) if any(dots) else stage[o]
+    gets = {g.ring: g for g in body.ops if isinstance(g, GetOp)}
+    for o in body.ops:
+        if isinstance(o, ConsumedOp):
+            g = gets.get(o.ring)
+            if g is None:
+                raise NotPipelined("an aref.consumed releases a slot the iteration did not get")
+            readers = users_in(body.block, borrowed(body.block, g))
+            stage[o] = max([stage[g], *(stage[r] for r in readers if r in stage)])
+    return stage  # type: ignore[return-value]
+
+
+def check_stages(body: LoopBody, stage: dict[Operation, int]) -> None:
+    if set(stage.values()) - {0, 1}:
+        raise NotPipelined(f"stages {sorted(set(stage.values()))}: only two-stage pipelines are supported")
+    for o in body.ops:
+        for d in body.deps[o]:
+            if stage[d] > stage[o]:
+                raise NotPipelined(f"'{o.name}' in stage {stage[o]} reads '{d.name}' of stage {stage[d]} "
+                                   "in the same iteration")
+    for o in body.ops:
+        if isinstance(o, AsyncDotOp):
+            w = _wait_of(body, o)
+            if stage[w] != stage[o]:
+                raise NotPipelined("an async dot and its wait are in different stages")
+    for g in (o for o in body.ops if isinstance(o, GetOp)):
+        releases = [c for c in body.ops if isinstance(c, ConsumedOp) and c.ring is g.ring]
+        if any(stage[c] != stage[g] for c in releases):
+            depth = g.ring.type.depth.data if isinstance(g.ring.type, RingType) else 1
+            if depth < 2:
+                raise NotPipelined(f"aref ring of depth {depth} would hold two slots across iterations")
+
+
+# ----------------------------------------------------------------------------- rewrite
+
+
+def _order(body: LoopBody, stage: dict[Operation, int], late_defs: dict[BlockArgument, Operation],
+           use_schedule: bool) -> list[tuple[int, Operation]]:
+    """The steady-state body: (stage, op) in an order respecting the dependences.
+
+    Without a schedule: stage 0's dot issue, stage 1's dot issue, the rest of
+    stage 0, the rest of stage 1, then stage-0 work that needs stage 1's results
+    (Algorithm 1). With `ws.order`: list scheduling by that rank."""
+    nodes = list(body.ops)
+    deps: dict[Operation, set[Operation]] = {o: {d for d in body.deps[o] if stage[d] == stage[o]} for o in nodes}
+    args = set(late_defs)
+    for o in nodes:
+        if stage[o] == 0:
+            deps[o] |= {late_defs[a] for a in body.reads(o) if a in args}
+    for s in (0, 1):  # side effects keep their order within a stage ...
+        prev = None
+        for o in nodes:
+            if stage[o] == s and not _pure(o) and not isinstance(o, ConsumedOp):
+                if prev is not None:
+                    deps[o].add(prev)
+                prev = o
+    # ... except releases, which only follow the get and the (retired) readers of the slot.
+    gets = {g.ring: g for g in nodes if isinstance(g, GetOp)}
+    for c in (o for o in nodes if isinstance(o, ConsumedOp)):
+        g = gets[c.ring]
+        readers = [r for r in users_in(body.block, borrowed(body.block, g)) if stage[r] == stage[c]]
+        retire = [w for r in readers if isinstance(r, AsyncDotOp) for w in body.users[r] if isinstance(w, WaitOp)]
+        deps[c] |= {x for x in [g, *readers, *retire] if stage[x] == stage[c]}
+    memory1 = [o for o in nodes if stage[o] == 1 and _touches_global_memory(o)]
+    for o in nodes:  # iteration j-1's memory accesses before iteration j's
+        if stage[o] == 0 and _touches_global_memory(o):
+            deps[o] |= set(memory1)
+    if use_schedule:
+        # Unranked ops: just before their first ranked user (views, gets), else
+        # right after their operands (puts and releases go out as soon as they can).
+        succ: dict[Operation, set[Operation]] = {o: set() for o in nodes}
+        for o in nodes:
+            for d in deps[o]:
+                succ[d].add(o)
+        rank: dict[Operation, float] = {o: r for o in nodes if (r := _int_attr(o, ORDER_ATTR)) is not None}
+        for o in reversed(nodes):
+            if o not in rank and (users := [rank[u] for u in succ[o] if u in rank]):
+                rank[o] = min(users)
+        for o in nodes:
+            if o not in rank:
+                rank[o] = max([rank[d] for d in deps[o] if d in rank], default=-1)
+        key = {o: (rank[o], body.index[o]) for o in nodes}
+    else:
+        needs_late = body.closure([o for o in nodes if stage[o] == 0 and deps[o] & set(late_defs.values())],
+                                  {o: {u for u in body.users[o] if stage[u] == 0} for o in nodes})
+        issue = {s: set().union(*[body.backward(d) for d in nodes if isinstance(d, AsyncDotOp | DotOp)
+                                  and stage[d] == s] or [set()]) for s in (0, 1)}
+
+        def cls(o):
+            s = stage[o]
+            if s == 0 and o in needs_late:
+                return 4
+            if o in issue[s] and (s == 1 or o not in needs_late):
+                return s
+            return 2 + s
+
+        key = {o: (cls(o), body.index[o]) for o in nodes}
+    out, placed = [], set()
+    pending = set(nodes)
+    while pending:
+        ready = [o for o in pending if deps[o] <= placed]
+        o = min(ready, key=lambda x: key[x])
+        out.append((stage[o], o))
+        placed.add(o)
+        pending.remove(o)
+    return out
+
+
+def retime_waits(block: Block) -> None:
+    """Give each mma.wait of `block` the largest pending count that still retires
+    what it waits for (dots complete in issue order): the dots issued after the
+    newest one it names stay in flight; nothing more retires if that is done."""
+    inflight: list[Operation] = []
+    for o in block.ops:
+        if isinstance(o, AsyncDotOp):
+            inflight.append(o)
+        elif isinstance(o, WaitOp):
+            mine = [inflight.index(v.op) for v in o.operands if isinstance(v, OpResult) and v.op in inflight]
+            pending = len(inflight) - 1 - max(mine) if mine else len(inflight)
+            o.properties["pending"] = IntegerAttr(pending, 32)
+            inflight = inflight[len(inflight) - pending:] if pending else []
+
+
+def _clone_into(block: Block, op: Operation, mapping: dict[SSAValue, SSAValue]) -> Operation:
+    new = op.clone(value_mapper=mapping)
+    for old_r, new_r in zip(op.results, new.results):
+        mapping[old_r] = new_r
+        new_r.name_hint = old_r.name_hint
+    block.add_op(new)
+    return new
+
+
+def pipeline(loop: scf.ForOp, stage: dict[Operation, int], body: LoopBody, use_schedule: bool) -> None:
+    """Rewrite `loop` so stage-1 ops run one iteration behind stage 0 (see module doc)."""
+    block = body.block
+    iv, iter_args = block.args[0], list(block.args[1:])
+    yields = list(block.last_op.operands)
+    inits = list(loop.iter_args)
+    s0 = [o for o in body.ops if stage[o] == 0]
+    s1 = [o for o in body.ops if stage[o] == 1]
+    s1_set = set(s1)
+    late = [i for i, y in enumerate(yields) if body.top(y) in s1_set]
+    early = [i for i in range(len(yields)) if i not in late]
+    late_defs = {iter_args[i]: body.top(yields[i]) for i in late}
+    # Values stage 1 reads from iteration j-1's stage 0 (incl. the iv, early iter_args).
+    carried: list[SSAValue] = []
+    late_read: list[int] = []
+    for o in s1:
+        for v in (v for inner in o.walk() for v in inner.operands):
+            if v in late_defs:
+                i = iter_args.index(v)
+                if i not in late_read:
+                    late_read.append(i)
+            elif (v is iv or v in iter_args or body.top(v) in stage and stage[body.top(v)] == 0) \
+                    and v not in carried:
+                carried.append(v)
+
+    parent = loop.parent_block()
+    count_ops, trips = trip_count(loop)
+    runs = arith.CmpiOp(trips, count_ops[2].results[0], "sgt")  # count_ops[2]: the constant 0
+    runs.result.name_hint = "runs"
+    second = arith.AddiOp(loop.lb, loop.step)
+    second.result.name_hint = "second"
+    parent.insert_ops_before([*count_ops, runs, second], loop)
+
+    # Prologue: stage 0 of the first iteration.
+    then = Block()
+    m0: dict[SSAValue, SSAValue] = {iv: loop.lb, **dict(zip(iter_args, inits))}
+    for o in s0:
+        _clone_into(then, o, m0)
+    retime_waits(then)
+    look = lambda m, v: m.get(v, v)  # noqa: E731
+    new_inits = ([look(m0, yields[i]) for i in early] + [look(m0, v) for v in carried]
+                 + [inits[i] for i in late_read])
+
+    # Steady state: stage 0 of iteration j with stage 1 of iteration j-1.
+    nb = Block(arg_types=[iv.type, *(v.type for v in new_inits)])
+    j = nb.args[0]
+    j.name_hint = iv.name_hint
+    args = list(nb.args[1:])
+    e_args, c_args, l_args = args[:len(early)], args[len(early):len(early) + len(carried)], args[len(early) + len(carried):]
+    for a, i in zip(e_args, early):
+        a.name_hint = iter_args[i].name_hint
+    for a, v in zip(c_args, carried):
+        a.name_hint = (v.name_hint or "v") + "_prev"
+    for a, i in zip(l_args, late_read):
+        a.name_hint = (iter_args[i].name_hint or "v") + "_prev"
+    m_s0: dict[SSAValue, SSAValue] = {iv: j, **{iter_args[i]: a for i, a in zip(early, e_args)}}
+    m_s1: dict[SSAValue, SSAValue] = {**dict(zip(carried, c_args)),
+                                      **{iter_args[i]: a for i, a in zip(late_read, l_args)}}
+    for s, o in _order(body, stage, late_defs, use_schedule):
+        if s == 0:
+            _clone_into(nb, o, m_s0)
+        else:
+            _clone_into(nb, o, m_s1)
+            for i in late:
+                if body.top(yields[i]) is o:
+                    m_s0[iter_args[i]] = m_s1[yields[i]]
+    nb.add_op(scf.YieldOp(*[look(m_s0, yields[i]) for i in early], *[look(m_s0, v) for v in carried],
+                          *[look(m_s1, yields[i]) for i in late_read]))
+    retime_waits(nb)
+    steady = scf.ForOp(second.result, loop.ub, loop.step, new_inits, Region(nb))
+    steady.attributes[PEELED_ATTR] = IntegerAttr(1, 32)
+    then.add_op(steady)
+    outs = list(steady.results)
+    for r, i in zip(outs, early):
+        r.name_hint = loop.results[i].name_hint
+    for r, a in zip(outs[len(early):], [*c_args, *l_args]):
+        r.name_hint = a.name_hint.replace("_prev", "_last")
+
+    # Epilogue: stage 1 of the last iteration.
+    m_e: dict[SSAValue, SSAValue] = {**dict(zip(carried, outs[len(early):len(early) + len(carried)])),
+                                     **{iter_args[i]: r for i, r in zip(late_read, outs[len(early) + len(carried):])}}
+    for o in s1:
+        _clone_into(then, o, m_e)
+    retime_waits(then)
+    results: list[SSAValue] = [None] * len(yields)  # type: ignore[list-item]
+    for r, i in zip(outs, early):
+        results[i] = r
+    for i in late:
+        results[i] = look(m_e, yields[i])
+    then.add_op(scf.YieldOp(*results))
+    guard = scf.IfOp(runs.result, [r.type for r in loop.results], Region(then), Region(Block([scf.YieldOp(*inits)])))
+    parent.insert_op_before(guard, loop)
+    for old, new in zip(loop.results, guard.results):
+        new.name_hint = old.name_hint
+        old.replace_all_uses_with(new)
+    loop.detach()
+    loop.erase()
+
+
+@dataclass(frozen=True)
+class PipelineCoarsePass(ModulePass):
+    """Overlap one iteration's second dot with the next iteration's first dot and
+    its softmax-like work (see module docstring)."""
+
+    name = "ws-pipeline-coarse"
+
+    def apply(self, ctx, op: ModuleOp) -> None:
+        for part in [p for p in op.walk() if isinstance(p, PartitionOp)]:
+            for loop in [o for o in part.body.walk() if isinstance(o, scf.ForOp)]:
+                if PEELED_ATTR not in loop.attributes:
+                    self.run_on(loop)
+
+    def run_on(self, loop: scf.ForOp) -> None:
+        body = LoopBody(loop)
+        try:
+            given = scheduled_stages(body)
+            use_schedule = given is not None
+            if given is None:
+                given = tawa_stages(body)
+                if given is None:
+                    if len(_dots(body)) >= 2:
+                        remark(loop, "ws-pipeline-coarse: no second dot reads work done on the first dot's "
+                                     "result (no C stage); the loop is left to ws-pipeline-mma")
+                    return
+            if any(isinstance(o, DotOp) for o in body.ops):
+                PipelineMmaPass(0).pipeline(loop)  # T and U become async dots with waits
+                body = LoopBody(loop)
+                given = scheduled_stages(body) if use_schedule else tawa_stages(body)
+                assert given is not None
+            stage = complete_stages(body, given)
+            check_stages(body, stage)
+        except NotPipelined as e:
+            remark(loop, f"ws-pipeline-coarse: loop not pipelined: {e}")
+            return
+        if 1 not in stage.values():
+            return
+        pipeline(loop, stage, body, use_schedule)
