@@ -21,7 +21,7 @@ import time
 from dataclasses import dataclass
 
 from .graph import Graph, GraphError, Warps
-from .modulo import ModuloModel, modulo_schedule, rec_mii, res_mii, streaming_view
+from .modulo import ModuloModel, critical_length, modulo_schedule, rec_mii, res_mii, streaming_view
 from .solution import Placement, Schedule
 from .solvers import Backend, SolverTimeout, make_backend
 
@@ -279,8 +279,12 @@ def twill(graph: Graph, solver: str = "cpsat", time_limit: float = 120.0, max_ii
         e.delay + 1 for e in g.edges) + 2 * len(g.ops)
     attempts = []
     lay = warp_layout(g)
+    guess = critical_length(g, ii) + ii
     while ii <= cap:
-        ms = modulo_schedule(g, ii, solver, left())
+        # The least length at II-1 plus one is usually enough at II (a guess:
+        # modulo_schedule falls back to the full horizon when it is not).
+        ms = modulo_schedule(g, ii, solver, left(), guess=guess)
+        guess = ms.length + 1 if ms is not None else None
         if ms is None:
             attempts.append({"II": ii, "modulo": "infeasible"})
             ii += 1
@@ -291,14 +295,15 @@ def twill(graph: Graph, solver: str = "cpsat", time_limit: float = 120.0, max_ii
         # when it succeeds are the smaller L tried, in Algorithm 1's order.
         l_max = math.ceil(ms.length / ii) * ii
         l_range = ms.length if l_max == ms.length else f"{ms.length}..{l_max}"
+        # The necessary condition first: when it fails, so would every query below.
+        if not _joint_feasible_relaxed(g, ii, l_max, solver, left()):
+            attempts.append({"II": ii, "L": l_range, "joint": "unsat (without memory)"})
+            ii += 1
+            continue
         found = joint_schedule(g, ii, ms.length, solver, left(), fixed_starts=ms.starts)
         if found is not None:
             attempts.append({"II": ii, "L": ms.length, "joint": "sat (modulo starts kept)"})
         else:
-            if not _joint_feasible_relaxed(g, ii, l_max, solver, left()):
-                attempts.append({"II": ii, "L": l_range, "joint": "unsat (without memory)"})
-                ii += 1
-                continue
             top = joint_schedule(g, ii, l_max, solver, left(), hint=ms.starts)
             if top is None:
                 attempts.append({"II": ii, "L": l_range, "joint": "unsat"})

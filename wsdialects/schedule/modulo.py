@@ -83,6 +83,24 @@ def streaming_view(graph: Graph) -> Graph:
                  streaming_depth=graph.streaming_depth, name=graph.name)
 
 
+def critical_length(graph: Graph, ii: int) -> int:
+    """A lower bound on the length of any modulo schedule at this II: the
+    longest path (edge weights ``delay - distance*II``, starts >= 0) plus the
+    op's own cycles.  Assumes ``ii >= rec_mii`` (no positive cycle)."""
+    n = len(graph.ops)
+    dist = {op.name: 0 for op in graph.ops}
+    for _ in range(n):
+        changed = False
+        for e in graph.edges:
+            w = dist[e.src] + e.delay - e.distance * ii
+            if w > dist[e.dst]:
+                dist[e.dst] = w
+                changed = True
+        if not changed:
+            break
+    return max(dist[op.name] + op.cycles for op in graph.ops)
+
+
 def horizon_stages(graph: Graph, ii: int) -> int:
     """An upper bound on the stage of any op in some valid schedule, if one exists
     at this II: the longest path in the stage-difference system has at most
@@ -97,13 +115,19 @@ class ModuloModel:
     ``None`` makes L a variable bounded by a horizon that cannot exclude a
     valid schedule."""
 
-    def __init__(self, graph: Graph, ii: int, backend: Backend, length: int | None = None):
+    def __init__(self, graph: Graph, ii: int, backend: Backend, length: int | None = None,
+                 max_length: int | None = None):
         self.graph, self.ii, self.b, self.length = graph, ii, backend, length
         b = backend
         if length is None:
             kmax = horizon_stages(graph, ii)
             lmax = (kmax + 1) * ii + max(op.cycles for op in graph.ops)
-            self.length_var = b.int(0, lmax, "L")
+            if max_length is not None and max_length < lmax:
+                # Only schedules of length <= max_length are wanted: every stage
+                # domain shrinks to what such a schedule can use.
+                lmax = max_length
+                kmax = max(0, min(kmax, lmax // ii))
+            self.length_var = b.int(min(critical_length(graph, ii), lmax), lmax, "L")
         else:
             self.length_var = None
         self.rho: dict[str, list] = {}
@@ -114,7 +138,7 @@ class ModuloModel:
             self.rho[v] = [b.bool(f"r_{v}_{r}") for r in range(ii)]
             b.exactly_one(self.rho[v])
             if length is None:
-                hi = kmax
+                hi = min(kmax, max(0, (lmax - op.cycles) // ii))
             else:
                 hi = (length - op.cycles) // ii if length >= op.cycles else -1
                 if hi < 0:
@@ -174,24 +198,37 @@ def schedule_length(graph: Graph, starts: dict[str, int]) -> int:
     return max(starts[op.name] + op.cycles for op in graph.ops)
 
 
-def modulo_schedule(graph: Graph, ii: int, solver: str = "cpsat", time_limit: float = 60.0) -> ModuloSchedule | None:
+def modulo_schedule(graph: Graph, ii: int, solver: str = "cpsat", time_limit: float = 60.0,
+                    guess: int | None = None) -> ModuloSchedule | None:
     """``Optimal-Modulo-Schedule(G, II)``: the shortest valid modulo schedule at
     this II (ties: ops as late as possible), or None when none exists.
 
     Solved lexicographically in two small problems rather than one with a
     heavily weighted objective (same optimum, about half the time): first the
     least length L, then, at that L (which also tightens every stage domain),
-    the latest starts."""
+    the latest starts.  ``guess`` (a length the caller expects to suffice, e.g.
+    the previous II's) bounds the first search: if a schedule of length <=
+    guess exists, the least one is also the least overall; only if none does
+    is the search repeated over the full horizon.  The least L is bounded below
+    by the critical path, so a schedule that reaches it is proven optimal at once."""
     import time
 
     deadline = time.monotonic() + time_limit
-    b = make_backend(solver)
-    m = ModuloModel(graph, ii, b)
-    b.minimize([(1, m.length_var)])
-    if not b.solve(time_limit):
+
+    def least_length(max_length):
+        b = make_backend(solver)
+        m = ModuloModel(graph, ii, b, max_length=max_length)
+        b.minimize([(1, m.length_var)])
+        if not b.solve(max(0.001, deadline - time.monotonic())):
+            return None
+        return b.value(m.length_var), {op.name: m.start_value(op.name) for op in graph.ops}
+
+    found = least_length(guess) if guess is not None else None
+    if found is None:
+        found = least_length(None)
+    if found is None:
         return None
-    length = b.value(m.length_var)
-    first = {op.name: m.start_value(op.name) for op in graph.ops}
+    length, first = found
     b = make_backend(solver)
     m = ModuloModel(graph, ii, b, length)
     objective = []

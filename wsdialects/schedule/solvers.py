@@ -86,6 +86,10 @@ class CpSatBackend(Backend):
         params = self.solver.parameters
         params.max_time_in_seconds = float(time_limit)
         params.num_workers = self.workers
+        # The models are small and already tight (one-hot residues, clauses):
+        # CP-SAT's presolve costs more than it saves on every one of them
+        # (attention 2.9 s -> 1.9 s, causal attention 4.6 s -> 2.9 s in total).
+        params.cp_model_presolve = False
         if not self.model.HasObjective():
             # Pure feasibility (the joint problem, mostly proofs of infeasibility):
             # the LP relaxation costs far more than it prunes here (attention at
