@@ -131,7 +131,7 @@ class Interpreter:
     """Runs the kernels of one module."""
 
     def __init__(self, module: ModuleOp):
-        from wsdialects.interpreter import ops_arith, ops_async, ops_tile  # noqa: F401 - registers impls
+        from wsdialects.interpreter import ops_arith, ops_async, ops_nvgpu, ops_tile  # noqa: F401 - registers impls
 
         self.module = module
         self.constants: dict[Operation, Any] = {}

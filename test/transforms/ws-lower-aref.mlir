@@ -1,0 +1,54 @@
+// RUN: ws-opt %shared/kernels/gemm.mlir -p 'ws-specialize{depth=3 mma-depth=2},ws-lower-aref' | filecheck %s
+// RUN: ws-opt %S/../Inputs/kernels/computed_put.mlir -p ws-lower-aref | filecheck %s --check-prefix=GEN
+// RUN: ws-opt %shared/kernels/gemm.mlir -p 'ws-specialize,ws-lower-aref' | ws-opt | filecheck %s --check-prefix=RT
+
+// A ring of depth 3 with payload (A 128x64, B 256x64): a buffer per payload tile, a
+// FULL (1 arrival: the expect_tx) and an EMPTY (8 consumer warps) mbarrier per slot,
+// initialized before the warp groups start.
+// CHECK: %aref_a_b_buf0 = nvgpu.smem.alloc : memref<3x128x64xf16, 3 : i64>
+// CHECK-NEXT: %aref_a_b_buf1 = nvgpu.smem.alloc : memref<3x256x64xf16, 3 : i64>
+// CHECK-NEXT: %aref_a_b_full = nvgpu.mbarrier.create : !nvgpu.mbarriers<3>
+// CHECK-NEXT: %aref_a_b_empty = nvgpu.mbarrier.create : !nvgpu.mbarriers<3>
+// CHECK-COUNT-3: nvgpu.mbarrier.init %aref_a_b_full[%{{.*}}] count 1 : !nvgpu.mbarriers<3>
+// CHECK: nvgpu.fence.mbarrier_init
+// CHECK-NEXT: nvvm.barrier 0
+// CHECK-NEXT: warp_group.region
+// Producer: slot k mod 3, parity (k / 3) & 1; wait EMPTY with parity ^ 1, one
+// expect_tx of 128*64*2 + 256*64*2 bytes, the two TMA copies complete on FULL.
+// CHECK: warp_group.partition 0 producer
+// CHECK: %slot = arith.remui %k, %[[D:.*]] : i32
+// CHECK-NEXT: %[[PASS:.*]] = arith.divui %k, %[[D]] : i32
+// CHECK-NEXT: %parity = arith.andi %[[PASS]], %{{.*}} : i32
+// CHECK: %[[PP:.*]] = arith.xori %parity, %{{.*}} : i32
+// CHECK-NEXT: nvgpu.mbarrier.try_wait.parity %aref_a_b_empty[%slot], %[[PP]] : !nvgpu.mbarriers<3>
+// CHECK-NEXT: nvgpu.mbarrier.arrive_expect_tx %aref_a_b_full[%slot] bytes 49152 : !nvgpu.mbarriers<3>
+// CHECK-NEXT: nvgpu.tma.async_load %a_desc[%o_am, %o_k] -> %aref_a_b_buf0[%slot], %aref_a_b_full[%slot]
+// CHECK-NEXT: nvgpu.tma.async_load %b_desc[%o_bn, %o_k] -> %aref_a_b_buf1[%slot], %aref_a_b_full[%slot]
+// CHECK-NOT: tile.desc_load
+// Consumer: get = wait FULL with the parity, the slot's tiles read in place.
+// CHECK: warp_group.partition 1 consumer
+// CHECK: nvgpu.mbarrier.try_wait.parity %aref_a_b_full[%[[S:.*]]], %[[P:.*]] : !nvgpu.mbarriers<3>
+// CHECK-NEXT: %[[A:.*]] = nvgpu.smem.view %aref_a_b_buf0[%[[S]]] : memref<3x128x64xf16, 3 : i64>
+// CHECK-NEXT: %[[B:.*]] = nvgpu.smem.view %aref_a_b_buf1[%[[S]]] : memref<3x256x64xf16, 3 : i64>
+// CHECK: mma.async_dot %[[A]]
+// consumed (of k-2, after the wait that retired its wgmma) = one EMPTY arrival per warp.
+// CHECK: mma.wait %{{.*}} {pending = 2}
+// CHECK: scf.if %retired {
+// CHECK: nvgpu.mbarrier.arrive %aref_a_b_empty[%{{.*}}] per_warp : !nvgpu.mbarriers<3>
+// CHECK: mma.wait %{{.*}} {pending = 0}
+// CHECK: scf.for %j
+// CHECK: nvgpu.mbarrier.arrive %aref_a_b_empty[%{{.*}}] per_warp : !nvgpu.mbarriers<3>
+// CHECK-NOT: aref.
+
+// A computed payload: stored by the producer's warps, fenced for the async proxy,
+// published by one FULL arrival per producer warp (count 4).
+// GEN: nvgpu.mbarrier.init %r_full[%{{.*}}] count 4 : !nvgpu.mbarriers<2>
+// GEN: nvgpu.mbarrier.init %r_empty[%{{.*}}] count 4 : !nvgpu.mbarriers<2>
+// GEN: %y = arith.mulf %x, %two : tensor<64x64xf16>
+// GEN: nvgpu.mbarrier.try_wait.parity %r_empty[%slot], %{{.*}} : !nvgpu.mbarriers<2>
+// GEN-NEXT: nvgpu.smem.store %y, %r_buf0[%slot] : memref<2x64x64xf16, 3 : i64>
+// GEN-NEXT: nvgpu.fence.proxy_async
+// GEN-NEXT: nvgpu.mbarrier.arrive %r_full[%slot] per_warp : !nvgpu.mbarriers<2>
+
+// The lowered IR prints, re-parses and verifies.
+// RT: nvgpu.tma.async_load

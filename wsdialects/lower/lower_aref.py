@@ -1,0 +1,244 @@
+"""`ws-lower-aref`: aref rings -> mbarriers, shared-memory slots and TMA (Tawa §III-E).
+
+A ring of depth D with payload tiles T_1..T_n becomes one shared-memory buffer per
+payload (`memref<D x T_i, 3>`), a FULL and an EMPTY mbarrier per slot, initialized
+before the warp groups start (`fence.mbarrier_init`, then a CTA barrier). Ring
+position k uses slot s = k mod D and parity p = (k / D) & 1:
+
+    aref.put %r[%k], %a, %b          nvgpu.mbarrier.try_wait.parity %empty[%s], %p ^ 1
+      (%a, %b TMA-loaded)      ==>   nvgpu.mbarrier.arrive_expect_tx %full[%s] bytes |a|+|b|
+                                     nvgpu.tma.async_load %a_desc[..] -> %buf0[%s], %full[%s]
+                                     nvgpu.tma.async_load %b_desc[..] -> %buf1[%s], %full[%s]
+    %a, %b = aref.get %r[%k]   ==>   nvgpu.mbarrier.try_wait.parity %full[%s], %p
+                                     %a = nvgpu.smem.view %buf0[%s] ...
+    aref.consumed %r[%k]       ==>   nvgpu.mbarrier.arrive %empty[%s] per_warp
+
+A payload tile that is not a TMA load (a computed tile) is written by the putting
+warps (`nvgpu.smem.store`), fenced for the async proxy (`nvgpu.fence.proxy_async`,
+wgmma and TMA stores read shared memory through it) and published by one arrival
+per putting warp. FULL expects one arrival for the TMA part (its bytes complete
+the phase) plus one per putting warp for a computed part; EMPTY one per warp of
+the partitions that release the ring. ws-pipeline-mma already places `consumed`
+after the wgmma reading the slot has retired.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from xdsl.dialects import arith
+from xdsl.dialects.builtin import IndexType, IntegerAttr, IntegerType, MemRefType, ModuleOp, TensorType, i32
+from xdsl.ir import Operation, SSAValue
+from xdsl.passes import ModulePass
+
+from wsdialects.aref import ConsumedOp, CreateOp, GetOp, PutOp
+from wsdialects.diagnostics import error_at
+from wsdialects.nvgpu import (
+    SMEM_SPACE,
+    FenceMBarrierInitOp,
+    FenceProxyAsyncOp,
+    MBarrierArriveExpectTxOp,
+    MBarrierArriveOp,
+    MBarrierCreateOp,
+    MBarrierInitOp,
+    MBarrierTryWaitParityOp,
+    SmemAllocOp,
+    SmemStoreOp,
+    SmemViewOp,
+    TmaAsyncLoadOp,
+)
+from wsdialects.nvvm import BarrierOp
+from wsdialects.tile import DescLoadOp
+from wsdialects.warp_group import PartitionOp
+
+
+def tile_bytes(t: TensorType) -> int:
+    n = 1
+    for d in t.get_shape():
+        n *= d
+    et = t.element_type
+    bits = et.width.data if isinstance(et, IntegerType) else et.bitwidth
+    return n * max(1, bits // 8)
+
+
+def _partition_of(op: Operation) -> PartitionOp | None:
+    cur = op.parent_op()
+    while cur is not None and not isinstance(cur, PartitionOp):
+        cur = cur.parent_op()
+    return cur
+
+
+def _is_tma(v: SSAValue, put: PutOp) -> bool:
+    """A payload the put can issue as a TMA copy: a desc_load used by this put only, in its block."""
+    o = v.owner
+    return (isinstance(o, DescLoadOp) and o.parent_block() is put.parent_block()
+            and all(u.operation is put for u in o.result.uses))
+
+
+@dataclass
+class _Ring:
+    create: CreateOp
+    depth: int
+    bufs: list[SSAValue]
+    full: SSAValue
+    empty: SSAValue
+    tma: list[bool]
+
+
+def _const(v: int, before: Operation) -> SSAValue:
+    c = arith.ConstantOp(IntegerAttr(v, i32))
+    before.parent_block().insert_op_before(c, before)
+    return c.result
+
+
+def _emit(ops: list[Operation], before: Operation) -> None:
+    before.parent_block().insert_ops_before(ops, before)
+
+
+def _as_i32(v: SSAValue, before: Operation) -> SSAValue:
+    if v.type == i32:
+        return v
+    if isinstance(v.type, IndexType):
+        c = arith.IndexCastOp(v, i32)
+    elif isinstance(v.type, IntegerType) and v.type.width.data > 32:
+        c = arith.TruncIOp(v, i32)
+    else:
+        raise error_at(before, f"ring position / coordinate of type {v.type} cannot be lowered (need i32, i64 or index)")
+    _emit([c], before)
+    return c.results[0]
+
+
+def _slot_parity(ring: _Ring, pos: SSAValue, at: Operation) -> tuple[SSAValue, SSAValue]:
+    pos = _as_i32(pos, at)
+    d = _const(ring.depth, at)
+    one = _const(1, at)
+    slot = arith.RemUIOp(pos, d)
+    npass = arith.DivUIOp(pos, d)
+    par = arith.AndIOp(npass.result, one)
+    slot.result.name_hint, par.result.name_hint = "slot", "parity"
+    _emit([slot, npass, par], at)
+    return slot.result, par.result
+
+
+class LowerAref:
+    def __init__(self, func: Operation):
+        self.func = func
+        self.rings: dict[SSAValue, _Ring] = {}
+
+    def run(self) -> None:
+        creates = [o for o in self.func.walk() if isinstance(o, CreateOp)]
+        if not creates:
+            return
+        for c in creates:
+            if c.parent_op() is not self.func:
+                raise error_at(c, "ws-lower-aref: aref rings must be created at the kernel's top level")
+        uses: dict[SSAValue, list[Operation]] = {c.ring: [] for c in creates}
+        for o in self.func.walk():
+            if isinstance(o, (PutOp, GetOp, ConsumedOp)) and o.ring in uses:
+                uses[o.ring].append(o)
+        last = creates[-1]
+        after = last.next_op
+        for c in creates:
+            self.plan(c, uses[c.ring], after)
+        _emit([FenceMBarrierInitOp(), BarrierOp(0)], after)
+        for ring, ops in uses.items():
+            for o in ops:
+                if isinstance(o, PutOp):
+                    self.put(o)
+                elif isinstance(o, GetOp):
+                    self.get(o)
+                else:
+                    self.consumed(o)
+        for c in creates:
+            c.detach()
+            c.erase()
+
+    def plan(self, c: CreateOp, ops: list[Operation], at: Operation) -> None:
+        rt = c.ring.type
+        depth = rt.depth.data
+        hint = c.ring.name_hint or "ring"
+        puts = [o for o in ops if isinstance(o, PutOp)]
+        if not puts:
+            raise error_at(c, "ws-lower-aref: aref ring is never put into")
+        tma = [all(_is_tma(p.values[i], p) for p in puts) for i in range(len(rt.types))]
+        putters = {_partition_of(p) for p in puts}
+        if len(putters) != 1 or None in putters:
+            raise error_at(puts[0], "ws-lower-aref: all puts of a ring must be in one warp_group.partition")
+        putter = next(iter(putters))
+        releasers = {_partition_of(o) for o in ops if isinstance(o, ConsumedOp)}
+        if not releasers:
+            raise error_at(c, "ws-lower-aref: aref ring is never released (no aref.consumed): cannot size its "
+                              "EMPTY barrier")
+        if None in releasers:
+            raise error_at(c, "ws-lower-aref: aref.consumed outside a warp_group.partition")
+        full_count = (1 if any(tma) else 0) + (putter.warps if not all(tma) else 0)
+        empty_count = sum(p.warps for p in releasers)
+        new: list[Operation] = []
+        bufs = []
+        for i, t in enumerate(rt.types):
+            alloc = SmemAllocOp(MemRefType(t.element_type, [depth, *t.get_shape()], memory_space=IntegerAttr(SMEM_SPACE, 64)))
+            alloc.result.name_hint = f"{hint}_buf{i}"
+            new.append(alloc)
+            bufs.append(alloc.result)
+        full, empty = MBarrierCreateOp(depth), MBarrierCreateOp(depth)
+        full.result.name_hint, empty.result.name_hint = f"{hint}_full", f"{hint}_empty"
+        new += [full, empty]
+        _emit(new, at)
+        for s in range(depth):
+            cs = _const(s, at)
+            _emit([MBarrierInitOp(full.result, cs, full_count), MBarrierInitOp(empty.result, cs, empty_count)], at)
+        self.rings[c.ring] = _Ring(c, depth, bufs, full.result, empty.result, tma)
+
+    def put(self, o: PutOp) -> None:
+        ring = self.rings[o.ring]
+        slot, par = _slot_parity(ring, o.position, o)
+        ppar = arith.XOrIOp(par, _const(1, o))
+        _emit([ppar, MBarrierTryWaitParityOp(ring.empty, slot, ppar.result)], o)
+        generic = [(i, v) for i, v in enumerate(o.values) if not ring.tma[i]]
+        for i, v in generic:
+            _emit([SmemStoreOp(v, ring.bufs[i], slot)], o)
+        if generic:
+            _emit([FenceProxyAsyncOp(), MBarrierArriveOp(ring.full, slot, "per_warp")], o)
+        loads = [(i, v.owner) for i, v in enumerate(o.values) if ring.tma[i]]
+        if loads:
+            nbytes = sum(tile_bytes(v.type) for i, v in enumerate(o.values) if ring.tma[i])
+            _emit([MBarrierArriveExpectTxOp(ring.full, slot, nbytes)], o)
+            for i, ld in loads:
+                coords = [_as_i32(x, o) for x in ld.indices]
+                _emit([TmaAsyncLoadOp(ld.desc, coords, ring.bufs[i], slot, ring.full, slot)], o)
+        o.detach()
+        o.erase()
+        for _, ld in loads:
+            ld.detach()
+            ld.erase()
+
+    def get(self, o: GetOp) -> None:
+        ring = self.rings[o.ring]
+        slot, par = _slot_parity(ring, o.position, o)
+        _emit([MBarrierTryWaitParityOp(ring.full, slot, par)], o)
+        views = [SmemViewOp(b, slot) for b in ring.bufs]
+        _emit(views, o)
+        for r, v in zip(o.results, views):
+            v.result.name_hint = r.name_hint
+            r.replace_all_uses_with(v.result)
+        o.detach()
+        o.erase()
+
+    def consumed(self, o: ConsumedOp) -> None:
+        ring = self.rings[o.ring]
+        slot, _ = _slot_parity(ring, o.position, o)
+        _emit([MBarrierArriveOp(ring.empty, slot, "per_warp")], o)
+        o.detach()
+        o.erase()
+
+
+@dataclass(frozen=True)
+class LowerArefPass(ModulePass):
+    """aref.create/put/get/consumed -> nvgpu mbarriers, smem slots and TMA copies."""
+
+    name = "ws-lower-aref"
+
+    def apply(self, ctx, op: ModuleOp) -> None:
+        for f in list(op.walk()):
+            if f.name == "func.func":
+                LowerAref(f).run()
