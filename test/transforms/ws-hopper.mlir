@@ -9,11 +9,17 @@
 // RUN: not ws-opt %S/../Inputs/kernels/mean_gemm.mlir -p 'ws-hopper' -t llvm 2>&1 | filecheck %s --check-prefix=MEAN
 // RUN: not ws-opt %S/../Inputs/kernels/no_loop.mlir -p 'ws-hopper' -t ptx 2>&1 | filecheck %s --check-prefix=NOWS
 
-// ws-hopper = ws-specialize (partition, distribute, pipeline-mma, ...) + the lowering at
-// emission; the IR it leaves is the specialized kernel.
-// IR: aref.create : !aref.ring<tensor<128x64xf16>, tensor<256x64xf16>, depth = 3>
-// IR: warp_group.partition 0 producer warps 4 regs 40
-// IR: warp_group.partition 1 consumer warps 8 regs 232
+// ws-hopper = ws-specialize (partition, distribute, pipeline-mma, ...) + ws-lower-aref +
+// ws-lower-warp-groups; tiles -> threads happens at emission (-t llvm / -t ptx).
+// IR: nvgpu.smem.alloc : memref<3x128x64xf16, 3 : i64>
+// IR: nvgpu.mbarrier.create : !nvgpu.mbarriers<3>
+// IR: nvgpu.wg.dispatch threads 384
+// IR-NEXT: nvgpu.wg.branch warps 0 to 4 "producer"
+// IR-NEXT: nvgpu.setmaxnreg dec 40
+// IR: nvgpu.tma.async_load
+// IR: nvgpu.wg.branch warps 4 to 12 "consumer"
+// IR-NEXT: nvgpu.setmaxnreg inc 232
+// IR-NOT: aref.
 
 // The lowering (target llvm): 384 threads; a FULL (1 arrival) and an EMPTY (8
 // consumer warps) mbarrier per slot, initialised by thread 0 and fenced.
@@ -28,7 +34,9 @@
 // LL: udiv i32 %{{.*}}, 3
 // LL: xor i32 %{{.*}}, 1
 // LL: mbarrier.try_wait.parity.shared::cta.b64
-// LL: mbarrier.arrive.expect_tx.shared::cta.b64 _, [$1], 49152; @p cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [$2], [$3, {$4, $5}], [$1]; @p cp.async.bulk.tensor.2d
+// LL: mbarrier.arrive.expect_tx.shared::cta.b64 _, [$1], 49152; }
+// LL: @p cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [$1], [$2, {$4, $5}], [$3]; }
+// LL: @p cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [$1], [$2, {$4, $5}], [$3]; }
 // Consumer warp groups: more registers, wait FULL, four k16 wgmmas per 64-wide K
 // tile from 128B-swizzled descriptors, retire them, then release the slot.
 // LL: setmaxnreg.inc.sync.aligned.u32 232;
@@ -84,5 +92,5 @@
 // BIAS: fadd float
 // BIAS: cp.async.bulk.tensor.2d.global.shared::cta.bulk_group
 
-// MEAN: mean_gemm.mlir:4:1: error: aref payload tensor<64x64xf32>: a tile row of 256 bytes has no TMA/wgmma swizzle
+// MEAN: mean_gemm.mlir:4:1: error: memref<1x64x64xf32, 3 : i64>: a tile row of 256 bytes has no TMA/wgmma swizzle
 // NOWS: no_loop.mlir:2:1: error: the Hopper lowering needs a warp-specialized kernel

@@ -45,8 +45,23 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 
-from wsdialects.aref.dialect import RingType
 from wsdialects.diagnostics import error_at
+from wsdialects.nvgpu import (
+    DispatchOp,
+    FenceMBarrierInitOp,
+    FenceProxyAsyncOp,
+    MBarrierArriveExpectTxOp,
+    MBarrierArriveOp,
+    MBarrierCreateOp,
+    MBarrierInitOp,
+    MBarrierTryWaitParityOp,
+    SetMaxNRegOp,
+    SmemAllocOp,
+    SmemStoreOp,
+    SmemViewOp,
+    TmaAsyncLoadOp,
+)
+from wsdialects.nvvm import BarrierOp
 from wsdialects.tile import DescType, PtrType
 
 try:  # fp8 types (xDSL 0.74 names)
@@ -178,27 +193,8 @@ class Smem:
 
 
 @dataclass
-class PendingTma:
-    op: Operation  # tile.desc_load waiting for its aref.put
-
-
-@dataclass
 class Frag:
     regs: list[str]
-
-
-@dataclass
-class RingInfo:
-    op: Operation
-    depth: int
-    payload: list[Attribute]
-    buf_off: int
-    slot_bytes: int
-    offsets: list[int]
-    full_off: int
-    empty_off: int
-    tx_bytes: int
-    consumer_warps: int = 0
 
 
 @dataclass
@@ -225,7 +221,8 @@ class _Kernel:
         self.memo: list[dict] = [{}]
         self.layout: Layout | None = None
         self.decls: set[str] = set()
-        self.rings: dict[SSAValue, RingInfo] = {}
+        self.bufs: dict[SSAValue, tuple] = {}  # smem.alloc -> (offset, slot bytes, tile shape, elem, row bytes)
+        self.bars: dict[SSAValue, int] = {}  # mbarrier.create -> offset
         self.smem_end = 0
         self.stage_off: dict[Operation, int] = {}
         self.desc_use: dict[SSAValue, tuple[str, int]] = {}
@@ -277,16 +274,11 @@ class _Kernel:
         f = self.func
         name = f.sym_name.data
         args = f.body.blocks[0].args
-        region_ops = [o for o in f.body.blocks[0].ops if o.name == "warp_group.region"]
-        if len(region_ops) != 1:
+        dispatch = [o for o in f.body.blocks[0].ops if isinstance(o, DispatchOp)]
+        if len(dispatch) != 1:
             self.fail(f, "the Hopper lowering needs a warp-specialized kernel (run ws-partition,ws-distribute first): "
-                         f"expected one warp_group.region in @{name}, found {len(region_ops)}")
-        region = region_ops[0]
-        parts = [o for o in region.body.blocks[0].ops if o.name == "warp_group.partition"]
-        total_warps = sum(p.warps for p in parts)
-        nthreads = total_warps * 32
-        if nthreads > 1024:
-            self.fail(region, f"{nthreads} threads per CTA exceed 1024")
+                         f"expected one warp_group.region in @{name}, found {len(dispatch)}")
+        nthreads = dispatch[0].num_threads
 
         # parameters
         params: list[ParamInfo] = []
@@ -318,86 +310,28 @@ class _Kernel:
         add = self.op(f"add i32 {raw32}, 1023")
         self.smem = self.op(f"and i32 {add}, -1024", "smem")
 
-        # top-level ops before the region (aref.create, scalars)
+        # Shared memory: slot buffers (nvgpu.smem.alloc), TMA-store staging, then mbarriers.
         block = f.body.blocks[0]
-        pre = []
         for o in block.ops:
-            if o is region:
-                break
-            pre.append(o)
-        for o in pre:
-            if o.name == "aref.create":
-                self.plan_ring(o, parts)
-        # staging buffers for TMA stores
-        for o in region.walk():
+            if isinstance(o, SmemAllocOp):
+                self.plan_buffer(o)
+        for o in f.walk():
             if o.name == "tile.desc_store":
                 v = o.operands[-1]
                 self.smem_end = _round_up(self.smem_end, 1024)
                 self.stage_off[o] = self.smem_end
                 self.smem_end += _prod(shape_of(v.type)) * nbytes(elem_of(v.type))
-        bar_base = _round_up(self.smem_end, 8)
-        for r in self.rings.values():
-            r.full_off += bar_base
-            r.empty_off += bar_base
-        nbars = sum(2 * r.depth for r in self.rings.values())
-        smem_bytes = bar_base + 8 * nbars + 1024
+        bar_off = _round_up(self.smem_end, 8)
+        for o in block.ops:
+            if isinstance(o, MBarrierCreateOp):
+                self.bars[o.result] = bar_off
+                bar_off += 8 * o.result.type.num.data
+        smem_bytes = bar_off + 1024
 
-        # barrier init by thread 0
-        if self.rings:
-            for r in self.rings.values():
-                for s in range(r.depth):
-                    fa = self.op(f"add i32 {self.smem}, {r.full_off + 8 * s}")
-                    ea = self.op(f"add i32 {self.smem}, {r.empty_off + 8 * s}")
-                    self.asm("{ .reg .pred p; setp.eq.u32 p, $0, 0; @p mbarrier.init.shared::cta.b64 [$1], $2; }",
-                             "r,r,r", [("i32", self.tid), ("i32", fa), ("i32", "1")])
-                    self.asm("{ .reg .pred p; setp.eq.u32 p, $0, 0; @p mbarrier.init.shared::cta.b64 [$1], $2; }",
-                             "r,r,r", [("i32", self.tid), ("i32", ea), ("i32", str(r.consumer_warps))])
-            self.asm("fence.mbarrier_init.release.cluster;", "", [])
-        self.asm("bar.sync 0;", "", [])
-        for o in pre:
-            if o.name not in ("aref.create",):
-                self.lower_op(o)
-
-        # warp-group dispatch
-        entry_regs = min(255, REGFILE // nthreads) // 8 * 8
-        budget = sum((p.regs.value.data if p.regs is not None else entry_regs) * p.warps * 32 for p in parts)
-        if budget > REGFILE:
-            self.fail(region, f"register budgets need {budget} registers, the register file has {REGFILE}")
-        done = self.newlabel("wg_done")
-        start = 0
-        pinfo = []
-        for idx, p in enumerate(parts):
-            lo, hi = start * 32, (start + p.warps) * 32
-            start += p.warps
-            inside = self.newlabel(f"wg{p.pid}_")
-            nxt = self.newlabel("wg_next")
-            c1 = self.op(f"icmp uge i32 {self.tid}, {lo}")
-            c2 = self.op(f"icmp ult i32 {self.tid}, {hi}")
-            c = self.op(f"and i1 {c1}, {c2}")
-            self.emit(f"br i1 {c}, label %{inside}, label %{nxt}")
-            self.label(inside)
-            regs = p.regs.value.data if p.regs is not None else None
-            if regs is not None and regs != entry_regs:
-                kind = "dec" if regs < entry_regs else "inc"
-                self.asm(f"setmaxnreg.{kind}.sync.aligned.u32 {regs};", "", [])
-            pinfo.append((p.role_name, p.warps, regs))
-            tip = self.op(f"sub i32 {self.tid}, {lo}", "tip")
-            lane = self.op(f"and i32 {self.tid}, 31", "lane")
-            wg = self.op(f"lshr i32 {tip}, 7", "wg")
-            warp = self.op(f"and i32 {self.op(f'lshr i32 {tip}, 5')}, 3", "warp")
-            r0 = self.op(f"shl i32 {wg}, 6")
-            r1 = self.op(f"shl i32 {warp}, 4")
-            r2 = self.op(f"lshr i32 {lane}, 2")
-            row_rt = self.op(f"add i32 {self.op(f'add i32 {r0}, {r1}')}, {r2}", "row")
-            col_rt = self.op(f"shl i32 {self.op(f'and i32 {lane}, 3')}, 1", "col")
-            self.layout = Layout(p.warps // 4, row_rt, col_rt, tip, lane, p.warps * 32, 1 + idx)
-            self.memo = [{}]
-            for o in p.body.blocks[0].ops:
-                self.lower_op(o)
-            self.emit(f"br label %{done}")
-            self.label(nxt)
-        self.emit(f"br label %{done}")
-        self.label(done)
+        pinfo: list = []
+        self.pinfo = pinfo
+        for o in block.ops:
+            self.lower_op(o)
         self.emit("ret void")
 
         attrs = f'"nvvm.maxntid"="{nthreads}" "nvvm.minctasm"="1"'
@@ -408,57 +342,121 @@ class _Kernel:
             info.persistent_programs = pers.data["programs"].value.data
         return "\n".join(text), info, attrs
 
-    # ----------------------------------------------------------------- aref planning
-    def plan_ring(self, create: Operation, parts) -> None:
-        rt: RingType = create.results[0].type
-        depth = rt.depth.data
-        payload = list(rt.payload.data)
-        offsets, off = [], 0
-        tx = 0
-        for t in payload:
-            shp = shape_of(t)
-            if len(shp) != 2:
-                self.fail(create, f"aref payload {t}: only 2-D tiles can be lowered to TMA slots")
-            row_bytes = shp[-1] * nbytes(elem_of(t))
-            if swizzle_bytes(row_bytes) is None:
-                self.fail(create, f"aref payload {t}: a tile row of {row_bytes} bytes has no TMA/wgmma swizzle "
-                                  "(need 32, 64 or 128 bytes per row)")
-            size = _prod(shp) * nbytes(elem_of(t))
-            off = _round_up(off, 1024)
-            offsets.append(off)
-            off += size
-            tx += size
-        slot_bytes = _round_up(off, 1024)
-        buf = _round_up(self.smem_end, 1024)
-        self.smem_end = buf + depth * slot_bytes
-        nb = sum(2 * r.depth for r in self.rings.values())
-        info = RingInfo(create, depth, payload, buf, slot_bytes, offsets, 8 * nb, 8 * (nb + depth), tx)
-        ring = create.results[0]
-        cons = 0
-        for p in parts:
-            if any(o.name == "aref.consumed" and o.operands[0] is ring for o in p.walk()):
-                cons += p.warps
-        if cons == 0:
-            self.fail(create, "aref ring is never released (no aref.consumed): cannot size its EMPTY barrier")
-        info.consumer_warps = cons
-        self.rings[ring] = info
+    # ----------------------------------------------------------------- shared memory, mbarriers
+    def plan_buffer(self, alloc: SmemAllocOp) -> None:
+        t = alloc.result.type
+        shp = tuple(t.get_shape())
+        if len(shp) != 3:
+            self.fail(alloc, f"{t}: only slots of 2-D tiles can be lowered (TMA / wgmma layouts)")
+        row_bytes = shp[-1] * nbytes(t.element_type)
+        if swizzle_bytes(row_bytes) is None:
+            self.fail(alloc, f"{t}: a tile row of {row_bytes} bytes has no TMA/wgmma swizzle "
+                             "(need 32, 64 or 128 bytes per row)")
+        slot_bytes = _round_up(_prod(shp[1:]) * nbytes(t.element_type), 1024)
+        off = _round_up(self.smem_end, 1024)
+        self.smem_end = off + shp[0] * slot_bytes
+        self.bufs[alloc.result] = (off, slot_bytes, shp[1:], t.element_type, row_bytes)
 
-    def slot_parity(self, ring: RingInfo, pos: str) -> tuple[str, str]:
-        slot = self.op(f"urem i32 {pos}, {ring.depth}", "slot")
-        ph = self.op(f"and i32 {self.op(f'udiv i32 {pos}, {ring.depth}')}, 1", "par")
-        return slot, ph
-
-    def bar_addr(self, base_off: int, slot: str) -> str:
-        a = self.op(f"shl i32 {slot}, 3")
-        return self.op(f"add i32 {self.op(f'add i32 {self.smem}, {base_off}')}, {a}", "bar")
+    def bar_addr(self, group: SSAValue, index: SSAValue) -> str:
+        a = self.op(f"shl i32 {self.scalar(index)}, 3")
+        return self.op(f"add i32 {self.op(f'add i32 {self.smem}, {self.bars[group]}')}, {a}", "bar")
 
     def wait(self, bar: str, parity: str) -> None:
         self.asm("{ .reg .pred P1; WAIT: mbarrier.try_wait.parity.shared::cta.b64 P1, [$0], $1; "
                  "@P1 bra DONE; bra WAIT; DONE: }", "r,r", [("i32", bar), ("i32", parity)])
 
-    def slot_base(self, ring: RingInfo, slot: str) -> str:
-        m = self.op(f"mul i32 {slot}, {ring.slot_bytes}")
-        return self.op(f"add i32 {self.op(f'add i32 {self.smem}, {ring.buf_off}')}, {m}", "slotbuf")
+    def slot_addr(self, buf: SSAValue, index: SSAValue) -> str:
+        off, slot_bytes = self.bufs[buf][:2]
+        m = self.op(f"mul i32 {self.scalar(index)}, {slot_bytes}")
+        return self.op(f"add i32 {self.op(f'add i32 {self.smem}, {off}')}, {m}", "slot")
+
+    def leader(self) -> str:
+        """i32 that is 0 in the one thread that issues single-thread operations."""
+        return self.layout.tid_in_part if self.layout is not None else self.tid
+
+    def lower_nvgpu(self, o: Operation) -> None:
+        n = o.name
+        if isinstance(o, (SmemAllocOp, MBarrierCreateOp)):
+            return  # planned up front
+        if isinstance(o, MBarrierInitOp):
+            self.asm("{ .reg .pred p; setp.eq.u32 p, $0, 0; @p mbarrier.init.shared::cta.b64 [$1], $2; }",
+                     "r,r,r", [("i32", self.tid), ("i32", self.bar_addr(o.barriers, o.index)),
+                               ("i32", str(o.count.value.data))])
+        elif isinstance(o, FenceMBarrierInitOp):
+            self.asm("fence.mbarrier_init.release.cluster;", "", [])
+        elif isinstance(o, FenceProxyAsyncOp):
+            self.asm("fence.proxy.async.shared::cta;", "", [])
+        elif isinstance(o, BarrierOp):
+            if o.threads is None:
+                self.asm(f"bar.sync {o.id.value.data};", "", [])
+            else:
+                self.asm(f"bar.sync {o.id.value.data}, {o.threads.value.data};", "", [])
+        elif isinstance(o, MBarrierTryWaitParityOp):
+            self.wait(self.bar_addr(o.barriers, o.index), self.scalar(o.parity))
+        elif isinstance(o, MBarrierArriveExpectTxOp):
+            self.asm("{ .reg .pred p; setp.eq.u32 p, $0, 0; "
+                     f"@p mbarrier.arrive.expect_tx.shared::cta.b64 _, [$1], {o.bytes.value.data}; }}",
+                     "r,r", [("i32", self.leader()), ("i32", self.bar_addr(o.barriers, o.index))])
+        elif isinstance(o, MBarrierArriveOp):
+            who = self.layout.lane if o.scope.data == "per_warp" else self.leader()
+            self.asm("{ .reg .pred p; setp.eq.u32 p, $0, 0; @p mbarrier.arrive.shared::cta.b64 _, [$1]; }",
+                     "r,r", [("i32", who), ("i32", self.bar_addr(o.barriers, o.index))])
+        elif isinstance(o, TmaAsyncLoadOp):
+            _, dptr, dtt, pidx = self.vals[o.desc]
+            self.use_desc(o, pidx, self.bufs[o.buffer][4])
+            dst = self.slot_addr(o.buffer, o.index)
+            bar = self.bar_addr(o.barriers, o.bar_index)
+            coords = [self.scalar(x) for x in o.coords][::-1]  # innermost first
+            cl = ", ".join(f"${4 + i}" for i in range(len(coords)))
+            self.asm("{ .reg .pred p; setp.eq.u32 p, $0, 0; "
+                     f"@p cp.async.bulk.tensor.{len(coords)}d.shared::cluster.global.mbarrier::complete_tx::bytes "
+                     f"[$1], [$2, {{{cl}}}], [$3]; }}",
+                     ",".join(["r", "r", "l", "r"] + ["r"] * len(coords)),
+                     [("i32", self.leader()), ("i32", dst), ("i64", self.op(f"ptrtoint ptr {dptr} to i64")),
+                      ("i32", bar)] + [("i32", c) for c in coords])
+        elif isinstance(o, SmemViewOp):
+            off, slot_bytes, shp, et, row_bytes = self.bufs[o.buffer]
+            self.vals[o.result] = Smem(self.slot_addr(o.buffer, o.index), tuple(shp), et, swizzle_bytes(row_bytes))
+        elif isinstance(o, SetMaxNRegOp):
+            self.asm(f"setmaxnreg.{o.action.data}.sync.aligned.u32 {o.regs.value.data};", "", [])
+        elif isinstance(o, DispatchOp):
+            self.lower_dispatch(o)
+        elif isinstance(o, SmemStoreOp):
+            self.fail(o, "nvgpu.smem.store (a computed tile put through an aref) is not lowered to threads yet: "
+                         "only TMA-loaded aref payloads run on the GPU")
+        else:
+            self.fail(o, f"'{n}' cannot be lowered to Hopper code yet")
+
+    def lower_dispatch(self, d: DispatchOp) -> None:
+        done = self.newlabel("wg_done")
+        for idx, br in enumerate(d.branches):
+            lo, hi = br.first_warp * 32, (br.first_warp + br.num_warps) * 32
+            inside = self.newlabel("wg")
+            nxt = self.newlabel("wg_next")
+            c1 = self.op(f"icmp uge i32 {self.tid}, {lo}")
+            c2 = self.op(f"icmp ult i32 {self.tid}, {hi}")
+            c = self.op(f"and i1 {c1}, {c2}")
+            self.emit(f"br i1 {c}, label %{inside}, label %{nxt}")
+            self.label(inside)
+            self.pinfo.append((br.role.data, br.num_warps, br.regs))
+            tip = self.op(f"sub i32 {self.tid}, {lo}", "tip")
+            lane = self.op(f"and i32 {self.tid}, 31", "lane")
+            wg = self.op(f"lshr i32 {tip}, 7", "wg")
+            warp = self.op(f"and i32 {self.op(f'lshr i32 {tip}, 5')}, 3", "warp")
+            r0 = self.op(f"shl i32 {wg}, 6")
+            r1 = self.op(f"shl i32 {warp}, 4")
+            r2 = self.op(f"lshr i32 {lane}, 2")
+            row_rt = self.op(f"add i32 {self.op(f'add i32 {r0}, {r1}')}, {r2}", "row")
+            col_rt = self.op(f"shl i32 {self.op(f'and i32 {lane}, 3')}, 1", "col")
+            self.layout = Layout(br.num_warps // 4, row_rt, col_rt, tip, lane, br.num_warps * 32, 1 + idx)
+            self.memo = [{}]
+            for o in br.body.blocks[0].ops:
+                self.lower_op(o)
+            self.emit(f"br label %{done}")
+            self.label(nxt)
+            self.layout = None
+        self.emit(f"br label %{done}")
+        self.label(done)
 
     # ----------------------------------------------------------------- ops
     def scalar(self, v: SSAValue) -> str:
@@ -478,15 +476,8 @@ class _Kernel:
             ax = o.axis.value.data
             self.vals[o.results[0]] = self.sreg(("ctaid." if n == "tile.program_id" else "nctaid.") + "xyz"[ax])
             return
-        if n == "aref.put":
-            return self.lower_put(o)
-        if n == "aref.get":
-            return self.lower_get(o)
-        if n == "aref.consumed":
-            return self.lower_consumed(o)
-        if n == "tile.desc_load":
-            self.vals[o.results[0]] = PendingTma(o)
-            return
+        if n.startswith("nvgpu.") or n.startswith("nvvm."):
+            return self.lower_nvgpu(o)
         if n == "tile.trans":
             src = self.vals.get(o.operands[0])
             if isinstance(src, Smem) and list(o.order.get_values()) == [1, 0]:
@@ -499,9 +490,6 @@ class _Kernel:
             return self.lower_mma_wait(o)
         if n == "scf.if":
             return self.lower_if(o)
-        if n == "warp_group.barrier":  # the partition's warps meet: a named barrier
-            self.asm(f"bar.sync {self.layout.barrier_id}, {self.layout.threads};", "", [])
-            return
         if n == "scf.for":
             return self.lower_for(o)
         if n == "tile.store":
@@ -764,73 +752,12 @@ class _Kernel:
             return r.regs
         return [self.ev(v, idx, s) for s, idx in self.slots(shape_of(v.type), op)]
 
-    # ---- aref
-    def lower_put(self, o: Operation) -> None:
-        ring = self.rings.get(o.operands[0])
-        if ring is None:
-            self.fail(o, "aref.put on a ring that was not created at the kernel's top level")
-        pos = self.scalar(o.operands[1])
-        vals = list(o.operands[2:])
-        slot, par = self.slot_parity(ring, pos)
-        empty = self.bar_addr(ring.empty_off, slot)
-        full = self.bar_addr(ring.full_off, slot)
-        ppar = self.op(f"xor i32 {par}, 1")
-        self.wait(empty, ppar)
-        base = self.slot_base(ring, slot)
-        text = ["{ .reg .pred p; setp.eq.u32 p, $0, 0;",
-                f"@p mbarrier.arrive.expect_tx.shared::cta.b64 _, [$1], {ring.tx_bytes};"]
-        args = [("i32", self.layout.tid_in_part), ("i32", full)]
-        for i, v in enumerate(vals):
-            pend = self.vals.get(v)
-            if not isinstance(pend, PendingTma):
-                self.fail(o, f"aref.put payload {i} is not a tile.desc_load result: only TMA-loaded tiles can be "
-                             "put (generic shared-memory writes feeding wgmma are not lowered yet)")
-            ld = pend.op
-            desc = self.vals[ld.operands[0]]
-            _, dptr, dtt, pidx = desc
-            shp = shape_of(dtt)
-            swz = swizzle_bytes(shp[-1] * nbytes(elem_of(dtt)))
-            self.use_desc(ld, pidx, swz)
-            coords = [self.scalar(x) for x in ld.operands[1:]][::-1]  # innermost first
-            dst = self.op(f"add i32 {base}, {ring.offsets[i]}")
-            k = len(args)
-            args += [("i32", dst), ("i64", self.op(f"ptrtoint ptr {dptr} to i64"))]
-            cargs = []
-            for c in coords:
-                cargs.append(f"${len(args)}")
-                args.append(("i32", c))
-            text.append(f"@p cp.async.bulk.tensor.{len(coords)}d.shared::cluster.global.mbarrier::complete_tx::bytes "
-                        f"[${k}], [${k + 1}, {{{', '.join(cargs)}}}], [$1];")
-        text.append("}")
-        self.asm(" ".join(text), ",".join(["r", "r"] + ["r" if t == "i32" else "l" for t, _ in args[2:]]), args)
-
+    # ---- TMA descriptors
     def use_desc(self, op: Operation, pidx: int, swz: int) -> None:
         p = self.params[pidx]
         if p.swizzle not in (0, swz) or (p.kind == "desc" and getattr(p, "_stored", False) and swz):
             self.fail(op, f"descriptor {p.name} is used with two shared-memory layouts")
         p.swizzle = swz
-
-    def lower_get(self, o: Operation) -> None:
-        ring = self.rings.get(o.operands[0])
-        if ring is None:
-            self.fail(o, "aref.get on a ring that was not created at the kernel's top level")
-        pos = self.scalar(o.operands[1])
-        slot, par = self.slot_parity(ring, pos)
-        full = self.bar_addr(ring.full_off, slot)
-        self.wait(full, par)
-        base = self.slot_base(ring, slot)
-        for i, r in enumerate(o.results):
-            t = r.type
-            addr = self.op(f"add i32 {base}, {ring.offsets[i]}", "tile")
-            self.vals[r] = Smem(addr, shape_of(t), elem_of(t), swizzle_bytes(shape_of(t)[-1] * nbytes(elem_of(t))))
-
-    def lower_consumed(self, o: Operation) -> None:
-        ring = self.rings[o.operands[0]]
-        pos = self.scalar(o.operands[1])
-        slot, _ = self.slot_parity(ring, pos)
-        empty = self.bar_addr(ring.empty_off, slot)
-        self.asm("{ .reg .pred p; setp.eq.u32 p, $0, 0; @p mbarrier.arrive.shared::cta.b64 _, [$1]; }",
-                 "r,r", [("i32", self.layout.lane), ("i32", empty)])
 
     # ---- dot -> wgmma
     def _desc(self, addr: str, swz: int) -> str:
@@ -1073,8 +1000,26 @@ def _zero(t: Attribute) -> str:
 
 # ----------------------------------------------------------------------------- module
 
+def lower_to_nvgpu(module: ModuleOp) -> ModuleOp:
+    """`module` with aref rings and warp groups lowered (ws-lower-aref, ws-lower-warp-groups);
+    a lowered copy if the module still holds them, else the module itself."""
+    if not any(o.name.startswith(("aref.", "warp_group.region")) for o in module.walk()):
+        return module
+    from wsdialects.diagnostics import verify
+    from wsdialects.lower.lower_aref import LowerArefPass
+    from wsdialects.lower.lower_warp_groups import LowerWarpGroupsPass
+
+    module = module.clone()
+    for p in (LowerArefPass(), LowerWarpGroupsPass()):
+        p.apply(None, module)
+        verify(module)
+    return module
+
+
 def lower_module(module: ModuleOp) -> Lowered:
-    """LLVM IR text of every `tile.kernel` function of a warp-specialized module."""
+    """LLVM IR text of every `tile.kernel` function of a warp-specialized module (after
+    ws-specialize, or after the lowering passes of ws-hopper)."""
+    module = lower_to_nvgpu(module)
     bodies, infos, decls, attrs = [], [], set(), []
     for op in module.walk():
         if op.name == "func.func" and "tile.kernel" in op.attributes:
