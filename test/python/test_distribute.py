@@ -162,7 +162,7 @@ def test_specialize_preserves_semantics(case, depth, mma, groups, persistent, rn
 def test_specialize_equals_the_passes_it_bundles(shared):
     bundled = transform(shared / "kernels" / "gemm.mlir", "ws-specialize{depth=3 mma-depth=2 persistent=true}")
     spelled = transform(shared / "kernels" / "gemm.mlir",
-                        "ws-partition,ws-distribute{depth=3},ws-pipeline-mma{depth=2},ws-persistent")
+                        "ws-partition,ws-distribute{depth=3},ws-pipeline-mma{depth=2},ws-pipeline-coarse,ws-persistent")
     assert _printed(bundled) == _printed(spelled)
 
 

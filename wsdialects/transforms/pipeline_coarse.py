@@ -264,7 +264,8 @@ def _order(body: LoopBody, stage: dict[Operation, int], late_defs: dict[BlockArg
             deps[o] |= set(memory1)
     if use_schedule:
         # Unranked ops: just before their first ranked user (views, gets), else
-        # right after their operands (puts and releases go out as soon as they can).
+        # right after their operands (puts and releases go out as soon as they
+        # can); a wait whose result only leaves the iteration goes last.
         succ: dict[Operation, set[Operation]] = {o: set() for o in nodes}
         for o in nodes:
             for d in deps[o]:
@@ -274,8 +275,9 @@ def _order(body: LoopBody, stage: dict[Operation, int], late_defs: dict[BlockArg
             if o not in rank and (users := [rank[u] for u in succ[o] if u in rank]):
                 rank[o] = min(users)
         for o in nodes:
-            if o not in rank:
-                rank[o] = max([rank[d] for d in deps[o] if d in rank], default=-1)
+            if o not in rank:  # a wait nobody in the body reads: as late as possible
+                rank[o] = float("inf") if isinstance(o, WaitOp) else \
+                    max([rank[d] for d in deps[o] if d in rank], default=-1)
         key = {o: (rank[o], body.index[o]) for o in nodes}
     else:
         needs_late = body.closure([o for o in nodes if stage[o] == 0 and deps[o] & set(late_defs.values())],

@@ -1,0 +1,122 @@
+// RUN: ws-opt %shared/kernels/attention.mlir -p 'ws-partition,ws-distribute{depth=2},ws-pipeline-mma{depth=1},ws-pipeline-coarse' | filecheck %s --check-prefix=ATTN
+// RUN: ws-opt %shared/kernels/attention.mlir -p 'ws-partition,ws-distribute{depth=2},ws-pipeline-coarse' | filecheck %s --check-prefix=ATTN
+// RUN: ws-opt %S/../Inputs/kernels/fused_mlp.mlir -p 'ws-partition,ws-distribute{depth=2},ws-pipeline-mma,ws-pipeline-coarse' | filecheck %s --check-prefix=MLP
+// RUN: ws-opt %S/../Inputs/kernels/staged_mlp.mlir -p 'ws-partition,ws-distribute{depth=2},ws-pipeline-coarse' | filecheck %s --check-prefix=STAGED
+// RUN: ws-opt %shared/kernels/gemm.mlir -p 'ws-partition,ws-distribute{depth=3},ws-pipeline-mma{depth=2},ws-pipeline-coarse' 2>&1 | filecheck %s --check-prefix=GEMM
+// RUN: ws-opt %S/../Inputs/kernels/dual_dot.mlir -p 'ws-partition,ws-distribute{depth=2},ws-pipeline-mma{depth=0},ws-pipeline-coarse' 2>&1 | filecheck %s --check-prefix=DUAL
+// RUN: ws-opt %s -p 'ws-partition,ws-distribute{depth=1},ws-pipeline-coarse' 2>&1 | filecheck %s --check-prefix=SHALLOW
+// RUN: ws-opt %s -p 'ws-partition,ws-distribute{depth=2},ws-pipeline-coarse' 2>&1 | filecheck %s --check-prefix=HELD
+// RUN: ws-opt %shared/kernels/attention.mlir -p 'ws-specialize{depth=2 mma-depth=1}' | ws-opt --print-op-generic | ws-opt | filecheck %s --check-prefix=ATTN
+
+// Attention (Algorithm 1): prologue T_0, C_0 under a trips > 0 guard; the steady
+// state issues T_j, then U_{j-1} from carried P and rescaled accumulator, waits
+// for T_j with U_{j-1} still in flight, runs the softmax, waits for U_{j-1}, then
+// rescales; the epilogue runs U_{N-1}. K slots are released by stage 0, V slots
+// by stage 1.
+// ATTN: warp_group.partition 1 consumer
+// ATTN: %runs = arith.cmpi sgt, %trips
+// ATTN: %second = arith.addi %[[LB:.*]], %[[STEP:.*]] : i32
+// ATTN: scf.if %runs -> (tensor<128xf32>, tensor<128xf32>, tensor<128x128xf32>) {
+// ATTN-NEXT: %[[K0:.*]] = aref.get %aref_k[%[[LB]]]
+// ATTN: mma.async_dot %{{.*}}, %{{.*}}, %zero_qk
+// ATTN-NEXT: mma.wait %{{.*}} {pending = 0}
+// ATTN-NEXT: aref.consumed %aref_k[%[[LB]]]
+// ATTN-NOT: aref.get %aref_v
+// ATTN: %p16 = arith.truncf
+// ATTN-NEXT: scf.for %[[J:.*]] = %second to %{{.*}} step %[[STEP]] iter_args(%m_i = %m_ij, %l_i = %l_new, %j_prev = %[[LB]], %p16_prev = %p16, %acc_s_prev = %acc_s)
+// ATTN-NEXT: %[[K:.*]] = aref.get %aref_k[%[[J]]]
+// ATTN-NEXT: %[[KT:.*]] = tile.trans %[[K]]
+// ATTN-NEXT: %[[T:.*]] = mma.async_dot %{{.*}}, %[[KT]], %zero_qk
+// ATTN-NEXT: %[[V:.*]] = aref.get %aref_v[%j_prev]
+// ATTN-NEXT: %[[U:.*]] = mma.async_dot %p16_prev, %[[V]], %acc_s_prev
+// ATTN-NEXT: %[[S:.*]] = mma.wait %[[T]] {pending = 1}
+// ATTN-NEXT: aref.consumed %aref_k[%[[J]]]
+// ATTN-NEXT: tile.reduce max %[[S]]
+// ATTN: %[[ALPHA:alpha_b[_0-9]*]] = tile.broadcast
+// ATTN: %[[P16:.*]] = arith.truncf
+// ATTN-NEXT: %[[O:.*]] = mma.wait %[[U]] {pending = 0}
+// ATTN-NEXT: aref.consumed %aref_v[%j_prev]
+// ATTN-NEXT: %[[ACCS:.*]] = arith.mulf %[[O]], %[[ALPHA]]
+// ATTN-NEXT: scf.yield %{{.*}}, %{{.*}}, %[[J]], %[[P16]], %[[ACCS]]
+// ATTN-NEXT: } {ws.peeled = 1 : i32}
+// ATTN-NEXT: %[[VL:.*]] = aref.get %aref_v[%j_last]
+// ATTN-NEXT: %[[UL:.*]] = mma.async_dot %p16_last, %[[VL]], %acc_s_last
+// ATTN-NEXT: %[[OL:.*]] = mma.wait %[[UL]] {pending = 0}
+// ATTN-NEXT: aref.consumed %aref_v[%j_last]
+// ATTN-NEXT: scf.yield %{{.*}}, %{{.*}}, %[[OL]]
+// ATTN-NEXT: } else {
+// ATTN-NEXT: scf.yield %m0, %l0, %acc0
+// ATTN: arith.divf
+
+// The second dot accumulates into its own iter_arg: its previous result is carried
+// to the next steady-state iteration (acc_prev), not rescaled by stage 0.
+// MLP: scf.for %[[J:.*]] = %second to %{{.*}} iter_args(%j_prev = %{{.*}}, %h16_prev = %h16, %acc_prev = %zero)
+// MLP: %[[U:.*]] = mma.async_dot %h16_prev, %{{.*}}, %acc_prev
+// MLP-NEXT: mma.wait %{{.*}} {pending = 1}
+// MLP: %[[W:.*]] = mma.wait %[[U]] {pending = 0}
+// MLP: scf.yield %[[J]], %{{.*}}, %[[W]]
+// MLP: mma.async_dot %h16_last, %{{.*}}, %acc_last
+
+// ws.stage / ws.order drive the stages and the steady-state order instead of the
+// T/C/U cues: the relu (stage 1) of iteration j-1 runs after T_j's issue.
+// STAGED: scf.for %[[J:.*]] = %second to %n step %{{.*}} iter_args(%s_prev = %s_1, %j_prev = %{{.*}}, %acc_prev = %zero)
+// STAGED-NEXT: aref.get %aref_w1[%[[J]]]
+// STAGED-NEXT: tile.trans
+// STAGED-NEXT: %[[T:.*]] = mma.async_dot
+// STAGED-NEXT: %h = arith.maximumf %s_prev, %zero
+// STAGED-NEXT: %h16 = arith.truncf %h
+// STAGED-NEXT: %[[W2:.*]] = aref.get %aref_w2[%j_prev]
+// STAGED-NEXT: %[[U:.*]] = mma.async_dot %h16, %[[W2]], %acc_prev
+// STAGED-NEXT: mma.wait %[[T]] {pending = 1}
+// STAGED-NEXT: aref.consumed %aref_w1[%[[J]]]
+// STAGED-NEXT: mma.wait %[[U]] {pending = 0}
+// STAGED-NEXT: aref.consumed %aref_w2[%j_prev]
+
+// One dot: nothing to do, no remark. Two independent dots: no C stage.
+// GEMM-NOT: remark
+// GEMM-NOT: ws.peeled
+// DUAL: remark: ws-pipeline-coarse: no second dot reads work done on the first dot's result (no C stage)
+// DUAL-NOT: ws.peeled
+
+// Both dots read the W tile: stage 0 gets the slot and stage 1 releases it one
+// iteration later, so each iteration holds two slots. A ring of depth 1 cannot:
+// the loop stays as it is.
+// SHALLOW: remark: ws-pipeline-coarse: loop not pipelined: aref ring of depth 1 would hold two slots across iterations
+// SHALLOW-NOT: ws.peeled
+// HELD: scf.for %[[J:.*]] = %second to %n {{.*}} iter_args(%h16_prev = %h16, %w_prev = %w_1, %j_prev = %{{.*}}, %acc_prev = %zero)
+// HELD-NEXT: %[[W:.*]] = aref.get %aref_w[%[[J]]]
+// HELD: mma.async_dot %h16_prev, %w_prev, %acc_prev
+// HELD: aref.consumed %aref_w[%j_prev]
+// HELD-NOT: aref.consumed %aref_w[%[[J]]]
+// HELD: } {ws.peeled = 1 : i32}
+
+func.func @shared_tile(%x_desc: !tile.desc<tensor<64x64xf16>>, %w_desc: !tile.desc<tensor<64x64xf16>>,
+                       %o_ptr: !tile.ptr<f32>, %n: i32) attributes {tile.kernel, tile.num_warps = 4 : i32} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %c64 = arith.constant 64 : i32
+  %x = tile.desc_load %x_desc[%c0, %c0] : !tile.desc<tensor<64x64xf16>> -> tensor<64x64xf16>
+  %zero = arith.constant dense<0.0> : tensor<64x64xf32>
+  %r:2 = scf.for %j = %c0 to %n step %c1 iter_args(%acc = %zero, %oh = %c0) -> (tensor<64x64xf32>, i32) : i32 {
+    %w = tile.desc_load %w_desc[%oh, %c0] : !tile.desc<tensor<64x64xf16>> -> tensor<64x64xf16>
+    %wt = tile.trans %w [1, 0] : tensor<64x64xf16> -> tensor<64x64xf16>
+    %s = tile.dot %x, %wt, %zero : tensor<64x64xf16>, tensor<64x64xf16> -> tensor<64x64xf32>
+    %h = arith.maximumf %s, %zero : tensor<64x64xf32>
+    %h16 = arith.truncf %h : tensor<64x64xf32> to tensor<64x64xf16>
+    %acc2 = tile.dot %h16, %w, %acc : tensor<64x64xf16>, tensor<64x64xf16> -> tensor<64x64xf32>
+    %oh2 = arith.addi %oh, %c64 : i32
+    scf.yield %acc2, %oh2 : tensor<64x64xf32>, i32
+  }
+  %rm = tile.make_range 0 to 64 : tensor<64xi32>
+  %c64v = arith.constant dense<64> : tensor<64xi32>
+  %roff = arith.muli %rm, %c64v : tensor<64xi32>
+  %re = tile.expand_dims %roff, 1 : tensor<64xi32> -> tensor<64x1xi32>
+  %rb = tile.broadcast %re : tensor<64x1xi32> -> tensor<64x64xi32>
+  %ce = tile.expand_dims %rm, 0 : tensor<64xi32> -> tensor<1x64xi32>
+  %cb = tile.broadcast %ce : tensor<1x64xi32> -> tensor<64x64xi32>
+  %off = arith.addi %rb, %cb : tensor<64x64xi32>
+  %base = tile.splat %o_ptr : !tile.ptr<f32> -> tensor<64x64x!tile.ptr<f32>>
+  %ptrs = tile.addptr %base, %off : tensor<64x64x!tile.ptr<f32>>, tensor<64x64xi32>
+  tile.store %ptrs, %r#0 : tensor<64x64x!tile.ptr<f32>>
+  func.return
+}
