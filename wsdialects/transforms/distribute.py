@@ -239,6 +239,8 @@ class _Builder:
         body.add_op(scf.YieldOp(*[m[yield_op.operands[j]] for j in carried]))
         for get, ch in gets:
             _release_after_last_use(body, get, ConsumedOp(ch.ring, get.position), self.views)
+        if SCHEDULE_ATTR in loop.attributes:  # every loop copy keeps the ws-schedule result
+            new.attributes[SCHEDULE_ATTR] = loop.attributes[SCHEDULE_ATTR]
         block.add_op(new)
         for res, j in zip(new.results, carried):
             res.name_hint = loop.results[j].name_hint
@@ -423,9 +425,6 @@ class _ScheduledBuilder(_Builder):
                 continue
             if op is self.loop:
                 self.build_loop(block)
-                new_loop = block.last_op
-                if SCHEDULE_ATTR in op.attributes:
-                    new_loop.attributes[SCHEDULE_ATTR] = op.attributes[SCHEDULE_ATTR]
                 for t in self.post_sends:
                     block.add_op(PutOp(t.ring, pos_of(), [self.mapping[t.value]]))
                 for t in self.post_recvs:
