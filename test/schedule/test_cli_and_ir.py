@@ -117,3 +117,93 @@ def test_attention_schedule_cli(capsys):
     assert out["II"] >= out["res_mii"]
     warps = {p["warp"] for p in out["ops"].values()}
     assert len(warps) >= 2
+
+
+KERNELS = os.path.join(os.path.dirname(__file__), "..", "..", "examples", "kernels")
+CAUSAL = os.path.join(os.path.dirname(__file__), "..", "Inputs", "kernels", "causal_attention.mlir")
+
+
+def _loop_graph(path, arch="h100"):
+    import wsdialects
+    from wsdialects.schedule.from_ir import find_kernel_loop, graph_of_loop
+    fn, loop = find_kernel_loop(wsdialects.parse_file(path))
+    return graph_of_loop(fn, loop, arch)
+
+
+def test_gemm_accumulator_split_over_cooperative_groups():
+    """128x256 f32 is 256 registers/thread on one warp group, above the h100
+    budget of 240 for two compute groups: the two groups act as one
+    cooperative team, each thread holding half (128)."""
+    from wsdialects.schedule.machine import TileInfo, load_machine
+    lg = _loop_graph(os.path.join(KERNELS, "gemm.mlir"))
+    g = lg.graph
+    acc = next(op for op in g.ops if op.kind == "tile.dot")
+    h100 = load_machine("h100")
+    assert h100.regs_per_thread(TileInfo((128, 256), 32)) == 256 > h100.reg_limit(2) == 240
+    assert lg.groups_per_warp == 2 and g.warps.count == 1
+    assert acc.regs == 128 and g.warps.reg_limit == 240
+    sched = solve_graph(g)
+    assert sched.ops[acc.name].warp == 0
+
+
+def solve_graph(g):
+    from wsdialects.schedule.joint import twill
+    return twill(normalize_graph(g, 300), time_limit=30)
+
+
+def test_cooperative_split_rules():
+    from wsdialects.schedule.from_ir import cooperative_split
+    from wsdialects.schedule.machine import TileInfo, load_machine
+    h100 = load_machine("h100")
+    acc = ("tile.dot", TileInfo((128, 256), 32))
+    assert cooperative_split(h100, [acc], 2) == 2
+    # four groups have 120 registers each: 128x256 would need 32-row parts (no),
+    # 256x128 fits as four 64-row parts
+    assert cooperative_split(h100, [acc], 4) == 1
+    assert cooperative_split(h100, [("tile.dot", TileInfo((256, 128), 32))], 4) == 4
+    assert cooperative_split(h100, [acc], 1) == 1  # one group: nothing to split over
+    assert cooperative_split(h100, [("tile.dot", TileInfo((128, 128), 32))], 2) == 1  # fits as it is
+    # a 64-row dot result cannot be split further (one wgmma is 64 rows)
+    assert cooperative_split(h100, [("tile.dot", TileInfo((64, 512), 32))], 2) == 1
+    # a tile whose rows do not divide: no split
+    assert cooperative_split(h100, [acc, ("arith.addf", TileInfo((3, 7), 32))], 2) == 1
+
+
+def test_gemm_with_one_group_is_not_schedulable(tmp_path):
+    """Without a second group to share the accumulator the register limit
+    cannot be met: the solver says so (no schedule at any II)."""
+    from wsdialects.schedule import GraphError
+    text = open(os.path.join(KERNELS, "gemm.mlir")).read().replace("tile.num_warps = 8", "tile.num_warps = 4")
+    path = write(tmp_path, "gemm4.mlir", text)
+    lg = _loop_graph(path)
+    assert lg.groups_per_warp == 1
+    acc = next(op for op in lg.graph.ops if op.kind == "tile.dot")
+    assert acc.regs == 256 > lg.graph.warps.reg_limit
+    with pytest.raises(GraphError, match="no schedule at any II: op 'acc2' holds 256 registers"):
+        from wsdialects.schedule.joint import twill
+        twill(normalize_graph(lg.graph, 300), time_limit=30)
+
+
+def test_causal_mask_is_index_arithmetic():
+    """The causal mask and the column offsets depend on the induction variable
+    only: they are recomputed where needed (no cross-warp spill cost, no
+    ws.warp), so the mask's 2 KiB i1 tile does not force a 16x finer cost
+    normalization than attention's (the cause of the earlier time-outs)."""
+    lg = _loop_graph(CAUSAL)
+    index = {lg.names[op] for op in lg.index_ops}
+    assert index == {"offs_n", "causal"}
+    assert all(lg.graph.op(n).spill_cost == 0 for n in index)
+    assert all(lg.graph.op(n).spill_cost > 0 for n in ("qk", "p", "acc_new"))
+    causal = normalize_graph(lg.graph, 300)
+    plain = normalize_graph(_loop_graph(ATTENTION).graph, 300)
+    dot = lambda g: next(op.cycles for op in g.ops if op.kind == "tile.dot")  # noqa: E731
+    assert dot(causal) == dot(plain)
+
+
+def test_causal_attention_is_scheduled():
+    from wsdialects.schedule.joint import twill
+    lg = _loop_graph(CAUSAL)
+    sched = twill(normalize_graph(lg.graph, 300), time_limit=60)
+    assert sched.ii >= max(sched.res_mii, sched.rec_mii)
+    dots = [n for n, p in sched.ops.items() if lg.graph.op(n).kind == "tile.dot"]
+    assert len({sched.ops[n].warp for n in dots}) == 2  # QK^T and PV on different groups

@@ -6,7 +6,10 @@
 // RUN: ws-opt %t -p 'ws-specialize{depth=3 mma-depth=2}' | filecheck %s --check-prefix=SPEC
 // RUN: ws-opt %S/../Inputs/kernels/dual_dot.mlir -p 'ws-sched''ule{arch=h100},ws-partition,ws-distribute{depth=2}' | filecheck %s --check-prefix=ONE
 // RUN: ws-opt %S/../Inputs/kernels/no_loop.mlir -p 'ws-sched''ule' 2>&1 | filecheck %s --check-prefix=NOLOOP
-// RUN: ws-opt %shared/kernels/gemm.mlir -p 'ws-sched''ule{arch=h100},ws-partition' 2>&1 | filecheck %s --check-prefix=NOSCHED
+// RUN: ws-opt %shared/kernels/gemm.mlir -p 'ws-sched''ule{arch=h100}' | filecheck %s --check-prefix=GEMM
+// RUN: ws-opt %shared/kernels/gemm.mlir -p 'ws-sched''ule{arch=h100},ws-partition,ws-distribute{depth=2}' | filecheck %s --check-prefix=GEMMDIST
+// RUN: sed 's/tile.num_warps = 8/tile.num_warps = 4/' %shared/kernels/gemm.mlir | ws-opt -p 'ws-sched''ule{arch=h100},ws-partition' 2>&1 | filecheck %s --check-prefix=NOSCHED
+// RUN: ws-opt %S/../Inputs/kernels/causal_attention.mlir -p 'ws-sched''ule{arch=h100 time-limit=30}' | filecheck %s --check-prefix=CAUSAL
 // RUN: not ws-opt %shared/kernels/attention.mlir -p 'ws-sched''ule{arch=a100}' 2>&1 | filecheck %s --check-prefix=BADARCH
 // RUN: not ws-opt %shared/kernels/attention.mlir -p 'ws-sched''ule{solver=yices}' 2>&1 | filecheck %s --check-prefix=BADSOLVER
 
@@ -39,7 +42,7 @@
 // DIST: aref.put %aref_v[%j], %v
 // DIST: warp_group.partition 1 consumer_w0 warps 4 regs 232 {
 // DIST: %[[Q:.*]] = aref.get %aref_q
-// DIST: scf.for %[[J:.*]] = %{{.*}} : i32 {
+// DIST: scf.for %[[J:[a-z_0-9]+]] = {{.*}} : i32 {
 // DIST-NEXT: %[[K:.*]] = aref.get %aref_k[%[[J]]]
 // DIST-NEXT: %kt = tile.trans %[[K]] [1, 0]
 // DIST-NEXT: %qk = tile.dot %[[Q]], %kt, %zero_qk {{.*}} ws.warp = 0 : i32}
@@ -47,7 +50,7 @@
 // DIST-NOT: ws.warp = 1
 // DIST: %p16 = arith.truncf %p {{.*}}ws.warp = 0 : i32}
 // DIST-NEXT: aref.put %aref_p16[%[[J]]], %p16
-// DIST-NEXT: } {ws.schedule = {II = 22 : i32
+// DIST: } {ws.schedule = {II = 22 : i32
 // DIST-NEXT: aref.consumed %aref_q
 // DIST: warp_group.partition 2 consumer_w1 warps 4 regs 232 {
 // DIST-NOT: ws.warp = 0
@@ -75,7 +78,34 @@
 // ONE: %g2 = tile.dot {{.*}} {ws.stage = 0 : i32, ws.order = {{[0-9]+}} : i32, ws.warp = 0 : i32}
 
 // NOLOOP: remark: ws-schedule: @scale has no loop with a TMA load; not scheduled
-// NOSCHED: remark: ws-schedule: @matmul not scheduled: no schedule satisfies the joint constraints
+// gemm's 128x256 f32 accumulator needs 256 registers per thread of one warp
+// group (h100 budget: 240 for two compute groups): the two groups are one
+// cooperative team (M split, 128 registers each), so one scheduled warp.
+// GEMM: %acc2 = tile.dot {{.*}} {ws.stage = 0 : i32, ws.order = {{[0-9]+}} : i32, ws.warp = 0 : i32}
+// GEMM: } {ws.schedule = {II = {{[0-9]+}} : i32, L = {{[0-9]+}} : i32, warps = 1 : i32, solver = "cpsat", cooperative = 2 : i32, vl_warp = 1 : i32}}
+
+// The schedule survives ws-partition and ws-distribute on the default
+// partitioning too: the ops of every loop copy keep ws.stage / ws.order /
+// ws.warp, and every loop copy keeps ws.schedule.
+// GEMMDIST: warp_group.partition 0 producer
+// GEMMDIST: %a = tile.desc_load {{.*}} {ws.stage = 0 : i32, ws.order = {{[0-9]+}} : i32, ws.warp = 1 : i32}
+// GEMMDIST: } {ws.schedule = {II = {{[0-9]+}} : i32, {{.*}}cooperative = 2 : i32
+// GEMMDIST: warp_group.partition 1 consumer warps 8
+// GEMMDIST: %acc2 = tile.dot {{.*}} {ws.stage = 0 : i32, ws.order = {{[0-9]+}} : i32, ws.warp = 0 : i32}
+// GEMMDIST: } {ws.schedule = {II = {{[0-9]+}} : i32, {{.*}}cooperative = 2 : i32
+
+// With one compute group there is nobody to share the accumulator with.
+// NOSCHED: remark: ws-schedule: @matmul not scheduled: no schedule at any II: op 'acc2' holds 256 registers per thread while live, above the register limit of 255
 // NOSCHED: ws.partition = array<i32: 1>
+
+// Causal attention: the mask and column offsets depend on the induction
+// variable alone; they are scheduled (stage, order) but get no warp group:
+// every partition that uses them recomputes them.
+// CAUSAL: %qk_raw = tile.dot {{.*}}ws.warp = 0 : i32}
+// CAUSAL: %offs_n = arith.addi %n_off_v, %rows {ws.stage = {{[0-9]+}} : i32, ws.order = {{[0-9]+}} : i32} : tensor<128xi32>
+// CAUSAL: %causal = arith.cmpi sge, %offs_mb, %offs_nb {ws.stage = {{[0-9]+}} : i32, ws.order = {{[0-9]+}} : i32} : tensor<128x128xi32>
+// CAUSAL: %qk = arith.select {{.*}}ws.warp = 0 : i32}
+// CAUSAL: %acc_new = tile.dot {{.*}}ws.warp = 1 : i32}
+// CAUSAL: } {ws.schedule = {II = {{[0-9]+}} : i32, L = {{[0-9]+}} : i32, warps = 2 : i32, solver = "cpsat", vl_warp = 2 : i32}}
 // BADARCH: error: ws-schedule: unknown arch 'a100'
 // BADSOLVER: error: ws-schedule: unknown solver 'yices'

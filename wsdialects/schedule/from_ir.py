@@ -11,6 +11,8 @@ cycles, so the graph is usually normalized (§5.2) before scheduling.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from xdsl.dialects import func, scf
 from xdsl.dialects.builtin import ModuleOp, TensorType
 from xdsl.ir import Block, BlockArgument, Operation, OpResult, SSAValue
@@ -55,7 +57,7 @@ def graph_from_module(module: ModuleOp, arch: str | Machine = "h100", kernel: st
                       warp_groups: int | None = None) -> Graph:
     """Build the loop dependence graph of a kernel, in cycles of the machine model."""
     fn, loop = find_kernel_loop(module, kernel)
-    return graph_of_loop(fn, loop, arch, warp_groups)[0]
+    return graph_of_loop(fn, loop, arch, warp_groups).graph
 
 
 def check_loop(loop: scf.ForOp) -> None:
@@ -64,15 +66,89 @@ def check_loop(loop: scf.ForOp) -> None:
         raise GraphError("the loop body must be free of nested control flow (a singly-nested loop)")
 
 
+@dataclass
+class LoopGraph:
+    """A loop's dependence graph and how it maps back to the IR."""
+
+    graph: Graph
+    names: dict[Operation, str]  # node name of each body op that is a node
+    index_ops: set[Operation]  # nodes computed from the induction variable alone (rematerialized)
+    groups_per_warp: int  # warp groups that one scheduled warp stands for (cooperative M split)
+
+
+def _data_values(body: Block, yield_op: scf.YieldOp) -> set[SSAValue]:
+    """Body values that depend on memory read in the loop (loads, possibly
+    through iteration arguments).  The rest is index arithmetic: a function of
+    the induction variable and loop invariants."""
+    data: set[SSAValue] = set()
+    changed = True
+    while changed:
+        changed = False
+        for op in body.ops:
+            if op is yield_op:
+                continue
+            reads = op.name in _LOADS or any(o in data for o in op.operands)
+            if reads:
+                for r in op.results:
+                    if r not in data:
+                        data.add(r)
+                        changed = True
+        for arg, yielded in zip(body.args[1:], yield_op.operands):
+            if yielded in data and arg not in data:
+                data.add(arg)
+                changed = True
+    return data
+
+
+_LOADS = ("tile.desc_load", "tile.load")
+WGMMA_M = 64  # rows of one warp group's tensor-core MMA (wgmma m64nNk16)
+
+
+def cooperative_split(machine: Machine, tiles: list[tuple[str, TileInfo]], groups: int) -> int:
+    """How many warp groups must share each register tile so that every one fits
+    a thread's register budget: 1 when all fit one group; else the least s > 1
+    dividing ``groups`` that splits every register tile along M (rows) into s
+    parts, dot results into parts of at least one wgmma's 64 rows.  With s, the
+    compute warp groups act as ``groups // s`` cooperative teams (Tawa §IV-A, the
+    M split ws-cooperative makes: 128x256 -> 2 x 64x256), each thread holding
+    1/s of every tile.  1 when no split fits (the solver then reports that no
+    schedule meets the register limit)."""
+    if not tiles:
+        return 1
+    need = max(machine.regs_per_thread(t) for _, t in tiles)
+    if need <= machine.reg_limit(groups):
+        return 1
+    for s in range(2, groups + 1):
+        if groups % s:
+            continue
+        if any(not t.shape or t.shape[0] % s or (kind == "tile.dot" and t.shape[0] // s < WGMMA_M)
+               for kind, t in tiles):
+            continue
+        if -(-need // s) <= machine.reg_limit(groups):
+            return s
+    return 1
+
+
 def graph_of_loop(fn: func.FuncOp, loop: scf.ForOp, arch: str | Machine = "h100",
-                  warp_groups: int | None = None) -> tuple[Graph, dict[Operation, str]]:
-    """The dependence graph of ``loop`` (a top-level loop of kernel ``fn``) and the
-    node name of each body op that is a node."""
+                  warp_groups: int | None = None) -> LoopGraph:
+    """The dependence graph of ``loop`` (a top-level loop of kernel ``fn``), with
+    the node name of each body op that is a node.
+
+    Nodes computed from the induction variable and loop invariants alone
+    (causal masks, column offsets) are index arithmetic: a warp that needs one
+    recomputes it instead of receiving it, so they carry no cross-warp spill
+    cost (and the IR hand-off leaves them unassigned, so that every partition
+    using them computes its own copy).
+
+    Register footprints are per thread of one warp group; when a register tile
+    does not fit one group's budget, the compute groups are modelled as
+    cooperative teams that split every tile along M (:func:`cooperative_split`)."""
     machine = arch if isinstance(arch, Machine) else load_machine(arch)
     check_loop(loop)
     body: Block = loop.body.block
     yield_op = body.last_op
     assert isinstance(yield_op, scf.YieldOp)
+    data = _data_values(body, yield_op)
 
     def is_node(op: Operation) -> bool:
         if op is yield_op or machine.is_view(op.name):
@@ -81,7 +157,14 @@ def graph_of_loop(fn: func.FuncOp, loop: scf.ForOp, arch: str | Machine = "h100"
             return True
         return op.name in ("tile.desc_store", "tile.store")
 
+    num_warps = fn.attributes.get("tile.num_warps")
+    groups = warp_groups or max(1, (int(num_warps.value.data) if num_warps is not None else 4) // 4)
+    reg_tiles = [(op.name, t) for op in body.ops if is_node(op) and machine.result_memory(op.name) == "regs"
+                 for t in (_tile(r.type) for r in op.results) if t]
+    split = cooperative_split(machine, reg_tiles, groups)
+
     names: dict[Operation, str] = {}
+    index_ops: set[Operation] = set()
     used: set[str] = set()
     ops: list[Op] = []
     for op in body.ops:
@@ -99,9 +182,12 @@ def graph_of_loop(fn: func.FuncOp, loop: scf.ForOp, arch: str | Machine = "h100"
         cost = machine.op_cost(op.name, results, operands)
         uses = {cost.unit: [1] * cost.cycles} if cost.unit and cost.cycles else {}
         memory = machine.result_memory(op.name)
-        footprint = sum(machine.regs_per_thread(t) for t in results) if memory == "regs" else 0
+        footprint = sum(-(-machine.regs_per_thread(t) // split) for t in results) if memory == "regs" else 0
         smem = sum(t.bytes for t in results) if memory == "smem" else 0
         spill = sum(machine.spill_cycles(t) for t in results) if memory == "regs" else 0
+        if op.name not in _LOADS and op.results and not any(r in data for r in op.results):
+            index_ops.add(op)
+            spill = 0
         ops.append(Op(name=name, uses=uses, latency=cost.cycles, regs=footprint, smem=smem,
                       variable_latency=cost.variable_latency, spill_cost=spill, kind=op.name))
     if not ops:
@@ -142,11 +228,10 @@ def graph_of_loop(fn: func.FuncOp, loop: scf.ForOp, arch: str | Machine = "h100"
                 seen_edges.add(key)
                 src_kind = next(o.kind for o in ops if o.name == src)
                 edges.append(Edge(src, dst, latency[src], dist, blocking=src_kind in machine.blocking_from))
-    num_warps = fn.attributes.get("tile.num_warps")
-    groups = warp_groups or max(1, (int(num_warps.value.data) if num_warps is not None else 4) // 4)
-    return Graph(units=dict(machine.units), ops=ops, edges=edges,
-                 warps=Warps(count=groups, reg_limit=machine.reg_limit(groups)),
-                 smem_capacity=machine.smem_capacity, name=fn.sym_name.data), names
+    graph = Graph(units=dict(machine.units), ops=ops, edges=edges,
+                  warps=Warps(count=groups // split, reg_limit=machine.reg_limit(groups), local_recurrences=True),
+                  smem_capacity=machine.smem_capacity, name=fn.sym_name.data)
+    return LoopGraph(graph, names, index_ops, split)
 
 
 def graph_from_file(path: str, arch: str = "h100", kernel: str | None = None) -> Graph:

@@ -68,6 +68,9 @@ class Warps:
 
     count: int = 1
     reg_limit: int | None = None
+    # A value carried to the next iteration is used on the warp that computes
+    # it (no loop-carried cross-warp transfers: what ws-distribute can build).
+    local_recurrences: bool = False
 
 
 @dataclass
@@ -124,6 +127,8 @@ class Graph:
             w: dict[str, Any] = {"count": self.warps.count}
             if self.warps.reg_limit is not None:
                 w["reg_limit"] = self.warps.reg_limit
+            if self.warps.local_recurrences:
+                w["local_recurrences"] = True
             d["warps"] = w
         if self.smem_capacity is not None:
             d["smem_capacity"] = self.smem_capacity
@@ -138,7 +143,7 @@ class Graph:
 _TOP_KEYS = {"units", "ops", "edges", "warps", "smem_capacity", "streaming_depth", "name", "comment"}
 _OP_KEYS = {"name", "uses", "latency", "regs", "smem", "variable_latency", "spill_cost", "kind", "comment"}
 _EDGE_KEYS = {"from", "to", "delay", "distance", "blocking", "comment"}
-_WARP_KEYS = {"count", "reg_limit"}
+_WARP_KEYS = {"count", "reg_limit", "local_recurrences"}
 
 
 def _int(value: Any, what: str, minimum: int = 0) -> int:
@@ -240,6 +245,7 @@ def graph_from_dict(data: Any) -> Graph:
         warps = Warps(
             count=_int(w.get("count", 1), "warps.count", 1),
             reg_limit=None if w.get("reg_limit") is None else _int(w["reg_limit"], "warps.reg_limit"),
+            local_recurrences=_bool(w.get("local_recurrences", False), "warps.local_recurrences"),
         )
     graph = Graph(
         units=units, ops=ops, edges=edges, warps=warps,

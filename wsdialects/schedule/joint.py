@@ -83,6 +83,14 @@ class JointModel(ModuloModel):
                 j += 1
                 earlier.append(lits)
 
+        # Local recurrences: a loop-carried value stays on the warp computing it.
+        if g.warps is not None and g.warps.local_recurrences and W > 1:
+            for e in g.edges:
+                if e.distance > 0 and e.src != e.dst and not (
+                        g.op(e.src).variable_latency or g.op(e.dst).variable_latency):
+                    for w in range(W):
+                        b.clause([self.opw[e.dst][w]], [self.opw[e.src][w]])
+
         # Cross-warp spills: a consumer on another warp waits spill_cost longer.
         self.diff: dict[int, object] = {}
         for idx, e in enumerate(g.edges):
@@ -253,7 +261,7 @@ def _joint_feasible_relaxed(graph: Graph, ii: int, length: int, solver: str, tim
     if (graph.warps is None or graph.warps.reg_limit is None) and graph.smem_capacity is None:
         return True
     relaxed = Graph(units=graph.units, ops=graph.ops, edges=graph.edges,
-                    warps=Warps(graph.warps.count, None) if graph.warps else None,
+                    warps=Warps(graph.warps.count, None, graph.warps.local_recurrences) if graph.warps else None,
                     smem_capacity=None, streaming_depth=graph.streaming_depth, name=graph.name)
     return joint_schedule(relaxed, ii, length, solver, time_limit) is not None
 
@@ -273,6 +281,12 @@ def twill(graph: Graph, solver: str = "cpsat", time_limit: float = 120.0, max_ii
         return rest
 
     g = streaming_view(graph)
+    limit = g.warps.reg_limit if g.warps else None
+    for op in g.ops:
+        # A live value must fit one warp's registers on its own, at any II.
+        if limit is not None and op.regs > limit and g.succs(op.name) and not g.is_streaming(op.name):
+            raise GraphError(f"no schedule at any II: op '{op.name}' holds {op.regs} registers per thread "
+                             f"while live, above the register limit of {limit}")
     rmii, cmii = res_mii(g), rec_mii(g)
     ii = max(rmii, cmii)
     cap = max_ii if max_ii is not None else ii + sum(max(op.cycles, op.length, 1) for op in g.ops) + sum(

@@ -100,8 +100,9 @@ class SchedulePass(ModulePass):
         from wsdialects.schedule.from_ir import graph_of_loop
         from wsdialects.schedule.normalize import normalize_graph
 
-        graph, names = graph_of_loop(kernel, loop, self.arch)
-        graph = normalize_graph(graph, self.normalize)
+        lg = graph_of_loop(kernel, loop, self.arch)
+        names = lg.names
+        graph = normalize_graph(lg.graph, self.normalize)
         sched = solve_cached(graph, self.solver, float(self.time_limit))
         index = {name: i for i, name in enumerate(names.values())}
         ranked = sorted(names.values(), key=lambda n: (sched.ops[n].start % sched.ii, index[n]))
@@ -113,9 +114,12 @@ class SchedulePass(ModulePass):
             p = sched.ops[name]
             body_op.attributes[STAGE_ATTR] = IntegerAttr(p.stage, i32)
             body_op.attributes[ORDER_ATTR] = IntegerAttr(order[name], i32)
-            body_op.attributes[WARP_ATTR] = IntegerAttr(p.warp, i32)
+            if body_op not in lg.index_ops:  # index arithmetic: recomputed where used
+                body_op.attributes[WARP_ATTR] = IntegerAttr(p.warp, i32)
         info = {"II": IntegerAttr(sched.ii, i32), "L": IntegerAttr(sched.length, i32),
                 "warps": IntegerAttr(sched.warp_count, i32), "solver": StringAttr(self.solver)}
+        if lg.groups_per_warp > 1:
+            info["cooperative"] = IntegerAttr(lg.groups_per_warp, i32)
         if sched.vl_warp is not None:
             info["vl_warp"] = IntegerAttr(sched.vl_warp, i32)
         loop.attributes[SCHEDULE_ATTR] = DictionaryAttr(info)
