@@ -231,13 +231,9 @@ class BarrierOp(IRDLOperation):
             raise VerifyException("warp_group.barrier must be inside a warp_group.partition")
 
 
-@irdl_op_definition
-class ShareOp(IRDLOperation):
-    """Group `group` of `groups` cooperating warp groups takes its share of a tile
-    they all read (an aref slot): the `group`-th of `groups` equal slices along
-    `axis`: `%a0 = warp_group.share %a, 0 of 2 along 0 : tensor<128x64xf16> -> tensor<64x64xf16>`."""
+class _SplitOp(IRDLOperation):
+    """Common form of `share` / `gather`: `%r = warp_group.OP %x, g of G along a : T -> R`."""
 
-    name = "warp_group.share"
     group = prop_def(IntegerAttr)
     groups = prop_def(IntegerAttr)
     axis = prop_def(IntegerAttr)
@@ -246,13 +242,20 @@ class ShareOp(IRDLOperation):
 
     def __init__(self, src: SSAValue, group: int, groups: int, axis: int):
         shape = list(src.type.get_shape())
-        shape[axis] //= groups
+        shape[axis] = self.result_size(shape[axis], groups)
         super().__init__(
             operands=[src],
             result_types=[TensorType(src.type.element_type, shape)],
             properties={"group": IntegerAttr(group, 32), "groups": IntegerAttr(groups, 32),
                         "axis": IntegerAttr(axis, 32)},
         )
+
+    @staticmethod
+    def result_size(size: int, groups: int) -> int:
+        raise NotImplementedError
+
+    def check_size(self, src: int, n: int) -> None:
+        """Reject an axis of `src` elements that `n` groups cannot share or gather."""
 
     def verify_(self) -> None:
         g, n, a = self.group.value.data, self.groups.value.data, self.axis.value.data
@@ -261,12 +264,12 @@ class ShareOp(IRDLOperation):
             raise VerifyException(f"group {g} out of range for {n} groups")
         if not 0 <= a < len(shape):
             raise VerifyException(f"axis {a} out of range for a rank-{len(shape)} tile")
-        if shape[a] % n:
-            raise VerifyException(f"dim {a} of size {shape[a]} does not split into {n} groups")
-        shape[a] //= n
+        self.check_size(shape[a], n)
+        shape[a] = self.result_size(shape[a], n)
         want = TensorType(self.src.type.element_type, shape)
         if self.result.type != want:
-            raise VerifyException(f"share of {self.src.type} gives {want}, not {self.result.type}")
+            raise VerifyException(f"{self.name.split('.')[1]} of {self.src.type} gives {want}, "
+                                  f"not {self.result.type}")
 
     @classmethod
     def parse(cls, parser: Parser):
@@ -292,4 +295,36 @@ class ShareOp(IRDLOperation):
         printer.print_attribute(self.result.type)
 
 
-WarpGroup = Dialect("warp_group", [RegionOp, PartitionOp, BarrierOp, ShareOp], [])
+@irdl_op_definition
+class ShareOp(_SplitOp):
+    """Group `group` of `groups` cooperating warp groups takes its share of a tile
+    they all read (an aref slot): the `group`-th of `groups` equal slices along
+    `axis`: `%a0 = warp_group.share %a, 0 of 2 along 0 : tensor<128x64xf16> -> tensor<64x64xf16>`."""
+
+    name = "warp_group.share"
+
+    @staticmethod
+    def result_size(size: int, groups: int) -> int:
+        return size // groups
+
+    def check_size(self, src: int, n: int) -> None:
+        if src % n:
+            raise VerifyException(f"dim {self.axis.value.data} of size {src} does not split into {n} groups")
+
+
+@irdl_op_definition
+class GatherOp(_SplitOp):
+    """The inverse of `share`: each of `groups` cooperating warp groups provides
+    its slice (group g: the g-th along `axis`) and receives the whole tile once all
+    groups have arrived, e.g. for one group to store it with TMA:
+    `%o = warp_group.gather %o0, 0 of 2 along 0 : tensor<64x128xf16> -> tensor<128x128xf16>`."""
+
+    name = "warp_group.gather"
+
+    @staticmethod
+    def result_size(size: int, groups: int) -> int:
+        return size * groups
+
+
+
+WarpGroup = Dialect("warp_group", [RegionOp, PartitionOp, BarrierOp, ShareOp, GatherOp], [])

@@ -168,9 +168,9 @@ def test_specialize_equals_the_passes_it_bundles(shared):
 
 # --- ws-cooperative ---------------------------------------------------------------
 
-# Pointer-store epilogues whose dots keep >= 64 rows per group split; TMA-store
-# epilogues and too-small shares stay one group (with a remark).
-SPLITTABLE = {("gemm", 2)}
+# Consumers whose dots keep >= 64 rows per group split (TMA-store epilogues via
+# warp_group.gather); too-small shares stay one group (with a remark).
+SPLITTABLE = {("gemm", 2), ("attention", 2), ("causal_attention", 2)}
 
 
 @pytest.mark.parametrize("case", CASES, ids=lambda c: c.name)
@@ -189,3 +189,20 @@ def test_cooperative_preserves_semantics(case, groups, rng, capsys):
     want = run(before, case, grid, args)
     for seed in (None, 11):
         assert_same(want, run(after, case, grid, args, seed=seed))
+
+
+def test_cooperative_tma_store_is_gathered(shared, rng):
+    """Both groups take part in the gather; without group 1 group 0 never stores."""
+    case = next(c for c in CASES if c.name == "attention")
+    module = transform(case.path(), "ws-partition,ws-distribute{depth=2},ws-cooperative{groups=2}")
+    gathers = [op for op in module.walk() if op.name == "warp_group.gather"]
+    stores = [op for op in module.walk() if op.name == "tile.desc_store"]
+    assert [g.group.value.data for g in gathers] == [0, 1] and len(stores) == 1
+    grid, args = case.make(rng)
+    want = run(wsdialects.parse_file(case.path()), case, grid, args)
+    assert_same(want, run(module, case, grid, args, seed=3))
+    gathers[1].results[0].replace_all_uses_with(gathers[1].src)  # group 1 skips the meeting
+    gathers[1].detach()
+    gathers[1].erase()
+    with pytest.raises(wsdialects.Deadlock, match=r"warp_group.gather #0 \(1 of 2 groups arrived\)"):
+        run(module, case, grid, args)

@@ -127,24 +127,7 @@ def test_schedule_survives_partition_and_distribute(name):
     assert seen == set(want), "every scheduled op is somewhere in a loop copy"
 
 
-# ws-pipeline-coarse (inside ws-specialize) releases a received slot after its
-# readers through tile.trans only (distribute.borrowed's default views); when the
-# schedule sends attention's alpha row vector to the PV group, which reads it
-# through expand_dims + broadcast, the release lands before acc_s reads it and
-# the interpreter reports the read after release.  Passing ws-distribute's
-# scheduled views (trans, expand_dims, broadcast) to borrowed() in
-# pipeline_coarse.py fixes it (checked in a scratch copy).  Strict: this test
-# fails once that is fixed, so the marker goes with it.
-COARSE_VIEWS_BUG = pytest.mark.xfail(
-    strict=True, raises=Exception,
-    reason="ws-pipeline-coarse releases an aref slot before a read through expand_dims/broadcast views")
-
-
-def _specialize_case(case):
-    return pytest.param(case, marks=COARSE_VIEWS_BUG) if case.name == "attention" else case
-
-
-@pytest.mark.parametrize("case", [_specialize_case(c) for c in CASES], ids=lambda c: c.name)
+@pytest.mark.parametrize("case", CASES, ids=lambda c: c.name)
 @pytest.mark.parametrize("depth,mma", [(1, 0), (2, 1), (3, 2)])
 def test_scheduled_specialize_preserves_semantics(case, depth, mma, rng):
     before = wsdialects.parse_file(case.path())

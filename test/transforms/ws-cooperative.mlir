@@ -1,5 +1,6 @@
 // RUN: ws-opt %shared/kernels/gemm.mlir -p 'ws-partition,ws-distribute{depth=3},ws-pipeline-mma{depth=2},ws-cooperative{groups=2}' | filecheck %s
 // RUN: ws-opt %shared/kernels/attention.mlir -p 'ws-partition,ws-distribute,ws-cooperative{groups=2}' 2>&1 | filecheck %s --check-prefix=TMA
+// RUN: ws-opt %shared/kernels/attention.mlir -p 'ws-specialize{depth=2 mma-depth=1 cooperative=2}' 2>&1 | filecheck %s --check-prefix=COARSE
 // RUN: ws-opt %shared/kernels/gemm.mlir -p 'ws-partition,ws-distribute,ws-cooperative{groups=4}' 2>&1 | filecheck %s --check-prefix=SMALL
 // RUN: ws-opt %shared/kernels/gemm.mlir -p 'ws-specialize{cooperative=2}' | ws-opt --print-op-generic | ws-opt | filecheck %s
 
@@ -22,6 +23,27 @@
 // CHECK: warp_group.share %{{.*}}, 1 of 2 along 0
 // CHECK: %rm{{.*}} = tile.make_range 64 to 128 : tensor<64xi32>
 
-// TMA: remark: ws-cooperative: consumer partition 1 stays one group: a TMA store would store a split tile
-// TMA: warp_group.partition 1 consumer warps 8
+// Attention: each group owns 64 query rows (row max / sum run along the other
+// axis); Q is shared; the output tile is gathered from both groups and group 0
+// alone issues the TMA store.
+// TMA-NOT: remark
+// TMA: warp_group.partition 1 consumer0 warps 4
+// TMA: %[[Q:.*]] = aref.get %aref_q
+// TMA-NEXT: %[[Q0:.*]] = warp_group.share %[[Q]], 0 of 2 along 0 : tensor<128x128xf16> -> tensor<64x128xf16>
+// TMA: tile.reduce max %{{.*}}, 1 : tensor<64x128xf32> -> tensor<64xf32>
+// TMA: %[[O:.*]] = warp_group.gather %o16, 0 of 2 along 0 : tensor<64x128xf16> -> tensor<128x128xf16>
+// TMA-NEXT: tile.desc_store %o_desc[%{{.*}}, %{{.*}}], %[[O]] : !tile.desc<tensor<128x128xf16>>
+// TMA: warp_group.partition 2 consumer1 warps 4
+// TMA: warp_group.share %{{.*}}, 1 of 2 along 0
+// TMA: warp_group.gather %{{.*}}, 1 of 2 along 0 : tensor<64x128xf16> -> tensor<128x128xf16>
+// TMA-NOT: tile.desc_store
+// TMA: func.return
+
+// After ws-pipeline-coarse: the split follows the carried tiles through the guard
+// and the pipelined loop.
+// COARSE: warp_group.partition 1 consumer0 warps 4
+// COARSE: scf.if %runs -> (tensor<64xf32>, tensor<64xf32>, tensor<64x128xf32>)
+// COARSE: iter_args({{.*}}%p16_prev = %p16, %acc_s_prev = %acc_s) -> ({{.*}}tensor<64x128xf16>, tensor<64x128xf32>)
+// COARSE: } {ws.peeled = 1 : i32}
+// COARSE: warp_group.gather
 // SMALL: remark: ws-cooperative: consumer partition 1 stays one group: each group's share of a 128-row dot would be smaller than a warp group's 64-row MMA

@@ -127,3 +127,29 @@ def _share(frame, op, a):
     x = np.asarray(a[0])
     size = x.shape[axis] // n
     return [np.take(x, range(g * size, (g + 1) * size), axis=axis)]
+
+
+@impl("warp_group.gather")
+def _gather(frame, op, a):
+    """The k-th gather of every cooperating group meets the k-th of the others."""
+    g, n, axis = op.group.value.data, op.groups.value.data, op.axis.value.data
+    part = np.asarray(a[0])
+    if frame.scheduler is None:
+        if n != 1:
+            raise InterpretError(f"{where(op)}warp_group.gather of {n} groups outside a warp_group.region")
+        return [part]
+    s = frame.scheduler
+    if not hasattr(s, "gathers"):
+        s.gathers, s.gather_count = {}, {}
+    k = s.gather_count.get(frame.partition, 0)
+    s.gather_count[frame.partition] = k + 1
+    meeting = s.gathers.setdefault(k, {})
+    if g in meeting:
+        raise InterpretError(f"{where(op)}two partitions gather as group {g} of {n} (gather #{k})")
+    meeting[g] = part
+    s.yield_point()
+    s.block_until(lambda: len(meeting) == n, f"warp_group.gather #{k} ({len(meeting)} of {n} groups arrived)")
+    parts = [meeting[i] for i in range(n)]
+    if any(p.shape != part.shape for p in parts):
+        raise InterpretError(f"{where(op)}warp_group.gather #{k}: the groups' slices differ in shape")
+    return [np.concatenate(parts, axis=axis)]

@@ -17,8 +17,10 @@ tile (an aref slot) is narrowed with `warp_group.share`:
       ...
       %rows = tile.make_range 0 to 64 : tensor<64xi32>          // group 1: 64 to 128
 
-A consumer that cannot be split this way (a reduction along M, a TMA store of
-the tile, a non-splat constant) is left as it is, with a remark.
+A TMA store of a split tile becomes `warp_group.gather` in every group (each
+provides its rows, all meet) followed by the store in group 0 only. A consumer
+that cannot be split this way (a reduction along M, a non-splat constant) is
+left as it is, with a remark.
 """
 
 from __future__ import annotations
@@ -45,7 +47,7 @@ from wsdialects.tile import (
 )
 from wsdialects.transforms.distribute import consumer_regs
 from wsdialects.transforms.partition import remark
-from wsdialects.warp_group import PartitionOp, RegionOp, ShareOp
+from wsdialects.warp_group import GatherOp, PartitionOp, RegionOp, ShareOp
 
 
 WGMMA_M = 64  # rows of one warp group's tensor-core MMA (wgmma m64nNk16)
@@ -67,6 +69,7 @@ class AxisMap:
         self.axis: dict[SSAValue, int] = {}
         self.work: list[SSAValue] = []
         self.shared: set[SSAValue] = set()  # full tiles narrowed by warp_group.share
+        self.gathered: set[Operation] = set()  # TMA stores of a tile the groups gather first
 
     def set(self, v: SSAValue, axis: int, why: Operation) -> None:
         if not _tensor(v):
@@ -148,14 +151,15 @@ class AxisMap:
                             self.set(w, ax(v), op)
         elif isinstance(op, scf.YieldOp):
             parent = op.parent_op()
-            if isinstance(parent, scf.ForOp):
+            if isinstance(parent, scf.ForOp | scf.IfOp):
                 self.visit(parent)
-            elif isinstance(parent, scf.IfOp):
-                for j, res in enumerate(parent.results):
-                    for v in (res, *(r.block.last_op.operands[j] for r in parent.regions if r.blocks)):
-                        if ax(v) is not None:
-                            for w in (res, *(r.block.last_op.operands[j] for r in parent.regions if r.blocks)):
-                                self.set(w, ax(v), op)
+        elif isinstance(op, scf.IfOp):
+            for j, res in enumerate(op.results):
+                group = (res, *(r.block.last_op.operands[j] for r in op.regions if r.blocks))
+                for v in group:
+                    if ax(v) is not None:
+                        for w in group:
+                            self.set(w, ax(v), op)
         elif isinstance(op, GetOp | DescLoadOp):
             for r in op.results:
                 if ax(r) is not None:
@@ -167,8 +171,8 @@ class AxisMap:
                                                   and op.value.is_splat()):
                 raise _CannotSplit("a non-splat constant tile would be split")
         elif op.name in ("tile.desc_store",):
-            if any(ax(v) is not None for v in op.operands):
-                raise _CannotSplit("a TMA store would store a split tile")
+            if ax(op.operands[-1]) is not None:
+                self.gathered.add(op)  # the groups gather the tile, the first one stores it
         elif op.name.startswith(("arith.", "math.")) or op.name in (
                 "tile.addptr", "tile.load", "tile.store", "mma.wait"):
             if op.name == "mma.wait":
@@ -185,6 +189,21 @@ class AxisMap:
                     self.set(v, known[0], op)
         elif any(ax(v) is not None for v in (*op.operands, *op.results)):
             raise _CannotSplit(f"{op.name} cannot be split across consumer groups")
+
+
+def _untie(part: PartitionOp) -> None:
+    """Give each extra use of a make_range, splat or splat constant its own copy."""
+    for op in list(part.body.walk()):
+        remakeable = isinstance(op, MakeRangeOp | SplatOp) or (
+            isinstance(op, arith.ConstantOp) and isinstance(op.value, DenseIntOrFPElementsAttr)
+            and op.value.is_splat())
+        if not remakeable:
+            continue
+        for use in list(op.results[0].uses)[1:]:
+            twin = op.clone()
+            twin.results[0].name_hint = op.results[0].name_hint
+            op.parent_block().insert_op_after(twin, op)
+            use.operation.operands[use.index] = twin.results[0]
 
 
 def _sliced_type(t: TensorType, axis: int, groups: int) -> TensorType:
@@ -212,6 +231,10 @@ class CooperativePass(ModulePass):
 
     def split(self, region: RegionOp, part: PartitionOp) -> None:
         G = self.groups
+        # Work on a copy in which every index range / splat has one use, so a range
+        # that serves as rows in one place and as columns in another splits freely.
+        original, part = part, part.clone()
+        _untie(part)
         amap = AxisMap(part)
         try:
             amap.solve()
@@ -223,26 +246,46 @@ class CooperativePass(ModulePass):
                     raise _CannotSplit(f"each group's share of a {d.results[0].type.get_shape()[0]}-row dot "
                                        f"would be smaller than a warp group's {WGMMA_M}-row MMA")
         except _CannotSplit as e:
-            remark(part, f"ws-cooperative: consumer partition {part.pid} stays one group: {e}")
+            remark(original, f"ws-cooperative: consumer partition {original.pid} stays one group: {e}")
+            part.erase()
             return
+        region.body.block.insert_op_before(part, original)
+        original.detach()
+        original.erase()
         warps = max(4, part.warps // G)
         regs = consumer_regs(warps * G)
         first_id = max(p.pid for p in region.partitions) + 1
+        where = {i: amap.axis[o.operands[-1]] for i, o in enumerate(part.body.walk()) if o in amap.gathered}
         for g in range(G):
             mapping: dict[SSAValue, SSAValue] = {}
             group = part.clone(value_mapper=mapping)
+            stores = [(o, where[i]) for i, o in enumerate(group.body.walk()) if i in where]
             group.id = IntegerAttr(part.pid if g == 0 else first_id + g - 1, 32)
             group.num_warps = IntegerAttr(warps, 32)
             group.regs = IntegerAttr(regs, 32)
             group.role = StringAttr(f"{part.role_name}{g}")
             self.retype({mapping.get(v, v): a for v, a in amap.axis.items()},
                         {mapping.get(v, v) for v in amap.shared}, g)
+            self.gather_stores(stores, g)
             region.body.block.insert_op_before(group, part)
         part.detach()
         part.erase()
         for ring in {o.ring for o in region.walk() if isinstance(o, GetOp)}:
             if isinstance(ring.owner, CreateOp):
                 ring.owner.consumers = IntegerAttr(G, 32)
+
+    def gather_stores(self, stores: list[tuple[Operation, int]], g: int) -> None:
+        """A TMA store of a split tile: every group gathers it, group 0 stores it."""
+        for st, axis in stores:
+            value = st.operands[-1]
+            gather = GatherOp(value, g, self.groups, axis)
+            gather.result.name_hint = (value.name_hint or "t") + "_all"
+            st.parent_block().insert_op_before(gather, st)
+            if g == 0:
+                st.operands = [*st.operands[:-1], gather.result]
+            else:
+                st.detach()
+                st.erase()
 
     def retype(self, axis: dict[SSAValue, int], shared: set[SSAValue], g: int) -> None:
         G = self.groups

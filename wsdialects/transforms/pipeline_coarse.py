@@ -50,13 +50,16 @@ from xdsl.passes import ModulePass
 
 from wsdialects.aref import ConsumedOp, GetOp, RingType
 from wsdialects.mma import AsyncDotOp, WaitOp
-from wsdialects.tile import DotOp
+from wsdialects.tile import BroadcastOp, DotOp, ExpandDimsOp, TransOp
 from wsdialects.transforms.distribute import borrowed, users_in
 from wsdialects.transforms.partition import remark
 from wsdialects.transforms.pipeline_mma import PipelineMmaPass, trip_count
 from wsdialects.warp_group import PartitionOp
 
 STAGE_ATTR, ORDER_ATTR, PEELED_ATTR = "ws.stage", "ws.order", "ws.peeled"
+# Ops whose result aliases an aref slot they read: a slot is released only after
+# every read of it and of these views.
+SLOT_VIEWS = (TransOp, ExpandDimsOp, BroadcastOp)
 
 # Ops without side effects: free to move between stages and to reorder.
 _PURE_TILE = {"tile.splat", "tile.make_range", "tile.expand_dims", "tile.broadcast", "tile.trans",
@@ -202,7 +205,7 @@ def complete_stages(body: LoopBody, given: dict[Operation, int]) -> dict[Operati
             g = gets.get(o.ring)
             if g is None:
                 raise NotPipelined("an aref.consumed releases a slot the iteration did not get")
-            readers = users_in(body.block, borrowed(body.block, g))
+            readers = users_in(body.block, borrowed(body.block, g, SLOT_VIEWS))
             stage[o] = max([stage[g], *(stage[r] for r in readers if r in stage)])
     return stage  # type: ignore[return-value]
 
@@ -255,7 +258,7 @@ def _order(body: LoopBody, stage: dict[Operation, int], late_defs: dict[BlockArg
     gets = {g.ring: g for g in nodes if isinstance(g, GetOp)}
     for c in (o for o in nodes if isinstance(o, ConsumedOp)):
         g = gets[c.ring]
-        readers = [r for r in users_in(body.block, borrowed(body.block, g)) if stage[r] == stage[c]]
+        readers = [r for r in users_in(body.block, borrowed(body.block, g, SLOT_VIEWS)) if stage[r] == stage[c]]
         retire = [w for r in readers if isinstance(r, AsyncDotOp) for w in body.users[r] if isinstance(w, WaitOp)]
         deps[c] |= {x for x in [g, *readers, *retire] if stage[x] == stage[c]}
     memory1 = [o for o in nodes if stage[o] == 1 and _touches_global_memory(o)]

@@ -46,3 +46,19 @@
 // CROSS-PARTITION-VALUE: {{.*}}Inputs/cross-partition-value.mlir:9:23: error: use of undefined value '%x'
 
 // NOTB-NOT: {{Traceback|internal error}}
+
+// share: the split axis divides evenly among the groups.
+// RUN: not ws-opt %S/Inputs/share-uneven.mlir 2>&1 | filecheck %s --check-prefixes=NOTB,SHARE-UNEVEN
+// SHARE-UNEVEN: {{.*}}Inputs/share-uneven.mlir:4:3: error: 'warp_group.share' dim 0 of size 96 does not split into 5 groups
+
+// gather: the result is the slice times the number of groups along the axis.
+// RUN: not ws-opt %S/Inputs/gather-shape.mlir 2>&1 | filecheck %s --check-prefixes=NOTB,GATHER-SHAPE
+// GATHER-SHAPE: {{.*}}Inputs/gather-shape.mlir:3:3: error: 'warp_group.gather' gather of tensor<64x64xf16> gives tensor<128x64xf16>, not tensor<64x128xf16>
+
+// gather: the group index lies in [0, groups).
+// RUN: not ws-opt %S/Inputs/gather-group.mlir 2>&1 | filecheck %s --check-prefixes=NOTB,GATHER-GROUP
+// GATHER-GROUP: {{.*}}Inputs/gather-group.mlir:3:3: error: 'warp_group.gather' group 2 out of range for 2 groups
+
+// gather: the axis is one of the tile's dims.
+// RUN: not ws-opt %S/Inputs/gather-axis.mlir 2>&1 | filecheck %s --check-prefixes=NOTB,GATHER-AXIS
+// GATHER-AXIS: {{.*}}Inputs/gather-axis.mlir:3:3: error: 'warp_group.gather' axis 2 out of range for a rank-2 tile

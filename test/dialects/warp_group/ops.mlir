@@ -91,3 +91,19 @@ func.func @optional_parts(%n: i32) {
   } attributes {ws.stage = 1}
   func.return
 }
+
+// Cooperative groups: share narrows a tile all groups read to the group's slice;
+// gather assembles a tile from the groups' slices.
+// CHECK-LABEL: func.func @cooperative
+// CHECK: %a0 = warp_group.share %a, 1 of 2 along 0 : tensor<128x64xf16> -> tensor<64x64xf16>
+// CHECK: %all = warp_group.gather %a0, 1 of 2 along 0 : tensor<64x64xf16> -> tensor<128x64xf16>
+// CHECK: %cols = warp_group.gather %a0, 0 of 4 along 1 : tensor<64x64xf16> -> tensor<64x256xf16>
+// GENERIC-LABEL: sym_name = "cooperative"
+// GENERIC: "warp_group.share"(%a) <{group = 1 : i32, groups = 2 : i32, axis = 0 : i32}> : (tensor<128x64xf16>) -> tensor<64x64xf16>
+// GENERIC: "warp_group.gather"(%a0) <{group = 1 : i32, groups = 2 : i32, axis = 0 : i32}> : (tensor<64x64xf16>) -> tensor<128x64xf16>
+func.func @cooperative(%a: tensor<128x64xf16>) {
+  %a0 = warp_group.share %a, 1 of 2 along 0 : tensor<128x64xf16> -> tensor<64x64xf16>
+  %all = warp_group.gather %a0, 1 of 2 along 0 : tensor<64x64xf16> -> tensor<128x64xf16>
+  %cols = warp_group.gather %a0, 0 of 4 along 1 : tensor<64x64xf16> -> tensor<64x256xf16>
+  func.return
+}
