@@ -6,7 +6,7 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from conftest import LIT_DIR, fig1_graph
+from schedule_helpers import LIT_DIR, fig1_graph
 from wsdialects.schedule.normalize import normalize_costs, normalize_graph
 from wsdialects.schedule import graph_from_dict
 from wsdialects.tools.ws_schedule import main

@@ -7,7 +7,7 @@ import random
 
 import pytest
 
-from conftest import fig1_graph
+from schedule_helpers import fig1_graph
 from wsdialects.schedule import graph_from_dict, solve
 from wsdialects.schedule.modulo import rec_mii, res_mii
 

@@ -1,4 +1,5 @@
-"""Shared helpers for the scheduler tests."""
+"""Shared helpers for the scheduler tests (a module of its own, not conftest.py:
+test/python has a conftest too, and both directories run in one pytest call)."""
 
 import os
 
