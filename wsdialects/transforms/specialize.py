@@ -2,19 +2,34 @@
 the whole warp-specialization pipeline (OVERVIEW.md stages 2-7) under one name.
 
 Runs ws-partition, ws-distribute{depth=D}, ws-pipeline-mma{depth=P},
-ws-pipeline-coarse, ws-cooperative{groups=G} (when G > 1) and ws-persistent{programs=N} (when
-persistent). Defaults follow Tawa's measurements: D = 3, P = 2. The result is
-still IR the interpreter runs.
+ws-pipeline-coarse, ws-cooperative{groups=G} (when G > 1) and
+ws-persistent{programs=N} (when persistent). Defaults follow Tawa's measurements:
+D = 3, P = 2; when `ws-schedule` planned a cooperative team of k warp groups (a
+tile above one group's registers), G defaults to k. The result is still IR the
+interpreter runs.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
 
 from wsdialects.diagnostics import WsError
+
+
+def scheduled_team(module: ModuleOp) -> int:
+    """The cooperative team `ws-schedule` planned (`ws.schedule = {cooperative = k}` on
+    a loop, when a tile needs more registers than one warp group has), else 1."""
+    from xdsl.dialects.builtin import DictionaryAttr, IntegerAttr
+
+    teams = [1]
+    for o in module.walk():
+        sched = o.attributes.get("ws.schedule")
+        if isinstance(sched, DictionaryAttr) and isinstance(k := sched.data.get("cooperative"), IntegerAttr):
+            teams.append(k.value.data)
+    return max(teams)
 
 
 @dataclass(frozen=True)
@@ -51,6 +66,10 @@ class SpecializePass(ModulePass):
     def apply(self, ctx, op: ModuleOp) -> None:
         from wsdialects.diagnostics import verify
 
-        for p in self.passes():
+        me = self
+        team = scheduled_team(op)
+        if self.cooperative == 1 and team > 1:
+            me = replace(self, cooperative=team)  # the schedule planned a cooperative team
+        for p in me.passes():
             p.apply(ctx, op)
             verify(op)
