@@ -135,6 +135,17 @@ def _slot_type(buf: MemRefType) -> TensorType:
 
 # ----------------------------------------------------------------------------- mbarrier
 
+class _NoOperands(BodyThenAttrs):
+    """An op written as its name alone (plus an optional attribute dictionary)."""
+
+    @classmethod
+    def parse_body(cls, parser: Parser):
+        return cls()
+
+    def print_body(self, printer: Printer) -> None:
+        pass
+
+
 @irdl_op_definition
 class MBarrierCreateOp(BodyThenAttrs):
     """Allocate `num` mbarriers in shared memory (not yet initialized):
@@ -297,33 +308,19 @@ class MBarrierTryWaitParityOp(BodyThenAttrs):
 # ----------------------------------------------------------------------------- fences
 
 @irdl_op_definition
-class FenceMBarrierInitOp(BodyThenAttrs):
+class FenceMBarrierInitOp(_NoOperands):
     """Make barrier initializations visible before their first use
     (fence.mbarrier_init.release.cluster): `nvgpu.fence.mbarrier_init`."""
 
     name = "nvgpu.fence.mbarrier_init"
 
-    @classmethod
-    def parse_body(cls, parser: Parser):
-        return cls()
-
-    def print_body(self, printer: Printer) -> None:
-        pass
-
 
 @irdl_op_definition
-class FenceProxyAsyncOp(BodyThenAttrs):
+class FenceProxyAsyncOp(_NoOperands):
     """Order this thread's generic shared-memory writes before later async-proxy reads
     (wgmma, TMA store) of them (fence.proxy.async.shared::cta): `nvgpu.fence.proxy_async`."""
 
     name = "nvgpu.fence.proxy_async"
-
-    @classmethod
-    def parse_body(cls, parser: Parser):
-        return cls()
-
-    def print_body(self, printer: Printer) -> None:
-        pass
 
 
 # ----------------------------------------------------------------------------- shared memory
@@ -544,35 +541,21 @@ class TmaAsyncStoreOp(BodyThenAttrs):
 
 
 @irdl_op_definition
-class TmaStoreWaitOp(BodyThenAttrs):
+class TmaStoreWaitOp(_NoOperands):
     """The issuing thread waits until its committed TMA stores have read their shared
     memory (cp.async.bulk.wait_group.read 0): `nvgpu.tma.store_wait`."""
 
     name = "nvgpu.tma.store_wait"
 
-    @classmethod
-    def parse_body(cls, parser: Parser):
-        return cls()
-
-    def print_body(self, printer: Printer) -> None:
-        pass
-
 
 # ----------------------------------------------------------------------------- wgmma
 
 @irdl_op_definition
-class WgmmaFenceOp(BodyThenAttrs):
+class WgmmaFenceOp(_NoOperands):
     """Order register and shared-memory accesses before the next wgmma
     (wgmma.fence.sync.aligned): `nvgpu.wgmma.fence`."""
 
     name = "nvgpu.wgmma.fence"
-
-    @classmethod
-    def parse_body(cls, parser: Parser):
-        return cls()
-
-    def print_body(self, printer: Printer) -> None:
-        pass
 
 
 @irdl_op_definition
@@ -599,18 +582,11 @@ class WgmmaMmaAsyncOp(BodyThenAttrs):
 
 
 @irdl_op_definition
-class WgmmaCommitGroupOp(BodyThenAttrs):
+class WgmmaCommitGroupOp(_NoOperands):
     """Close the group of wgmmas issued since the last commit
     (wgmma.commit_group.sync.aligned): `nvgpu.wgmma.commit_group`."""
 
     name = "nvgpu.wgmma.commit_group"
-
-    @classmethod
-    def parse_body(cls, parser: Parser):
-        return cls()
-
-    def print_body(self, printer: Printer) -> None:
-        pass
 
 
 @irdl_op_definition
