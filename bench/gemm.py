@@ -68,19 +68,37 @@ def triton_mm(a, b, c, cfg):
                      BM=BM, BN=BN, BK=BK, GROUP=8, num_stages=st, num_warps=w)
 
 
+def _compile(variant: str):
+    """A variant is a ws-opt pipeline; a 'scalar-stores:' prefix compiles it with the pointer-tile
+    epilogue storing element by element from the accumulator fragment (the lowering before the
+    shared-memory-staged, 16-byte-vector epilogue), for comparison."""
+    scalar = variant.startswith("scalar-stores:")
+    pipe = variant.split(":", 1)[1] if scalar else variant
+    old = os.environ.get("WSDIALECTS_SCALAR_STORES")
+    os.environ["WSDIALECTS_SCALAR_STORES"] = "1" if scalar else "0"
+    try:
+        return wsdialects.compile(ROOT / "examples" / "kernels" / "gemm.mlir", pipeline=pipe)
+    finally:
+        if old is None:
+            del os.environ["WSDIALECTS_SCALAR_STORES"]
+        else:
+            os.environ["WSDIALECTS_SCALAR_STORES"] = old
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--out", default=str(ROOT / "bench" / "results"))
     ap.add_argument("--variants", default="ws-hopper;ws-hopper{persistent=true};ws-partition,ws-distribute{depth=3}")
     ap.add_argument("--ks", default="256,512,1024,2048,4096,8192,16384")
     ap.add_argument("--date", default=datetime.date.today().isoformat(), help="date written in the results")
+    ap.add_argument("--name", default="", help="suffix of the results file name")
     args = ap.parse_args()
     from triton.testing import do_bench
 
     dev = torch.cuda.get_device_name()
     slug = "h100" if "H100" in dev else "h200" if "H200" in dev else dev.lower().replace(" ", "-")
     variants = [v.strip() for v in args.variants.split(";") if v.strip()]
-    compiled = [(v, wsdialects.compile(ROOT / "examples" / "kernels" / "gemm.mlir", pipeline=v)) for v in variants]
+    compiled = [(v, _compile(v)) for v in variants]
     M = N = 8192
     rows = []
     for K in [int(k) for k in args.ks.split(",")]:
@@ -152,7 +170,7 @@ def main():
         lines.append(f"| {K} | {cb:.1f} | {tr:.1f} {cfg} | {cells} | {max(errs):.1e} | {err_cb:.1e} |")
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    f = out / f"{date}-gemm-{slug}.md"
+    f = out / f"{date}-gemm-{slug}{args.name}.md"
     f.write_text("\n".join(lines) + "\n")
     print("\n".join(lines))
     print(f"wrote {f}")

@@ -1,5 +1,8 @@
-// RUN: ws-opt %shared/kernels/gemm.mlir -p 'ws-hopper{depth=3}' | filecheck %s --check-prefix=IR
-// RUN: ws-opt %shared/kernels/gemm.mlir -p 'ws-hopper{depth=3}' -t llvm | filecheck %s --check-prefix=LL
+// RUN: ws-opt %shared/kernels/gemm.mlir -p 'ws-hopper' | filecheck %s --check-prefix=IR
+// RUN: ws-opt %shared/kernels/gemm.mlir -p 'ws-hopper' -t llvm | filecheck %s --check-prefix=LL
+// RUN: ws-opt %shared/kernels/gemm.mlir -p 'ws-hopper{depth=3 mma-depth=2}' -t llvm | filecheck %s --check-prefix=TAWA
+// RUN: env WSDIALECTS_SCALAR_STORES=1 ws-opt %shared/kernels/gemm.mlir -p 'ws-hopper' -t llvm | filecheck %s --check-prefix=SCALAR
+// RUN: not ws-opt %shared/kernels/gemm.mlir -p 'ws-hopper{depth=5}' -t llvm 2>&1 | filecheck %s --check-prefix=SMEM
 // RUN: ws-opt %shared/kernels/gemm.mlir -p 'ws-partition,ws-distribute{depth=2}' -t ptx | filecheck %s --check-prefix=PTX
 // RUN: ws-opt %shared/kernels/gemm.mlir -p 'ws-partition,ws-distribute{depth=2}' -t llvm | filecheck %s --check-prefix=NOPIPE
 // RUN: ws-opt %shared/kernels/gemm.mlir -p 'ws-hopper{persistent=true}' -t llvm | filecheck %s --check-prefix=PERSIST
@@ -11,8 +14,9 @@
 
 // ws-hopper = ws-specialize (partition, distribute, pipeline-mma, ...) + ws-lower-aref +
 // ws-lower-warp-groups; tiles -> threads happens at emission (-t llvm / -t ptx).
-// IR: nvgpu.smem.alloc : memref<3x128x64xf16, 3 : i64>
-// IR: nvgpu.mbarrier.create : !nvgpu.mbarriers<3>
+// ws-hopper's defaults: depth 4, mma-depth 1 (see wsdialects/lower/hopper.py).
+// IR: nvgpu.smem.alloc : memref<4x128x64xf16, 3 : i64>
+// IR: nvgpu.mbarrier.create : !nvgpu.mbarriers<4>
 // IR: nvgpu.wg.dispatch threads 384
 // IR-NEXT: nvgpu.wg.branch warps 0 to 4 "producer"
 // IR-NEXT: nvgpu.setmaxnreg dec 40
@@ -24,14 +28,14 @@
 // The lowering (target llvm): 384 threads; a FULL (1 arrival) and an EMPTY (8
 // consumer warps) mbarrier per slot, initialised by thread 0 and fenced.
 // LL: define ptx_kernel void @matmul(ptr %p0, ptr %p1, ptr addrspace(1) %p2, i32 %p3, i32 %p4, i32 %p5, i32 %p6)
-// LL-COUNT-3: mbarrier.init.shared::cta.b64 [$1], $2; }", "r,r,r"(i32 %{{.*}}, i32 %{{.*}}, i32 1)
+// LL-COUNT-4: mbarrier.init.shared::cta.b64 [$1], $2; }", "r,r,r"(i32 %{{.*}}, i32 %{{.*}}, i32 1)
 // LL: fence.mbarrier_init.release.cluster;
 // LL: bar.sync 0;
 // Producer warp group: fewer registers, wait EMPTY with parity ^ 1, one thread
 // arrives with the payload bytes (128x64 + 256x64 halves) and issues both TMA loads.
 // LL: setmaxnreg.dec.sync.aligned.u32 40;
-// LL: urem i32 %{{.*}}, 3
-// LL: udiv i32 %{{.*}}, 3
+// LL: urem i32 %{{.*}}, 4
+// LL: udiv i32 %{{.*}}, 4
 // LL: xor i32 %{{.*}}, 1
 // LL: mbarrier.try_wait.parity.shared::cta.b64
 // LL: mbarrier.arrive.expect_tx.shared::cta.b64 _, [$1], 49152; }
@@ -45,17 +49,40 @@
 // LL: or i64 %{{.*}}, 4611686293305360384
 // LL-COUNT-4: wgmma.mma_async.sync.aligned.m64n256k16.f32.f16.f16
 // LL: wgmma.commit_group.sync.aligned;
-// ws-pipeline-mma{depth=2} (the ws-hopper default): two wgmma groups stay in flight;
-// the slot of iteration k-2 is released once they retired, the last two after the loop.
-// LL: wgmma.wait_group.sync.aligned 2;
+// ws-pipeline-mma{depth=1} (the ws-hopper default): one wgmma group stays in flight;
+// the slot of iteration k-1 is released once it retired, the last one after the loop.
+// LL: wgmma.wait_group.sync.aligned 1;
 // LL: if_then
 // LL: @p mbarrier.arrive.shared::cta.b64 _, [$1];
 // LL: wgmma.wait_group.sync.aligned 0;
 // LL: @p mbarrier.arrive.shared::cta.b64 _, [$1];
-// Epilogue: per-register truncation and masked 16-bit stores.
+// Epilogue (pointers contiguous along a row): each warp writes its 16 fragment rows of a
+// 64-column chunk to padded shared memory as f16 pairs, then stores them row-wise as
+// 16-byte vectors where all 8 masks hold and the address is 16-byte aligned, element by
+// element (masked) otherwise.
 // LL: fptrunc float %{{.*}} to half
+// LL: st.shared.b32 [$0], $1;
+// LL: bar.warp.sync -1;
+// LL: ld.shared.v4.b32 {$0, $1, $2, $3}, [$4];
+// LL: and i64 %{{.*}}, 15
+// LL: {{^}}st_vec{{[0-9]+}}:
+// LL-NEXT: st.global.v4.b32 [$0], {$1, $2, $3, $4};
+// LL: {{^}}st_elem{{[0-9]+}}:
 // LL: @p st.global.b16 [$0], $1;
+// LL: bar.warp.sync -1;
 // LL: attributes #0 = { "nvvm.maxntid"="384" "nvvm.minctasm"="1" }
+
+// Tawa's ws-specialize defaults (depth 3, mma-depth 2) keep two groups in flight.
+// TAWA: wgmma.wait_group.sync.aligned 2;
+// TAWA: wgmma.wait_group.sync.aligned 0;
+
+// WSDIALECTS_SCALAR_STORES=1: the epilogue stores element by element from the fragment.
+// SCALAR: fptrunc float %{{.*}} to half
+// SCALAR-NOT: st.global.v4.b32
+// SCALAR: @p st.global.b16 [$0], $1;
+// SCALAR-NOT: st.global.v4.b32
+
+// SMEM: gemm.mlir:4:3: error: @matmul needs {{[0-9]+}} bytes of shared memory
 
 // Without ws-pipeline-mma every dot retires (wait 0) before its slot is released.
 // NOPIPE: wgmma.commit_group.sync.aligned;

@@ -10,6 +10,15 @@ nvgpu / nvvm ops around tile ops; it prints, re-parses and still runs in the
 interpreter. Tiles -> threads (wgmma fragments, per-register elementwise code,
 masked stores) happens when the module is emitted with `-t llvm` or `-t ptx`
 (`wsdialects/lower/to_llvm.py`, `wsdialects/lower/ptx.py`).
+
+Defaults differ from ws-specialize's (Tawa's D = 3, P = 2): ws-hopper uses depth = 4,
+mma-depth = 1. A consumer that keeps P wgmma batches in flight still holds P ring slots
+while it waits for the next one, so only D - P TMA loads can be in flight; with D = 3,
+P = 2 that is one load, and the H100 GEMM (128x256x64, 48 KB a slot) waited on TMA latency
+every iteration (0.64x cuBLAS at K = 16384, against 0.84x with P = 0). One batch in
+flight (CUTLASS's choice; the two consumer warp groups already overlap each other's wgmma
+issue) and four slots (192 KB, what shared memory holds next to the staged epilogue)
+keep three loads in flight. bench/results/2026-11-21-gemm-h100-2.md has the numbers.
 """
 
 from __future__ import annotations
@@ -26,6 +35,8 @@ class HopperPass(SpecializePass):
     """ws-specialize + ws-lower-aref + ws-lower-warp-groups (same options as ws-specialize)."""
 
     name = "ws-hopper"
+    depth: int = 4
+    mma_depth: int = 1
 
     def passes(self) -> list[ModulePass]:
         from wsdialects.lower.lower_aref import LowerArefPass

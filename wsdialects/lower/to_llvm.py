@@ -19,7 +19,12 @@ How each level maps (see docs in README of wsdialects/lower):
 * 2-D tiles in a consumer -> the wgmma accumulator fragment (m64nN per warp group,
   row blocks of 64 split over the partition's warp groups); 1-D tiles are row or
   column slices evaluated per element where a 2-D use needs them; elementwise ops
-  per register; pointer loads/stores per element with masks (predicated PTX).
+  per register; pointer loads per element with masks (predicated PTX).
+* tile.store through a pointer tile that is contiguous along a row (`_col_coef`) -> each
+  warp stages its 16 fragment rows of a column chunk in padded shared memory
+  (`bar.warp.sync`), reads them back row-wise and stores 16-byte vectors where the 8
+  masks hold and the address is aligned, masked element stores otherwise; other pointer
+  stores go element by element from the fragment (also with WSDIALECTS_SCALAR_STORES=1).
 * tile.dot (A: MxK smem tile, B: trans of an NxK smem tile, both K-contiguous)
   -> wgmma.mma_async m64nNk16 (f16/bf16) / k32 (fp8 e4m3/e5m2) from shared-memory
   descriptors.
@@ -29,6 +34,7 @@ How each level maps (see docs in README of wsdialects/lower):
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 
 from xdsl.dialects.builtin import (
@@ -72,6 +78,7 @@ except ImportError:  # pragma: no cover
 TRIPLE = "nvptx64-nvidia-cuda"
 DATALAYOUT = "e-i64:64-i128:128-v16:16-v32:32-n16:32:64"
 REGFILE = 65536
+SMEM_LIMIT = 232448  # bytes of shared memory a block may opt into on sm_90
 
 
 # ----------------------------------------------------------------------------- types
@@ -226,6 +233,7 @@ class _Kernel:
         self.smem_end = 0
         self.stage_off: dict[Operation, int] = {}
         self.desc_use: dict[SSAValue, tuple[str, int]] = {}
+        self.store_stage: dict[Operation, tuple[int, dict]] = {}  # tile.store -> (smem offset, plan)
 
     # ---- text helpers
     def tmp(self, hint: str = "v") -> str:
@@ -321,12 +329,29 @@ class _Kernel:
                 self.smem_end = _round_up(self.smem_end, 1024)
                 self.stage_off[o] = self.smem_end
                 self.smem_end += _prod(shape_of(v.type)) * nbytes(elem_of(v.type))
+        bar_bytes = sum(8 * o.result.type.num.data for o in block.ops if isinstance(o, MBarrierCreateOp))
+        # Pointer-tile stores staged per warp through shared memory (coalesced 16-byte
+        # stores), while the budget allows; the others store from the fragment directly.
+        if os.environ.get("WSDIALECTS_SCALAR_STORES") != "1":
+            for o in f.walk():
+                if o.name == "tile.store":
+                    plan = self.plan_staged_store(o)
+                    if plan is None:
+                        continue
+                    off = _round_up(self.smem_end, 128)
+                    if off + plan["bytes"] + bar_bytes + 8 + 1024 > SMEM_LIMIT:
+                        continue
+                    self.store_stage[o] = (off, plan)
+                    self.smem_end = off + plan["bytes"]
         bar_off = _round_up(self.smem_end, 8)
         for o in block.ops:
             if isinstance(o, MBarrierCreateOp):
                 self.bars[o.result] = bar_off
                 bar_off += 8 * o.result.type.num.data
         smem_bytes = bar_off + 1024
+        if smem_bytes > SMEM_LIMIT:
+            self.fail(f, f"@{name} needs {smem_bytes} bytes of shared memory (aref slots, staging, mbarriers), "
+                         f"more than the {SMEM_LIMIT} a block can have on sm_90: use a smaller ring depth")
 
         pinfo: list = []
         self.pinfo = pinfo
@@ -923,6 +948,8 @@ class _Kernel:
 
     # ---- stores
     def lower_store(self, o: Operation) -> None:
+        if o in self.store_stage:
+            return self.lower_staged_store(o, *self.store_stage[o])
         v = o.operands[1]
         et = elem_of(v.type)
         for s, idx in self.slots(shape_of(v.type), o):
@@ -930,6 +957,185 @@ class _Kernel:
             x = self.ev(v, idx, s)
             m = self.ev(o.mask, idx, s) if o.mask is not None else None
             self.masked_store(p, x, et, m)
+
+    # ---- staged pointer-tile stores (coalesced epilogue)
+    _FREE_OPS = ("arith.", "math.", "tile.splat", "tile.make_range", "tile.expand_dims", "tile.broadcast",
+                 "tile.addptr", "tile.trans", "tile.load")
+
+    def _layout_free(self, v: SSAValue, seen=None) -> bool:
+        """`v` is computed from scalars by per-element ops alone (no accumulator, no loop
+        value): it can be evaluated at any index, in any thread layout."""
+        if not isinstance(v.type, TensorType):
+            return True
+        seen = set() if seen is None else seen
+        if v in seen:
+            return True
+        seen.add(v)
+        o = v.owner
+        if not isinstance(o, Operation) or o.regions or not o.name.startswith(self._FREE_OPS):
+            return False
+        return all(self._layout_free(x, seen) for x in o.operands)
+
+    def _col_coef(self, v: SSAValue, d: int) -> int | None:
+        """How far (in elements; for pointers in pointee elements) `v` moves per step of its
+        index along dimension `d`, when that is one constant; None when unknown."""
+        t = v.type
+        if not isinstance(t, TensorType):
+            return 0
+        o = v.owner
+        if not isinstance(o, Operation):
+            return None
+        n = o.name
+        if n in ("tile.splat", "arith.constant"):
+            return 0
+        if n == "tile.make_range":
+            return 1
+        if n == "tile.expand_dims":
+            ax = o.axis.value.data
+            return 0 if d == ax else self._col_coef(o.operands[0], d - (d > ax))
+        if n == "tile.broadcast":
+            sshape = shape_of(o.operands[0].type)
+            return 0 if sshape[d] == 1 else self._col_coef(o.operands[0], d)
+        if n == "tile.trans":
+            return self._col_coef(o.operands[0], list(o.order.get_values())[d])
+        if n in ("arith.addi", "tile.addptr", "arith.subi"):
+            a, b = (self._col_coef(x, d) for x in o.operands[:2])
+            if a is None or b is None:
+                return None
+            return a - b if n == "arith.subi" else a + b
+        if n in ("arith.extsi", "arith.index_cast"):
+            return self._col_coef(o.operands[0], d)
+        if n in ("arith.muli", "arith.shli"):
+            a, b = (self._col_coef(x, d) for x in o.operands)
+            if a == 0 and b == 0:
+                return 0
+            cst = _splat_int(o.operands[1])
+            if n == "arith.shli":
+                return None if a is None or cst is None or b != 0 else a << cst
+            if cst is not None and b == 0 and a is not None:
+                return a * cst
+            cst = _splat_int(o.operands[0])
+            if cst is not None and a == 0 and b is not None:
+                return b * cst
+            return None
+        if o.regions or len(o.results) != 1:
+            return None
+        return 0 if all(self._col_coef(x, d) == 0 for x in o.operands) else None
+
+    def plan_staged_store(self, o: Operation) -> dict | None:
+        """A `tile.store` of a 2-D tile whose pointers are contiguous along the rows (one
+        element per column step) is staged through shared memory: each warp writes its 16
+        fragment rows of a column chunk, then stores them back row-wise with 16-byte
+        vectors (masks and alignment checked per vector, element stores otherwise)."""
+        ptrs, v = o.operands[0], o.operands[1]
+        shp = shape_of(v.type)
+        if len(shp) != 2:
+            return None
+        et = elem_of(v.type)
+        try:
+            bits = bits_of(et)
+        except TypeError:
+            return None
+        if bits not in (8, 16, 32) or shp[1] % 8:
+            return None
+        if not (self._layout_free(ptrs) and (o.mask is None or self._layout_free(o.mask))):
+            return None
+        if self._col_coef(ptrs, 1) != 1:
+            return None
+        br = o.parent_op()
+        while br is not None and br.name != "nvgpu.wg.branch":
+            br = br.parent_op()
+        if br is None or br.num_warps % 4:
+            return None
+        esize = bits // 8
+        cw = 128 // esize
+        while shp[1] % cw:
+            cw //= 2
+        if cw * esize < 32:  # at least two 16-byte vectors per row
+            return None
+        stride = cw * esize + max(16, 8 * esize)  # padded rows: conflict-free fragment writes
+        return {"cw": cw, "stride": stride, "esize": esize, "bits": bits,
+                "bytes": br.num_warps * 16 * stride}
+
+    def lower_staged_store(self, o: Operation, off: int, plan: dict) -> None:
+        L = self.layout
+        ptrs, v = o.operands[0], o.operands[1]
+        et = elem_of(v.type)
+        M, N = shape_of(v.type)
+        slots = self.slots((M, N), o)
+        cw, stride, esize, bits = plan["cw"], plan["stride"], plan["esize"], plan["bits"]
+        vec = 16 // esize
+        lpr = cw // vec  # lanes per staged row
+        rpi = 32 // lpr  # rows per vector instruction
+        nper = N // 2
+        reps = M // (64 * L.wg_count)
+        pt = f"i{2 * bits}"
+        pc = {16: "h", 32: "r", 64: "l"}[2 * bits]
+        warp = self.op(f"lshr i32 {L.tid_in_part}, 5")
+        wofs = self.op(f"mul i32 {warp}, {16 * stride}")
+        wofs = self.op(f"add i32 {wofs}, {off}")
+        wbase = self.op(f"add i32 {self.smem}, {wofs}", "stg")
+        frow = self.op(f"lshr i32 {L.lane}, 2")
+        t1 = self.op(f"mul i32 {frow}, {stride}")
+        t2 = self.op(f"mul i32 {L.col_rt}, {esize}")
+        wbase_w = self.op(f"add i32 {wbase}, {self.op(f'add i32 {t1}, {t2}')}")
+        rrow = self.op(f"udiv i32 {L.lane}, {lpr}")
+        rcol = self.op(f"mul i32 {self.op(f'urem i32 {L.lane}, {lpr}')}, {vec}", "rcol")
+        t1 = self.op(f"mul i32 {rrow}, {stride}")
+        t2 = self.op(f"mul i32 {rcol}, {esize}")
+        wbase_r = self.op(f"add i32 {wbase}, {self.op(f'add i32 {t1}, {t2}')}")
+        g0 = self.op(f"add i32 {self.op(f'sub i32 {L.row_rt}, {frow}')}, {rrow}", "grow")
+        T = llty(et)
+
+        def as_int(x: str) -> str:
+            return self.op(f"bitcast {T} {x} to i{bits}") if is_float(et) else x
+
+        for rep in range(reps):
+            for c in range(N // cw):
+                for r in range(c * cw // 2, (c + 1) * cw // 2, 2):
+                    s0 = rep * nper + r
+                    x0 = self.op(f"zext i{bits} {as_int(self.ev(v, slots[s0][1], s0))} to {pt}")
+                    x1 = self.op(f"zext i{bits} {as_int(self.ev(v, slots[s0 + 1][1], s0 + 1))} to {pt}")
+                    pk = self.op(f"or {pt} {x0}, {self.op(f'shl {pt} {x1}, {bits}')}")
+                    lo = 8 * ((r >> 1) & 1) * stride + (8 * ((r >> 2) - c * cw // 8)) * esize
+                    addr = self.op(f"add i32 {wbase_w}, {lo}") if lo else wbase_w
+                    self.asm(f"st.shared.b{2 * bits} [$0], $1;", f"r,{pc}", [("i32", addr), (pt, pk)])
+                self.asm("bar.warp.sync -1;", "", [])
+                for it in range(16 // rpi):
+                    lo = it * rpi * stride
+                    addr = self.op(f"add i32 {wbase_r}, {lo}") if lo else wbase_r
+                    st4 = "{i32, i32, i32, i32}"
+                    res = self.asm("ld.shared.v4.b32 {$0, $1, $2, $3}, [$4];", "=r,=r,=r,=r,r", [("i32", addr)], st4)
+                    words = [self.op(f"extractvalue {st4} {res}, {i}") for i in range(4)]
+                    ridx = (g0, rep * L.wg_count * 64 + it * rpi)
+                    idxs = [(ridx, (rcol, c * cw + j)) for j in range(vec)]
+                    p0 = self.ev(ptrs, idxs[0], None)
+                    pint = self.op(f"ptrtoint ptr addrspace(1) {p0} to i64")
+                    ok = self.op(f"icmp eq i64 {self.op(f'and i64 {pint}, 15')}, 0")
+                    masks = [self.ev(o.mask, ix, None) for ix in idxs] if o.mask is not None else []
+                    for m in masks:
+                        ok = self.op(f"and i1 {ok}, {m}")
+                    fast, slow, join = self.newlabel("st_vec"), self.newlabel("st_elem"), self.newlabel("st_join")
+                    self.emit(f"br i1 {ok}, label %{fast}, label %{slow}")
+                    self.label(fast)
+                    self.asm("st.global.v4.b32 [$0], {$1, $2, $3, $4};", "l,r,r,r,r",
+                             [("ptr addrspace(1)", p0)] + [("i32", w) for w in words])
+                    self.emit(f"br label %{join}")
+                    self.label(slow)
+                    self.memo.append({})
+                    for j, ix in enumerate(idxs):
+                        w = words[j * bits // 32]
+                        sh = (j * bits) % 32
+                        e = self.op(f"lshr i32 {w}, {sh}") if sh else w
+                        e = self.op(f"trunc i32 {e} to i{bits}") if bits < 32 else e
+                        if is_float(et):
+                            e = self.op(f"bitcast i{bits} {e} to {T}")
+                        p = p0 if j == 0 else self.ev(ptrs, ix, None)
+                        self.masked_store(p, e, et, masks[j] if masks else None)
+                    self.memo.pop()
+                    self.emit(f"br label %{join}")
+                    self.label(join)
+                self.asm("bar.warp.sync -1;", "", [])
 
     def lower_desc_store(self, o: Operation) -> None:
         desc = self.vals[o.operands[0]]
@@ -990,6 +1196,25 @@ def _fconst(x: float, t: Attribute) -> str:
         b = struct.unpack("<I", struct.pack("<f", x))[0] >> 16
         return "0xR%04X" % b
     raise TypeError(t)
+
+
+def _splat_int(v: SSAValue) -> int | None:
+    """The integer of a splat constant tensor (arith.constant dense / tile.splat of a constant)."""
+    o = v.owner
+    if not isinstance(o, Operation):
+        return None
+    if o.name == "tile.splat":
+        return _splat_int(o.operands[0])
+    if o.name == "arith.constant":
+        val = o.value
+        if isinstance(val, IntegerAttr):
+            return val.value.data
+        if isinstance(val, DenseIntOrFPElementsAttr):
+            xs = set(val.get_values())
+            if len(xs) == 1:
+                x = xs.pop()
+                return int(x) if isinstance(x, int) else None
+    return None
 
 
 def _zero(t: Attribute) -> str:
