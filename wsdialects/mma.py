@@ -97,7 +97,7 @@ class WaitOp(IRDLOperation):
         if parser.parse_optional_punctuation(":") is not None:
             types = parser.parse_comma_separated_list(parser.Delimiter.NONE, parser.parse_type)
         if len(types) != len(vals):
-            parser.raise_error(f"mma.wait: {len(vals)} operands but {len(types)} types")
+            parser.raise_error(f"{cls.name}: {len(vals)} operands but {len(types)} types")
         return cls(parser.resolve_operands(vals, types, parser.pos), pending)
 
     def print(self, printer: Printer) -> None:

@@ -47,6 +47,7 @@ from xdsl.printer import Printer
 from xdsl.traits import NoTerminator
 from xdsl.utils.exceptions import VerifyException
 
+from wsdialects.mma import WaitOp as _MmaWait
 from wsdialects.syntax import BodyThenAttrs
 from wsdialects.tile import DescType, DotOp
 
@@ -612,27 +613,9 @@ class WgmmaWaitGroupOp(IRDLOperation):
         if not 0 <= self.num_pending <= 7:
             raise VerifyException(f"wgmma.wait_group pending must be in [0, 7], got {self.num_pending}")
 
-    @classmethod
-    def parse(cls, parser: Parser):
-        vals = parser.parse_optional_undelimited_comma_separated_list(
-            parser.parse_optional_unresolved_operand, parser.parse_unresolved_operand
-        ) or []
-        parser.parse_punctuation("{")
-        parser.parse_keyword("pending")
-        parser.parse_punctuation("=")
-        pending = parser.parse_integer(allow_boolean=False)
-        parser.parse_punctuation("}")
-        types = []
-        if parser.parse_optional_punctuation(":") is not None:
-            types = parser.parse_comma_separated_list(parser.Delimiter.NONE, parser.parse_type)
-        if len(types) != len(vals):
-            parser.raise_error(f"nvgpu.wgmma.wait_group: {len(vals)} operands but {len(types)} types")
-        return cls(parser.resolve_operands(vals, types, parser.pos), pending)
-
-    def print(self, printer: Printer) -> None:
-        from wsdialects.mma import WaitOp
-
-        WaitOp.print(self, printer)
+    # Same form as mma.wait: `nvgpu.wgmma.wait_group %d {pending = 1} : T`.
+    parse = classmethod(_MmaWait.parse.__func__)
+    print = _MmaWait.print
 
 
 # ----------------------------------------------------------------------------- registers, dispatch

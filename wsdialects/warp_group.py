@@ -18,6 +18,7 @@ uniform scalars) are visible to every partition.
 from __future__ import annotations
 
 import re
+from typing import ClassVar
 
 from xdsl.dialects.builtin import IntegerAttr, StringAttr, TensorType
 from xdsl.ir import Block, Dialect, Operation, Region, SSAValue
@@ -240,6 +241,12 @@ class _SplitOp(IRDLOperation):
     src = operand_def(TensorType)
     result = result_def(TensorType)
 
+    GATHERS: ClassVar[bool] = False  # share: the result is one slice; gather: all slices together
+
+    @classmethod
+    def result_size(cls, size: int, groups: int) -> int:
+        return size * groups if cls.GATHERS else size // groups
+
     def __init__(self, src: SSAValue, group: int, groups: int, axis: int):
         shape = list(src.type.get_shape())
         shape[axis] = self.result_size(shape[axis], groups)
@@ -250,12 +257,6 @@ class _SplitOp(IRDLOperation):
                         "axis": IntegerAttr(axis, 32)},
         )
 
-    @staticmethod
-    def result_size(size: int, groups: int) -> int:
-        raise NotImplementedError
-
-    def check_size(self, src: int, n: int) -> None:
-        """Reject an axis of `src` elements that `n` groups cannot share or gather."""
 
     def verify_(self) -> None:
         g, n, a = self.group.value.data, self.groups.value.data, self.axis.value.data
@@ -264,7 +265,8 @@ class _SplitOp(IRDLOperation):
             raise VerifyException(f"group {g} out of range for {n} groups")
         if not 0 <= a < len(shape):
             raise VerifyException(f"axis {a} out of range for a rank-{len(shape)} tile")
-        self.check_size(shape[a], n)
+        if not self.GATHERS and shape[a] % n:
+            raise VerifyException(f"dim {a} of size {shape[a]} does not split into {n} groups")
         shape[a] = self.result_size(shape[a], n)
         want = TensorType(self.src.type.element_type, shape)
         if self.result.type != want:
@@ -303,14 +305,6 @@ class ShareOp(_SplitOp):
 
     name = "warp_group.share"
 
-    @staticmethod
-    def result_size(size: int, groups: int) -> int:
-        return size // groups
-
-    def check_size(self, src: int, n: int) -> None:
-        if src % n:
-            raise VerifyException(f"dim {self.axis.value.data} of size {src} does not split into {n} groups")
-
 
 @irdl_op_definition
 class GatherOp(_SplitOp):
@@ -320,10 +314,7 @@ class GatherOp(_SplitOp):
     `%o = warp_group.gather %o0, 0 of 2 along 0 : tensor<64x128xf16> -> tensor<128x128xf16>`."""
 
     name = "warp_group.gather"
-
-    @staticmethod
-    def result_size(size: int, groups: int) -> int:
-        return size * groups
+    GATHERS: ClassVar[bool] = True
 
 
 
