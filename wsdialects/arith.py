@@ -55,7 +55,7 @@ def _elem(t: Attribute) -> Attribute:
 def _i1_like(t: Attribute) -> Attribute:
     """i1 for a scalar, tensor<...xi1> of the same shape for a tensor."""
     if isinstance(t, TensorType):
-        return TensorType(I1, t.get_shape())
+        return TensorType(I1, t.get_shape(), t.encoding)
     if isinstance(t, VectorType):
         return VectorType(I1, t.get_shape())
     return I1

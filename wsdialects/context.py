@@ -11,13 +11,14 @@ from xdsl.dialects.scf import Scf
 
 from wsdialects.arith import Arith
 from wsdialects.aref import Aref
+from wsdialects.layout import LayoutDialect
 from wsdialects.mma import Mma
 from wsdialects.nvgpu import Nvgpu
 from wsdialects.nvvm import Nvvm
 from wsdialects.tile import Tile
 from wsdialects.warp_group import WarpGroup
 
-DIALECTS = (Builtin, Func, Scf, Math, Arith, Tile, Aref, WarpGroup, Mma, Nvgpu, Nvvm)
+DIALECTS = (Builtin, Func, Scf, Math, Arith, Tile, Aref, WarpGroup, Mma, Nvgpu, Nvvm, LayoutDialect)
 
 
 def make_context() -> Context:

@@ -47,6 +47,7 @@ from xdsl.printer import Printer
 from xdsl.traits import NoTerminator
 from xdsl.utils.exceptions import VerifyException
 
+from wsdialects.layout import plain
 from wsdialects.mma import WaitOp as _MmaWait
 from wsdialects.syntax import BodyThenAttrs
 from wsdialects.tile import DescType, DotOp
@@ -370,12 +371,13 @@ class SmemViewOp(BodyThenAttrs):
     index = operand_def(IntegerType)
     result = result_def(TensorType)
 
-    def __init__(self, buffer: SSAValue, index: SSAValue):
-        super().__init__(operands=[buffer, index], result_types=[_slot_type(buffer.type)])
+    def __init__(self, buffer: SSAValue, index: SSAValue, result_type: Attribute | None = None):
+        super().__init__(operands=[buffer, index],
+                         result_types=[result_type if result_type is not None else _slot_type(buffer.type)])
 
     def verify_(self) -> None:
         _check_i32(self, self.index)
-        if self.result.type != _slot_type(_check_smem(self.buffer.type)):
+        if plain(self.result.type) != _slot_type(_check_smem(self.buffer.type)):
             raise VerifyException(f"a slot of {self.buffer.type} is {_slot_type(self.buffer.type)}, "
                                   f"not {self.result.type}")
 
@@ -387,12 +389,16 @@ class SmemViewOp(BodyThenAttrs):
         t = parser.parse_type()
         if not isinstance(t, MemRefType):
             parser.raise_error(f"expected a memref type, got {t}", pos, parser.pos)
-        return cls(parser.resolve_operand(buf, t), i)
+        rt = parser.parse_type() if parser.parse_optional_punctuation("->") else None
+        return cls(parser.resolve_operand(buf, t), i, rt)
 
     def print_body(self, printer: Printer) -> None:
         _print_bar(printer, self.buffer, self.index)
         printer.print_string(" : ")
         printer.print_attribute(self.buffer.type)
+        if self.result.type != _slot_type(self.buffer.type):  # with a layout (ws-lower-layouts)
+            printer.print_string(" -> ")
+            printer.print_attribute(self.result.type)
 
 
 @irdl_op_definition
@@ -411,7 +417,7 @@ class SmemStoreOp(BodyThenAttrs):
     def verify_(self) -> None:
         _check_i32(self, self.index)
         want = _slot_type(_check_smem(self.buffer.type))
-        if self.value.type != want:
+        if plain(self.value.type) != want:
             raise VerifyException(f"a slot of {self.buffer.type} holds {want}, not {self.value.type}")
 
     @classmethod
@@ -422,9 +428,16 @@ class SmemStoreOp(BodyThenAttrs):
         parser.parse_punctuation(":")
         pos = parser.pos
         t = parser.parse_type()
+        vt = None
+        if isinstance(t, TensorType):  # `: tensor<..., #layout>, memref<...>` (after ws-lower-layouts)
+            vt = t
+            parser.parse_punctuation(",")
+            pos = parser.pos
+            t = parser.parse_type()
         if not isinstance(t, MemRefType):
             parser.raise_error(f"expected a memref type, got {t}", pos, parser.pos)
-        return cls(parser.resolve_operand(v, _slot_type(t)), parser.resolve_operand(buf, t), i)
+        return cls(parser.resolve_operand(v, vt if vt is not None else _slot_type(t)),
+                   parser.resolve_operand(buf, t), i)
 
     def print_body(self, printer: Printer) -> None:
         printer.print_string(" ")
@@ -432,7 +445,30 @@ class SmemStoreOp(BodyThenAttrs):
         printer.print_string(",")
         _print_bar(printer, self.buffer, self.index)
         printer.print_string(" : ")
+        if self.value.type != _slot_type(self.buffer.type):  # with a layout (ws-lower-layouts)
+            printer.print_attribute(self.value.type)
+            printer.print_string(", ")
         printer.print_attribute(self.buffer.type)
+
+
+@irdl_op_definition
+class SmemLoadOp(IRDLOperation):
+    """Every thread reads its elements of a tile in shared memory into registers, in the
+    result's layout (what a tile read element by element becomes; `ws-lower-layouts`
+    inserts it): `%r = nvgpu.smem.load %a : tensor<64x64xf32, #layout.shared<...>> ->
+    tensor<64x64xf32, #layout.wgmma<warp_groups = 1>>`."""
+
+    name = "nvgpu.smem.load"
+    src = operand_def(TensorType)
+    result = result_def(TensorType)
+    assembly_format = "$src attr-dict `:` type($src) `->` type($result)"
+
+    def __init__(self, src: SSAValue, result_type: Attribute):
+        super().__init__(operands=[src], result_types=[result_type])
+
+    def verify_(self) -> None:
+        if plain(self.src.type) != plain(self.result.type):
+            raise VerifyException(f"nvgpu.smem.load reads a tile as it is: {self.src.type} -> {self.result.type}")
 
 
 # ----------------------------------------------------------------------------- TMA
@@ -442,7 +478,7 @@ def _check_desc_slot(desc_t: Attribute, buf_t: Attribute, ncoords: int) -> None:
         raise VerifyException(f"expected a !tile.desc, got {desc_t}")
     buf = _check_smem(buf_t)
     block = desc_t.block
-    if _slot_type(buf) != block:
+    if _slot_type(buf) != plain(block):
         raise VerifyException(f"TMA box {block} does not match a slot of {buf}")
     if ncoords != len(block.get_shape()):
         raise VerifyException(f"{len(block.get_shape())}-D box needs {len(block.get_shape())} coordinates, "
@@ -787,7 +823,7 @@ class DispatchOp(IRDLOperation):
 
 NVGPU_OPS = [
     MBarrierCreateOp, MBarrierInitOp, MBarrierArriveOp, MBarrierArriveExpectTxOp, MBarrierTryWaitParityOp,
-    FenceMBarrierInitOp, FenceProxyAsyncOp, SmemAllocOp, SmemViewOp, SmemStoreOp, TmaAsyncLoadOp,
+    FenceMBarrierInitOp, FenceProxyAsyncOp, SmemAllocOp, SmemViewOp, SmemStoreOp, SmemLoadOp, TmaAsyncLoadOp,
     TmaAsyncStoreOp, TmaStoreWaitOp, WgmmaFenceOp, WgmmaMmaAsyncOp, WgmmaCommitGroupOp, WgmmaWaitGroupOp,
     SetMaxNRegOp, BranchOp, DispatchOp,
 ]

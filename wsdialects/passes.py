@@ -28,6 +28,8 @@ PIPELINE: list[tuple[str, str]] = [
     # Stages 9-10 (Tawa §III-E): the lowering passes ws-hopper runs after ws-specialize.
     ("ws-lower-aref", "wsdialects.lower.lower_aref:LowerArefPass"),
     ("ws-lower-warp-groups", "wsdialects.lower.lower_warp_groups:LowerWarpGroupsPass"),
+    ("ws-lower-mma", "wsdialects.lower.lower_mma:LowerMmaPass"),
+    ("ws-lower-layouts", "wsdialects.lower.lower_layouts:LowerLayoutsPass"),
 ]
 
 

@@ -45,6 +45,7 @@ from xdsl.irdl import (
     traits_def,
     var_operand_def,
 )
+from wsdialects.layout import plain
 from wsdialects.syntax import BodyThenAttrs
 from xdsl.parser import AttrParser, Parser
 from xdsl.printer import Printer
@@ -478,7 +479,7 @@ class AddPtrOp(BodyThenAttrs):
             raise VerifyException(
                 f"addptr offset shape {list(shape_of(ot))} does not match pointer shape {list(shape_of(pt))}"
             )
-        if self.result.type != pt:
+        if plain(self.result.type) != plain(pt):
             raise VerifyException(f"addptr result must have the pointer's type {pt}")
 
     @classmethod
@@ -500,11 +501,11 @@ class AddPtrOp(BodyThenAttrs):
 
 
 def _mask_type_for(t: Attribute) -> Attribute:
-    return TensorType(IntegerType(1), shape_of(t)) if isinstance(t, TensorType) else IntegerType(1)
+    return TensorType(IntegerType(1), shape_of(t), t.encoding) if isinstance(t, TensorType) else IntegerType(1)
 
 
 def _check_mask(mask: SSAValue, like: Attribute) -> None:
-    if mask.type != _mask_type_for(like):
+    if plain(mask.type) != plain(_mask_type_for(like)):
         raise VerifyException(
             f"mask must be {_mask_type_for(like)} to match {like}, got {mask.type}"
         )
@@ -513,7 +514,7 @@ def _check_mask(mask: SSAValue, like: Attribute) -> None:
 def _pointee_tile_type(ptr_type: Attribute) -> Attribute:
     pointee = element_type(ptr_type).pointee  # type: ignore[union-attr]
     if isinstance(ptr_type, TensorType):
-        return TensorType(pointee, shape_of(ptr_type))
+        return TensorType(pointee, shape_of(ptr_type), ptr_type.encoding)
     return pointee
 
 
@@ -546,11 +547,11 @@ class LoadOp(BodyThenAttrs):
         if len(self.rest) > 2:
             raise VerifyException(f"load takes ptrs [, mask [, other]], got {1 + len(self.rest)} operands")
         want = _pointee_tile_type(self.ptr.type)
-        if self.result.type != want:
+        if plain(self.result.type) != plain(want):
             raise VerifyException(f"load of {self.ptr.type} gives {want}, not {self.result.type}")
         if self.mask is not None:
             _check_mask(self.mask, self.ptr.type)
-        if self.other is not None and self.other.type != want:
+        if self.other is not None and plain(self.other.type) != plain(want):
             raise VerifyException(f"other must have the result type {want}, got {self.other.type}")
 
     @classmethod
@@ -593,7 +594,7 @@ class StoreOp(BodyThenAttrs):
         if len(self.rest) > 1:
             raise VerifyException(f"store takes ptrs, value [, mask], got {2 + len(self.rest)} operands")
         want = _pointee_tile_type(self.ptr.type)
-        if self.value.type != want:
+        if plain(self.value.type) != plain(want):
             raise VerifyException(f"stored value must be {want} to match {self.ptr.type}, got {self.value.type}")
         if self.mask is not None:
             _check_mask(self.mask, self.ptr.type)
@@ -657,7 +658,7 @@ class DescLoadOp(BodyThenAttrs):
 
     def verify_(self) -> None:
         block = _check_desc_indices(self.desc, self.indices)
-        if self.result.type != block:
+        if plain(self.result.type) != block:
             raise VerifyException(f"desc_load result must be the descriptor's block {block}, got {self.result.type}")
 
     @classmethod
@@ -701,7 +702,7 @@ class DescStoreOp(BodyThenAttrs):
         if not self.rest:
             raise VerifyException("desc_store takes desc, indices..., value")
         block = _check_desc_indices(self.desc, self.indices)
-        if self.value.type != block:
+        if plain(self.value.type) != block:
             raise VerifyException(f"desc_store value must be the descriptor's block {block}, got {self.value.type}")
 
     @classmethod
@@ -712,6 +713,8 @@ class DescStoreOp(BodyThenAttrs):
         parser.parse_punctuation(":")
         dt = parser.parse_type()
         block = dt.block if isinstance(dt, DescType) else dt
+        if parser.parse_optional_punctuation(","):  # the value's type, when it has a layout
+            block = parser.parse_type()
         return cls(
             parser.resolve_operand(d, dt),
             parser.resolve_operands(idx, [i32] * len(idx), parser.pos),
@@ -724,6 +727,9 @@ class DescStoreOp(BodyThenAttrs):
         printer.print_operand(self.value)
         printer.print_string(" : ")
         printer.print_attribute(self.desc.type)
+        if isinstance(self.desc.type, DescType) and self.value.type != self.desc.type.block:
+            printer.print_string(", ")
+            printer.print_attribute(self.value.type)
 
 
 @irdl_op_definition
@@ -757,7 +763,7 @@ class DotOp(BodyThenAttrs):
         if k != k2:
             raise VerifyException(f"dot reduction dims differ: a is {m}x{k}, b is {k2}x{n}")
         want = TensorType(Float32Type(), [m, n])
-        if acc != want or res != want:
+        if plain(acc) != want or plain(res) != want:
             raise VerifyException(f"dot accumulator and result must be {want}, got {acc} and {res}")
 
     @classmethod
@@ -835,7 +841,7 @@ class ReduceOp(_UnaryTileOp):
             raise VerifyException(f"axis {axis} out of range for a rank-{len(s)} tile")
         del s[axis]
         want = TensorType(src.element_type, s) if s else src.element_type
-        ok = self.result.type == want or (not s and self.result.type == TensorType(src.element_type, []))
+        ok = plain(self.result.type) == want or (not s and self.result.type == TensorType(src.element_type, []))
         if not ok:
             raise VerifyException(f"reduce along axis {axis} of {src} gives {want}, not {self.result.type}")
 

@@ -37,6 +37,8 @@ from xdsl.printer import Printer
 from xdsl.traits import NoTerminator
 from xdsl.utils.exceptions import VerifyException
 
+from wsdialects.layout import plain
+
 REG_MIN, REG_MAX = 24, 256  # setmaxnreg range, multiples of 8
 
 
@@ -247,12 +249,12 @@ class _SplitOp(IRDLOperation):
     def result_size(cls, size: int, groups: int) -> int:
         return size * groups if cls.GATHERS else size // groups
 
-    def __init__(self, src: SSAValue, group: int, groups: int, axis: int):
+    def __init__(self, src: SSAValue, group: int, groups: int, axis: int, result_type: TensorType | None = None):
         shape = list(src.type.get_shape())
         shape[axis] = self.result_size(shape[axis], groups)
         super().__init__(
             operands=[src],
-            result_types=[TensorType(src.type.element_type, shape)],
+            result_types=[result_type if result_type is not None else TensorType(src.type.element_type, shape)],
             properties={"group": IntegerAttr(group, 32), "groups": IntegerAttr(groups, 32),
                         "axis": IntegerAttr(axis, 32)},
         )
@@ -269,7 +271,7 @@ class _SplitOp(IRDLOperation):
             raise VerifyException(f"dim {a} of size {shape[a]} does not split into {n} groups")
         shape[a] = self.result_size(shape[a], n)
         want = TensorType(self.src.type.element_type, shape)
-        if self.result.type != want:
+        if plain(self.result.type) != want:
             raise VerifyException(f"{self.name.split('.')[1]} of {self.src.type} gives {want}, "
                                   f"not {self.result.type}")
 
@@ -285,8 +287,8 @@ class _SplitOp(IRDLOperation):
         parser.parse_punctuation(":")
         st = parser.parse_type()
         parser.parse_punctuation("->")
-        parser.parse_type()
-        return cls(parser.resolve_operand(src, st), g, n, a)
+        rt = parser.parse_type()
+        return cls(parser.resolve_operand(src, st), g, n, a, rt if isinstance(rt, TensorType) else None)
 
     def print(self, printer: Printer) -> None:
         printer.print_string(" ")

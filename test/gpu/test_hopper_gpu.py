@@ -147,3 +147,98 @@ def test_argument_errors(gemm):
         gemm[1](a.view(-1)[1:8129].view(127, 64), a, c, 1, 1, 1, 1)  # 2-byte offset
     with pytest.raises(LaunchError, match="not on a CUDA device"):
         gemm[1](a.cpu(), a, c, 128, 256, 64, 256)
+
+
+@pytest.mark.parametrize("M,N,K", [(200, 100, 104), (512, 128, 1000), (70, 17, 64)])
+def test_softmax_gemm_row_reductions(M, N, K):
+    """Row max and row sum of the accumulator (warp shuffles), a 1-D row store, exp."""
+    k = wsdialects.compile(KERN / "softmax_gemm.mlir")
+    a = torch.randn(M, K, device="cuda", dtype=torch.float16)
+    b = torch.randn(N, K, device="cuda", dtype=torch.float16)
+    p = torch.full((M, N), float("nan"), device="cuda", dtype=torch.float16)
+    mx = torch.full((M,), float("nan"), device="cuda", dtype=torch.float32)
+    k[cdiv(M, 128)](a, b, p, mx, M, N, K)
+    torch.cuda.synchronize()
+    s = a.float() @ b.float().T
+    assert rel_err(mx, s.max(dim=1).values) < 1e-5
+    assert rel_err(p, torch.softmax(s, dim=1)) < 2e-3
+
+
+# ---- cooperative consumer groups, computed aref payloads, scf.if with results
+
+@pytest.mark.parametrize("pipeline,opts", [
+    ("ws-hopper", {"cooperative": 2}),                        # 2 x 64-row groups share the A slot
+    ("ws-hopper", {"cooperative": 2, "depth": 3, "mma_depth": 2}),
+    ("ws-hopper", {"cooperative": 2, "persistent": True, "programs": 5}),
+    ("ws-schedule{arch=h100},ws-hopper", {}),                 # ws-schedule plans a team of 2
+])
+@pytest.mark.parametrize("M,N,K", [(128, 256, 64), (200, 300, 1000), (1000, 777, 2056), (64, 40, 8)])
+def test_gemm_cooperative(pipeline, opts, M, N, K):
+    if "ws-schedule" in pipeline:
+        pytest.importorskip("ortools", reason="ws-schedule's CP-SAT solver is not installed on this machine")
+    k = wsdialects.compile(ROOT / "examples" / "kernels" / "gemm.mlir", pipeline=pipeline, **opts)
+    torch.manual_seed(M + 5 * N + 11 * K)
+    a = torch.randn(M, K, device="cuda", dtype=torch.float16)
+    b = torch.randn(N, K, device="cuda", dtype=torch.float16)
+    c = torch.full((M, N), float("nan"), device="cuda", dtype=torch.float16)
+    k[cdiv(M, 128) * cdiv(N, 256)](a, b, c, M, N, K, N)
+    torch.cuda.synchronize()
+    assert rel_err(c, a.float() @ b.float().T) < 2e-3
+
+
+@pytest.mark.parametrize("opts", [{}, {"cooperative": 2}, {"cooperative": 2, "persistent": True, "programs": 3}])
+@pytest.mark.parametrize("M,N,K", [(128, 128, 64), (300, 200, 200), (77, 136, 520)])
+def test_tma_store_gemm_gather(opts, M, N, K):
+    """cooperative=2: both groups write their rows to one staging buffer (warp_group.gather),
+    group 0 issues the TMA store; rows / columns past M, N are dropped by TMA."""
+    k = wsdialects.compile(KERN / "tma_store_gemm.mlir", **opts)
+    torch.manual_seed(M + N + K)
+    a = torch.randn(M, K, device="cuda", dtype=torch.float16)
+    b = torch.randn(N, K, device="cuda", dtype=torch.float16)
+    c = torch.full((M, N), float("nan"), device="cuda", dtype=torch.float16)
+    k[cdiv(M, 128), cdiv(N, 128)](a, b, c, K)
+    torch.cuda.synchronize()
+    assert rel_err(c, a.float() @ b.float().T) < 2e-3
+
+
+@pytest.mark.parametrize("rows,cols", [(64, 64), (200, 48), (1000, 64)])
+def test_computed_put(rows, cols):
+    """The producer TMA-loads X into its own staging buffer, puts 2 * X through the aref
+    (nvgpu.smem.store into the 128B-swizzled slot); the consumer reads the slot element
+    by element and stores it with TMA."""
+    k = wsdialects.compile(KERN / "computed_put.mlir", pipeline="ws-lower-aref,ws-lower-warp-groups")
+    x = torch.randn(rows, cols, device="cuda", dtype=torch.float16)
+    c = torch.full((rows, cols), float("nan"), device="cuda", dtype=torch.float16)
+    k[1](x, c, cdiv(rows, 64))
+    torch.cuda.synchronize()
+    assert torch.equal(c, 2 * x)
+
+
+@pytest.mark.parametrize("M,N,K", [(64, 64, 64), (50, 40, 200), (64, 24, 1000)])
+def test_computed_dot(M, N, K):
+    """A computed aref payload (2 * A, written by the producer's threads) is wgmma's A operand."""
+    k = wsdialects.compile(KERN / "computed_dot.mlir", pipeline="ws-lower-aref,ws-lower-warp-groups")
+    torch.manual_seed(M + N + K)
+    a = torch.randn(M, K, device="cuda", dtype=torch.float16)
+    b = torch.randn(N, K, device="cuda", dtype=torch.float16)
+    c = torch.full((M, N), float("nan"), device="cuda", dtype=torch.float32)
+    k[1](a, b, c, cdiv(K, 64))
+    torch.cuda.synchronize()
+    assert rel_err(c, 2 * a.float() @ b.float().T) < 1e-3
+
+
+@pytest.mark.parametrize("relu", [0, 1])
+@pytest.mark.parametrize("M,N,K", [(64, 64, 64), (130, 100, 200)])
+def test_relu_gemm_if_results(relu, M, N, K):
+    """scf.if yielding the accumulator tile and a scalar (phis at the join)."""
+    k = wsdialects.compile(KERN / "relu_gemm.mlir")
+    torch.manual_seed(M + N + K + relu)
+    a = torch.randn(M, K, device="cuda", dtype=torch.float16)
+    b = torch.randn(N, K, device="cuda", dtype=torch.float16)
+    c = torch.full((M, N), float("nan"), device="cuda", dtype=torch.float32)
+    k[cdiv(M, 64), cdiv(N, 64)](a, b, c, K, relu)
+    torch.cuda.synchronize()
+    ref = a.float() @ b.float().T
+    if relu:
+        ref = 2 * torch.relu(ref)
+    assert rel_err(c, ref) < 1e-4

@@ -21,6 +21,8 @@ KERNELS = {
     "batched_gemm": ROOT / "test" / "Inputs" / "kernels" / "batched_gemm.mlir",
     "fp8_gemm": ROOT / "test" / "Inputs" / "kernels" / "fp8_gemm.mlir",
     "dual_dot": ROOT / "test" / "Inputs" / "kernels" / "dual_dot.mlir",
+    "tma_store_gemm": ROOT / "test" / "Inputs" / "kernels" / "tma_store_gemm.mlir",
+    "relu_gemm": ROOT / "test" / "Inputs" / "kernels" / "relu_gemm.mlir",
 }
 GPU_KERNELS = ROOT / "test" / "gpu" / "kernels"
 
@@ -68,3 +70,33 @@ def test_ptxas_pipelines(spec, tmp_path):
     f.write_text(ptx)
     r = subprocess.run([ptxas, "-arch=sm_90a", str(f), "-o", str(tmp_path / "k.cubin")], capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
+
+
+# Kernels through other pipelines: cooperative consumer groups (warp_group.share of the A
+# slot; warp_group.gather before a TMA store), the scheduled gemm (ws-schedule plans a
+# cooperative team of 2), computed aref payloads (nvgpu.smem.store; already
+# warp-specialized inputs, so only the lowering passes run).
+INPUTS = ROOT / "test" / "Inputs" / "kernels"
+MORE = [
+    ("gemm", KERNELS["gemm"], "ws-hopper{cooperative=2}"),
+    ("gemm", KERNELS["gemm"], "ws-schedule{arch=h100},ws-hopper"),
+    ("tma_store_gemm", INPUTS / "tma_store_gemm.mlir", "ws-hopper{cooperative=2}"),
+    ("computed_put", INPUTS / "computed_put.mlir", "ws-lower-aref,ws-lower-warp-groups"),
+    ("computed_dot", INPUTS / "computed_dot.mlir", "ws-lower-aref,ws-lower-warp-groups"),
+]
+
+
+@pytest.mark.parametrize("name,path,spec", MORE, ids=[f"{n}-{s}" for n, _, s in MORE])
+def test_ptxas_more_pipelines(name, path, spec, tmp_path):
+    ptx = _ptx(path, spec)
+    assert ".target sm_90a" in ptx and "setmaxnreg" in ptx and "mbarrier.try_wait.parity" in ptx
+    ptxas = shutil.which("ptxas")
+    if ptxas is None:
+        pytest.skip("ptxas not installed")
+    f = tmp_path / f"{name}.ptx"
+    f.write_text(ptx)
+    r = subprocess.run([ptxas, "-arch=sm_90a", "-v", str(f), "-o", str(tmp_path / "k.cubin")],
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    assert "spill" not in r.stderr or "0 bytes spill stores" in r.stderr, r.stderr
+    assert "C7508" not in r.stderr, r.stderr  # setmaxnreg ignored

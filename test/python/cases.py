@@ -89,6 +89,13 @@ def fused_mlp_args(rng, M=100, H=150):
     return (cdiv(M, 64),), [x, w1, w2, o, M, H]
 
 
+def softmax_gemm_args(rng, M=200, N=100, K=100):
+    a, b = _f16(rng, M, K), _f16(rng, N, K)
+    p = np.zeros((M, N), np.float16)
+    rowmax = np.zeros(M, np.float32)
+    return (cdiv(M, 128),), [a, b, p, rowmax, M, N, K]
+
+
 def fused_mlp_empty_args(rng):
     return fused_mlp_args(rng, M=70, H=0)  # the hidden loop runs no iteration
 
@@ -104,6 +111,7 @@ CASES = [
     Case("mean_gemm", lambda: INPUTS / "mean_gemm.mlir", "mean_gemm", mean_gemm_args, (3,)),
     Case("fused_mlp", lambda: INPUTS / "fused_mlp.mlir", "fused_mlp", fused_mlp_args, (3,)),
     Case("fused_mlp_empty", lambda: INPUTS / "fused_mlp.mlir", "fused_mlp", fused_mlp_empty_args, (3,)),
+    Case("softmax_gemm", lambda: INPUTS / "softmax_gemm.mlir", "softmax_gemm", softmax_gemm_args, (2, 3)),
 ]
 
 

@@ -170,7 +170,7 @@ def test_specialize_equals_the_passes_it_bundles(shared):
 
 # Consumers whose dots keep >= 64 rows per group split (TMA-store epilogues via
 # warp_group.gather); too-small shares stay one group (with a remark).
-SPLITTABLE = {("gemm", 2), ("attention", 2), ("causal_attention", 2)}
+SPLITTABLE = {("gemm", 2), ("attention", 2), ("causal_attention", 2), ("softmax_gemm", 2)}
 
 
 @pytest.mark.parametrize("case", CASES, ids=lambda c: c.name)

@@ -11,9 +11,18 @@
 // RUN: ws-opt %S/../Inputs/kernels/bias_gemm.mlir -p 'ws-hopper' -t llvm | filecheck %s --check-prefix=BIAS
 // RUN: not ws-opt %S/../Inputs/kernels/mean_gemm.mlir -p 'ws-hopper' -t llvm 2>&1 | filecheck %s --check-prefix=MEAN
 // RUN: not ws-opt %S/../Inputs/kernels/no_loop.mlir -p 'ws-hopper' -t ptx 2>&1 | filecheck %s --check-prefix=NOWS
+// RUN: ws-opt %shared/kernels/gemm.mlir -p 'ws-hopper{cooperative=2}' -t llvm | filecheck %s --check-prefix=COOP
+// RUN: ws-opt %shared/kernels/gemm.mlir -p 'ws-sched''ule{arch=h100},ws-hopper' -t llvm | filecheck %s --check-prefix=COOP
+// RUN: ws-opt %S/../Inputs/kernels/tma_store_gemm.mlir -p 'ws-hopper{cooperative=2}' -t llvm | filecheck %s --check-prefix=GATHER
+// RUN: ws-opt %S/../Inputs/kernels/computed_dot.mlir -p 'ws-lower-aref,ws-lower-warp-groups' -t llvm | filecheck %s --check-prefix=CPUT
+// RUN: ws-opt %S/../Inputs/kernels/computed_put.mlir -p 'ws-lower-aref,ws-lower-warp-groups' -t llvm | filecheck %s --check-prefix=CPUTLD
+// RUN: ws-opt %S/../Inputs/kernels/relu_gemm.mlir -p 'ws-hopper' -t llvm | filecheck %s --check-prefix=IFRES
+// RUN: not ws-opt %S/../Inputs/kernels/bad_gather.mlir -t llvm 2>&1 | filecheck %s --check-prefix=BADGATHER
+// RUN: not ws-opt %S/../Inputs/kernels/bad_gather_order.mlir -t llvm 2>&1 | filecheck %s --check-prefix=GATHERORDER
 
 // ws-hopper = ws-specialize (partition, distribute, pipeline-mma, ...) + ws-lower-aref +
-// ws-lower-warp-groups; tiles -> threads happens at emission (-t llvm / -t ptx).
+// ws-lower-warp-groups + ws-lower-mma (dots -> nvgpu.wgmma ops, test/transforms/ws-lower-mma.mlir)
+// + ...; tiles -> threads happens at emission (-t llvm / -t ptx).
 // ws-hopper's defaults: depth 4, mma-depth 1 (see wsdialects/lower/hopper.py).
 // IR: nvgpu.smem.alloc : memref<4x128x64xf16, 3 : i64>
 // IR: nvgpu.mbarrier.create : !nvgpu.mbarriers<4>
@@ -23,7 +32,12 @@
 // IR: nvgpu.tma.async_load
 // IR: nvgpu.wg.branch warps 4 to 12 "consumer"
 // IR-NEXT: nvgpu.setmaxnreg inc 232
+// IR: nvgpu.wgmma.fence
+// IR-NEXT: nvgpu.wgmma.mma_async
+// IR-NEXT: nvgpu.wgmma.commit_group
+// IR-NEXT: nvgpu.wgmma.wait_group %{{.*}} {pending = 1}
 // IR-NOT: aref.
+// IR-NOT: {{ (tile\.dot|mma\.async_dot|mma\.wait) }}
 
 // The lowering (target llvm): 384 threads; a FULL (1 arrival) and an EMPTY (8
 // consumer warps) mbarrier per slot, initialised by thread 0 and fenced.
@@ -121,3 +135,79 @@
 
 // MEAN: mean_gemm.mlir:4:1: error: memref<1x64x64xf32, 3 : i64>: a tile row of 256 bytes has no TMA/wgmma swizzle
 // NOWS: no_loop.mlir:2:1: error: the Hopper lowering needs a warp-specialized kernel
+
+// ws-cooperative{groups=2} (and ws-schedule's cooperative team on the gemm): two consumer
+// branches of one warp group, 64 rows each. warp_group.share of the A slot is the slot
+// itself for group 0 and the slot + 64 rows x 128 bytes for group 1 (a multiple of the
+// 1024-byte 128B-swizzle atom: the wgmma descriptors need no base offset).
+// COOP: setmaxnreg.dec.sync.aligned.u32 40;
+// COOP: setmaxnreg.inc.sync.aligned.u32 232;
+// COOP-NOT: %share
+// COOP-COUNT-4: wgmma.mma_async.sync.aligned.m64n256k16.f32.f16.f16
+// COOP: setmaxnreg.inc.sync.aligned.u32 232;
+// COOP: %share{{[0-9]+}} = add i32 %slot{{[0-9]+}}, 8192
+// COOP-COUNT-4: wgmma.mma_async.sync.aligned.m64n256k16.f32.f16.f16
+// COOP: attributes #0 = { "nvvm.maxntid"="384"
+
+// warp_group.gather + TMA store: both groups write their 64 rows into group 0's staging
+// buffer (group 1 at row + 64), fence them for the async proxy and meet on named
+// barrier 4 (ids 1-3 are the three branches') over all 256 consumer threads; only
+// group 0 issues the TMA store.
+// GATHER: setmaxnreg.inc.sync.aligned.u32 232;
+// GATHER: st.shared.b32 [$0], $1;
+// GATHER: fence.proxy.async.shared::cta;
+// GATHER-NEXT: bar.sync 4, 256;
+// GATHER-NEXT: ptrtoint
+// GATHER-NEXT: cp.async.bulk.tensor.2d.global.shared::cta.bulk_group
+// GATHER: setmaxnreg.inc.sync.aligned.u32 232;
+// GATHER: add i32 %row{{[0-9]+}}, 64
+// GATHER: st.shared.b32 [$0], $1;
+// GATHER: fence.proxy.async.shared::cta;
+// GATHER-NEXT: bar.sync 4, 256;
+// GATHER-NOT: cp.async.bulk.tensor
+// GATHER: attributes #0
+
+// A computed tile put through an aref (nvgpu.smem.store). The producer's own TMA load
+// of X (a tile it computes with, not one it puts) goes to a staging buffer with an
+// mbarrier of its own (the producer meets first: the last tile was read; the phase
+// each thread waits for lives in a local). 2 * X is written to the slot, two halves per
+// 32-bit store at the 128B-swizzled address, fenced, the warp syncs, lane 0 arrives.
+// The consumer's wgmma reads the slot.
+// CPUT: %phase{{[0-9]+}} = alloca i32
+// CPUT: setmaxnreg.dec.sync.aligned.u32 40;
+// CPUT: bar.sync 1, 128;
+// CPUT-NEXT: ptrtoint
+// CPUT-NEXT: @p mbarrier.arrive.expect_tx.shared::cta.b64 _, [$3], 8192; @p cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes
+// CPUT-NEXT: load i32, ptr %phase
+// CPUT-NEXT: mbarrier.try_wait.parity
+// CPUT: ld.shared.b16
+// CPUT: fmul half
+// CPUT: %swz{{[0-9]+}} = xor i32
+// CPUT: st.shared.b32 [$0], $1;
+// CPUT: fence.proxy.async.shared::cta;
+// CPUT-NEXT: bar.warp.sync -1;
+// CPUT: @p mbarrier.arrive.shared::cta.b64 _, [$1];
+// CPUT: wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16
+
+// computed_put: the consumer stores the slot with TMA: it reads the slot element by
+// element (swizzled ld.shared) into the staging buffer; inside the loop it meets first
+// so that the last TMA store (one thread) has read the staging buffer.
+// CPUTLD: st.shared.b32 [$0], $1;
+// CPUTLD: bar.warp.sync -1;
+// CPUTLD: setmaxnreg.dec.sync.aligned.u32 232;
+// CPUTLD: mbarrier.try_wait.parity
+// CPUTLD: bar.sync 2, 128;
+// CPUTLD: ld.shared.b16
+// CPUTLD: st.shared.b16
+// CPUTLD: fence.proxy.async.shared::cta;
+// CPUTLD-NEXT: bar.sync 2, 128;
+// CPUTLD: cp.async.bulk.tensor.2d.global.shared::cta.bulk_group
+
+// scf.if with results: a phi per accumulator register and one for the scalar.
+// IFRES: %phi{{[0-9]+}} = phi float [%{{.*}}, %if_then{{[0-9]+}}], [%{{.*}}, %if_else{{[0-9]+}}]
+// IFRES-COUNT-31: = phi float [%{{.*}}, %if_then{{[0-9]+}}], [%{{.*}}, %if_else{{[0-9]+}}]
+// IFRES-NEXT: = phi float [0x4000000000000000, %if_then{{[0-9]+}}], [0x3FF0000000000000, %if_else{{[0-9]+}}]
+// IFRES: fmul float %phi
+
+// BADGATHER: bad_gather.mlir:7:7: error: warp_group.gather is lowered only when group 0 stores the gathered tile with tile.desc_store
+// GATHERORDER: bad_gather_order.mlir:8:7: error: warp_group.gather: group 1 of 2 is not in the warp-group branch after its team's group 0

@@ -214,6 +214,11 @@ def _view(frame, op, a):
     return [buf[_slot(buf, i, op)]]  # a view: later writes to the slot show through
 
 
+@impl("nvgpu.smem.load")
+def _load(frame, op, a):
+    return [np.array(a[0])]  # registers: a copy, later writes to the slot do not show
+
+
 @impl("nvgpu.smem.store")
 def _store(frame, op, a):
     v, buf, i = a

@@ -4,12 +4,13 @@ the whole path to Hopper code.
 OVERVIEW.md defines `ws-hopper` as `ws-specialize` plus the lowering. This pass runs
 `ws-specialize` with the same options (partition, distribute{depth=D},
 pipeline-mma{depth=P}, and cooperative / persistent when asked), then the lowering
-passes `ws-lower-aref` (aref rings -> mbarriers, shared-memory slots, TMA) and
-`ws-lower-warp-groups` (warp-group dispatch with setmaxnreg). The IR it leaves is
-nvgpu / nvvm ops around tile ops; it prints, re-parses and still runs in the
-interpreter. Tiles -> threads (wgmma fragments, per-register elementwise code,
-masked stores) happens when the module is emitted with `-t llvm` or `-t ptx`
-(`wsdialects/lower/to_llvm.py`, `wsdialects/lower/ptx.py`).
+passes `ws-lower-aref` (aref rings -> mbarriers, shared-memory slots, TMA),
+`ws-lower-warp-groups` (warp-group dispatch with setmaxnreg), `ws-lower-mma`
+(dots -> wgmma fence / mma_async / commit_group / wait_group) and `ws-lower-layouts`
+(every tile gets its thread layout: wgmma fragment, row/column slices, swizzled shared
+memory). The IR it leaves is nvgpu / nvvm ops around tile ops on laid-out tiles; it
+prints, re-parses and still runs in the interpreter. `-t llvm` / `-t ptx` then write
+each op per thread (`wsdialects/lower/to_llvm.py`, `wsdialects/lower/ptx.py`).
 
 Defaults differ from ws-specialize's (Tawa's D = 3, P = 2): ws-hopper uses depth = 4,
 mma-depth = 1. A consumer that keeps P wgmma batches in flight still holds P ring slots
@@ -32,7 +33,8 @@ from wsdialects.transforms.specialize import SpecializePass
 
 @dataclass(frozen=True)
 class HopperPass(SpecializePass):
-    """ws-specialize + ws-lower-aref + ws-lower-warp-groups (same options as ws-specialize)."""
+    """ws-specialize + ws-lower-aref + ws-lower-warp-groups + ws-lower-mma + ws-lower-layouts
+    (same options as ws-specialize)."""
 
     name = "ws-hopper"
     depth: int = 4
@@ -40,6 +42,8 @@ class HopperPass(SpecializePass):
 
     def passes(self) -> list[ModulePass]:
         from wsdialects.lower.lower_aref import LowerArefPass
+        from wsdialects.lower.lower_layouts import LowerLayoutsPass
+        from wsdialects.lower.lower_mma import LowerMmaPass
         from wsdialects.lower.lower_warp_groups import LowerWarpGroupsPass
 
-        return [*super().passes(), LowerArefPass(), LowerWarpGroupsPass()]
+        return [*super().passes(), LowerArefPass(), LowerWarpGroupsPass(), LowerMmaPass(), LowerLayoutsPass()]

@@ -25,11 +25,17 @@ How each level maps (see docs in README of wsdialects/lower):
   (`bar.warp.sync`), reads them back row-wise and stores 16-byte vectors where the 8
   masks hold and the address is aligned, masked element stores otherwise; other pointer
   stores go element by element from the fragment (also with WSDIALECTS_SCALAR_STORES=1).
-* tile.dot (A: MxK smem tile, B: trans of an NxK smem tile, both K-contiguous)
-  -> wgmma.mma_async m64nNk16 (f16/bf16) / k32 (fp8 e4m3/e5m2) from shared-memory
-  descriptors.
+* nvgpu.wgmma ops (ws-lower-mma made them from tile.dot / mma.async_dot / mma.wait and
+  checked what wgmma needs: A an MxK smem tile, B trans of an NxK smem tile, both
+  K-contiguous) -> `wgmma.fence`, wgmma.mma_async m64nNk16 (f16/bf16) / k32 (fp8
+  e4m3/e5m2) from shared-memory descriptors, `wgmma.commit_group`, `wgmma.wait_group N`.
 * tile.desc_store -> the fragment written to shared memory, fence.proxy.async,
   a named barrier over the partition, one thread issues the TMA store.
+* scf.if with results -> both branches, a phi per scalar / fragment register at the join.
+* tiles in shared memory (shared_tiles.py): per-element reads at the swizzled address,
+  nvgpu.smem.store (a computed aref payload), a register tile.desc_load (staged TMA load),
+  warp_group.share (a shifted slot) and warp_group.gather (the cooperative groups stage
+  their slices for group 0's TMA store and meet on a team barrier).
 """
 
 from __future__ import annotations
@@ -66,9 +72,15 @@ from wsdialects.nvgpu import (
     SmemStoreOp,
     SmemViewOp,
     TmaAsyncLoadOp,
+    WgmmaCommitGroupOp,
+    WgmmaFenceOp,
+    WgmmaMmaAsyncOp,
+    WgmmaWaitGroupOp,
 )
+from wsdialects.layout import SliceLayout, WgmmaLayout, layout_of
 from wsdialects.nvvm import BarrierOp
 from wsdialects.tile import DescType, PtrType
+from wsdialects.lower.shared_tiles import SHARED_TILE_OPS, SharedTiles, Staged, in_loop
 
 try:  # fp8 types (xDSL 0.74 names)
     from xdsl.dialects.builtin import Float8E4M3FNType, Float8E5M2Type
@@ -218,7 +230,7 @@ class Layout:
 
 # ----------------------------------------------------------------------------- emitter
 
-class _Kernel:
+class _Kernel(SharedTiles):
     def __init__(self, func: Operation):
         self.func = func
         self.lines: list[str] = []
@@ -234,6 +246,7 @@ class _Kernel:
         self.stage_off: dict[Operation, int] = {}
         self.desc_use: dict[SSAValue, tuple[str, int]] = {}
         self.store_stage: dict[Operation, tuple[int, dict]] = {}  # tile.store -> (smem offset, plan)
+        self.wgmma_acc: dict[Operation, list[str]] = {}  # wgmma.mma_async -> accumulator computed before its fence
 
     # ---- text helpers
     def tmp(self, hint: str = "v") -> str:
@@ -329,6 +342,7 @@ class _Kernel:
                 self.smem_end = _round_up(self.smem_end, 1024)
                 self.stage_off[o] = self.smem_end
                 self.smem_end += _prod(shape_of(v.type)) * nbytes(elem_of(v.type))
+        self.plan_shared_tiles(f)  # register desc_loads' staging + mbarriers, gather teams
         bar_bytes = sum(8 * o.result.type.num.data for o in block.ops if isinstance(o, MBarrierCreateOp))
         # Pointer-tile stores staged per warp through shared memory (coalesced 16-byte
         # stores), while the budget allows; the others store from the fragment directly.
@@ -411,6 +425,8 @@ class _Kernel:
             self.asm("fence.mbarrier_init.release.cluster;", "", [])
         elif isinstance(o, FenceProxyAsyncOp):
             self.asm("fence.proxy.async.shared::cta;", "", [])
+            if isinstance(o.prev_op, SmemStoreOp):  # all lanes' stores, fenced, before lane 0 arrives for the warp
+                self.asm("bar.warp.sync -1;", "", [])
         elif isinstance(o, BarrierOp):
             if o.threads is None:
                 self.asm(f"bar.sync {o.id.value.data};", "", [])
@@ -446,9 +462,16 @@ class _Kernel:
             self.asm(f"setmaxnreg.{o.action.data}.sync.aligned.u32 {o.regs.value.data};", "", [])
         elif isinstance(o, DispatchOp):
             self.lower_dispatch(o)
+        elif isinstance(o, WgmmaFenceOp):
+            self.wgmma_fence(o)
+        elif isinstance(o, WgmmaMmaAsyncOp):
+            self.lower_wgmma(o)
+        elif isinstance(o, WgmmaCommitGroupOp):
+            self.asm("wgmma.commit_group.sync.aligned;", "", [])
+        elif isinstance(o, WgmmaWaitGroupOp):
+            self.lower_mma_wait(o)
         elif isinstance(o, SmemStoreOp):
-            self.fail(o, "nvgpu.smem.store (a computed tile put through an aref) is not lowered to threads yet: "
-                         "only TMA-loaded aref payloads run on the GPU")
+            self.lower_smem_store(o)
         else:
             self.fail(o, f"'{n}' cannot be lowered to Hopper code yet")
 
@@ -501,6 +524,8 @@ class _Kernel:
             ax = o.axis.value.data
             self.vals[o.results[0]] = self.sreg(("ctaid." if n == "tile.program_id" else "nctaid.") + "xyz"[ax])
             return
+        if n == "nvgpu.smem.load":
+            return  # read element by element where it is used (_ev_op)
         if n.startswith("nvgpu.") or n.startswith("nvvm."):
             return self.lower_nvgpu(o)
         if n == "tile.trans":
@@ -509,10 +534,9 @@ class _Kernel:
                 self.vals[o.results[0]] = Smem(src.addr, shape_of(rt), src.elem, src.swizzle, not src.trans)
                 return
             return  # lazily (or rejected at the use)
-        if n in ("tile.dot", "mma.async_dot"):
-            return self.lower_dot(o)
-        if n == "mma.wait":
-            return self.lower_mma_wait(o)
+        if n in ("tile.dot", "mma.async_dot", "mma.wait"):
+            self.fail(o, f"'{n}' reaches the emitter: ws-lower-mma lowers the dots of a warp-group branch to "
+                         "nvgpu.wgmma ops first")
         if n == "scf.if":
             return self.lower_if(o)
         if n == "scf.for":
@@ -523,6 +547,8 @@ class _Kernel:
             return self.lower_desc_store(o)
         if n == "func.return":
             return
+        if n in SHARED_TILE_OPS:  # staged TMA load, warp_group.share / gather (shared_tiles.py)
+            return self.lower_shared_tile_op(o)
         if rt is not None and isinstance(rt, TensorType):
             return  # tensors are evaluated per element where they are used
         if n == "arith.constant":
@@ -602,8 +628,21 @@ class _Kernel:
             return self.op(f"{casts[n]} {T} {ins[0]} to {llty(ret)}")
         if n in ("arith.index_cast", "arith.index_castui"):
             return ins[0]
-        um = {"math.exp": "exp", "math.log": "log", "math.sqrt": "sqrt", "math.sin": "sin", "math.cos": "cos",
-              "math.absf": "fabs", "arith.absf": "fabs", "math.floor": "floor", "math.ceil": "ceil"}
+        # Transcendentals: the SFU's approximations (what NVPTX has no libcall for), in f32.
+        sfu = {"math.exp": ("ex2", 1.4426950408889634, 1.0), "math.exp2": ("ex2", 1.0, 1.0),
+               "math.log": ("lg2", 1.0, 0.6931471805599453), "math.log2": ("lg2", 1.0, 1.0),
+               "math.sin": ("sin", 1.0, 1.0), "math.cos": ("cos", 1.0, 1.0)}
+        if n in sfu and T in ("float", "half", "bfloat"):
+            fn, pre, post = sfu[n]
+            x = ins[0] if T == "float" else self.op(f"fpext {T} {ins[0]} to float")
+            if pre != 1.0:
+                x = self.op(f"fmul float {x}, {_fconst(pre, Float32Type())}")
+            y = self.asm(f"{fn}.approx.f32 $0, $1;", "=f,f", [("float", x)], "float")
+            if post != 1.0:
+                y = self.op(f"fmul float {y}, {_fconst(post, Float32Type())}")
+            return y if T == "float" else self.op(f"fptrunc float {y} to {T}")
+        um = {"math.sqrt": "sqrt", "math.absf": "fabs", "arith.absf": "fabs", "math.floor": "floor",
+              "math.ceil": "ceil"}
         if n in um:
             fn = f"llvm.{um[n]}.{_suffix(T)}"
             self.decls.add(f"declare {T} @{fn}({T})")
@@ -626,8 +665,19 @@ class _Kernel:
         self.fail(o, f"'{n}' cannot be lowered to Hopper code (no per-element lowering)")
 
     # ---- per-element evaluation of tensors in the fragment layout
-    def slots(self, shape: tuple[int, ...], op: Operation):
+    def slots(self, t, op: Operation):
+        """The (register, index) pairs of a tile in the wgmma accumulator layout: `t` is the
+        tile's type (whose #layout.wgmma must match the branch) or its shape."""
         L = self.layout
+        if isinstance(t, TensorType):
+            lay = layout_of(t)
+            if lay is None:
+                self.fail(op, f"{t} has no layout (run ws-lower-layouts)")
+            if not isinstance(lay, WgmmaLayout) or lay.groups != (L.wg_count if L else 0):
+                self.fail(op, f"{t} is not held in the wgmma accumulator fragment of this branch's "
+                              f"{L.wg_count if L else 0} warp group(s)")
+            t = shape_of(t)
+        shape = t
         if L is None or len(shape) != 2:
             self.fail(op, f"only 2-D tiles in a warp-group partition can be lowered (got shape {shape})")
         M, N = shape
@@ -659,6 +709,8 @@ class _Kernel:
             return r.regs[slot]
         if isinstance(r, str):
             return r
+        if isinstance(r, Smem):  # a slot or staged tile read element by element (swizzled address)
+            return self.smem_load(v, r, idx)
         if not isinstance(v.type, TensorType):
             return self.scalar(v)
         key = (v, idx)
@@ -722,6 +774,10 @@ class _Kernel:
             mask = self.ev(o.mask, idx, slot) if o.mask is not None else None
             other = self.ev(o.other, idx, slot) if o.other is not None else _zero(et)
             return self.masked_load(p, et, mask, other)
+        if n == "tile.reduce":
+            return self.ev_reduce(o, v, idx)
+        if n == "nvgpu.smem.load":
+            return self.ev(o.operands[0], idx, None)
         if n == "tile.trans":
             order = list(o.order.get_values())
             src_idx = [None] * len(order)
@@ -732,6 +788,74 @@ class _Kernel:
             ins = [self.ev(x, idx, slot) for x in o.operands]
             return self.elementwise(o, ins, [x.type for x in o.operands], t)
         self.fail(o, f"'{n}' cannot be lowered per element")
+
+    # ---- reductions: per thread, then across the lanes that share a row
+    def ev_reduce(self, o: Operation, v: SSAValue, idx) -> str:
+        """Element `idx` (a row of the accumulator fragment) of `tile.reduce` along the
+        columns: each thread combines its values of the row, then `shfl.sync.bfly` 1 and 2
+        combine the four lanes that hold the row (every one of them ends with the result)."""
+        L = self.layout
+        src = o.operands[0]
+        lay = layout_of(v.type)
+        ax = o.axis.value.data
+        if not (isinstance(lay, SliceLayout) and lay.dim.data == 1 and isinstance(lay.parent, WgmmaLayout)
+                and ax == 1):
+            self.fail(o, f"tile.reduce along axis {ax} of a tile in {layout_of(src.type)}: only reductions "
+                         "along the rows of the wgmma accumulator fragment (axis 1, warp shuffles) are lowered; "
+                         "across rows (axis 0) needs shared memory between warps")
+        et = elem_of(v.type)
+        bits = bits_of(et)
+        if bits > 32:
+            self.fail(o, f"tile.reduce of {et}: shuffles move 32 bits; 64-bit reductions are not lowered")
+        row = idx[0]
+        vals = [self.ev(src, sidx, s) for s, sidx in self.slots(src.type, o) if sidx[0] == row]
+        if not vals:
+            self.fail(o, "tile.reduce: a row index that is not in this thread's fragment")
+        kind = o.kind.data
+        T = llty(et)
+
+        def comb(a: str, b: str) -> str:
+            if kind == "sum":
+                return self.op(f"{'fadd' if is_float(et) else 'add'} {T} {a}, {b}")
+            fn = {("max", True): "maximum", ("min", True): "minimum",
+                  ("max", False): "smax", ("min", False): "smin"}[(kind, is_float(et))]
+            name = f"llvm.{fn}.{_suffix(T)}"
+            self.decls.add(f"declare {T} @{name}({T}, {T})")
+            return self.op(f"call {T} @{name}({T} {a}, {T} {b})")
+
+        while len(vals) > 1:  # a balanced tree: shorter dependence chains than a left fold
+            vals = [comb(vals[i], vals[i + 1]) if i + 1 < len(vals) else vals[i] for i in range(0, len(vals), 2)]
+        acc = vals[0]
+        for m in (1, 2):
+            x = self.op(f"bitcast {T} {acc} to i{bits}") if is_float(et) else acc
+            x = self.op(f"zext i{bits} {x} to i32") if bits < 32 else x
+            y = self.asm(f"shfl.sync.bfly.b32 $0, $1, {m}, 31, -1;", "=r,r", [("i32", x)], "i32")
+            y = self.op(f"trunc i32 {y} to i{bits}") if bits < 32 else y
+            y = self.op(f"bitcast i{bits} {y} to {T}") if is_float(et) else y
+            acc = comb(acc, y)
+        return acc
+
+    def lower_row_store(self, o: Operation) -> None:
+        """`tile.store` of a row slice of the accumulator (#layout.slice<dim = 1>): the four
+        lanes of a quad hold the same rows; lane 4q stores them."""
+        L = self.layout
+        v = o.operands[1]
+        lay = layout_of(v.type)
+        if not (lay.dim.data == 1 and isinstance(lay.parent, WgmmaLayout) and lay.parent.groups == L.wg_count):
+            self.fail(o, f"tile.store of a tile in {lay}: only row slices of this branch's accumulator "
+                         "fragment are stored")
+        (M,) = shape_of(v.type)
+        if M % (64 * L.wg_count):
+            self.fail(o, f"a {M}-row slice does not fit the rows of {L.wg_count} warp group(s)")
+        et = elem_of(v.type)
+        first = self.op(f"icmp eq i32 {self.op(f'and i32 {L.lane}, 3')}, 0")
+        for rep in range(M // (64 * L.wg_count)):
+            for h in (0, 1):
+                idx = ((L.row_rt, rep * L.wg_count * 64 + 8 * h),)
+                p = self.ev(o.operands[0], idx, None)
+                x = self.ev(v, idx, None)
+                m = first if o.mask is None else self.op(f"and i1 {first}, {self.ev(o.mask, idx, None)}")
+                self.masked_store(p, x, et, m)
 
     def masked_load(self, p: str, et: Attribute, mask: str | None, other: str) -> str:
         T = llty(et)
@@ -775,7 +899,7 @@ class _Kernel:
         r = self.vals.get(v)
         if isinstance(r, Frag):
             return r.regs
-        return [self.ev(v, idx, s) for s, idx in self.slots(shape_of(v.type), op)]
+        return [self.ev(v, idx, s) for s, idx in self.slots(v.type, op)]
 
     # ---- TMA descriptors
     def use_desc(self, op: Operation, pidx: int, swz: int) -> None:
@@ -793,16 +917,26 @@ class _Kernel:
             hi -= 1 << 64
         return self.op(f"or i64 {lo64}, {hi}", "desc")
 
-    def lower_dot(self, o: Operation) -> None:
+    def wgmma_fence(self, o: Operation) -> None:
+        """`wgmma.fence` orders earlier register writes before the wgmmas that follow: the
+        accumulators of those wgmmas (evaluated lazily elsewhere) are computed first."""
+        nxt = o.next_op
+        issued = set()
+        while isinstance(nxt, WgmmaMmaAsyncOp):
+            if nxt.acc not in issued:
+                self.wgmma_acc[nxt] = self.frag_of(nxt.acc, nxt)
+            issued.add(nxt.result)
+            nxt = nxt.next_op
+        self.asm("wgmma.fence.sync.aligned;", "", [])
+
+    def lower_wgmma(self, o: WgmmaMmaAsyncOp) -> None:
+        """nvgpu.wgmma.mma_async (checked by ws-lower-mma) -> m64nNk16 / k32 wgmma.mma_async per
+        row block of 64 and K step, from shared-memory descriptors; in flight until a wait."""
         a, b, acc = o.operands
         A, B = self.vals.get(a), self.vals.get(b)
-        if not isinstance(A, Smem) or A.trans:
-            self.fail(o, "tile.dot: operand A must be a K-contiguous tile from an aref slot (TMA-loaded shared memory)")
-        if not isinstance(B, Smem) or not B.trans:
-            self.fail(o, "tile.dot: operand B must be tile.trans of an NxK tile from an aref slot "
-                         "(K-major B in shared memory)")
-        if A.elem != B.elem:
-            self.fail(o, "tile.dot: A and B element types differ")
+        if not isinstance(A, Smem) or A.trans or not isinstance(B, Smem) or not B.trans:
+            self.fail(o, "nvgpu.wgmma.mma_async: A must be an MxK and B a transposed NxK shared-memory tile "
+                         "(ws-lower-mma checks this)")
         et = A.elem
         if isinstance(et, Float16Type):
             kind, kstep = "f16.f16", 16
@@ -811,20 +945,17 @@ class _Kernel:
         elif is_fp8(et):
             kind, kstep = f"{fp8_name(et)}.{fp8_name(et)}", 32
         else:
-            self.fail(o, f"tile.dot on {et}: wgmma lowering supports f16, bf16, f8E4M3FN and f8E5M2")
-        if not isinstance(elem_of(acc.type), Float32Type):
-            self.fail(o, "tile.dot: only f32 accumulation is lowered")
+            self.fail(o, f"nvgpu.wgmma.mma_async on {et}: no wgmma for it (ws-lower-mma checks this)")
         M, K = A.shape
         K2, N = B.shape
         L = self.layout
-        if K % kstep:
-            self.fail(o, f"tile.dot: K = {K} is not a multiple of the wgmma K step {kstep}")
-        regs = self.frag_of(acc, o)
-        slots = self.slots((M, N), o)  # validates the shape
+        regs = self.wgmma_acc.pop(o, None)
+        if regs is None:
+            regs = self.frag_of(acc, o)
+        self.slots((M, N), o)  # validates the shape
         nper = N // 2
         reps = M // (64 * L.wg_count)
         row_bytes_a = K * nbytes(et)
-        self.asm("wgmma.fence.sync.aligned;", "", [])
         out = list(regs)
         bdesc0 = self._desc(B.addr, B.swizzle)
         for rep in range(reps):
@@ -847,11 +978,7 @@ class _Kernel:
                 res = self.asm(text, cons, [("i64", ad), ("i64", bd), ("i32", "1")] + [("float", x) for x in cur], st)
                 cur = [self.op(f"extractvalue {st} {res}, {i}") for i in range(nper)]
             out[rep * nper:(rep + 1) * nper] = cur
-        self.asm("wgmma.commit_group.sync.aligned;", "", [])
-        if o.name == "mma.async_dot":  # retired by a later mma.wait
-            self.vals[o.results[0]] = Frag(out)
-            return
-        self.vals[o.results[0]] = Frag(self.wgmma_wait(out, 0))
+        self.vals[o.result] = Frag(out)  # in flight until an nvgpu.wgmma.wait_group
 
     def wgmma_wait(self, regs: list[str], pending: int) -> list[str]:
         """`wgmma.wait_group pending`; the accumulators pass through the asm so that no
@@ -872,21 +999,37 @@ class _Kernel:
             i += len(g)
 
     def lower_if(self, o: Operation) -> None:
-        if o.results:
-            self.fail(o, "scf.if with results cannot be lowered (only side-effecting conditionals)")
+        """Both branches, then a phi per result at the join (like lower_for's loop-carried
+        values): scalars one phi, tiles one per fragment register."""
+        for r in o.results:
+            try:
+                llty(elem_of(r.type))
+            except TypeError:
+                self.fail(o, f"scf.if: a result of type {r.type} cannot be lowered")
         cond = self.scalar(o.operands[0])
         then_l, else_l, join = self.newlabel("if_then"), self.newlabel("if_else"), self.newlabel("if_join")
         self.emit(f"br i1 {cond}, label %{then_l}, label %{else_l}")
+        incoming = []  # (block, one register list per result) of each branch
         for lab, region in ((then_l, o.regions[0]), (else_l, o.regions[1] if len(o.regions) > 1 else None)):
             self.label(lab)
             self.memo.append({})
+            ys = []
             if region is not None and region.blocks:
                 for bo in region.blocks[0].ops:
-                    if bo.name != "scf.yield":
+                    if bo.name == "scf.yield":
+                        ys = [self.frag_of(y, o) if isinstance(y.type, TensorType) else [self.scalar(y)]
+                              for y in bo.operands]
+                    else:
                         self.lower_op(bo)
             self.memo.pop()
+            incoming.append((self.block, ys))
             self.emit(f"br label %{join}")
         self.label(join)
+        (b0, ys0), (b1, ys1) = incoming
+        for i, r in enumerate(o.results):
+            ty = llty(elem_of(r.type))
+            regs = [self.op(f"phi {ty} [{x}, %{b0}], [{y}, %{b1}]", "phi") for x, y in zip(ys0[i], ys1[i])]
+            self.vals[r] = Frag(regs) if isinstance(r.type, TensorType) else regs[0]
 
     # ---- scf.for
     def lower_for(self, o: Operation) -> None:
@@ -952,7 +1095,9 @@ class _Kernel:
             return self.lower_staged_store(o, *self.store_stage[o])
         v = o.operands[1]
         et = elem_of(v.type)
-        for s, idx in self.slots(shape_of(v.type), o):
+        if isinstance(layout_of(v.type), SliceLayout):
+            return self.lower_row_store(o)
+        for s, idx in self.slots(v.type, o):
             p = self.ev(o.operands[0], idx, s)
             x = self.ev(v, idx, s)
             m = self.ev(o.mask, idx, s) if o.mask is not None else None
@@ -1141,7 +1286,6 @@ class _Kernel:
         desc = self.vals[o.operands[0]]
         _, dptr, dtt, pidx = desc
         v = o.operands[-1]
-        idxs = [self.scalar(x) for x in o.operands[1:-1]]
         shp = shape_of(v.type)
         et = elem_of(v.type)
         p = self.params[pidx]
@@ -1151,6 +1295,11 @@ class _Kernel:
         if (shp[-1] * nbytes(et)) % 16:
             self.fail(o, "tile.desc_store: a row of the tile must be a multiple of 16 bytes")
         L = self.layout
+        staged = self.vals.get(v)
+        if isinstance(staged, Staged):  # warp_group.gather wrote it, the team met: only the store is left
+            return self.tma_store(o, staged.addr)
+        if in_loop(o):  # the last store (one thread, waited for) has read the staging buffer
+            self.asm(f"bar.sync {L.barrier_id}, {L.threads};", "", [])
         stage = self.op(f"add i32 {self.smem}, {self.stage_off[o]}", "stage")
         bits = bits_of(et)
         c = {8: "h", 16: "h", 32: "r", 64: "l"}[bits]
@@ -1168,14 +1317,7 @@ class _Kernel:
             self.asm(f"st.shared.b{max(bits, 8)} [$0], $1;", f"r,{c}", [("i32", addr), (it, iv)])
         self.asm("fence.proxy.async.shared::cta;", "", [])
         self.asm(f"bar.sync {L.barrier_id}, {L.threads};", "", [])
-        coords = idxs[::-1]
-        cl = ", ".join(f"${3 + i}" for i in range(len(coords)))
-        self.asm("{ .reg .pred p; setp.eq.u32 p, $0, 0; "
-                 f"@p cp.async.bulk.tensor.{len(coords)}d.global.shared::cta.bulk_group [$1, {{{cl}}}], [$2]; "
-                 "@p cp.async.bulk.commit_group; @p cp.async.bulk.wait_group 0; }",
-                 ",".join(["r", "l", "r"] + ["r"] * len(coords)),
-                 [("i32", L.tid_in_part), ("i64", self.op(f"ptrtoint ptr {dptr} to i64")), ("i32", stage)]
-                 + [("i32", x) for x in coords])
+        self.tma_store(o, stage)
 
 
 def _suffix(T: str) -> str:
@@ -1226,16 +1368,26 @@ def _zero(t: Attribute) -> str:
 # ----------------------------------------------------------------------------- module
 
 def lower_to_nvgpu(module: ModuleOp) -> ModuleOp:
-    """`module` with aref rings and warp groups lowered (ws-lower-aref, ws-lower-warp-groups);
-    a lowered copy if the module still holds them, else the module itself."""
-    if not any(o.name.startswith(("aref.", "warp_group.region")) for o in module.walk()):
-        return module
+    """`module` with aref rings, warp groups and the dots of warp-group branches lowered
+    and every tile of a branch given its layout (ws-lower-aref, ws-lower-warp-groups,
+    ws-lower-mma, ws-lower-layouts: those the module still needs); a lowered copy if
+    the module needed any, else the module itself."""
     from wsdialects.diagnostics import verify
     from wsdialects.lower.lower_aref import LowerArefPass
+    from wsdialects.lower.lower_layouts import LowerLayoutsPass, needs_layouts
+    from wsdialects.lower.lower_mma import LowerMmaPass, needs_lowering
     from wsdialects.lower.lower_warp_groups import LowerWarpGroupsPass
 
+    if any(o.name.startswith(("aref.", "warp_group.region")) for o in module.walk()):
+        passes = [LowerArefPass(), LowerWarpGroupsPass(), LowerMmaPass(), LowerLayoutsPass()]
+    elif needs_lowering(module):
+        passes = [LowerMmaPass(), LowerLayoutsPass()]
+    elif needs_layouts(module):
+        passes = [LowerLayoutsPass()]
+    else:
+        return module
     module = module.clone()
-    for p in (LowerArefPass(), LowerWarpGroupsPass()):
+    for p in passes:
         p.apply(None, module)
         verify(module)
     return module

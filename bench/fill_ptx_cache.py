@@ -1,0 +1,84 @@
+"""Fill WSDIALECTS_PTX_CACHE with the PTX of every kernel a GPU run compiles, on a machine
+whose llvmlite has the sm_90a NVPTX back end (the GPU machine's may not).
+
+The compiles are read from the sources: each `wsdialects.compile(...)` call in test/gpu/*.py
+(with the values of the `pytest.mark.parametrize` names it uses), plus the bench variants
+given on the command line. Usage:
+    WSDIALECTS_PTX_CACHE=.ptxcache python bench/fill_ptx_cache.py ['ws-hopper;ws-hopper{persistent=true}']
+"""
+
+from __future__ import annotations
+
+import ast
+import itertools
+import os
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+import wsdialects  # noqa: E402
+
+NAMES = {"ROOT": ROOT, "KERN": ROOT / "test" / "Inputs" / "kernels"}
+
+
+def _eval(node, env):
+    return eval(compile(ast.Expression(node), "<gpu test>", "eval"), {"Path": Path}, env)  # noqa: S307
+
+
+def compiles_in(path: Path):
+    tree = ast.parse(path.read_text())
+    for fn in [n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef)] + [tree]:
+        params: list[tuple[list[str], list]] = []
+        for d in getattr(fn, "decorator_list", []):
+            if isinstance(d, ast.Call) and ast.unparse(d.func).endswith("parametrize"):
+                names = [s.strip() for s in _eval(d.args[0], NAMES).split(",")]
+                params.append((names, _eval(d.args[1], NAMES)))
+        combos = itertools.product(*[vals for _, vals in params]) if params else [()]
+        calls = [c for c in ast.walk(fn) if isinstance(c, ast.Call) and ast.unparse(c.func) == "wsdialects.compile"]
+        if fn is tree:
+            calls = [c for c in calls if not any(c in list(ast.walk(f)) for f in ast.walk(tree)
+                                                   if isinstance(f, ast.FunctionDef))]
+        for combo in combos:
+            env = dict(NAMES)
+            for (names, _), val in zip(params, combo):
+                vals = val if len(names) > 1 else (val,)
+                env.update(zip(names, vals))
+            for c in calls:
+                try:
+                    args = [_eval(a, env) for a in c.args]
+                    kw = {}
+                    for k in c.keywords:
+                        if k.arg is None:
+                            kw.update(_eval(k.value, env))
+                        else:
+                            kw[k.arg] = _eval(k.value, env)
+                except Exception:  # noqa: BLE001 - a value only known at run time
+                    continue
+                yield args, kw
+
+
+def main() -> None:
+    if not os.environ.get("WSDIALECTS_PTX_CACHE"):
+        sys.exit("set WSDIALECTS_PTX_CACHE")
+    jobs = []
+    for f in sorted((ROOT / "test" / "gpu").glob("*.py")):
+        jobs += list(compiles_in(f))
+    for v in (sys.argv[1].split(";") if len(sys.argv) > 1 else []):
+        scalar = v.startswith("scalar-stores:")
+        jobs.append(([ROOT / "examples" / "kernels" / "gemm.mlir"], {"pipeline": v.split(":", 1)[-1],
+                                                                      "_scalar": scalar}))
+    seen = set()
+    for args, kw in jobs:
+        key = repr((args, sorted(kw.items())))
+        if key in seen:
+            continue
+        seen.add(key)
+        os.environ["WSDIALECTS_SCALAR_STORES"] = "1" if kw.pop("_scalar", False) else "0"
+        wsdialects.compile(*args, **kw)
+        print("compiled", Path(str(args[0])).name, kw)
+    os.environ.pop("WSDIALECTS_SCALAR_STORES")
+
+
+if __name__ == "__main__":
+    main()

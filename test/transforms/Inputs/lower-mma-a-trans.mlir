@@ -1,0 +1,18 @@
+// A transposed from a KxM slot: M-contiguous, not K-contiguous.
+func.func @f() {
+  %abuf = nvgpu.smem.alloc : memref<2x32x64xf16, 3 : i64>
+  %bbuf = nvgpu.smem.alloc : memref<2x64x32xf16, 3 : i64>
+  nvgpu.wg.dispatch threads 128 {
+    nvgpu.wg.branch warps 0 to 4 "consumer" {
+      %s = arith.constant 0 : i32
+      %a0 = nvgpu.smem.view %abuf[%s] : memref<2x32x64xf16, 3 : i64>
+      %a = tile.trans %a0 [1, 0] : tensor<32x64xf16> -> tensor<64x32xf16>
+      %b = nvgpu.smem.view %bbuf[%s] : memref<2x64x32xf16, 3 : i64>
+      %bt = tile.trans %b [1, 0] : tensor<64x32xf16> -> tensor<32x64xf16>
+      %acc = arith.constant dense<0.0> : tensor<64x64xf32>
+      %e = mma.async_dot %a, %bt, %acc : tensor<64x32xf16>, tensor<32x64xf16> -> tensor<64x64xf32>
+      %r = mma.wait %e {pending = 0} : tensor<64x64xf32>
+    }
+  }
+  func.return
+}

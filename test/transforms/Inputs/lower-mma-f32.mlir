@@ -1,0 +1,16 @@
+// f32 operands: no tensor-core dot takes them (the tile.dot verifier says so before ws-lower-mma runs).
+func.func @f() {
+  %abuf = nvgpu.smem.alloc : memref<2x64x32xf32, 3 : i64>
+  %bbuf = nvgpu.smem.alloc : memref<2x64x32xf32, 3 : i64>
+  nvgpu.wg.dispatch threads 128 {
+    nvgpu.wg.branch warps 0 to 4 "consumer" {
+      %s = arith.constant 0 : i32
+      %a = nvgpu.smem.view %abuf[%s] : memref<2x64x32xf32, 3 : i64>
+      %b = nvgpu.smem.view %bbuf[%s] : memref<2x64x32xf32, 3 : i64>
+      %bt = tile.trans %b [1, 0] : tensor<64x32xf32> -> tensor<32x64xf32>
+      %acc = arith.constant dense<0.0> : tensor<64x64xf32>
+      %d = tile.dot %a, %bt, %acc : tensor<64x32xf32>, tensor<32x64xf32> -> tensor<64x64xf32>
+    }
+  }
+  func.return
+}

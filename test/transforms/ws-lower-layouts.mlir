@@ -1,0 +1,47 @@
+// RUN: ws-opt %shared/kernels/gemm.mlir -p 'ws-specialize,ws-lower-aref,ws-lower-warp-groups,ws-lower-mma,ws-lower-layouts' | filecheck %s
+// RUN: ws-opt %S/../Inputs/kernels/softmax_gemm.mlir -p 'ws-hopper' | filecheck %s --check-prefix=RED
+// RUN: ws-opt %S/../Inputs/kernels/causal_attention.mlir -p 'ws-specialize,ws-lower-aref,ws-lower-warp-groups,ws-lower-layouts' | filecheck %s --check-prefix=TWIN
+// RUN: ws-opt %shared/kernels/gemm.mlir -p 'ws-hopper{cooperative=2}' | filecheck %s --check-prefix=COOP
+// RUN: ws-opt %S/../Inputs/kernels/mean_gemm.mlir -p 'ws-hopper' | filecheck %s --check-prefix=LOAD
+// RUN: ws-opt %S/../Inputs/kernels/softmax_gemm.mlir -p 'ws-hopper' --print-op-generic | ws-opt | filecheck %s --check-prefix=RED
+// RUN: ws-opt %S/../Inputs/kernels/softmax_gemm.mlir -p 'ws-hopper,ws-lower-layouts' | filecheck %s --check-prefix=RED
+// RUN: not ws-opt %S/Inputs/layout_conflict.mlir -p ws-hopper 2>&1 | filecheck %s --check-prefix=CONFLICT
+// RUN: not ws-opt %S/Inputs/layout_fit.mlir -p ws-hopper 2>&1 | filecheck %s --check-prefix=FIT
+
+// The GEMM consumer (2 warp groups): aref slots are 128B-swizzled shared memory, B's
+// transposition is the column-major view of its slot, the accumulator chain is the
+// wgmma fragment of both warp groups; the epilogue's index vectors are slices of it
+// (rows: dim 1 removed, columns: dim 0 removed) and its pointer tile is in the fragment.
+// CHECK: nvgpu.wg.branch warps 4 to 12 "consumer"
+// CHECK: %acc0 = arith.constant dense<0.000000e+00> : tensor<128x256xf32, #layout.wgmma<warp_groups = 2>>
+// CHECK: scf.for {{.*}} iter_args(%acc = %acc0) -> (tensor<128x256xf32, #layout.wgmma<warp_groups = 2>>)
+// CHECK: %a = nvgpu.smem.view {{.*}} -> tensor<128x64xf16, #layout.shared<swizzle = 128, order = [1, 0]>>
+// CHECK: %bt = tile.trans %b [1, 0] : {{.*}} -> tensor<64x256xf16, #layout.shared<swizzle = 128, order = [0, 1]>>
+// CHECK: nvgpu.wgmma.mma_async %a, %bt, %acc : {{.*}} -> tensor<128x256xf32, #layout.wgmma<warp_groups = 2>>
+// CHECK: %rm = tile.make_range 0 to 128 : tensor<128xi32, #layout.slice<dim = 1, parent = #layout.wgmma<warp_groups = 2>>>
+// CHECK: %rn = tile.make_range 0 to 256 : tensor<256xi32, #layout.slice<dim = 0, parent = #layout.wgmma<warp_groups = 2>>>
+// CHECK: tile.expand_dims %row_off, 1 : {{.*}} -> tensor<128x1xi32, #layout.wgmma<warp_groups = 2>>
+// CHECK: tile.store %ptrs, %c, %mask : tensor<128x256x!tile.ptr<f16>, #layout.wgmma<warp_groups = 2>>
+
+// Reductions along the columns of the fragment give row slices; the row maxima are
+// stored as a 1-D row slice. The printed IR (custom and generic) re-parses.
+// RED: %mx = tile.reduce max %sm, 1 : tensor<128x128xf32, #layout.wgmma<warp_groups = 1>> -> tensor<128xf32, #layout.slice<dim = 1, parent = #layout.wgmma<warp_groups = 1>>>
+// RED: tile.expand_dims %mx, 1 : {{.*}} -> tensor<128x1xf32, #layout.wgmma<warp_groups = 1>>
+// RED: %sum = tile.reduce sum %e, 1 : {{.*}} -> tensor<128xf32, #layout.slice<dim = 1, parent = #layout.wgmma<warp_groups = 1>>>
+// RED: tile.store %mp, %mx, %row_ok : tensor<128x!tile.ptr<f32>, #layout.slice<dim = 1, parent = #layout.wgmma<warp_groups = 1>>>
+
+// Causal attention's index range is both a row and a column index of the mask: one
+// copy per layout.
+// TWIN: %rows = tile.make_range 0 to 128 : tensor<128xi32, #layout.slice<dim = 0, parent = #layout.wgmma<warp_groups = 2>>>
+// TWIN-NEXT: %rows_1 = tile.make_range 0 to 128 : tensor<128xi32, #layout.slice<dim = 1, parent = #layout.wgmma<warp_groups = 2>>>
+
+// Cooperative groups (1 warp group each): a group's share of a slot stays in shared memory.
+// COOP: warp_group.share %a, 0 of 2 along 0 : tensor<128x64xf16, #layout.shared<swizzle = 128, order = [1, 0]>> -> tensor<64x64xf16, #layout.shared<swizzle = 128, order = [1, 0]>>
+// COOP: -> tensor<64x256xf32, #layout.wgmma<warp_groups = 1>>
+
+// A slot tile read element by element (not by wgmma) is loaded into registers first.
+// LOAD: %scale_r = nvgpu.smem.load %scale : tensor<64x64xf32, #layout.shared<swizzle = 128, order = [1, 0]>> -> tensor<64x64xf32, #layout.wgmma<warp_groups = 1>>
+// LOAD: arith.mulf %{{.*}}, %scale_r : tensor<64x64xf32, #layout.wgmma<warp_groups = 1>>
+
+// CONFLICT: layout_conflict.mlir:20:3: error: ws-lower-layouts: this tile (tensor<64x64xf32>) is needed in #layout.permute<order = [1, 0], parent = #layout.wgmma<warp_groups = 1>> here but is in #layout.wgmma<warp_groups = 1>; converting a tile between layouts is not supported
+// FIT: layout_fit.mlir:21:3: error: ws-lower-layouts: a 64x4 tile does not fit the wgmma accumulator of 1 warp group(s)

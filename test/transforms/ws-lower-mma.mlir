@@ -1,0 +1,109 @@
+// RUN: ws-opt %shared/kernels/gemm.mlir -p 'ws-hopper' | filecheck %s
+// RUN: ws-opt %shared/kernels/gemm.mlir -p 'ws-hopper' | filecheck %s --check-prefix=NOMMA
+// RUN: ws-opt %shared/kernels/gemm.mlir -p 'ws-specialize{depth=3 mma-depth=2},ws-lower-aref,ws-lower-warp-groups,ws-lower-mma' | filecheck %s --check-prefix=TAWA
+// RUN: ws-opt %shared/kernels/gemm.mlir -p 'ws-partition,ws-distribute{depth=2},ws-lower-aref,ws-lower-warp-groups,ws-lower-mma' | filecheck %s --check-prefix=SYNC
+// RUN: ws-opt %shared/kernels/gemm.mlir -p 'ws-hopper{cooperative=2}' | filecheck %s --check-prefix=COOP
+// RUN: ws-opt %S/../Inputs/kernels/fp8_gemm.mlir -p 'ws-hopper' | filecheck %s --check-prefix=FP8
+// RUN: ws-opt %S/../Inputs/kernels/batched_gemm.mlir -p 'ws-hopper' | filecheck %s --check-prefix=BF16
+// RUN: ws-opt %S/Inputs/lower-mma-ok.mlir -p ws-lower-mma | filecheck %s --check-prefix=OK
+// The generic form round-trips: printed generically, re-parsed, printed again = the custom form.
+// RUN: ws-opt %shared/kernels/gemm.mlir -p 'ws-hopper' --print-op-generic | filecheck %s --check-prefix=GENERIC
+// RUN: ws-opt %shared/kernels/gemm.mlir -p 'ws-hopper' --print-op-generic | ws-opt | filecheck %s
+// Not warp specialized (no nvgpu.wg.branch): the dots are left as they are.
+// RUN: ws-opt %shared/kernels/gemm.mlir > %t.plain.mlir
+// RUN: ws-opt %shared/kernels/gemm.mlir -p ws-lower-mma > %t.lowered.mlir
+// RUN: diff %t.plain.mlir %t.lowered.mlir
+
+// ws-hopper (mma-depth 1): the consumer's async dot becomes fence / mma_async /
+// commit_group, the wait that ws-pipeline-mma placed a wait_group with the same
+// pending count; A and B are read where they are, in the ring's slots. (ws-hopper's
+// last pass, ws-lower-layouts, then adds layout encodings to the tensor types: {{.*}}.)
+// CHECK: nvgpu.wg.branch warps 4 to 12 "consumer" {
+// CHECK: %[[A:[a-z0-9_]+]] = nvgpu.smem.view %aref_a_b_buf0[%{{.*}}] : memref<4x128x64xf16, 3 : i64>
+// CHECK-NEXT: %[[B:[a-z0-9_]+]] = nvgpu.smem.view %aref_a_b_buf1[%{{.*}}] : memref<4x256x64xf16, 3 : i64>
+// CHECK-NEXT: %[[BT:[a-z0-9_]+]] = tile.trans %[[B]] [1, 0] : tensor<256x64xf16{{.*}}> -> tensor<64x256xf16{{.*}}>
+// CHECK-NEXT: nvgpu.wgmma.fence
+// CHECK-NEXT: %[[D:[a-z0-9_]+]] = nvgpu.wgmma.mma_async %[[A]], %[[BT]], %acc : tensor<128x64xf16{{.*}}>, tensor<64x256xf16{{.*}}> -> tensor<128x256xf32{{.*}}>
+// CHECK-NEXT: nvgpu.wgmma.commit_group
+// CHECK-NEXT: %[[R:[a-z0-9_]+]] = nvgpu.wgmma.wait_group %[[D]] {pending = 1} : tensor<128x256xf32{{.*}}>
+// CHECK: scf.yield %[[R]] : tensor<128x256xf32{{.*}}>
+// CHECK: nvgpu.wgmma.wait_group %{{.*}} {pending = 0} : tensor<128x256xf32{{.*}}>
+// No tile-level dot is left anywhere (wgmma.wait_group is not " mma.wait").
+// NOMMA-NOT: {{ (tile\.dot|mma\.async_dot|mma\.wait) }}
+
+// Tawa's depths (3, 2): two groups stay in flight.
+// TAWA: nvgpu.wg.branch warps 4 to 12 "consumer" {
+// TAWA: nvgpu.wgmma.fence
+// TAWA-NEXT: %[[D:.*]] = nvgpu.wgmma.mma_async
+// TAWA-NEXT: nvgpu.wgmma.commit_group
+// TAWA-NEXT: nvgpu.wgmma.wait_group %[[D]] {pending = 2}
+// TAWA: nvgpu.wgmma.wait_group %{{.*}} {pending = 0}
+// TAWA-NOT: {{ (tile\.dot|mma\.async_dot|mma\.wait) }}
+
+// Without ws-pipeline-mma the tile.dot waits for its own group at once, before the
+// slot is released.
+// SYNC: nvgpu.wgmma.fence
+// SYNC-NEXT: %[[D:.*]] = nvgpu.wgmma.mma_async %a, %bt, %acc
+// SYNC-NEXT: nvgpu.wgmma.commit_group
+// SYNC-NEXT: %{{.*}} = nvgpu.wgmma.wait_group %[[D]] {pending = 0} : tensor<128x256xf32>
+// SYNC: nvgpu.mbarrier.arrive %aref_a_b_empty
+// SYNC-NOT: {{ (tile\.dot|mma\.async_dot|mma\.wait) }}
+
+// Two cooperative consumer warp groups: each issues m64 wgmmas on its share of A's rows.
+// COOP: nvgpu.wg.branch warps 4 to 8 "consumer0" {
+// COOP: %[[A0:[a-z0-9_]+]] = warp_group.share %{{.*}}, 0 of 2 along 0 : tensor<128x64xf16{{.*}}> -> tensor<64x64xf16{{.*}}>
+// COOP: nvgpu.wgmma.mma_async %[[A0]], %{{.*}} : tensor<64x64xf16{{.*}}>, tensor<64x256xf16{{.*}}> -> tensor<64x256xf32{{.*}}>
+// COOP: nvgpu.wg.branch warps 8 to 12 "consumer1" {
+// COOP: %[[A1:[a-z0-9_]+]] = warp_group.share %{{.*}}, 1 of 2 along 0 : tensor<128x64xf16{{.*}}> -> tensor<64x64xf16{{.*}}>
+// COOP: nvgpu.wgmma.mma_async %[[A1]], %{{.*}} : tensor<64x64xf16{{.*}}>, tensor<64x256xf16{{.*}}> -> tensor<64x256xf32{{.*}}>
+
+// fp8 (K step 32) and bf16 dots lower the same way.
+// FP8: nvgpu.wgmma.fence
+// FP8-NEXT: nvgpu.wgmma.mma_async %x, %yt, %{{.*}} : tensor<64x64xf8E4M3FN{{.*}}>, tensor<64x64xf8E4M3FN{{.*}}> -> tensor<64x64xf32{{.*}}>
+// FP8-NEXT: nvgpu.wgmma.commit_group
+// BF16: nvgpu.wgmma.mma_async %x, %yt, %{{.*}} : tensor<64x32xbf16{{.*}}>, tensor<32x64xbf16{{.*}}> -> tensor<64x64xf32{{.*}}>
+
+// A hand-written branch: tile.dot and mma.async_dot + mma.wait; the dot outside any
+// branch stays a tile.dot.
+// OK: nvgpu.wg.branch warps 0 to 4 "consumer" {
+// OK: nvgpu.wgmma.fence
+// OK-NEXT: %d = nvgpu.wgmma.mma_async %a, %bt, %acc
+// OK-NEXT: nvgpu.wgmma.commit_group
+// OK-NEXT: %[[D1:.*]] = nvgpu.wgmma.wait_group %d {pending = 0}
+// OK-NEXT: nvgpu.wgmma.fence
+// OK-NEXT: %e = nvgpu.wgmma.mma_async %a, %bt, %[[D1]]
+// OK-NEXT: nvgpu.wgmma.commit_group
+// OK-NEXT: %r = nvgpu.wgmma.wait_group %e {pending = 0}
+// OK-NOT: {{ (mma\.async_dot|mma\.wait) }}
+// OK: tile.dot %a2, %b2, %c2
+
+// GENERIC: "nvgpu.wgmma.fence"() : () -> ()
+// GENERIC-NEXT: "nvgpu.wgmma.mma_async"(%{{.*}}) : (tensor<128x64xf16{{.*}}>, tensor<64x256xf16{{.*}}>, tensor<128x256xf32{{.*}}>) -> tensor<128x256xf32{{.*}}>
+// GENERIC-NEXT: "nvgpu.wgmma.commit_group"() : () -> ()
+// GENERIC-NEXT: "nvgpu.wgmma.wait_group"(%{{.*}}) <{pending = 1 : i32}>
+
+// Invalid inputs: what wgmma cannot do is a located error (file:line:col of the dot),
+// never a traceback.
+// NOTB-NOT: {{Traceback|internal error}}
+// RUN: not ws-opt %S/Inputs/lower-mma-a-registers.mlir -p ws-lower-mma 2>&1 | filecheck %s --check-prefixes=NOTB,AREG
+// AREG: lower-mma-a-registers.mlir:11:7: error: ws-lower-mma: tile.dot: operand A must be a K-contiguous MxK shared-memory tile {{.*}}; got %a (arith.constant), which lives in registers
+// RUN: not ws-opt %S/Inputs/lower-mma-a-trans.mlir -p ws-lower-mma 2>&1 | filecheck %s --check-prefixes=NOTB,ATRANS
+// ATRANS: lower-mma-a-trans.mlir:13:7: error: ws-lower-mma: mma.async_dot: operand A must be a K-contiguous MxK shared-memory tile {{.*}}; got %a (tile.trans), a transposed tile (M-contiguous)
+// RUN: not ws-opt %S/Inputs/lower-mma-a-share-k.mlir -p ws-lower-mma 2>&1 | filecheck %s --check-prefixes=NOTB,ASHARE
+// ASHARE: lower-mma-a-share-k.mlir:13:7: error: ws-lower-mma: tile.dot: operand A {{.*}}; got %a (warp_group.share) along 1 (a slice across K)
+// RUN: not ws-opt %S/Inputs/lower-mma-b-not-trans.mlir -p ws-lower-mma 2>&1 | filecheck %s --check-prefixes=NOTB,BKN
+// BKN: lower-mma-b-not-trans.mlir:11:7: error: ws-lower-mma: tile.dot: operand B must be tile.trans [1, 0] of an NxK shared-memory tile (K-major B); got %b (nvgpu.smem.view), a KxN shared-memory tile (N-contiguous)
+// RUN: not ws-opt %S/Inputs/lower-mma-k-step.mlir -p ws-lower-mma 2>&1 | filecheck %s --check-prefixes=NOTB,KSTEP
+// KSTEP: lower-mma-k-step.mlir:12:7: error: ws-lower-mma: tile.dot: K = 16 is not a multiple of the wgmma K step 32 for f8E4M3FN
+// RUN: not ws-opt %S/Inputs/lower-mma-n-wide.mlir -p ws-lower-mma 2>&1 | filecheck %s --check-prefixes=NOTB,NWIDE
+// NWIDE: lower-mma-n-wide.mlir:12:7: error: ws-lower-mma: tile.dot: N = 272 must be a multiple of 8 and at most 256
+// RUN: not ws-opt %S/Inputs/lower-mma-m-groups.mlir -p ws-lower-mma 2>&1 | filecheck %s --check-prefixes=NOTB,MROWS
+// MROWS: lower-mma-m-groups.mlir:12:7: error: ws-lower-mma: tile.dot: M = 64 is not a multiple of 128 (64 rows per warp group, 2 warp group(s) in this branch)
+// RUN: not ws-opt %S/Inputs/lower-mma-pending.mlir -p ws-lower-mma 2>&1 | filecheck %s --check-prefixes=NOTB,PENDING
+// PENDING: lower-mma-pending.mlir:6:7: error: ws-lower-mma: mma.wait leaves 8 dots in flight; wgmma.wait_group can leave at most 7 groups pending
+// An f32 dot is rejected by the tile.dot verifier, before any pass runs.
+// RUN: not ws-opt %S/Inputs/lower-mma-f32.mlir -p ws-lower-mma 2>&1 | filecheck %s --check-prefixes=NOTB,F32
+// F32: lower-mma-f32.mlir:12:7: error: 'tile.dot' dot operand a must be f16, bf16, f8E4M3FN or f8E5M2, got f32
+// Attention's P.V reads P from registers: ws-hopper stops at that dot.
+// RUN: not ws-opt %shared/kernels/attention.mlir -p ws-hopper 2>&1 | filecheck %s --check-prefixes=NOTB,ATTN
+// ATTN: attention.mlir:51:7: error: ws-lower-mma: mma.async_dot: operand A must be a K-contiguous MxK shared-memory tile {{.*}}; got %p16_prev (a block argument), which lives in registers

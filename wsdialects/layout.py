@@ -1,0 +1,243 @@
+"""The `layout` dialect: where the elements of a tile live once it runs on threads.
+
+A layout is the encoding of a tensor type (`tensor<128x256xf32, #layout.wgmma<...>>`);
+`ws-lower-layouts` gives one to every tile of a warp-specialized kernel, and the
+LLVM emitter reads it instead of guessing. Layouts never change what a tile holds:
+tile-level verifiers and the interpreter compare tiles without their encodings.
+
+    #layout.wgmma<warp_groups = 2>                        the wgmma accumulator fragment
+    #layout.slice<dim = 1, parent = #layout.wgmma<...>>   the rows of it (dim 1 removed)
+    #layout.permute<order = [1, 0], parent = ...>         a transposition of a register layout
+    #layout.shared<swizzle = 128, order = [1, 0]>         a tile in swizzled shared memory
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from xdsl.dialects.builtin import ArrayAttr, IntAttr, TensorType
+from xdsl.ir import Attribute, Dialect, ParametrizedAttribute
+from xdsl.irdl import irdl_attr_definition, param_def
+from xdsl.parser import AttrParser
+from xdsl.printer import Printer
+from xdsl.utils.exceptions import VerifyException
+
+SWIZZLES = (0, 32, 64, 128)
+
+
+def _parse_key(parser: AttrParser, key: str) -> None:
+    pos = parser.pos
+    got = parser.parse_optional_identifier()
+    if got != key:
+        parser.raise_error(f"expected '{key}'", pos, parser.pos)
+    parser.parse_punctuation("=")
+
+
+def _parse_order(parser: AttrParser) -> ArrayAttr:
+    xs = parser.parse_comma_separated_list(parser.Delimiter.SQUARE,
+                                           lambda: parser.parse_integer(allow_boolean=False))
+    return ArrayAttr([IntAttr(x) for x in xs])
+
+
+def _check_order(order: ArrayAttr, what: str) -> None:
+    xs = [x.data for x in order.data]
+    if sorted(xs) != list(range(len(xs))):
+        raise VerifyException(f"{what}: order {xs} is not a permutation")
+
+
+def _order_str(order: ArrayAttr) -> str:
+    return "[" + ", ".join(str(x.data) for x in order.data) + "]"
+
+
+class Layout(ParametrizedAttribute):
+    """A distribution of a tile's elements over the threads (or shared memory) of a CTA."""
+
+    def rank(self) -> int | None:
+        """The rank of the tiles this layout fits (None: any rank)."""
+        return None
+
+
+@irdl_attr_definition
+class WgmmaLayout(Layout):
+    """The accumulator fragment of wgmma over `warp_groups` warp groups: rows in blocks
+    of 64, block b held by warp group b mod G; in a block, warp w holds rows 16w..16w+15,
+    lane l rows l/4 and l/4 + 8 and, every 8 columns, columns 2(l%4) and 2(l%4) + 1.
+    A dimension of size 1 is held by every thread (a broadcast operand)."""
+
+    name = "layout.wgmma"
+    warp_groups: IntAttr = param_def(converter=IntAttr.get)
+
+    def __init__(self, warp_groups: int | IntAttr):
+        super().__init__(warp_groups)
+
+    @property
+    def groups(self) -> int:
+        return self.warp_groups.data
+
+    def rank(self) -> int | None:
+        return 2
+
+    @classmethod
+    def parse_parameters(cls, parser: AttrParser) -> Sequence[Attribute]:
+        parser.parse_punctuation("<")
+        _parse_key(parser, "warp_groups")
+        g = parser.parse_integer(allow_boolean=False, allow_negative=False)
+        parser.parse_punctuation(">")
+        return (IntAttr(g),)
+
+    def print_parameters(self, printer: Printer) -> None:
+        printer.print_string(f"<warp_groups = {self.groups}>")
+
+    def verify(self) -> None:
+        if self.groups < 1:
+            raise VerifyException(f"#layout.wgmma needs at least one warp group, got {self.groups}")
+
+
+@irdl_attr_definition
+class SliceLayout(Layout):
+    """`parent` with dimension `dim` removed: element i lives in every thread that holds
+    an element of the parent whose other index is i (a row vector of the accumulator is
+    `dim = 1`: each thread has the values of its rows)."""
+
+    name = "layout.slice"
+    dim: IntAttr = param_def(converter=IntAttr.get)
+    parent: Layout = param_def(Layout)
+
+    def __init__(self, dim: int | IntAttr, parent: Layout):
+        super().__init__(dim, parent)
+
+    def rank(self) -> int | None:
+        r = self.parent.rank()
+        return None if r is None else r - 1
+
+    @classmethod
+    def parse_parameters(cls, parser: AttrParser) -> Sequence[Attribute]:
+        parser.parse_punctuation("<")
+        _parse_key(parser, "dim")
+        d = parser.parse_integer(allow_boolean=False, allow_negative=False)
+        parser.parse_punctuation(",")
+        _parse_key(parser, "parent")
+        p = parser.parse_attribute()
+        parser.parse_punctuation(">")
+        return (IntAttr(d), p)
+
+    def print_parameters(self, printer: Printer) -> None:
+        printer.print_string(f"<dim = {self.dim.data}, parent = ")
+        printer.print_attribute(self.parent)
+        printer.print_string(">")
+
+    def verify(self) -> None:
+        r = self.parent.rank()
+        if r is not None and not 0 <= self.dim.data < r:
+            raise VerifyException(f"#layout.slice: dim {self.dim.data} out of range for a rank-{r} parent")
+
+
+@irdl_attr_definition
+class PermuteLayout(Layout):
+    """The transposition of `parent`: dimension i of the tile is dimension order[i] of a
+    tile in `parent` (what `tile.trans` by `order` of a register tile gives)."""
+
+    name = "layout.permute"
+    order: ArrayAttr[IntAttr] = param_def(ArrayAttr[IntAttr])
+    parent: Layout = param_def(Layout)
+
+    def __init__(self, order: Sequence[int], parent: Layout):
+        super().__init__(ArrayAttr([IntAttr(x) for x in order]), parent)
+
+    def perm(self) -> list[int]:
+        return [x.data for x in self.order.data]
+
+    def rank(self) -> int | None:
+        return len(self.order.data)
+
+    @classmethod
+    def parse_parameters(cls, parser: AttrParser) -> Sequence[Attribute]:
+        parser.parse_punctuation("<")
+        _parse_key(parser, "order")
+        order = _parse_order(parser)
+        parser.parse_punctuation(",")
+        _parse_key(parser, "parent")
+        p = parser.parse_attribute()
+        parser.parse_punctuation(">")
+        return (order, p)
+
+    def print_parameters(self, printer: Printer) -> None:
+        printer.print_string(f"<order = {_order_str(self.order)}, parent = ")
+        printer.print_attribute(self.parent)
+        printer.print_string(">")
+
+    def verify(self) -> None:
+        _check_order(self.order, "#layout.permute")
+        r = self.parent.rank()
+        if r is not None and r != len(self.order.data):
+            raise VerifyException(f"#layout.permute: order of rank {len(self.order.data)} over a rank-{r} parent")
+
+
+@irdl_attr_definition
+class SharedLayout(Layout):
+    """A tile in shared memory, rows of `swizzle` bytes XOR-swizzled in 16-byte chunks
+    the way TMA writes and wgmma reads them (128B, 64B or 32B swizzle; 0: not swizzled,
+    e.g. a tile staged for a TMA store); `order` lists the dimensions from the
+    contiguous one outwards ([1, 0]: row-major). Rows longer than the swizzle are
+    split into column blocks of `swizzle` bytes, stored one after the other."""
+
+    name = "layout.shared"
+    swizzle: IntAttr = param_def(converter=IntAttr.get)
+    order: ArrayAttr[IntAttr] = param_def(ArrayAttr[IntAttr])
+
+    def __init__(self, swizzle: int, order: Sequence[int] = (1, 0)):
+        super().__init__(IntAttr(swizzle), ArrayAttr([IntAttr(x) for x in order]))
+
+    def perm(self) -> list[int]:
+        return [x.data for x in self.order.data]
+
+    @property
+    def contiguous_dim(self) -> int:
+        return self.perm()[0]
+
+    def rank(self) -> int | None:
+        return len(self.order.data)
+
+    @classmethod
+    def parse_parameters(cls, parser: AttrParser) -> Sequence[Attribute]:
+        parser.parse_punctuation("<")
+        _parse_key(parser, "swizzle")
+        s = parser.parse_integer(allow_boolean=False, allow_negative=False)
+        parser.parse_punctuation(",")
+        _parse_key(parser, "order")
+        order = _parse_order(parser)
+        parser.parse_punctuation(">")
+        return (IntAttr(s), order)
+
+    def print_parameters(self, printer: Printer) -> None:
+        printer.print_string(f"<swizzle = {self.swizzle.data}, order = {_order_str(self.order)}>")
+
+    def verify(self) -> None:
+        if self.swizzle.data not in SWIZZLES:
+            raise VerifyException(f"#layout.shared: swizzle must be 0, 32, 64 or 128 bytes, got {self.swizzle.data}")
+        _check_order(self.order, "#layout.shared")
+
+
+def layout_of(t: Attribute) -> Layout | None:
+    """The layout of a tile type (None for a scalar or a tile without one)."""
+    if isinstance(t, TensorType) and isinstance(t.encoding, Layout):
+        return t.encoding
+    return None
+
+
+def with_layout(t: TensorType, layout: Attribute | None) -> TensorType:
+    """`t` with its encoding replaced (None: removed)."""
+    from xdsl.dialects.builtin import NoneAttr
+
+    return TensorType(t.element_type, t.get_shape(), layout if layout is not None else NoneAttr())
+
+
+def plain(t: Attribute) -> Attribute:
+    """`t` without a layout: what tile-level verifiers compare (a layout never changes a
+    tile's shape, element type or values)."""
+    if layout_of(t) is not None:
+        return with_layout(t, None)
+    return t
+
+
+LayoutDialect = Dialect("layout", [], [WgmmaLayout, SliceLayout, PermuteLayout, SharedLayout])

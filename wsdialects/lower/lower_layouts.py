@@ -1,0 +1,392 @@
+"""`ws-lower-layouts`: tiles -> threads. Every tile of a warp-specialized kernel gets
+an explicit layout (`wsdialects/layout.py`), the encoding of its tensor type, that
+says which thread (or which shared-memory byte) holds each element.
+
+In a `nvgpu.wg.branch` of G warp groups: the results of wgmma (and everything computed
+elementwise from them, the loop-carried accumulators, the values a wait retires) are in
+the accumulator fragment `#layout.wgmma<warp_groups = G>`; aref slots (`nvgpu.smem.view`)
+are `#layout.shared` with the swizzle of their row bytes; a reduction along the columns
+gives a row slice `#layout.slice<dim = 1, ...>`; `tile.trans` permutes a layout. Values
+computed from scalars alone (index ranges, splats, pointer tiles, masks, pointer loads)
+take the layout of their use, and are copied when two uses need two layouts.
+
+    %d = nvgpu.wgmma.mma_async %a, %bt, %acc : tensor<128x64xf16>, tensor<64x256xf16> -> tensor<128x256xf32>
+  ==>
+    %d = nvgpu.wgmma.mma_async %a, %bt, %acc
+           : tensor<128x64xf16, #layout.shared<swizzle = 128, order = [1, 0]>>,
+             tensor<64x256xf16, #layout.shared<swizzle = 128, order = [0, 1]>>
+          -> tensor<128x256xf32, #layout.wgmma<warp_groups = 2>>
+
+A tile in shared memory that is read element by element (not by wgmma) is loaded into
+registers first (`nvgpu.smem.load`). A tile that would need two register layouts (a layout conversion)
+or that does not fit its layout is rejected with a located error. The pass changes no value: the interpreter runs the result as before.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, ModuleOp, TensorType
+from xdsl.ir import Operation, SSAValue
+from xdsl.passes import ModulePass
+from xdsl.rewriter import Rewriter
+
+from wsdialects.diagnostics import error_at
+from wsdialects.layout import (
+    Layout,
+    PermuteLayout,
+    SharedLayout,
+    SliceLayout,
+    WgmmaLayout,
+    layout_of,
+    with_layout,
+)
+from wsdialects.nvgpu import BranchOp, SmemLoadOp
+
+# Ops whose tile result is computed from their operands element by element (a value
+# built from scalars through these alone can be evaluated in any layout).
+FREE_OPS = ("arith.", "math.", "tile.splat", "tile.make_range", "tile.expand_dims", "tile.broadcast",
+            "tile.addptr", "tile.trans", "tile.load")
+DOTS = ("tile.dot", "mma.async_dot", "nvgpu.wgmma.mma_async")
+WAITS = ("mma.wait", "nvgpu.wgmma.wait_group")
+STORE_GROUPS = ("tile.store",)
+WGMMA_M, MAX_N = 64, 256
+
+
+def is_tile(v: SSAValue) -> bool:
+    return isinstance(v.type, TensorType)
+
+
+def is_free(v: SSAValue, memo: dict[SSAValue, bool]) -> bool:
+    """`v` is computed from scalars by per-element ops alone."""
+    if not is_tile(v):
+        return True
+    if v in memo:
+        return memo[v]
+    memo[v] = False
+    o = v.owner
+    ok = (isinstance(o, Operation) and not o.regions and o.name.startswith(FREE_OPS)
+          and all(is_free(x, memo) for x in o.operands))
+    memo[v] = ok
+    return ok
+
+
+# ----------------------------------------------------------------------------- layout algebra
+
+def shared_for(t: TensorType) -> SharedLayout | None:
+    """The layout TMA gives a row-major slot tile (None: its rows cannot be swizzled)."""
+    shape = t.get_shape()
+    if len(shape) != 2:
+        return None
+    from wsdialects.lower.to_llvm import nbytes
+
+    row = shape[1] * nbytes(t.element_type)
+    if row in (32, 64, 128):
+        return SharedLayout(row, (1, 0))
+    return SharedLayout(128, (1, 0)) if row % 128 == 0 else None
+
+
+def permuted(perm: list[int], src: Layout) -> Layout:
+    """The layout of `tile.trans` by `perm` of a tile in `src`."""
+    if isinstance(src, SharedLayout):
+        return SharedLayout(src.swizzle.data, [perm.index(d) for d in src.perm()])
+    if isinstance(src, PermuteLayout):
+        inner = src.perm()
+        composed = [inner[p] for p in perm]
+        return src.parent if composed == sorted(composed) else PermuteLayout(composed, src.parent)
+    if perm == sorted(perm):
+        return src
+    return PermuteLayout(perm, src)
+
+
+def inverse(perm: list[int]) -> list[int]:
+    inv = [0] * len(perm)
+    for i, p in enumerate(perm):
+        inv[p] = i
+    return inv
+
+
+# A constraint between two values: b = fwd(a) and a = bwd(b) (None: cannot be inferred).
+Rule = Callable[[Layout], Layout | None]
+
+
+@dataclass
+class Edge:
+    a: SSAValue
+    b: SSAValue
+    fwd: Rule
+    bwd: Rule
+    op: Operation
+
+
+def _same(x: Layout) -> Layout:
+    return x
+
+
+class BranchLayouts:
+    """Layouts of the tiles of one warp-group branch."""
+
+    def __init__(self, branch: BranchOp):
+        self.branch = branch
+        self.G = branch.num_warps // 4
+        self.acc = WgmmaLayout(self.G)
+        self.L: dict[SSAValue, Layout] = {}
+        self.free: dict[SSAValue, bool] = {}
+
+    # ---- constraints of one op
+    def edges(self, o: Operation) -> list[Edge]:
+        n = o.name
+        E: list[Edge] = []
+
+        def eq(a: SSAValue, b: SSAValue) -> None:
+            if is_tile(a) and is_tile(b):
+                E.append(Edge(a, b, _same, _same, o))
+
+        if n.startswith(FREE_OPS[:2]) or n in ("tile.addptr", "tile.load", "tile.broadcast"):
+            if len(o.results) == 1 and is_tile(o.results[0]):
+                for x in o.operands:
+                    eq(x, o.results[0])
+        elif n == "tile.expand_dims":
+            ax = o.axis.value.data
+            E.append(Edge(o.operands[0], o.results[0],
+                          lambda s, ax=ax: s.parent if isinstance(s, SliceLayout) and s.dim.data == ax else None,
+                          lambda r, ax=ax: SliceLayout(ax, r), o))
+        elif n == "tile.trans":
+            perm = [x for x in o.order.get_values()]
+            E.append(Edge(o.operands[0], o.results[0], lambda s, p=perm: permuted(p, s),
+                          lambda r, p=perm: permuted(inverse(p), r), o))
+        elif n == "tile.reduce" and is_tile(o.results[0]):
+            ax = o.axis.value.data
+            E.append(Edge(o.operands[0], o.results[0], lambda s, ax=ax: SliceLayout(ax, s),
+                          lambda r, ax=ax: r.parent if isinstance(r, SliceLayout) and r.dim.data == ax else None, o))
+        elif n in STORE_GROUPS:
+            ptr, val = o.operands[0], o.operands[1]
+            for x in o.operands:
+                if x is not val:
+                    eq(val, x)
+        elif n in DOTS:
+            eq(o.operands[2], o.results[0])
+        elif n in WAITS:
+            for x, r in zip(o.operands, o.results):
+                eq(x, r)
+        elif n == "warp_group.share":
+            E.append(Edge(o.operands[0], o.results[0], _same, _same, o))
+        elif n == "scf.for":
+            body = o.regions[0].blocks[0]
+            y = body.last_op
+            for init, arg, res, yv in zip(o.operands[3:], body.args[1:], o.results, y.operands):
+                eq(init, arg)
+                eq(arg, res)
+                eq(yv, res)
+        elif n == "scf.if":
+            for region in o.regions:
+                if region.blocks and region.blocks[0].last_op is not None:
+                    for yv, res in zip(region.blocks[0].last_op.operands, o.results):
+                        eq(yv, res)
+        return E
+
+    # ---- anchors
+    def anchor(self, o: Operation) -> None:
+        n = o.name
+        if n == "nvgpu.smem.view":
+            sh = shared_for(o.results[0].type)
+            if sh is None:
+                t = o.results[0].type
+                raise error_at(o, f"ws-lower-layouts: a slot tile {t} cannot live in swizzled shared memory "
+                                  "(a row must be 32, 64 or a multiple of 128 bytes)")
+            self.set(o.results[0], sh, o)
+        elif n in DOTS:
+            self.set(o.results[0], self.acc, o)
+        elif n == "warp_group.gather":
+            self.set(o.results[0], SharedLayout(0, (1, 0)), o)
+
+    def load_shared(self, ops: list[Operation]) -> None:
+        """A tile in shared memory that an op other than wgmma reads element by element is
+        loaded into registers first (`nvgpu.smem.load`, right after it is defined)."""
+        for o in ops:
+            for v in o.results:
+                if not isinstance(self.L.get(v), SharedLayout) or not self.L[v].swizzle.data:
+                    continue
+                readers = [u for u in v.uses if not self.keeps_shared(u.operation, u.index)]
+                if not readers:
+                    continue
+                load = SmemLoadOp(v, with_layout(v.type, None))
+                load.result.name_hint = (v.name_hint or "slot") + "_r"
+                o.parent_block().insert_op_after(load, o)
+                for u in readers:
+                    u.operation.operands[u.index] = load.result
+
+    def keeps_shared(self, user: Operation, index: int) -> bool:
+        n = user.name
+        if n in DOTS:
+            return index < 2
+        if n in ("tile.trans", "warp_group.share"):
+            for r in user.results:
+                self.L.setdefault(r, permuted(list(user.order.get_values()), self.L[user.operands[0]])
+                                  if n == "tile.trans" else self.L[user.operands[0]])
+            return True
+        return n == "nvgpu.smem.load"
+
+    def set(self, v: SSAValue, lay: Layout, where: Operation) -> bool:
+        old = self.L.get(v)
+        if old == lay:
+            return False
+        if old is not None:
+            raise error_at(where, f"ws-lower-layouts: this tile ({v.type}) is needed in {lay} here but is in "
+                                  f"{old}; converting a tile between layouts is not supported")
+        self.L[v] = lay
+        return True
+
+    # ---- solve
+    def ops(self) -> list[Operation]:
+        return [o for o in self.branch.body.walk() if o is not self.branch]
+
+    def solve(self) -> None:
+        ops = self.ops()
+        for o in ops:
+            for r in o.results:
+                if is_tile(r) and (l := layout_of(r.type)) is not None:
+                    self.L[r] = l
+            for region in o.regions:
+                for b in region.blocks:
+                    for a in b.args:
+                        if is_tile(a) and (l := layout_of(a.type)) is not None:
+                            self.L[a] = l
+        for o in ops:
+            self.anchor(o)
+        self.load_shared(ops)
+        edges = [e for o in ops for e in self.edges(o)]
+        fixed = [e for e in edges if not self.is_free(e.a) and not self.is_free(e.b)]
+        self.propagate(fixed)
+        # Tiles nothing anchors (a loop-carried tile built from scalars): the accumulator
+        # layout for 2-D tiles, then propagate again.
+        while True:
+            todo = [v for e in fixed for v in (e.a, e.b) if v not in self.L and len(v.type.get_shape()) == 2]
+            if not todo:
+                break
+            self.L[todo[0]] = self.acc
+            self.propagate(fixed)
+        for e in fixed:
+            for v in (e.a, e.b):
+                if v not in self.L:
+                    raise error_at(e.op, f"ws-lower-layouts: cannot tell which threads hold the elements of "
+                                         f"this {v.type}")
+        self.place_free(ops)
+
+    def is_free(self, v: SSAValue) -> bool:
+        return is_free(v, self.free)
+
+    def propagate(self, edges: list[Edge]) -> None:
+        changed = True
+        while changed:
+            changed = False
+            for e in edges:
+                la, lb = self.L.get(e.a), self.L.get(e.b)
+                if la is not None:
+                    want = e.fwd(la)
+                    if want is not None:
+                        changed |= self.set(e.b, want, e.op)
+                if lb is not None:
+                    want = e.bwd(lb)
+                    if want is not None:
+                        changed |= self.set(e.a, want, e.op)
+
+    def demand(self, use_op: Operation, index: int) -> Layout | None:
+        """The layout `use_op` needs its operand `index` in (its own tiles are placed)."""
+        x = use_op.operands[index]
+        if use_op.name == "scf.yield":
+            return self.L.get(use_op.parent_op().results[index])
+        for e in self.edges(use_op):
+            if e.a is x and e.b in self.L:
+                return e.bwd(self.L[e.b])
+            if e.b is x and e.a in self.L:
+                return e.fwd(self.L[e.a])
+        if use_op.name in STORE_GROUPS + ("tile.desc_store", "nvgpu.smem.store", "warp_group.gather") \
+                or use_op.name in DOTS:
+            return self.acc if len(x.type.get_shape()) == 2 else SliceLayout(1, self.acc)
+        return None
+
+    def place_free(self, ops: list[Operation]) -> None:
+        """Free tiles, users before definitions: each takes the layout its uses need; a
+        tile two uses need in two layouts is computed once per layout."""
+        for o in reversed(ops):
+            if not (len(o.results) == 1 and is_tile(o.results[0]) and self.is_free(o.results[0])):
+                continue
+            v = o.results[0]
+            if v in self.L:
+                continue
+            by_layout: dict[Layout, list] = {}
+            for use in list(v.uses):
+                lay = self.demand(use.operation, use.index)
+                if lay is None:
+                    raise error_at(use.operation, f"ws-lower-layouts: cannot tell which threads hold the "
+                                                  f"elements of this operand ({v.type})")
+                by_layout.setdefault(lay, []).append(use)
+            if not by_layout:
+                self.L[v] = self.acc if len(v.type.get_shape()) == 2 else SliceLayout(1, self.acc)
+                continue
+            first, *rest = by_layout.items()
+            self.L[v] = first[0]
+            for lay, uses in rest:
+                twin = o.clone()
+                twin.results[0].name_hint = v.name_hint
+                o.parent_block().insert_op_after(twin, o)
+                for use in uses:
+                    use.operation.operands[use.index] = twin.results[0]
+                self.L[twin.results[0]] = lay
+
+    # ---- check and write
+    def check(self) -> None:
+        for v, lay in self.L.items():
+            where = v.owner if isinstance(v.owner, Operation) else v.owner.parent_op()
+            shape = v.type.get_shape()
+            r = lay.rank()
+            if r is not None and r != len(shape):
+                raise error_at(where, f"ws-lower-layouts: {lay} does not fit the rank-{len(shape)} tile {v.type}")
+            if isinstance(lay, WgmmaLayout):
+                M, N = shape
+                if (M != 1 and M % (WGMMA_M * lay.groups)) or (N != 1 and (N % 8 or N > MAX_N)):
+                    raise error_at(where, f"ws-lower-layouts: a {M}x{N} tile does not fit the wgmma accumulator "
+                                          f"of {lay.groups} warp group(s): rows must be a multiple of "
+                                          f"{WGMMA_M * lay.groups}, columns a multiple of 8 and at most {MAX_N}")
+
+    def write(self) -> None:
+        for v, lay in list(self.L.items()):
+            if layout_of(v.type) == lay:
+                continue
+            new = Rewriter.replace_value_with_new_type(v, with_layout(v.type, lay))
+            o = new.owner
+            if isinstance(o, Operation) and o.name == "arith.constant" \
+                    and isinstance(o.value, DenseIntOrFPElementsAttr):
+                o.properties["value"] = DenseIntOrFPElementsAttr(new.type, o.value.data)
+
+
+def assign_layouts(branch: BranchOp) -> None:
+    b = BranchLayouts(branch)
+    b.solve()
+    b.check()
+    b.write()
+
+
+@dataclass(frozen=True)
+class LowerLayoutsPass(ModulePass):
+    """Give every tile of each nvgpu.wg.branch an explicit #layout encoding."""
+
+    name = "ws-lower-layouts"
+
+    def apply(self, ctx, op: ModuleOp) -> None:
+        for br in [o for o in op.walk() if isinstance(o, BranchOp)]:
+            assign_layouts(br)
+
+
+def needs_layouts(module: Operation) -> bool:
+    """A wg.branch still has a tile without a layout."""
+    for br in module.walk():
+        if isinstance(br, BranchOp):
+            for o in br.walk():
+                for v in list(o.results) + [a for r in o.regions for b in r.blocks for a in b.args]:
+                    if is_tile(v) and layout_of(v.type) is None:
+                        return True
+    return False
+

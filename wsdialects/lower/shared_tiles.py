@@ -1,0 +1,349 @@
+"""Thread-level lowering of tiles that live in shared memory (part of the LLVM emitter,
+`to_llvm._Kernel` inherits these methods).
+
+* Element access: a tile in a slot or a staging buffer is laid out as TMA writes it,
+  rows of R = 32/64/128 bytes with the matching swizzle (the 16-byte chunk c of row r
+  sits at chunk c ^ ((byte offset >> 7) & (R/16 - 1)), CUTLASS's Swizzle<log2(R/16), 4, 3>;
+  the pattern repeats every 8 rows, R x 8 bytes, so every tile base is a multiple of
+  that). Per-element reads (`ev` of an `Smem`) load from the swizzled address;
+  unswizzled tiles (row bytes not 32/64/128) are plain row-major.
+* `nvgpu.smem.store` (a computed tile put through an aref): every thread writes its
+  fragment elements, two adjacent columns per store, at the swizzled address of the
+  slot, so a consumer's wgmma descriptors or per-element reads see the layout a TMA
+  load would have produced. The `fence.proxy.async` after it is followed by a
+  `bar.warp.sync` so that lane 0's per-warp arrival publishes the whole warp's stores.
+* `tile.desc_load` left in a partition (its tile is computed with, not put into an
+  aref): a TMA load into a staging buffer of its own with an mbarrier of its own:
+  inside a loop the partition meets first (named barrier: every thread has read the
+  last tile), one thread arms the barrier and issues the copy, every thread waits on
+  the phase it tracks in a local variable; the tile is then an `Smem`. (Likewise a
+  `tile.desc_store` inside a loop meets before it rewrites its staging buffer.)
+* `warp_group.share` of a shared-memory tile along its rows: the same tile shifted by
+  g * rows/G rows (no copy). The shift must be a multiple of the swizzle atom (8 rows)
+  so the slice keeps the pattern and its wgmma descriptors need no base offset.
+* `warp_group.gather` followed by group 0's `tile.desc_store`: every group writes its
+  slice into group 0's staging buffer (row-major, as `lower_desc_store` stages),
+  fences it for the async proxy, and all groups of the team meet on one named
+  barrier (count = all their threads; ids after the per-branch ids 1..B); group 0's
+  desc_store then only issues the TMA store. Inside a loop the team meets once more
+  before writing, so no group overwrites the buffer while group 0 still stores it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from xdsl.dialects.builtin import TensorType
+from xdsl.ir import Operation, SSAValue
+
+from wsdialects.nvgpu import DispatchOp
+from wsdialects.warp_group import GatherOp, ShareOp
+
+SHARED_TILE_OPS = ("tile.desc_load", "warp_group.share", "warp_group.gather")
+MAX_NAMED_BARRIER = 15  # bar.sync ids 0..15
+
+
+@dataclass
+class Staged:
+    """A tile that the groups of a cooperative team have written to a staging buffer
+    (row-major, unswizzled) and met on: the result of `warp_group.gather`."""
+    addr: str
+
+
+@dataclass
+class _GatherPlan:
+    stage_off: int  # group 0's desc_store staging buffer
+    barrier_id: int
+    threads: int  # all threads of the team
+    in_loop: bool
+
+
+def _tl():
+    from wsdialects.lower import to_llvm  # the emitter imports this module
+
+    return to_llvm
+
+
+def in_loop(op: Operation) -> bool:
+    """`op` sits in a loop inside its warp-group branch (it runs more than once)."""
+    cur = op.parent_op()
+    while cur is not None and cur.name != "nvgpu.wg.branch":
+        if cur.name == "scf.for":
+            return True
+        cur = cur.parent_op()
+    return False
+
+
+class SharedTiles:
+    """Mixin of `to_llvm._Kernel` (uses its emitter state: smem, layout, vals, ...)."""
+
+    # ------------------------------------------------------------------ planning
+    def plan_shared_tiles(self, f: Operation) -> None:
+        """Staging buffers and mbarriers of register desc_loads, gather teams; called once
+        the slot buffers and desc_store stages have their offsets, before the mbarriers'
+        (emits the mbarrier initialization in the entry block)."""
+        T = _tl()
+        self.load_stage: dict[Operation, tuple[int, int, int]] = {}
+        self.gather_plan: dict[Operation, _GatherPlan] = {}
+        loads = [o for o in f.walk() if o.name == "tile.desc_load"]
+        for o in loads:
+            t = o.results[0].type
+            shp = T.shape_of(t)
+            et = T.elem_of(t)
+            if len(shp) != 2:
+                self.fail(o, f"tile.desc_load of a {len(shp)}-D tile into registers: only 2-D tiles are lowered")
+            row_bytes = shp[1] * T.nbytes(et)
+            if row_bytes % 16:
+                self.fail(o, f"tile.desc_load: a row of {row_bytes} bytes is not a multiple of 16 (TMA box)")
+            swz = T.swizzle_bytes(row_bytes) or 0
+            off = T._round_up(self.smem_end, 1024)
+            self.smem_end = off + T._prod(shp) * T.nbytes(et)
+            bar = T._round_up(self.smem_end, 8)
+            self.smem_end = bar + 8
+            self.load_stage[o] = (off, bar, swz)
+        if loads:
+            for o in loads:
+                _, bar, _ = self.load_stage[o]
+                addr = self.op(f"add i32 {self.smem}, {bar}", "bar")
+                self.asm("{ .reg .pred p; setp.eq.u32 p, $0, 0; @p mbarrier.init.shared::cta.b64 [$1], 1; }",
+                         "r,r", [("i32", self.tid), ("i32", addr)])
+            self.asm("fence.mbarrier_init.release.cluster;", "", [])
+            self.asm("bar.sync 0;", "", [])
+            # the phase each thread waits for next, one per staged load (promoted to registers)
+            self.load_phase = {}
+            for o in loads:
+                ph = self.op("alloca i32", "phase")
+                self.emit(f"store i32 0, ptr {ph}")
+                self.load_phase[o] = ph
+        for d in f.walk():
+            if isinstance(d, DispatchOp):
+                self._plan_gather_teams(d)
+
+    def _plan_gather_teams(self, d: DispatchOp) -> None:
+        branches = d.branches
+        teams: list[list[tuple[Operation, list[GatherOp]]]] = []
+        for br in branches:
+            gs = [o for o in br.walk() if isinstance(o, GatherOp)]
+            if not gs:
+                continue
+            g = gs[0].group.value.data
+            if g == 0:
+                teams.append([(br, gs)])
+            elif teams and g == len(teams[-1]):
+                teams[-1].append((br, gs))
+            else:
+                self.fail(gs[0], f"warp_group.gather: group {g} of {gs[0].groups.value.data} is not in the "
+                                 "warp-group branch after its team's group "
+                                 f"{g - 1} (cooperative groups must be consecutive partitions)")
+        next_id = 1 + len(branches)  # 1..B: the branches' own named barriers
+        for team in teams:
+            first = team[0][1][0]
+            G = first.groups.value.data
+            if len(team) != G:
+                self.fail(first, f"warp_group.gather: {len(team)} warp-group branches gather, expected {G} groups")
+            n = len(team[0][1])
+            for br, gs in team:
+                if len(gs) != n:
+                    self.fail(gs[0], f"warp_group.gather: the groups of a team gather {n} and {len(gs)} tiles")
+            if next_id > MAX_NAMED_BARRIER:
+                self.fail(first, f"warp_group.gather: no named barrier left (ids 1..{len(branches)} are the "
+                                 f"branches', at most {MAX_NAMED_BARRIER})")
+            bid = next_id
+            next_id += 1
+            threads = sum(br.num_warps * 32 for br, _ in team)
+            for k in range(n):
+                ops = [gs[k] for _, gs in team]
+                g0 = ops[0]
+                for g, op in enumerate(ops):
+                    if (op.group.value.data != g or op.groups.value.data != G
+                            or op.axis.value.data != g0.axis.value.data
+                            or _plain_shape(op.result.type) != _plain_shape(g0.result.type)):
+                        self.fail(op, f"warp_group.gather: does not match gather {k} of group 0 "
+                                      f"(group {g} of {G}, same axis and type expected)")
+                uses = list(g0.result.uses)
+                store = uses[0].operation if len(uses) == 1 else None
+                if store is None or store.name != "tile.desc_store" or uses[0].index != len(store.operands) - 1:
+                    self.fail(g0, "warp_group.gather is lowered only when group 0 stores the gathered tile with "
+                                  "tile.desc_store (its one use)")
+                for op in ops[1:]:
+                    if list(op.result.uses):
+                        self.fail(op, f"warp_group.gather: group {op.group.value.data}'s gathered tile is used; "
+                                      "only group 0 holds the whole tile")
+                for op in ops:
+                    self.gather_plan[op] = _GatherPlan(self.stage_off[store], bid, threads, in_loop(op))
+
+    # ------------------------------------------------------------------ element access
+    def smem_elem_addr(self, S, row: str, col: str) -> str:
+        """i32 shared address of logical element (row, col) of tile `S`."""
+        T = _tl()
+        if S.trans:
+            row, col = col, row
+        cols = S.shape[0] if S.trans else S.shape[1]
+        eb = T.nbytes(S.elem)
+        r = self.op(f"mul i32 {row}, {cols * eb}")
+        c = self.op(f"mul i32 {col}, {eb}") if eb != 1 else col
+        off = self.op(f"add i32 {r}, {c}")
+        if S.swizzle:
+            m = self.op(f"and i32 {self.op(f'lshr i32 {off}, 7')}, {S.swizzle // 16 - 1}")
+            off = self.op(f"xor i32 {off}, {self.op(f'shl i32 {m}, 4')}", "swz")
+        return self.op(f"add i32 {S.addr}, {off}")
+
+    def smem_load(self, v: SSAValue, S, idx) -> str:
+        """Element `idx` of the shared-memory tile `S` (the value of `v`), memoized."""
+        T = _tl()
+        key = (v, idx)
+        hit = self.lookup(key)
+        if hit is not None:
+            return hit
+        if len(S.shape) != 2:
+            self.fail(v.owner if isinstance(v.owner, Operation) else self.func,
+                      f"a {len(S.shape)}-D shared-memory tile cannot be read per element")
+        addr = self.smem_elem_addr(S, self._index(idx[0]), self._index(idx[1]))
+        bits = T.bits_of(S.elem)
+        c = {8: "h", 16: "h", 32: "r", 64: "l"}[bits]
+        it = f"i{max(bits, 16)}"
+        ld = {8: "u8", 16: "b16", 32: "b32", 64: "b64"}[bits]
+        x = self.asm(f"ld.shared.{ld} $0, [$1];", f"={c},r", [("i32", addr)], it)
+        if bits == 8:
+            x = self.op(f"trunc i16 {x} to i8")
+        if T.is_float(S.elem):
+            x = self.op(f"bitcast i{bits} {x} to {T.llty(S.elem)}")
+        self.memo[-1][key] = x
+        return x
+
+    def _as_bits(self, x: str, et) -> str:
+        T = _tl()
+        return self.op(f"bitcast {T.llty(et)} {x} to i{T.bits_of(et)}") if T.is_float(et) else x
+
+    def store_fragment(self, v: SSAValue, S, op: Operation, shift: tuple[int, int] = (0, 0)) -> None:
+        """Every thread writes its fragment elements of tile `v` into `S` (its layout) at
+        their index + `shift` (rows, columns), two adjacent columns per store."""
+        T = _tl()
+        shp = T.shape_of(v.type)
+        et = T.elem_of(v.type)
+        bits = T.bits_of(et)
+        slots = self.slots(shp, op)
+        for s in range(0, len(slots), 2):  # slots s, s + 1: columns c, c + 1 (c even) of one row
+            (_, i0), (_, i1) = slots[s], slots[s + 1]
+            x0 = self._as_bits(self.ev(v, i0, s), et)
+            x1 = self._as_bits(self.ev(v, i1, s + 1), et)
+            (rr, rc), (cr, ccol) = i0
+            addr = self.smem_elem_addr(S, self._index((rr, rc + shift[0])), self._index((cr, ccol + shift[1])))
+            if bits == 32:
+                self.asm("st.shared.v2.b32 [$0], {$1, $2};", "r,r,r", [("i32", addr), ("i32", x0), ("i32", x1)])
+                continue
+            if bits == 64:
+                self.asm("st.shared.v2.b64 [$0], {$1, $2};", "r,l,l", [("i32", addr), ("i64", x0), ("i64", x1)])
+                continue
+            pt = f"i{2 * bits}"
+            lo = self.op(f"zext i{bits} {x0} to {pt}")
+            hi = self.op(f"shl {pt} {self.op(f'zext i{bits} {x1} to {pt}')}, {bits}")
+            pk = self.op(f"or {pt} {lo}, {hi}")
+            self.asm(f"st.shared.b{2 * bits} [$0], $1;", f"r,{'h' if bits == 8 else 'r'}", [("i32", addr), (pt, pk)])
+
+    # ------------------------------------------------------------------ ops
+    def lower_smem_store(self, o: Operation) -> None:
+        T = _tl()
+        if self.layout is None:
+            self.fail(o, "nvgpu.smem.store outside a warp-group branch cannot be lowered")
+        off, slot_bytes, shp, et, row_bytes = self.bufs[o.buffer]
+        S = T.Smem(self.slot_addr(o.buffer, o.index), tuple(shp), et, T.swizzle_bytes(row_bytes))
+        self.store_fragment(o.value, S, o)
+
+    def lower_shared_tile_op(self, o: Operation) -> None:
+        if o.name == "tile.desc_load":
+            return self.lower_staged_load(o)
+        if o.name == "warp_group.share":
+            return self.lower_share(o)
+        return self.lower_gather(o)
+
+    def lower_staged_load(self, o: Operation) -> None:
+        T = _tl()
+        L = self.layout
+        if L is None:
+            self.fail(o, "tile.desc_load outside a warp-group partition cannot be lowered (run ws-hopper)")
+        stage_off, bar_off, swz = self.load_stage[o]
+        _, dptr, dtt, pidx = self.vals[o.desc]
+        self.use_desc(o, pidx, swz)
+        t = o.results[0].type
+        shp, et = T.shape_of(t), T.elem_of(t)
+        stage = self.op(f"add i32 {self.smem}, {stage_off}", "stage")
+        bar = self.op(f"add i32 {self.smem}, {bar_off}", "bar")
+        if in_loop(o):  # every thread has read the tile this load brought last time
+            self.asm(f"bar.sync {L.barrier_id}, {L.threads};", "", [])
+        coords = [self.scalar(x) for x in o.indices][::-1]
+        cl = ", ".join(f"${4 + i}" for i in range(len(coords)))
+        self.asm("{ .reg .pred p; setp.eq.u32 p, $0, 0; "
+                 f"@p mbarrier.arrive.expect_tx.shared::cta.b64 _, [$3], {T._prod(shp) * T.nbytes(et)}; "
+                 f"@p cp.async.bulk.tensor.{len(coords)}d.shared::cluster.global.mbarrier::complete_tx::bytes "
+                 f"[$1], [$2, {{{cl}}}], [$3]; }}",
+                 ",".join(["r", "r", "l", "r"] + ["r"] * len(coords)),
+                 [("i32", L.tid_in_part), ("i32", stage), ("i64", self.op(f"ptrtoint ptr {dptr} to i64")),
+                  ("i32", bar)] + [("i32", c) for c in coords])
+        ph_ptr = self.load_phase[o]
+        ph = self.op(f"load i32, ptr {ph_ptr}")
+        self.wait(bar, ph)
+        self.emit(f"store i32 {self.op(f'xor i32 {ph}, 1')}, ptr {ph_ptr}")
+        self.vals[o.results[0]] = T.Smem(stage, tuple(shp), et, swz or None)
+
+    def lower_share(self, o: ShareOp) -> None:
+        T = _tl()
+        S = self.vals.get(o.src)
+        g, G, axis = o.group.value.data, o.groups.value.data, o.axis.value.data
+        if not isinstance(S, T.Smem):
+            self.fail(o, "warp_group.share of a tile in registers is not lowered: the shared tile must be an aref "
+                         "slot or a TMA-loaded tile in shared memory")
+        row_axis = 1 if S.trans else 0
+        if axis != row_axis:
+            self.fail(o, "warp_group.share along the contiguous dimension of a shared-memory tile is not lowered "
+                         "(a column slice of a swizzled tile is no tile of the same layout)")
+        n = S.shape[axis] // G
+        row_bytes = (S.shape[1 - axis]) * T.nbytes(S.elem)
+        atom = 8 if S.swizzle else 1
+        if (g * n) % atom:
+            self.fail(o, f"warp_group.share: group {g}'s slice starts at row {g * n}, not a multiple of the "
+                         f"{S.swizzle}B swizzle atom (8 rows of {row_bytes} bytes): the slice would not keep "
+                         "the swizzle pattern")
+        addr = self.op(f"add i32 {S.addr}, {g * n * row_bytes}", "share") if g else S.addr
+        shape = list(S.shape)
+        shape[axis] = n
+        self.vals[o.result] = T.Smem(addr, tuple(shape), S.elem, S.swizzle, S.trans)
+
+    def lower_gather(self, o: GatherOp) -> None:
+        T = _tl()
+        L = self.layout
+        plan = self.gather_plan.get(o)
+        if L is None or plan is None:
+            self.fail(o, "warp_group.gather outside a cooperative warp-group branch cannot be lowered")
+        src = o.src
+        shp = T.shape_of(src.type)
+        full = _plain_shape(o.result.type)
+        et = T.elem_of(src.type)
+        g, axis = o.group.value.data, o.axis.value.data
+        if len(shp) != 2:
+            self.fail(o, f"warp_group.gather of a {len(shp)}-D tile: only 2-D tiles are lowered")
+        if plan.in_loop:  # group 0's store of the last tile has read the buffer
+            self.asm(f"bar.sync {plan.barrier_id}, {plan.threads};", "", [])
+        stage = self.op(f"add i32 {self.smem}, {plan.stage_off}", "stage")
+        shift = g * shp[axis]
+        # row-major like lower_desc_store's staging; this group's slice at its offset
+        self.store_fragment(src, T.Smem(stage, tuple(full), et, None), o, (0, shift) if axis else (shift, 0))
+        self.asm("fence.proxy.async.shared::cta;", "", [])
+        self.asm(f"bar.sync {plan.barrier_id}, {plan.threads};", "", [])
+        self.vals[o.result] = Staged(stage)
+
+    def tma_store(self, o: Operation, stage: str) -> None:
+        """One thread of the partition stores the staged tile with TMA (and waits for it)."""
+        _, dptr, _, _ = self.vals[o.operands[0]]
+        coords = [self.scalar(x) for x in o.operands[1:-1]][::-1]
+        cl = ", ".join(f"${3 + i}" for i in range(len(coords)))
+        self.asm("{ .reg .pred p; setp.eq.u32 p, $0, 0; "
+                 f"@p cp.async.bulk.tensor.{len(coords)}d.global.shared::cta.bulk_group [$1, {{{cl}}}], [$2]; "
+                 "@p cp.async.bulk.commit_group; @p cp.async.bulk.wait_group 0; }",
+                 ",".join(["r", "l", "r"] + ["r"] * len(coords)),
+                 [("i32", self.layout.tid_in_part), ("i64", self.op(f"ptrtoint ptr {dptr} to i64")),
+                  ("i32", stage)] + [("i32", x) for x in coords])
+
+
+def _plain_shape(t) -> tuple[int, ...]:
+    return tuple(t.get_shape()) if isinstance(t, TensorType) else ()
