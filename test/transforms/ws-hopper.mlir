@@ -19,6 +19,8 @@
 // RUN: ws-opt %S/../Inputs/kernels/relu_gemm.mlir -p 'ws-hopper' -t llvm | filecheck %s --check-prefix=IFRES
 // RUN: not ws-opt %S/../Inputs/kernels/bad_gather.mlir -t llvm 2>&1 | filecheck %s --check-prefix=BADGATHER
 // RUN: not ws-opt %S/../Inputs/kernels/bad_gather_order.mlir -t llvm 2>&1 | filecheck %s --check-prefix=GATHERORDER
+// RUN: not ws-opt %S/../Inputs/kernels/bad_share_cols.mlir -p 'ws-lower-aref,ws-lower-warp-groups' -t llvm 2>&1 | filecheck %s --check-prefix=SHARECOLS
+// RUN: not ws-opt %S/../Inputs/kernels/bad_share_rows.mlir -p 'ws-lower-aref,ws-lower-warp-groups' -t llvm 2>&1 | filecheck %s --check-prefix=SHAREROWS
 
 // ws-hopper = ws-specialize (partition, distribute, pipeline-mma, ...) + ws-lower-aref +
 // ws-lower-warp-groups + ws-lower-mma (dots -> nvgpu.wgmma ops, test/transforms/ws-lower-mma.mlir)
@@ -211,3 +213,5 @@
 
 // BADGATHER: bad_gather.mlir:7:7: error: warp_group.gather is lowered only when group 0 stores the gathered tile with tile.desc_store
 // GATHERORDER: bad_gather_order.mlir:8:7: error: warp_group.gather: group 1 of 2 is not in the warp-group branch after its team's group 0
+// SHARECOLS: bad_share_cols.mlir:27:9: error: warp_group.share along the contiguous dimension of a shared-memory tile is not lowered
+// SHAREROWS: bad_share_rows.mlir:27:9: error: warp_group.share: group 1's slice starts at row 4, not a multiple of the 128B swizzle atom (8 rows of 128 bytes)
