@@ -28,7 +28,8 @@ def _eval(node, env):
 
 def compiles_in(path: Path):
     tree = ast.parse(path.read_text())
-    for fn in [n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef)] + [tree]:
+    top = ast.Module([st for st in tree.body if not isinstance(st, ast.FunctionDef)], [])  # a script's calls
+    for fn in [n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef)] + [top]:
         params: list[tuple[list[str], list]] = []
         for d in getattr(fn, "decorator_list", []):
             if isinstance(d, ast.Call) and ast.unparse(d.func).endswith("parametrize"):
@@ -36,9 +37,6 @@ def compiles_in(path: Path):
                 params.append((names, _eval(d.args[1], NAMES)))
         combos = itertools.product(*[vals for _, vals in params]) if params else [()]
         calls = [c for c in ast.walk(fn) if isinstance(c, ast.Call) and ast.unparse(c.func) == "wsdialects.compile"]
-        if fn is tree:
-            calls = [c for c in calls if not any(c in list(ast.walk(f)) for f in ast.walk(tree)
-                                                   if isinstance(f, ast.FunctionDef))]
         for combo in combos:
             env = dict(NAMES)
             for (names, _), val in zip(params, combo):

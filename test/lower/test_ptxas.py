@@ -41,11 +41,9 @@ def _ptx(path: Path, spec: str = "ws-hopper") -> str:
     return llvm_to_ptx(lower_module(m).llvm_ir)
 
 
-@pytest.mark.parametrize("name,path", sorted(_all_kernels().items()))
-def test_ptxas_accepts(name, path, tmp_path):
-    ptx = _ptx(path)
-    assert ".target sm_90a" in ptx
-    assert "wgmma.mma_async" in ptx and "setmaxnreg" in ptx and "mbarrier.try_wait.parity" in ptx
+def _assemble(ptx: str, tmp_path: Path, name: str) -> None:
+    """ptxas -arch=sm_90a accepts `ptx` with no register spills and no ignored setmaxnreg
+    (the test skips, visibly, where ptxas is not installed)."""
     ptxas = shutil.which("ptxas")
     if ptxas is None:
         pytest.skip("ptxas not installed")
@@ -58,18 +56,19 @@ def test_ptxas_accepts(name, path, tmp_path):
     assert "C7508" not in r.stderr, r.stderr  # setmaxnreg ignored
 
 
+@pytest.mark.parametrize("name,path", sorted(_all_kernels().items()))
+def test_ptxas_accepts(name, path, tmp_path):
+    ptx = _ptx(path)
+    assert ".target sm_90a" in ptx
+    assert "wgmma.mma_async" in ptx and "setmaxnreg" in ptx and "mbarrier.try_wait.parity" in ptx
+    _assemble(ptx, tmp_path, name)
+
+
 @pytest.mark.parametrize("spec", ["ws-hopper{depth=1 mma-depth=0}", "ws-hopper{depth=2 mma-depth=1}",
                                   "ws-hopper{depth=4 mma-depth=2}", "ws-hopper{persistent=true}",
                                   "ws-partition,ws-distribute{depth=3}"])
 def test_ptxas_pipelines(spec, tmp_path):
-    ptx = _ptx(KERNELS["gemm"], spec)
-    ptxas = shutil.which("ptxas")
-    if ptxas is None:
-        pytest.skip("ptxas not installed")
-    f = tmp_path / "g.ptx"
-    f.write_text(ptx)
-    r = subprocess.run([ptxas, "-arch=sm_90a", str(f), "-o", str(tmp_path / "k.cubin")], capture_output=True, text=True)
-    assert r.returncode == 0, r.stderr
+    _assemble(_ptx(KERNELS["gemm"], spec), tmp_path, "gemm")
 
 
 # Kernels through other pipelines: cooperative consumer groups (warp_group.share of the A
@@ -90,13 +89,4 @@ MORE = [
 def test_ptxas_more_pipelines(name, path, spec, tmp_path):
     ptx = _ptx(path, spec)
     assert ".target sm_90a" in ptx and "setmaxnreg" in ptx and "mbarrier.try_wait.parity" in ptx
-    ptxas = shutil.which("ptxas")
-    if ptxas is None:
-        pytest.skip("ptxas not installed")
-    f = tmp_path / f"{name}.ptx"
-    f.write_text(ptx)
-    r = subprocess.run([ptxas, "-arch=sm_90a", "-v", str(f), "-o", str(tmp_path / "k.cubin")],
-                       capture_output=True, text=True)
-    assert r.returncode == 0, r.stderr
-    assert "spill" not in r.stderr or "0 bytes spill stores" in r.stderr, r.stderr
-    assert "C7508" not in r.stderr, r.stderr  # setmaxnreg ignored
+    _assemble(ptx, tmp_path, name)

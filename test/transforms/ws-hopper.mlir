@@ -214,4 +214,4 @@
 // BADGATHER: bad_gather.mlir:7:7: error: warp_group.gather is lowered only when group 0 stores the gathered tile with tile.desc_store
 // GATHERORDER: bad_gather_order.mlir:8:7: error: warp_group.gather: group 1 of 2 is not in the warp-group branch after its team's group 0
 // SHARECOLS: bad_share_cols.mlir:27:9: error: warp_group.share along the contiguous dimension of a shared-memory tile is not lowered
-// SHAREROWS: bad_share_rows.mlir:27:9: error: warp_group.share: group 1's slice starts at row 4, not a multiple of the 128B swizzle atom (8 rows of 128 bytes)
+// SHAREROWS: bad_share_rows.mlir:29:9: error: ws-lower-layouts: a 4x64 tile does not fit the wgmma accumulator of 1 warp group(s)

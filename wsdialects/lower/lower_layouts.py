@@ -143,7 +143,7 @@ class BranchLayouts:
             if is_tile(a) and is_tile(b):
                 E.append(Edge(a, b, _same, _same, o))
 
-        if n.startswith(FREE_OPS[:2]) or n in ("tile.addptr", "tile.load", "tile.broadcast"):
+        if n.startswith(("arith.", "math.")) or n in ("tile.addptr", "tile.load", "tile.broadcast"):
             if len(o.results) == 1 and is_tile(o.results[0]):
                 for x in o.operands:
                     eq(x, o.results[0])
@@ -212,6 +212,7 @@ class BranchLayouts:
                 if not readers:
                     continue
                 load = SmemLoadOp(v, with_layout(v.type, None))
+                load.location = readers[0].operation.location  # errors about the registers point at the reader
                 load.result.name_hint = (v.name_hint or "slot") + "_r"
                 o.parent_block().insert_op_after(load, o)
                 for u in readers:
@@ -256,22 +257,25 @@ class BranchLayouts:
         for o in ops:
             self.anchor(o)
         self.load_shared(ops)
+        ops = self.ops()  # with the loads
         edges = [e for o in ops for e in self.edges(o)]
         fixed = [e for e in edges if not self.is_free(e.a) and not self.is_free(e.b)]
         self.propagate(fixed)
-        # Tiles nothing anchors (a loop-carried tile built from scalars): the accumulator
-        # layout for 2-D tiles, then propagate again.
+        # Tiles nothing anchors (a loop-carried tile built from scalars, a tile TMA-loaded
+        # into registers): the accumulator layout for 2-D tiles, then propagate again.
+        tiles = [v for o in ops for v in [*o.results, *(a for r in o.regions for b in r.blocks for a in b.args)]
+                 if is_tile(v) and not self.is_free(v)]
         while True:
-            todo = [v for e in fixed for v in (e.a, e.b) if v not in self.L and len(v.type.get_shape()) == 2]
+            todo = [v for v in tiles if v not in self.L and len(v.type.get_shape()) == 2]
             if not todo:
                 break
             self.L[todo[0]] = self.acc
             self.propagate(fixed)
-        for e in fixed:
-            for v in (e.a, e.b):
-                if v not in self.L:
-                    raise error_at(e.op, f"ws-lower-layouts: cannot tell which threads hold the elements of "
-                                         f"this {v.type}")
+        for v in tiles:
+            if v not in self.L:
+                where = v.owner if isinstance(v.owner, Operation) else v.owner.parent_op()
+                raise error_at(where, f"ws-lower-layouts: cannot tell which threads hold the elements of "
+                                      f"this {v.type}")
         self.place_free(ops)
 
     def is_free(self, v: SSAValue) -> bool:
@@ -344,12 +348,18 @@ class BranchLayouts:
             r = lay.rank()
             if r is not None and r != len(shape):
                 raise error_at(where, f"ws-lower-layouts: {lay} does not fit the rank-{len(shape)} tile {v.type}")
-            if isinstance(lay, WgmmaLayout):
-                M, N = shape
-                if (M != 1 and M % (WGMMA_M * lay.groups)) or (N != 1 and (N % 8 or N > MAX_N)):
-                    raise error_at(where, f"ws-lower-layouts: a {M}x{N} tile does not fit the wgmma accumulator "
-                                          f"of {lay.groups} warp group(s): rows must be a multiple of "
-                                          f"{WGMMA_M * lay.groups}, columns a multiple of 8 and at most {MAX_N}")
+            # A slice holds the parent's elements with the removed dimension of size 1.
+            full, acc = list(shape), lay
+            while isinstance(acc, SliceLayout):
+                full.insert(acc.dim.data, 1)
+                acc = acc.parent
+            if isinstance(acc, WgmmaLayout):
+                M, N = full
+                if (M != 1 and M % (WGMMA_M * acc.groups)) or (N != 1 and (N % 8 or N > MAX_N)):
+                    what = "x".join(map(str, shape))
+                    raise error_at(where, f"ws-lower-layouts: a {what} tile does not fit the wgmma accumulator "
+                                          f"of {acc.groups} warp group(s): rows must be a multiple of "
+                                          f"{WGMMA_M * acc.groups}, columns a multiple of 8 and at most {MAX_N}")
 
     def write(self) -> None:
         for v, lay in list(self.L.items()):

@@ -222,7 +222,7 @@ class SharedTiles:
         shp = T.shape_of(v.type)
         et = T.elem_of(v.type)
         bits = T.bits_of(et)
-        slots = self.slots(shp, op)
+        slots = self.slots(v.type, op)
         for s in range(0, len(slots), 2):  # slots s, s + 1: columns c, c + 1 (c even) of one row
             (_, i0), (_, i1) = slots[s], slots[s + 1]
             x0 = self._as_bits(self.ev(v, i0, s), et)

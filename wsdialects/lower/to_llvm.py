@@ -78,6 +78,7 @@ from wsdialects.nvgpu import (
     WgmmaWaitGroupOp,
 )
 from wsdialects.layout import SliceLayout, WgmmaLayout, layout_of
+from wsdialects.lower.lower_layouts import is_free
 from wsdialects.nvvm import BarrierOp
 from wsdialects.tile import DescType, PtrType
 from wsdialects.lower.shared_tiles import SHARED_TILE_OPS, SharedTiles, Staged, in_loop
@@ -581,25 +582,18 @@ class _Kernel(SharedTiles):
         }
         if n in simple:
             return self.op(f"{simple[n]} {T} {ins[0]}, {ins[1]}")
-        if n == "arith.ceildivsi":
-            # (a + b - 1) / b for the non-negative operands tile kernels use; exact otherwise too:
+        if n in ("arith.ceildivsi", "arith.floordivsi"):
+            # The truncating quotient, moved by one where the remainder is not zero and the
+            # exact quotient is positive (ceil: up) or negative (floor: down).
             q = self.op(f"sdiv {T} {ins[0]}, {ins[1]}")
             r = self.op(f"srem {T} {ins[0]}, {ins[1]}")
             nz = self.op(f"icmp ne {T} {r}, 0")
             sa = self.op(f"icmp slt {T} {ins[0]}, 0")
             sb = self.op(f"icmp slt {T} {ins[1]}, 0")
-            same = self.op(f"icmp eq i1 {sa}, {sb}")
-            up = self.op(f"and i1 {nz}, {same}")
-            return self.op(f"add {T} {q}, {self.op(f'zext i1 {up} to {T}')}")
-        if n == "arith.floordivsi":
-            q = self.op(f"sdiv {T} {ins[0]}, {ins[1]}")
-            r = self.op(f"srem {T} {ins[0]}, {ins[1]}")
-            nz = self.op(f"icmp ne {T} {r}, 0")
-            sa = self.op(f"icmp slt {T} {ins[0]}, 0")
-            sb = self.op(f"icmp slt {T} {ins[1]}, 0")
-            diff = self.op(f"icmp ne i1 {sa}, {sb}")
-            dn = self.op(f"and i1 {nz}, {diff}")
-            return self.op(f"sub {T} {q}, {self.op(f'zext i1 {dn} to {T}')}")
+            ceil = n == "arith.ceildivsi"
+            sign = self.op(f"icmp {'eq' if ceil else 'ne'} i1 {sa}, {sb}")
+            fix = self.op(f"zext i1 {self.op(f'and i1 {nz}, {sign}')} to {T}")
+            return self.op(f"{'add' if ceil else 'sub'} {T} {q}, {fix}")
         mm = {"arith.maxsi": "smax", "arith.minsi": "smin", "arith.maxui": "umax", "arith.minui": "umin",
               "arith.maximumf": "maximum", "arith.minimumf": "minimum", "arith.maxnumf": "maxnum",
               "arith.minnumf": "minnum"}
@@ -665,22 +659,15 @@ class _Kernel(SharedTiles):
         self.fail(o, f"'{n}' cannot be lowered to Hopper code (no per-element lowering)")
 
     # ---- per-element evaluation of tensors in the fragment layout
-    def slots(self, t, op: Operation):
-        """The (register, index) pairs of a tile in the wgmma accumulator layout: `t` is the
-        tile's type (whose #layout.wgmma must match the branch) or its shape."""
+    def slots(self, t: TensorType, op: Operation):
+        """The (register, index) pairs of a tile of type `t`, which must be in this branch's
+        wgmma accumulator fragment (its #layout.wgmma, given by ws-lower-layouts)."""
         L = self.layout
-        if isinstance(t, TensorType):
-            lay = layout_of(t)
-            if lay is None:
-                self.fail(op, f"{t} has no layout (run ws-lower-layouts)")
-            if not isinstance(lay, WgmmaLayout) or lay.groups != (L.wg_count if L else 0):
-                self.fail(op, f"{t} is not held in the wgmma accumulator fragment of this branch's "
-                              f"{L.wg_count if L else 0} warp group(s)")
-            t = shape_of(t)
-        shape = t
-        if L is None or len(shape) != 2:
-            self.fail(op, f"only 2-D tiles in a warp-group partition can be lowered (got shape {shape})")
-        M, N = shape
+        lay = layout_of(t)
+        if L is None or not isinstance(lay, WgmmaLayout) or lay.groups != L.wg_count:
+            self.fail(op, f"{t} is not in the wgmma accumulator fragment of this branch"
+                          + ("" if lay is not None else " (it has no layout: run ws-lower-layouts)"))
+        M, N = shape_of(t)
         if M % (64 * L.wg_count) or N % 8 or N > 256:
             self.fail(op, f"a {M}x{N} tile does not fit the wgmma accumulator layout of {L.wg_count} warp group(s): "
                           f"rows must be a multiple of {64 * L.wg_count}, columns a multiple of 8 and at most 256")
@@ -952,7 +939,7 @@ class _Kernel(SharedTiles):
         regs = self.wgmma_acc.pop(o, None)
         if regs is None:
             regs = self.frag_of(acc, o)
-        self.slots((M, N), o)  # validates the shape
+        self.slots(o.results[0].type, o)  # validates the accumulator
         nper = N // 2
         reps = M // (64 * L.wg_count)
         row_bytes_a = K * nbytes(et)
@@ -1104,23 +1091,6 @@ class _Kernel(SharedTiles):
             self.masked_store(p, x, et, m)
 
     # ---- staged pointer-tile stores (coalesced epilogue)
-    _FREE_OPS = ("arith.", "math.", "tile.splat", "tile.make_range", "tile.expand_dims", "tile.broadcast",
-                 "tile.addptr", "tile.trans", "tile.load")
-
-    def _layout_free(self, v: SSAValue, seen=None) -> bool:
-        """`v` is computed from scalars by per-element ops alone (no accumulator, no loop
-        value): it can be evaluated at any index, in any thread layout."""
-        if not isinstance(v.type, TensorType):
-            return True
-        seen = set() if seen is None else seen
-        if v in seen:
-            return True
-        seen.add(v)
-        o = v.owner
-        if not isinstance(o, Operation) or o.regions or not o.name.startswith(self._FREE_OPS):
-            return False
-        return all(self._layout_free(x, seen) for x in o.operands)
-
     def _col_coef(self, v: SSAValue, d: int) -> int | None:
         """How far (in elements; for pointers in pointee elements) `v` moves per step of its
         index along dimension `d`, when that is one constant; None when unknown."""
@@ -1183,7 +1153,7 @@ class _Kernel(SharedTiles):
             return None
         if bits not in (8, 16, 32) or shp[1] % 8:
             return None
-        if not (self._layout_free(ptrs) and (o.mask is None or self._layout_free(o.mask))):
+        if not (is_free(ptrs, {}) and (o.mask is None or is_free(o.mask, {}))):
             return None
         if self._col_coef(ptrs, 1) != 1:
             return None
@@ -1207,7 +1177,7 @@ class _Kernel(SharedTiles):
         ptrs, v = o.operands[0], o.operands[1]
         et = elem_of(v.type)
         M, N = shape_of(v.type)
-        slots = self.slots((M, N), o)
+        slots = self.slots(v.type, o)
         cw, stride, esize, bits = plan["cw"], plan["stride"], plan["esize"], plan["bits"]
         vec = 16 // esize
         lpr = cw // vec  # lanes per staged row
@@ -1303,7 +1273,7 @@ class _Kernel(SharedTiles):
         stage = self.op(f"add i32 {self.smem}, {self.stage_off[o]}", "stage")
         bits = bits_of(et)
         c = {8: "h", 16: "h", 32: "r", 64: "l"}[bits]
-        for s, idx in self.slots(shp, o):
+        for s, idx in self.slots(v.type, o):
             x = self.ev(v, idx, s)
             row = self._index(idx[0])
             col = self._index(idx[1])

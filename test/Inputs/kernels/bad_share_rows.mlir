@@ -1,6 +1,7 @@
 // Invalid for the Hopper lowering: computed_put whose consumer takes warp_group.share
-// of the slot, a 4-row slice (not a multiple of the 8-row 128B swizzle atom),
-// and stores it: the share cannot be a shifted slot of the same layout.
+// of the slot, a 4-row slice (not a multiple of the 8-row 128B swizzle atom), and
+// stores it: the store reads the slice into registers, where 4 rows do not fill the
+// 64-row wgmma fragment (ws-lower-layouts says so at the store).
 func.func @bad_share_rows(%a_desc: !tile.desc<tensor<64x64xf16>>, %c_desc: !tile.desc<tensor<4x64xf16>>, %T: i32)
     attributes {tile.kernel, tile.num_warps = 4 : i32} {
   %r = aref.create : !aref.ring<tensor<64x64xf16>, depth = 2>
