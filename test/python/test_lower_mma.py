@@ -20,10 +20,6 @@ LOWER = ",ws-lower-aref,ws-lower-warp-groups"
 TILE_LEVEL = {"tile.dot", "mma.async_dot", "mma.wait"}
 WGMMA = {"nvgpu.wgmma.fence", "nvgpu.wgmma.mma_async", "nvgpu.wgmma.commit_group", "nvgpu.wgmma.wait_group"}
 
-# Kernels with a dot whose A operand is computed in registers (attention's P.V, the MLP's
-# second dot): the shared-memory-only wgmma of ws-lower-mma rejects them, at that dot.
-REGISTER_A = {"attention", "causal_attention", "fused_mlp", "fused_mlp_empty"}
-
 SPECS = ["ws-specialize{depth=1 mma-depth=0}", "ws-specialize{depth=2 mma-depth=1}",
          "ws-specialize{depth=3 mma-depth=2}", "ws-specialize{depth=4 mma-depth=1}",
          # no ws-pipeline-mma: synchronous tile.dot -> wait_group {pending = 0} at once
@@ -40,13 +36,6 @@ def transform(path, pipeline):
 @pytest.mark.parametrize("spec", SPECS)
 def test_lower_mma_preserves_semantics(case, spec, rng):
     before = transform(case.path(), spec + LOWER)
-    if case.name in REGISTER_A:
-        with pytest.raises(WsError, match=r"ws-lower-mma: .*operand A must be a K-contiguous MxK shared-memory "
-                                          r"tile.*which lives in registers") as e:
-            transform(case.path(), spec + LOWER + ",ws-lower-mma")
-        src = case.path().read_text().splitlines()[e.value.line - 1]
-        assert "dot" in src[e.value.col - 1:], src  # located at the dot
-        return
     after = transform(case.path(), spec + LOWER + ",ws-lower-mma")
     names = {op.name for op in after.walk()}
     assert not names & TILE_LEVEL and WGMMA <= names
@@ -60,8 +49,11 @@ def test_lower_mma_preserves_semantics(case, spec, rng):
 
 @pytest.mark.parametrize("extra", ["ws-specialize{persistent=true programs=3}",
                                    "ws-specialize{cooperative=2 mma-depth=1}"])
-def test_lower_mma_persistent_and_cooperative(extra, rng):
-    case = CASES[0]  # gemm; cooperative: A is each group's warp_group.share of the slot
+@pytest.mark.parametrize("name", ["gemm", "attention"])
+def test_lower_mma_persistent_and_cooperative(extra, name, rng):
+    # gemm cooperative: A is each group's warp_group.share of the slot; attention: also
+    # P in registers (each group's 64 rows) and V an N-major slot read by both groups
+    case = next(c for c in CASES if c.name == name)
     before = transform(case.path(), extra + LOWER)
     after = transform(case.path(), extra + LOWER + ",ws-lower-mma")
     names = {op.name for op in after.walk()}
@@ -152,3 +144,16 @@ def test_synchronous_dot_not_waited_for_fails(shared, rng):
     dropped = re.sub(rf"{re.escape(m.group(1))}\b", m.group(2), text.replace(m.group(0), ""))
     with pytest.raises(wsdialects.InterpretError, match=r"before an mma.wait retires it"):
         _run_gemm(dropped, _gemm_inputs(rng))
+
+
+def test_register_a_and_n_major_b_reach_wgmma(shared):
+    """Attention after ws-hopper: P.V's A operand is the truncated softmax in registers and
+    its B the V slot itself (N-major), both in the one wgmma op."""
+    after = transform(shared / "kernels" / "attention.mlir", "ws-hopper")
+    def made_by(v):
+        return getattr(v.owner, "name", "block argument")
+
+    pv = [o for o in after.walk() if o.name == "nvgpu.wgmma.mma_async" and made_by(o.operands[1]) == "nvgpu.smem.view"]
+    assert len(pv) == 2  # the steady state's U_{j-1} and the epilogue's U_{N-1}
+    # P in registers: carried by the loop (its block argument, or the loop's result in the epilogue)
+    assert {made_by(o.operands[0]) for o in pv} == {"block argument", "scf.for"}

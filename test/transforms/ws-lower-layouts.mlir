@@ -7,6 +7,8 @@
 // RUN: ws-opt %S/../Inputs/kernels/softmax_gemm.mlir -p 'ws-hopper,ws-lower-layouts' | filecheck %s --check-prefix=RED
 // RUN: not ws-opt %S/Inputs/layout_conflict.mlir -p ws-hopper 2>&1 | filecheck %s --check-prefix=CONFLICT
 // RUN: not ws-opt %S/Inputs/layout_fit.mlir -p ws-hopper 2>&1 | filecheck %s --check-prefix=FIT
+// RUN: not ws-opt %S/Inputs/layout_register_a.mlir -p ws-hopper 2>&1 | filecheck %s --check-prefix=REGA
+// RUN: ws-opt %shared/kernels/attention.mlir -p ws-hopper | filecheck %s --check-prefix=ATTN
 
 // The GEMM consumer (2 warp groups): aref slots are 128B-swizzled shared memory, B's
 // transposition is the column-major view of its slot, the accumulator chain is the
@@ -45,3 +47,12 @@
 
 // CONFLICT: layout_conflict.mlir:20:3: error: ws-lower-layouts: this tile (tensor<64x64xf32>) is needed in #layout.permute<order = [1, 0], parent = #layout.wgmma<warp_groups = 1>> here but is in #layout.wgmma<warp_groups = 1>; converting a tile between layouts is not supported
 // FIT: layout_fit.mlir:21:3: error: ws-lower-layouts: a 64x4 tile does not fit the wgmma accumulator of 1 warp group(s)
+
+// Register A: attention's P (truncated from the softmax, computed from the QK^T
+// fragment) is the A operand of P.V in the accumulator fragment itself, which is
+// wgmma's register-A fragment; V stays a row-major 128B-swizzled slot (N-major B),
+// its 256-byte rows stored as two 128-byte column blocks.
+// ATTN: nvgpu.wgmma.mma_async %p16_prev, %v, %acc_s_prev : tensor<128x128xf16, #layout.wgmma<warp_groups = 2>>, tensor<128x128xf16, #layout.shared<swizzle = 128, order = [1, 0]>> -> tensor<128x128xf32, #layout.wgmma<warp_groups = 2>>
+// ATTN: %p16_1 = arith.truncf %p_1 : tensor<128x128xf32, #layout.wgmma<warp_groups = 2>> to tensor<128x128xf16, #layout.wgmma<warp_groups = 2>>
+// A register A that is the transposition of a fragment would need a conversion.
+// REGA: layout_register_a.mlir:20:5: error: ws-lower-layouts: the A operand of this dot is a register tile in #layout.permute<order = [1, 0], parent = #layout.wgmma<warp_groups = 1>>; wgmma reads register A in the accumulator fragment #layout.wgmma<warp_groups = 1>

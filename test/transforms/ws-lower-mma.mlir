@@ -85,14 +85,14 @@
 // Invalid inputs: what wgmma cannot do is a located error (file:line:col of the dot),
 // never a traceback.
 // NOTB-NOT: {{Traceback|internal error}}
-// RUN: not ws-opt %S/Inputs/lower-mma-a-registers.mlir -p ws-lower-mma 2>&1 | filecheck %s --check-prefixes=NOTB,AREG
-// AREG: lower-mma-a-registers.mlir:11:7: error: ws-lower-mma: tile.dot: operand A must be a K-contiguous MxK shared-memory tile {{.*}}; got %a (arith.constant), which lives in registers
+// RUN: not ws-opt %S/Inputs/lower-mma-a-registers-fp8.mlir -p ws-lower-mma 2>&1 | filecheck %s --check-prefixes=NOTB,AREG
+// AREG: lower-mma-a-registers-fp8.mlir:11:7: error: ws-lower-mma: tile.dot: operand A must be a K-contiguous MxK shared-memory tile {{.*}} or an f16/bf16 tile in registers; got %a (arith.constant), a f8E4M3FN tile in registers (register A is lowered for f16 and bf16 only)
 // RUN: not ws-opt %S/Inputs/lower-mma-a-trans.mlir -p ws-lower-mma 2>&1 | filecheck %s --check-prefixes=NOTB,ATRANS
-// ATRANS: lower-mma-a-trans.mlir:13:7: error: ws-lower-mma: mma.async_dot: operand A must be a K-contiguous MxK shared-memory tile {{.*}}; got %a (tile.trans), a transposed tile (M-contiguous)
+// ATRANS: lower-mma-a-trans.mlir:13:7: error: ws-lower-mma: mma.async_dot: operand A must be a K-contiguous MxK shared-memory tile {{.*}}; got %a (tile.trans), a transposed shared-memory tile (M-contiguous)
 // RUN: not ws-opt %S/Inputs/lower-mma-a-share-k.mlir -p ws-lower-mma 2>&1 | filecheck %s --check-prefixes=NOTB,ASHARE
 // ASHARE: lower-mma-a-share-k.mlir:13:7: error: ws-lower-mma: tile.dot: operand A {{.*}}; got %a (warp_group.share) along 1 (a slice across K)
-// RUN: not ws-opt %S/Inputs/lower-mma-b-not-trans.mlir -p ws-lower-mma 2>&1 | filecheck %s --check-prefixes=NOTB,BKN
-// BKN: lower-mma-b-not-trans.mlir:11:7: error: ws-lower-mma: tile.dot: operand B must be tile.trans [1, 0] of an NxK shared-memory tile (K-major B); got %b (nvgpu.smem.view), a KxN shared-memory tile (N-contiguous)
+// RUN: not ws-opt %S/Inputs/lower-mma-b-kn-fp8.mlir -p ws-lower-mma 2>&1 | filecheck %s --check-prefixes=NOTB,BKN
+// BKN: lower-mma-b-kn-fp8.mlir:11:7: error: ws-lower-mma: tile.dot: operand B must be tile.trans [1, 0] of an NxK shared-memory tile (K-major B) or, for f16/bf16, a KxN shared-memory tile (N-major B); got %b (nvgpu.smem.view), a KxN shared-memory tile (N-contiguous), which wgmma reads for f16/bf16 only
 // RUN: not ws-opt %S/Inputs/lower-mma-k-step.mlir -p ws-lower-mma 2>&1 | filecheck %s --check-prefixes=NOTB,KSTEP
 // KSTEP: lower-mma-k-step.mlir:12:7: error: ws-lower-mma: tile.dot: K = 16 is not a multiple of the wgmma K step 32 for f8E4M3FN
 // RUN: not ws-opt %S/Inputs/lower-mma-n-wide.mlir -p ws-lower-mma 2>&1 | filecheck %s --check-prefixes=NOTB,NWIDE
@@ -104,6 +104,28 @@
 // An f32 dot is rejected by the tile.dot verifier, before any pass runs.
 // RUN: not ws-opt %S/Inputs/lower-mma-f32.mlir -p ws-lower-mma 2>&1 | filecheck %s --check-prefixes=NOTB,F32
 // F32: lower-mma-f32.mlir:12:7: error: 'tile.dot' dot operand a must be f16, bf16, f8E4M3FN or f8E5M2, got f32
-// Attention's P.V reads P from registers: ws-hopper stops at that dot.
-// RUN: not ws-opt %shared/kernels/attention.mlir -p ws-hopper 2>&1 | filecheck %s --check-prefixes=NOTB,ATTN
-// ATTN: attention.mlir:51:7: error: ws-lower-mma: mma.async_dot: operand A must be a K-contiguous MxK shared-memory tile {{.*}}; got %p16_prev (a block argument), which lives in registers
+
+// Register A (f16) and the N-major B (a KxN slot) are wgmma operands too.
+// RUN: ws-opt %S/Inputs/lower-mma-a-registers-ok.mlir -p ws-lower-mma | filecheck %s --check-prefix=REGA
+// REGA: %a = arith.constant dense<1.000000e+00> : tensor<64x32xf16>
+// REGA: nvgpu.wgmma.fence
+// REGA-NEXT: %d = nvgpu.wgmma.mma_async %a, %bt, %acc : tensor<64x32xf16>, tensor<32x64xf16> -> tensor<64x64xf32>
+// RUN: ws-opt %S/Inputs/lower-mma-b-n-major-ok.mlir -p ws-lower-mma | filecheck %s --check-prefix=NMAJ
+// NMAJ: %b = nvgpu.smem.view
+// NMAJ: nvgpu.wgmma.fence
+// NMAJ-NEXT: %d = nvgpu.wgmma.mma_async %a, %b, %acc : tensor<64x32xf16>, tensor<32x64xf16> -> tensor<64x64xf32>
+
+// Attention (Tawa's coarse pipeline): QK^T reads Q and K^T from slots (K-major), P.V
+// reads P from registers and V as an N-major slot; T_j and U_{j-1} are issued together
+// and the wait for T_j leaves U_{j-1} in flight (pending = 1).
+// RUN: ws-opt %shared/kernels/attention.mlir -p ws-hopper | filecheck %s --check-prefix=ATTN
+// ATTN: scf.for %j_1
+// ATTN: nvgpu.wgmma.fence
+// ATTN-NEXT: %qk_2 = nvgpu.wgmma.mma_async %q, %kt_1, %zero_qk
+// ATTN-NEXT: nvgpu.wgmma.commit_group
+// ATTN: %v = nvgpu.smem.view
+// ATTN: nvgpu.wgmma.fence
+// ATTN-NEXT: %acc_new = nvgpu.wgmma.mma_async %p16_prev, %v, %acc_s_prev : tensor<128x128xf16, #layout.wgmma<warp_groups = 2>>, tensor<128x128xf16, #layout.shared<swizzle = 128, order = [1, 0]>>
+// ATTN-NEXT: nvgpu.wgmma.commit_group
+// ATTN-NEXT: %qk_3 = nvgpu.wgmma.wait_group %qk_2 {pending = 1}
+// ATTN: %acc_new_1 = nvgpu.wgmma.wait_group %acc_new {pending = 0}

@@ -17,8 +17,10 @@ take the layout of their use, and are copied when two uses need two layouts.
              tensor<64x256xf16, #layout.shared<swizzle = 128, order = [0, 1]>>
           -> tensor<128x256xf32, #layout.wgmma<warp_groups = 2>>
 
-A tile in shared memory that is read element by element (not by wgmma) is loaded into
-registers first (`nvgpu.smem.load`). A tile that would need two register layouts (a layout conversion)
+The A operand of a dot that lives in registers (attention's P in P·V) is in the
+accumulator fragment, which is wgmma's register-A fragment; one in any other layout
+(a transposed accumulator, say) is rejected. A tile in shared memory that is read
+element by element (not by wgmma) is loaded into registers first (`nvgpu.smem.load`). A tile that would need two register layouts (a layout conversion)
 or that does not fit its layout is rejected with a located error. The pass changes no value: the interpreter runs the result as before.
 """
 
@@ -261,6 +263,10 @@ class BranchLayouts:
         edges = [e for o in ops for e in self.edges(o)]
         fixed = [e for e in edges if not self.is_free(e.a) and not self.is_free(e.b)]
         self.propagate(fixed)
+        for o in ops:
+            if o.name in DOTS:
+                self.register_a(o)
+        self.propagate(fixed)
         # Tiles nothing anchors (a loop-carried tile built from scalars, a tile TMA-loaded
         # into registers): the accumulator layout for 2-D tiles, then propagate again.
         tiles = [v for o in ops for v in [*o.results, *(a for r in o.regions for b in r.blocks for a in b.args)]
@@ -277,6 +283,23 @@ class BranchLayouts:
                 raise error_at(where, f"ws-lower-layouts: cannot tell which threads hold the elements of "
                                       f"this {v.type}")
         self.place_free(ops)
+
+    def register_a(self, dot: Operation) -> None:
+        """A dot's A operand in registers must be in the accumulator fragment: for m64nNk16,
+        a thread's four f16x2 A registers of k-block j are the (converted) accumulator
+        registers 8j..8j+7 of that fragment, so FlashAttention-3's P·V reads P where
+        the softmax left it. Any other register layout would need a conversion."""
+        a = dot.operands[0]
+        lay = self.L.get(a)
+        if isinstance(lay, SharedLayout) or self.is_free(a):
+            return
+        if lay is None:
+            self.set(a, self.acc, dot)
+        elif lay != self.acc:
+            raise error_at(dot, f"ws-lower-layouts: the A operand of this dot is a register tile in {lay}; "
+                                f"wgmma reads register A in the accumulator fragment {self.acc} (the layout of "
+                                "an earlier dot's result), and converting a tile between register layouts is "
+                                "not supported")
 
     def is_free(self, v: SSAValue) -> bool:
         return is_free(v, self.free)

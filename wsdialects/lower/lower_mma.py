@@ -12,14 +12,23 @@ in flight" is "P groups in flight"); a `tile.dot` waits for its own group at onc
     %e = mma.async_dot %a, %bt, %acc : ... ==>  (the same without the wait_group)
     %r = mma.wait %e {pending = 1} : ...   ==>  %r = nvgpu.wgmma.wait_group %e {pending = 1} : ...
 
-What wgmma needs is checked here, each failure a located error: A is a K-contiguous
-MxK shared-memory tile (an `nvgpu.smem.view` of a slot, or a `warp_group.share` of
-one along its rows); B is `tile.trans [1, 0]` of an NxK shared-memory tile (K-major);
-the elements are f16, bf16, f8E4M3FN or f8E5M2 with f32 accumulation; K is a
-multiple of the wgmma K step (16, fp8: 32); N is a multiple of 8 and at most 256;
-M is a multiple of 64 x the branch's warp groups (each warp group issues m64
-wgmmas for its rows); a wait leaves at most 7 groups pending. Dots outside a
+What wgmma needs is checked here, each failure a located error:
+- A is either a K-contiguous MxK shared-memory tile (an `nvgpu.smem.view` of a slot,
+  or a `warp_group.share` of one along its rows), or, for f16 / bf16, a tile in
+  registers (FlashAttention-3's P·V: the converted accumulator of an earlier dot;
+  `ws-lower-layouts` then places it in the accumulator fragment, which is wgmma's
+  register-A fragment);
+- B is `tile.trans [1, 0]` of an NxK shared-memory tile (K-major B) or, for f16 / bf16,
+  a KxN shared-memory tile itself (N-contiguous: the MN-major B of V in P·V, wgmma's
+  transpose-B bit);
+- the elements are f16, bf16, f8E4M3FN or f8E5M2 with f32 accumulation; K is a
+  multiple of the wgmma K step (16, fp8: 32); N is a multiple of 8 and at most 256;
+  M is a multiple of 64 x the branch's warp groups (each warp group issues m64
+  wgmmas for its rows); a wait leaves at most 7 groups pending. Dots outside a
 branch (a kernel that is not warp specialized) are left as they are.
+
+    %acc2 = mma.async_dot %p16, %v, %acc : tensor<128x128xf16>, tensor<128x128xf16> -> tensor<128x128xf32>
+      (%p16 computed in registers, %v an nvgpu.smem.view: register A, MN-major B)
 """
 
 from __future__ import annotations
@@ -91,26 +100,32 @@ def check_dot(op: Operation, warp_groups: int) -> None:
                            "(both operands of one type)")
     if not isinstance(acc.type, TensorType) or not isinstance(acc.type.element_type, Float32Type):
         raise error_at(op, f"{pre}: wgmma accumulates in f32, not {acc.type}")
+    sixteen = isinstance(et, (Float16Type, BFloat16Type))
     if smem_tile(a) is None:
         o = a.owner
-        if isinstance(o, TransOp):
-            why = f"{_describe(a)}, a transposed tile (M-contiguous)"
+        if isinstance(o, TransOp) and smem_tile(o.src) is not None:
+            why = f"{_describe(a)}, a transposed shared-memory tile (M-contiguous)"
         elif isinstance(o, ShareOp):
             why = f"{_describe(a)} along {o.axis.value.data} (a slice across K)"
+        elif not sixteen:
+            why = f"{_describe(a)}, a {et} tile in registers (register A is lowered for f16 and bf16 only)"
         else:
-            why = f"{_describe(a)}, which lives in registers"
-        raise error_at(op, f"{pre}: operand A must be a K-contiguous MxK shared-memory tile (an nvgpu.smem.view "
-                           f"of an aref slot, or a warp_group.share of one along its rows); got {why}")
+            why = None  # register A: ws-lower-layouts places it in the accumulator fragment
+        if why is not None:
+            raise error_at(op, f"{pre}: operand A must be a K-contiguous MxK shared-memory tile (an "
+                               f"nvgpu.smem.view of an aref slot, or a warp_group.share of one along its rows) "
+                               f"or an f16/bf16 tile in registers; got {why}")
     bt = b.owner
-    if not (isinstance(bt, TransOp) and list(bt.order.get_values()) == [1, 0] and smem_tile(bt.src) is not None):
+    k_major = isinstance(bt, TransOp) and list(bt.order.get_values()) == [1, 0] and smem_tile(bt.src) is not None
+    if not k_major and not (smem_tile(b) is not None and sixteen):
         if smem_tile(b) is not None:
-            why = f"{_describe(b)}, a KxN shared-memory tile (N-contiguous)"
+            why = f"{_describe(b)}, a KxN shared-memory tile (N-contiguous), which wgmma reads for f16/bf16 only"
         elif isinstance(bt, TransOp):
             why = f"tile.trans of {_describe(bt.src)}, which lives in registers"
         else:
-            why = f"{_describe(b)}, which is not a transposed shared-memory tile"
+            why = f"{_describe(b)}, which lives in registers (wgmma reads B from shared memory)"
         raise error_at(op, f"{pre}: operand B must be tile.trans [1, 0] of an NxK shared-memory tile "
-                           f"(K-major B); got {why}")
+                           f"(K-major B) or, for f16/bf16, a KxN shared-memory tile (N-major B); got {why}")
     (M, K), (_, N) = a.type.get_shape(), b.type.get_shape()
     if K % kstep:
         raise error_at(op, f"{pre}: K = {K} is not a multiple of the wgmma K step {kstep} for {et}")

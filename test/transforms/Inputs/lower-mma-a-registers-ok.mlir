@@ -1,4 +1,4 @@
-// A computed in registers (wgmma here reads A from shared memory only).
+// A computed in registers (f16): wgmma reads it as the register-A fragment.
 func.func @f() {
   %bbuf = nvgpu.smem.alloc : memref<2x64x32xf16, 3 : i64>
   nvgpu.wg.dispatch threads 128 {

@@ -1,4 +1,4 @@
-// B a KxN slot (N-contiguous): wgmma here reads B K-major (tile.trans of an NxK slot).
+// B a KxN slot (N-contiguous, f16): the MN-major B (wgmma transpose-B).
 func.func @f() {
   %abuf = nvgpu.smem.alloc : memref<2x64x32xf16, 3 : i64>
   %bbuf = nvgpu.smem.alloc : memref<2x32x64xf16, 3 : i64>
