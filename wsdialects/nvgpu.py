@@ -480,7 +480,7 @@ def _check_desc_slot(desc_t: Attribute, buf_t: Attribute, ncoords: int) -> None:
     block = desc_t.block
     if _slot_type(buf) != plain(block):
         raise VerifyException(f"TMA box {block} does not match a slot of {buf}")
-    if ncoords != len(block.get_shape()):
+    if ncoords != len(block.get_shape()) and not (len(block.get_shape()) == 2 and ncoords == 3):
         raise VerifyException(f"{len(block.get_shape())}-D box needs {len(block.get_shape())} coordinates, "
                               f"got {ncoords}")
 

@@ -619,8 +619,9 @@ def _check_desc_indices(desc: SSAValue, idx: Sequence[SSAValue]) -> TensorType:
     if not isinstance(dt, DescType):
         raise VerifyException(f"expected a !tile.desc operand, got {dt}")
     rank = len(shape_of(dt.block))
-    if len(idx) != rank:
-        raise VerifyException(f"{dt} takes {rank} indices, got {len(idx)}")
+    if len(idx) != rank and not (rank == 2 and len(idx) == 3):
+        more = " (or 3 for a 2-D block of a 3-D tensor: a leading index, then the block's)" if rank == 2 else ""
+        raise VerifyException(f"{dt} takes {rank} indices{more}, got {len(idx)}")
     for i in idx:
         if i.type != i32:
             raise VerifyException(f"descriptor indices must be i32, got {i.type}")

@@ -103,14 +103,20 @@ def _store(frame, op, a):
 
 
 def _window(desc: Descriptor, idx):
-    """Slices of the block in global coordinates and in block coordinates."""
+    """Slices of the block in global coordinates and in block coordinates. A 2-D block of
+    a 3-D array takes a leading index too (the block is one slice of the array there)."""
+    extra = len(idx) - len(desc.block)
+    if desc.array.ndim != len(idx):
+        raise TypeError(f"a {desc.array.ndim}-D array is accessed through a {'x'.join(map(str, desc.block))} "
+                        f"block with {len(idx)} indices: pass a {len(idx)}-D array")
     g, b = [], []
-    for start, size, extent in zip(idx, desc.block, desc.array.shape):
+    for d, (start, size, extent) in enumerate(zip(idx, (1,) * extra + tuple(desc.block), desc.array.shape)):
         lo, hi = max(start, 0), min(start + size, extent)
         if hi <= lo:
             return None
         g.append(slice(lo, hi))
-        b.append(slice(lo - start, hi - start))
+        if d >= extra:
+            b.append(slice(lo - start, hi - start))
     return tuple(g), tuple(b)
 
 

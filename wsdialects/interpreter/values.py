@@ -98,8 +98,10 @@ def to_runtime(t: Attribute, arg, index: int):
         if not isinstance(arg, np.ndarray):
             raise TypeError(f"{where}: expected a numpy array for a TMA descriptor, got {type(arg).__name__}")
         block = tuple(t.block.get_shape())
-        if arg.ndim != len(block):
-            raise TypeError(f"{where}: expected a {len(block)}-D array, got {arg.ndim}-D")
+        if arg.ndim != len(block) and not (len(block) == 2 and arg.ndim == 3):
+            raise TypeError(f"{where}: expected a {len(block)}-D array"
+                            f"{' (or a 3-D one, indexed by a leading index)' if len(block) == 2 else ''}, "
+                            f"got {arg.ndim}-D")
         if arg.dtype != dtype_of(t.block):
             raise TypeError(f"{where}: expected dtype {dtype_of(t.block)}, got {arg.dtype}")
         return Descriptor(arg, block)

@@ -132,9 +132,9 @@
 // RUN: not ws-opt %S/Inputs/desc-not-tensor.mlir 2>&1 | filecheck %s --check-prefixes=NOTB,DESC-NOT-TENSOR
 // DESC-NOT-TENSOR: {{.*}}Inputs/desc-not-tensor.mlir:2:29: error: !tile.desc expects a tensor block type, got f16
 
-// desc_load: one index per block dim.
+// desc_load: one index per block dim (a 2-D block of a 3-D tensor: one leading index more).
 // RUN: not ws-opt %S/Inputs/desc-load-indices.mlir 2>&1 | filecheck %s --check-prefixes=NOTB,DESC-LOAD-INDICES
-// DESC-LOAD-INDICES: {{.*}}Inputs/desc-load-indices.mlir:3:3: error: 'tile.desc_load' !tile.desc<tensor<128x64xf16>> takes 2 indices, got 3
+// DESC-LOAD-INDICES: {{.*}}Inputs/desc-load-indices.mlir:3:3: error: 'tile.desc_load' !tile.desc<tensor<128x64xf16>> takes 2 indices (or 3 for a 2-D block of a 3-D tensor: a leading index, then the block's), got 4
 
 // desc_load: indices are i32.
 // RUN: not ws-opt %S/Inputs/desc-load-index-type.mlir 2>&1 | filecheck %s --check-prefixes=NOTB,DESC-LOAD-INDEX-TYPE

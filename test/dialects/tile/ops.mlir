@@ -137,6 +137,8 @@ func.func @pointers(%p: !tile.ptr<f16>, %n: i32, %o64: i64, %lim: tensor<64xi32>
 // CHECK-NEXT: %a3 = tile.desc_load %d3[%i, %j, %i] : !tile.desc<tensor<2x64x32xbf16>> -> tensor<2x64x32xbf16>
 // CHECK-NEXT: tile.desc_store %d[%j, %i], %a : !tile.desc<tensor<128x64xf16>>
 // CHECK-NEXT: tile.desc_store %d3[%i, %i, %j], %a3 : !tile.desc<tensor<2x64x32xbf16>>
+// CHECK-NEXT: %h = tile.desc_load %d[%i, %j, %i] : !tile.desc<tensor<128x64xf16>> -> tensor<128x64xf16>
+// CHECK-NEXT: tile.desc_store %d[%i, %j, %i], %h : !tile.desc<tensor<128x64xf16>>
 // GENERIC-LABEL: sym_name = "tma"
 // GENERIC: %a = "tile.desc_load"(%d, %i, %j) : (!tile.desc<tensor<128x64xf16>>, i32, i32) -> tensor<128x64xf16>
 // GENERIC-NEXT: %a3 = "tile.desc_load"(%d3, %i, %j, %i) : (!tile.desc<tensor<2x64x32xbf16>>, i32, i32, i32) -> tensor<2x64x32xbf16>
@@ -147,6 +149,9 @@ func.func @tma(%d: !tile.desc<tensor<128x64xf16>>, %d3: !tile.desc<tensor<2x64x3
   %a3 = tile.desc_load %d3[%i, %j, %i] : !tile.desc<tensor<2x64x32xbf16>> -> tensor<2x64x32xbf16>
   tile.desc_store %d[%j, %i], %a : !tile.desc<tensor<128x64xf16>>
   tile.desc_store %d3[%i, %i, %j], %a3 : !tile.desc<tensor<2x64x32xbf16>>
+  // a 2-D block of a 3-D tensor: the leading index picks the slice (a head, a batch)
+  %h = tile.desc_load %d[%i, %j, %i] : !tile.desc<tensor<128x64xf16>> -> tensor<128x64xf16>
+  tile.desc_store %d[%i, %j, %i], %h : !tile.desc<tensor<128x64xf16>>
   func.return
 }
 

@@ -1,0 +1,66 @@
+"""The attention kernels of examples/kernels (any sequence length: 3-D TMA descriptors,
+keys past L masked, the last query tile clipped) against a float64 softmax(QK^T/sqrt(d))V,
+through the interpreter: as written, and after ws-hopper (plain and cooperative), on
+fresh random inputs, with outputs poisoned with NaN (an unwritten element fails)."""
+
+from pathlib import Path
+
+import ml_dtypes
+import numpy as np
+import pytest
+
+import wsdialects
+from wsdialects.tools.ws_opt import build_pipeline
+
+KERNELS = Path(__file__).resolve().parents[2] / "examples" / "kernels"
+VARIANTS = [  # (kernel, head dim, dtype, causal)
+    ("flash_attention", 128, np.float16, False),
+    ("flash_attention_causal", 128, np.float16, True),
+    ("flash_attention_bf16", 128, ml_dtypes.bfloat16, False),
+    ("flash_attention_d64", 64, np.float16, False),
+]
+
+
+def reference(q, k, v, causal):
+    d = q.shape[-1]
+    s = np.einsum("bld,bmd->blm", q.astype(np.float64), k.astype(np.float64)) / np.sqrt(d)
+    if causal:
+        n = s.shape[1]
+        s = np.where(np.tril(np.ones((n, n), bool)), s, -np.inf)
+    p = np.exp(s - s.max(-1, keepdims=True))
+    return (p / p.sum(-1, keepdims=True)) @ v.astype(np.float64)
+
+
+def run(module, name, D, dt, L, BH, rng, seed=None):
+    q, k, v = (rng.standard_normal((BH, L, D)).astype(dt) for _ in range(3))
+    o = np.full((BH, L, D), np.nan, dt)
+    wsdialects.interpret(module, name, grid=(-(-L // 128), BH), args=[q, k, v, o, L, float(1 / np.sqrt(D))],
+                         seed=seed)
+    assert not np.isnan(o.astype(np.float32)).any(), "an output element was not written"
+    r = reference(q, k, v, name.endswith("causal"))
+    return np.linalg.norm(o.astype(np.float64) - r) / np.linalg.norm(r)
+
+
+@pytest.mark.parametrize("name,D,dt,causal", VARIANTS, ids=[v[0] for v in VARIANTS])
+@pytest.mark.parametrize("L", [1, 100, 257])
+def test_kernel_as_written(name, D, dt, causal, L, rng):
+    m = wsdialects.parse_file(KERNELS / f"{name}.mlir")
+    tol = 1e-2 if dt is ml_dtypes.bfloat16 else 2e-3
+    assert run(m, name, D, dt, L, 2, rng) < tol
+
+
+@pytest.mark.parametrize("name,D,dt,causal", VARIANTS, ids=[v[0] for v in VARIANTS])
+@pytest.mark.parametrize("pipeline", ["ws-hopper", "ws-hopper{cooperative=2 depth=2}"])
+def test_kernel_after_ws_hopper(name, D, dt, causal, pipeline, rng):
+    m = wsdialects.parse_file(KERNELS / f"{name}.mlir")
+    build_pipeline(pipeline, name).apply(None, m)
+    assert any(o.name == "nvgpu.wgmma.mma_async" for o in m.walk())
+    tol = 1e-2 if dt is ml_dtypes.bfloat16 else 2e-3
+    assert run(m, name, D, dt, 200, 2, rng, seed=7) < tol
+
+
+def test_three_d_descriptor_needs_a_three_d_array(rng):
+    m = wsdialects.parse_file(KERNELS / "flash_attention.mlir")
+    q = rng.standard_normal((256, 128)).astype(np.float16)
+    with pytest.raises(TypeError, match="a 2-D array is accessed through a 128x128 block with 3 indices"):
+        wsdialects.interpret(m, "flash_attention", grid=(1, 1), args=[q, q, q, q.copy(), 128, 0.1])
