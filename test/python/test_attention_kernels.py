@@ -18,6 +18,7 @@ VARIANTS = [  # (kernel, head dim, dtype, causal)
     ("flash_attention_causal", 128, np.float16, True),
     ("flash_attention_bf16", 128, ml_dtypes.bfloat16, False),
     ("flash_attention_d64", 64, np.float16, False),
+    ("flash_attention_causal_d64", 64, np.float16, True),
 ]
 
 

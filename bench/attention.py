@@ -1,0 +1,248 @@
+"""Attention forward, batch 4, 32 heads, head dim 128 (and 64), L = 1024..16384, causal and
+not, fp16 and bf16: wsdialects (ws-hopper pipelines of examples/kernels/flash_attention*.mlir)
+against SDPA with the cuDNN backend, SDPA with the flash backend (FlashAttention-2), a Triton
+kernel of the tutorial's algorithm (best of a few configs) and, for bf16, FlashAttention-3
+(the PyPI package fa3-fwd, if importable), all in one run, `triton.testing.do_bench` medians.
+
+    python bench/attention.py [--out DIR] [--variants 'PIPE;PIPE'] [--ls 1024,4096] [--dims 128,64]
+                              [--dtypes fp16,bf16] [--causal 0,1] [--date D] [--name SUFFIX]
+
+Correctness first: every kernel's output (ours poisoned with NaN before the run) is compared
+with float32 SDPA (math backend) on the same random inputs; an error above 1e-2 is printed as
+WRONG. Prints a table and writes DIR/<date>-attention-<device><name>.md (default bench/results).
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import math
+import sys
+from pathlib import Path
+
+import torch
+import torch.nn.functional as F
+import triton
+import triton.language as tl
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+import wsdialects  # noqa: E402
+
+KERNELS = ROOT / "examples" / "kernels"
+
+
+def kernel_file(d: int, dtype: torch.dtype, causal: bool) -> tuple[Path, str]:
+    """The kernel of examples/kernels for (head dim, causal); bf16 has a kernel of its own for
+    d = 128 non-causal, the other bf16 runs rename the f16 kernel's element type."""
+    name = "flash_attention" + ("_causal" if causal else "") + ("_d64" if d == 64 else "")
+    if dtype == torch.bfloat16 and name == "flash_attention":
+        name = "flash_attention_bf16"
+    return KERNELS / f"{name}.mlir", name
+
+
+def source_for(d: int, dtype: torch.dtype, causal: bool) -> str:
+    path, _ = kernel_file(d, dtype, causal)
+    text = path.read_text()
+    return text.replace("xf16", "xbf16") if dtype == torch.bfloat16 else text
+
+
+# ----------------------------------------------------------------------------- Triton peer
+@triton.jit
+def _tl_attn(Q, K, V, O, sm_scale, L, D: tl.constexpr, BM: tl.constexpr, BN: tl.constexpr, CAUSAL: tl.constexpr):
+    """The Triton tutorial's algorithm (online softmax in exp2; causal: off-diagonal blocks
+    unmasked, then the diagonal block masked). Q, K, V, O: [B*H, L, D]; L % BM == L % BN == 0."""
+    start_m = tl.program_id(0)
+    bh = tl.program_id(1).to(tl.int64)
+    base = bh * L * D
+    offs_m = start_m * BM + tl.arange(0, BM)
+    offs_n = tl.arange(0, BN)
+    offs_d = tl.arange(0, D)
+    q = tl.load(Q + base + offs_m[:, None] * D + offs_d[None, :])
+    m_i = tl.full([BM], float("-inf"), tl.float32)
+    l_i = tl.zeros([BM], tl.float32)
+    acc = tl.zeros([BM, D], tl.float32)
+    qk_scale = sm_scale * 1.44269504
+    hi = (start_m * BM) if CAUSAL else L
+    kp = K + base + offs_n[None, :] * D + offs_d[:, None]
+    vp = V + base + offs_n[:, None] * D + offs_d[None, :]
+    for start_n in tl.range(0, hi, BN):
+        k = tl.load(kp + start_n * D)
+        qk = tl.dot(q, k)
+        m_ij = tl.maximum(m_i, tl.max(qk, 1) * qk_scale)
+        p = tl.math.exp2(qk * qk_scale - m_ij[:, None])
+        alpha = tl.math.exp2(m_i - m_ij)
+        l_i = l_i * alpha + tl.sum(p, 1)
+        acc = acc * alpha[:, None]
+        v = tl.load(vp + start_n * D)
+        acc = tl.dot(p.to(v.dtype), v, acc)
+        m_i = m_ij
+    if CAUSAL:
+        for start_n in tl.range(start_m * BM, (start_m + 1) * BM, BN):
+            k = tl.load(kp + start_n * D)
+            qk = tl.dot(q, k)
+            qk = tl.where(offs_m[:, None] >= (start_n + offs_n[None, :]), qk * qk_scale, float("-inf"))
+            m_ij = tl.maximum(m_i, tl.max(qk, 1))
+            p = tl.math.exp2(qk - m_ij[:, None])
+            alpha = tl.math.exp2(m_i - m_ij)
+            l_i = l_i * alpha + tl.sum(p, 1)
+            acc = acc * alpha[:, None]
+            v = tl.load(vp + start_n * D)
+            acc = tl.dot(p.to(v.dtype), v, acc)
+            m_i = m_ij
+    acc = acc / l_i[:, None]
+    tl.store(O + base + offs_m[:, None] * D + offs_d[None, :], acc.to(O.dtype.element_ty))
+
+
+TRITON_CONFIGS = [(128, 64, 3, 8), (128, 128, 2, 8), (128, 64, 4, 4), (128, 128, 3, 8)]
+
+
+def triton_attn(q, k, v, o, causal, cfg):
+    BH, L, D = q.shape
+    BM, BN, st, w = cfg
+    _tl_attn[(L // BM, BH)](q, k, v, o, 1 / math.sqrt(D), L, D=D, BM=BM, BN=BN, CAUSAL=causal,
+                            num_stages=st, num_warps=w)
+
+
+def fa3():
+    try:
+        from fa3_fwd_interface import flash_attn_func
+    except Exception as e:  # noqa: BLE001 - not installed on this machine
+        print(f"FlashAttention-3 (fa3-fwd) not available: {type(e).__name__}: {e}", file=sys.stderr)
+        return None
+    return flash_attn_func
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--out", default=str(ROOT / "bench" / "results"))
+    ap.add_argument("--variants", default="ws-hopper;ws-hopper{cooperative=2}")
+    ap.add_argument("--ls", default="1024,2048,4096,8192,16384")
+    ap.add_argument("--dims", default="128,64")
+    ap.add_argument("--dtypes", default="fp16,bf16")
+    ap.add_argument("--causal", default="0,1")
+    ap.add_argument("--batch", type=int, default=4)
+    ap.add_argument("--heads", type=int, default=32)
+    ap.add_argument("--date", default=datetime.date.today().isoformat())
+    ap.add_argument("--name", default="")
+    args = ap.parse_args()
+    from torch.nn.attention import SDPBackend, sdpa_kernel
+    from triton.testing import do_bench
+
+    dev = torch.cuda.get_device_name()
+    slug = "h100" if "H100" in dev else "h200" if "H200" in dev else dev.lower().replace(" ", "-")
+    variants = [v.strip() for v in args.variants.split(";") if v.strip()]
+    flash3 = fa3()
+    B, H = args.batch, args.heads
+    rows = []
+    bench = lambda f: do_bench(f, warmup=25, rep=200, return_mode="median")  # noqa: E731
+    for dname in args.dtypes.split(","):
+        dtype = {"fp16": torch.float16, "bf16": torch.bfloat16}[dname]
+        for D in [int(x) for x in args.dims.split(",")]:
+            for causal in [bool(int(c)) for c in args.causal.split(",")]:
+                _, kname = kernel_file(D, dtype, causal)
+                text = source_for(D, dtype, causal)
+                compiled = []
+                for v in variants:
+                    try:
+                        compiled.append((v, wsdialects.compile(text, pipeline=v)))
+                    except Exception as e:  # noqa: BLE001 - report and go on
+                        print(f"{kname} {dname} d{D}: {v} does not compile: {e}", file=sys.stderr)
+                        compiled.append((v, None))
+                for L in [int(x) for x in args.ls.split(",")]:
+                    torch.manual_seed(L + D)
+                    q, k, v_ = (torch.randn(B, H, L, D, device="cuda", dtype=dtype) for _ in range(3))
+                    flops = 4.0 * B * H * L * L * D / (2 if causal else 1)
+                    tf = lambda t: flops / t / 1e9  # noqa: E731 (ms -> TFLOP/s)
+                    with sdpa_kernel(SDPBackend.MATH):
+                        ref = F.scaled_dot_product_attention(q.float(), k.float(), v_.float(), is_causal=causal)
+                    rn = ref.norm()
+
+                    def err(out):
+                        e = ((out.float() - ref).norm() / rn).item()
+                        if not e < 1e-2:
+                            print(f"{kname} {dname} d{D} L={L}: rel. error {e:.2e}: WRONG", file=sys.stderr)
+                        return e
+
+                    res = {}
+                    for backend, label in ((SDPBackend.CUDNN_ATTENTION, "cudnn"), (SDPBackend.FLASH_ATTENTION, "fa2")):
+                        try:
+                            with sdpa_kernel(backend):
+                                f = lambda: F.scaled_dot_product_attention(q, k, v_, is_causal=causal)  # noqa: E731
+                                res[label] = (tf(bench(f)), err(f()))
+                        except Exception as e:  # noqa: BLE001
+                            print(f"SDPA {label}: {type(e).__name__}: {e}", file=sys.stderr)
+                    q3, k3, v3 = (x.reshape(B * H, L, D) for x in (q, k, v_))
+                    o3 = torch.empty_like(q3)
+                    best = None
+                    for cfg in TRITON_CONFIGS:
+                        try:
+                            t = bench(lambda cfg=cfg: triton_attn(q3, k3, v3, o3, causal, cfg))
+                        except Exception as e:  # noqa: BLE001 - a config that does not fit
+                            print(f"triton {cfg}: {type(e).__name__}", file=sys.stderr)
+                            continue
+                        if best is None or t < best[0]:
+                            best = (t, cfg)
+                    if best is not None:
+                        triton_attn(q3, k3, v3, o3, causal, best[1])
+                        res["triton"] = (tf(best[0]), err(o3.view(B, H, L, D)), best[1])
+                    if flash3 is not None and dtype == torch.bfloat16:
+                        qt, kt, vt = (x.transpose(1, 2).contiguous() for x in (q, k, v_))
+                        f = lambda: flash3(qt, kt, vt, causal=causal)  # noqa: E731
+                        out = f()
+                        out = out[0] if isinstance(out, tuple) else out
+                        res["fa3"] = (tf(bench(f)), err(out.transpose(1, 2)))
+                    ours = []
+                    for vname, ws in compiled:
+                        if ws is None:
+                            ours.append(None)
+                            continue
+                        o3.fill_(float("nan"))
+                        run = lambda ws=ws: ws[(triton.cdiv(L, 128), B * H)](q3, k3, v3, o3, L, 1 / math.sqrt(D))  # noqa: E731
+                        run()
+                        torch.cuda.synchronize()
+                        e = err(o3.view(B, H, L, D))
+                        ours.append((tf(bench(run)), e))
+                    rows.append((dname, D, causal, L, res, ours))
+                    peers = "  ".join(f"{k_} {v[0]:6.1f}" for k_, v in res.items())
+                    mine = "  ".join(f"ws[{i}] " + ("n/a" if o is None else f"{o[0]:6.1f} (err {o[1]:.1e})")
+                                     for i, o in enumerate(ours))
+                    print(f"{dname} d{D} {'causal' if causal else 'full  '} L={L:6d}  {peers}  {mine}", flush=True)
+                    del q, k, v_, ref, q3, k3, v3, o3
+    var_txt = "; ".join(f"ws[{i}] = `{v}`" for i, v in enumerate(variants))
+    lines = [f"# Attention forward, batch {B}, {H} heads: wsdialects vs SDPA (cuDNN, flash) vs Triton vs FA3 "
+             f"({dev}, {args.date})", "",
+             f"Command: `python bench/attention.py {' '.join(sys.argv[1:])}` (one run; `triton.testing.do_bench` "
+             "median, 25 ms warm-up, 200 ms repeats; random inputs; TFLOP/s = 4·B·H·L²·d / t, halved when causal; "
+             "rel. error against float32 SDPA (math backend), ours poisoned with NaN before the run).", "",
+             f"wsdialects: examples/kernels/flash_attention*.mlir (128x128 tiles, 3-D TMA descriptors), pipelines "
+             f"{var_txt}. cuDNN / FA2: `scaled_dot_product_attention` under `sdpa_kernel(CUDNN_ATTENTION)` / "
+             f"`(FLASH_ATTENTION)`. Triton: the tutorial's algorithm, best of (BM, BN, stages, warps) "
+             f"{TRITON_CONFIGS}. FA3: fa3-fwd's `flash_attn_func` (bf16 only).", "",
+             f"torch {torch.__version__}, triton {triton.__version__}.", "",
+             "| dtype | d | causal | L | cuDNN | FA2 | Triton | FA3 | " +
+             " | ".join(f"ws[{i}] (x cuDNN, x Triton, x FA3)" for i in range(len(variants))) + " | max rel. err ws |",
+             "|---|---|---|---|---|---|---|---|" + "---|" * len(variants) + "---|"]
+    for dname, D, causal, L, res, ours in rows:
+        g = lambda k_: res[k_][0] if k_ in res else float("nan")  # noqa: E731
+        cells = []
+        for o in ours:
+            if o is None:
+                cells.append("n/a")
+                continue
+            fa = f", {o[0] / g('fa3'):.2f}" if "fa3" in res else ""
+            cells.append(f"{o[0]:.1f} ({o[0] / g('cudnn'):.2f}, {o[0] / g('triton'):.2f}{fa})")
+        errs = [o[1] for o in ours if o is not None]
+        lines.append(f"| {dname} | {D} | {'yes' if causal else 'no'} | {L} | {g('cudnn'):.1f} | {g('fa2'):.1f} | "
+                     f"{g('triton'):.1f} | {g('fa3'):.1f} | " + " | ".join(cells) +
+                     f" | {max(errs) if errs else float('nan'):.1e} |")
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    f = out / f"{args.date}-attention-{slug}{args.name}.md"
+    f.write_text("\n".join(lines) + "\n")
+    print("\n".join(lines))
+    print(f"wrote {f}")
+
+
+if __name__ == "__main__":
+    main()
