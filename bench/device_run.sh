@@ -1,5 +1,6 @@
 #!/bin/bash
-# One GPU session: GPU tests, compute-sanitizer on a small GEMM, the GEMM benchmark.
+# One GPU session: GPU tests, compute-sanitizer on a small GEMM and a small attention, the
+# GEMM and attention benchmarks (STEPS picks: tests, sanitize, bench, attn-bench).
 # Run from the repo root on the GPU machine; needs torch, triton, cuda-python there.
 # PYTHONPATH: the repo, plus a folder with xdsl (+ immutabledict, ordered_set) if not installed.
 # WSDIALECTS_PTX_CACHE: PTX keyed by LLVM IR hash (so a machine whose llvmlite lacks sm_90a works).
@@ -8,6 +9,11 @@ export PYTHONPATH=$PWD:$PWD/.devsite${PYTHONPATH:+:$PYTHONPATH}
 export WSDIALECTS_PTX_CACHE=${WSDIALECTS_PTX_CACHE:-$PWD/.ptxcache}
 OUT=${OUT:-/tmp/out}; mkdir -p $OUT
 nvidia-smi -L
+# Wheels carried in .whl (fa3-fwd: FlashAttention-3's forward, the bf16 peer of bench/attention.py).
+if ls .whl/*.whl >/dev/null 2>&1; then
+  python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl \
+    && export PYTHONPATH=$PYTHONPATH:/tmp/site
+fi
 python3 -c "import torch, triton, llvmlite, cuda.bindings as cb; print('torch', torch.__version__, 'triton', triton.__version__, 'llvmlite', llvmlite.__version__, 'cuda.bindings', cb.__version__, torch.cuda.get_device_name())"
 STEPS=${STEPS:-tests,sanitize,bench}
 if [[ $STEPS == *tests* ]]; then
@@ -17,8 +23,12 @@ if [[ $STEPS == *sanitize* ]]; then
   for tool in racecheck synccheck "memcheck --report-api-errors no"; do
     echo "== compute-sanitizer --tool $tool"
     timeout 240 compute-sanitizer --tool $tool python3 test/gpu/small_gemm.py 2>&1 | tee "$OUT/sanitizer_${tool%% *}.log" | tail -6
+    timeout 240 compute-sanitizer --tool $tool python3 test/gpu/small_attention.py 2>&1 | tee "$OUT/sanitizer_attn_${tool%% *}.log" | tail -6
   done
 fi
-if [[ $STEPS == *bench* ]]; then
+if [[ $STEPS == *attn-bench* ]]; then
+  timeout ${ATTN_TIMEOUT:-400} python3 bench/attention.py --out $OUT ${ATTN_ARGS} 2>&1 | tee $OUT/attn_bench.log | tail -60
+fi
+if [[ $STEPS == *,bench* || $STEPS == bench* ]]; then
   timeout 400 python3 bench/gemm.py --out $OUT ${BENCH_ARGS} 2>&1 | tee $OUT/bench.log | tail -30
 fi

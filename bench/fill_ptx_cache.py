@@ -3,8 +3,10 @@ whose llvmlite has the sm_90a NVPTX back end (the GPU machine's may not).
 
 The compiles are read from the sources: each `wsdialects.compile(...)` call in test/gpu/*.py
 (with the values of the `pytest.mark.parametrize` names it uses), plus the bench variants
-given on the command line. Usage:
-    WSDIALECTS_PTX_CACHE=.ptxcache python bench/fill_ptx_cache.py ['ws-hopper;ws-hopper{persistent=true}']
+given on the command line (GEMM variants first; `--attention=V;V` the variants of
+bench/attention.py, for every kernel it runs). Usage:
+    WSDIALECTS_PTX_CACHE=.ptxcache python bench/fill_ptx_cache.py ['ws-hopper;ws-hopper{persistent=true}'] \
+        [--attention='ws-hopper;ws-hopper{cooperative=2}']
 """
 
 from __future__ import annotations
@@ -62,7 +64,9 @@ def main() -> None:
     jobs = []
     for f in sorted((ROOT / "test" / "gpu").glob("*.py")):
         jobs += list(compiles_in(f))
-    for v in (sys.argv[1].split(";") if len(sys.argv) > 1 else []):
+    argv = [a for a in sys.argv[1:] if not a.startswith("--attention=")]
+    attn = [a.split("=", 1)[1] for a in sys.argv[1:] if a.startswith("--attention=")]
+    for v in (argv[0].split(";") if argv else []):
         scalar = v.startswith("scalar-stores:")
         jobs.append(([ROOT / "examples" / "kernels" / "gemm.mlir"], {"pipeline": v.split(":", 1)[-1],
                                                                       "_scalar": scalar}))
@@ -76,6 +80,12 @@ def main() -> None:
         wsdialects.compile(*args, **kw)
         print("compiled", Path(str(args[0])).name, kw)
     os.environ.pop("WSDIALECTS_SCALAR_STORES")
+    if attn:
+        sys.path.insert(0, str(ROOT / "bench"))
+        from attention import compile_all
+
+        compile_all([v for v in attn[0].split(";") if v], [128, 64], ["fp16", "bf16"], [False, True])
+        print("compiled the attention bench kernels")
 
 
 if __name__ == "__main__":

@@ -1,0 +1,77 @@
+"""GPU correctness of attention (examples/kernels) against float32
+`torch.nn.functional.scaled_dot_product_attention`, on random inputs, outputs poisoned
+with NaN (an unwritten element fails); skips without torch or a Hopper GPU.
+
+flash_attention* kernels take [B*H, L, d] tensors (3-D TMA descriptors) and are right
+at any L; the bundled attention.mlir and causal_attention.mlir take [B*H*L, 128]
+(2-D descriptors) and need L to be a multiple of 128.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import pytest
+
+torch = pytest.importorskip("torch")
+if not torch.cuda.is_available():
+    pytest.skip("no CUDA GPU", allow_module_level=True)
+if torch.cuda.get_device_capability() < (9, 0):
+    pytest.skip("needs a Hopper GPU (sm_90a)", allow_module_level=True)
+pytest.importorskip("cuda.bindings")
+
+import torch.nn.functional as F  # noqa: E402
+
+import wsdialects  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[2]
+
+SHAPES = [(1, 1, 1), (1, 2, 100), (2, 3, 384), (1, 2, 1000), (1, 2, 4096)]  # (batch, heads, L)
+VARIANTS = [  # (kernel, head dim, dtype, causal)
+    ("flash_attention", 128, "float16", False),
+    ("flash_attention_causal", 128, "float16", True),
+    ("flash_attention_bf16", 128, "bfloat16", False),
+    ("flash_attention_d64", 64, "float16", False),
+    ("flash_attention_causal_d64", 64, "float16", True),
+]
+PIPELINES = ["ws-hopper", "ws-hopper{cooperative=2}"]
+
+
+def check(out, q, k, v, causal):
+    assert not torch.isnan(out).any(), "NaN in the output (unwritten elements?)"
+    ref = F.scaled_dot_product_attention(q.float(), k.float(), v.float(), is_causal=causal)
+    err = ((out.float() - ref).norm() / ref.norm()).item()
+    assert err < 1e-2, err
+    return err
+
+
+@pytest.mark.parametrize("pipeline", PIPELINES)
+@pytest.mark.parametrize("name,d,dtype,causal", VARIANTS, ids=[v[0] for v in VARIANTS])
+def test_flash_attention(name, d, dtype, causal, pipeline):
+    k_ = wsdialects.compile(ROOT / "examples" / "kernels" / f"{name}.mlir", pipeline=pipeline)
+    dt = getattr(torch, dtype)
+    for B, H, L in SHAPES:
+        torch.manual_seed(B * 1000 + H * 100 + L)
+        q, k, v = (torch.randn(B, H, L, d, device="cuda", dtype=dt) for _ in range(3))
+        o = torch.full((B * H, L, d), float("nan"), device="cuda", dtype=dt)
+        k_[(L + 127) // 128, B * H](q.view(B * H, L, d), k.view(B * H, L, d), v.view(B * H, L, d), o, L,
+                                     1 / math.sqrt(d))
+        torch.cuda.synchronize()
+        check(o.view(B, H, L, d), q, k, v, causal)
+
+
+@pytest.mark.parametrize("pipeline", ["ws-hopper", "ws-hopper{cooperative=2}", "ws-hopper{depth=2 mma-depth=1}"])
+@pytest.mark.parametrize("path,causal", [(ROOT / "examples" / "kernels" / "attention.mlir", False),
+                                         (ROOT / "test" / "Inputs" / "kernels" / "causal_attention.mlir", True)],
+                         ids=["attention", "causal_attention"])
+def test_bundled_attention(path, causal, pipeline):
+    k_ = wsdialects.compile(path, pipeline=pipeline)
+    d = 128
+    for B, H, L in [(2, 3, 384), (1, 2, 4096)]:
+        torch.manual_seed(L)
+        q, k, v = (torch.randn(B, H, L, d, device="cuda", dtype=torch.float16) for _ in range(3))
+        o = torch.full((B * H * L, d), float("nan"), device="cuda", dtype=torch.float16)
+        k_[L // 128, B * H](q.reshape(-1, d), k.reshape(-1, d), v.reshape(-1, d), o, L, 1 / math.sqrt(d))
+        torch.cuda.synchronize()
+        check(o.view(B, H, L, d), q, k, v, causal)
