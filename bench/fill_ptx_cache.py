@@ -30,20 +30,27 @@ def _eval(node, env):
 
 def compiles_in(path: Path):
     tree = ast.parse(path.read_text())
+    names = dict(NAMES)
+    for st in tree.body:  # module constants the parametrizations name (VARIANTS = [...])
+        if isinstance(st, ast.Assign) and len(st.targets) == 1 and isinstance(st.targets[0], ast.Name):
+            try:
+                names[st.targets[0].id] = _eval(st.value, names)
+            except Exception:  # noqa: BLE001 - a value only known at run time
+                pass
     top = ast.Module([st for st in tree.body if not isinstance(st, ast.FunctionDef)], [])  # a script's calls
     for fn in [n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef)] + [top]:
         params: list[tuple[list[str], list]] = []
         for d in getattr(fn, "decorator_list", []):
             if isinstance(d, ast.Call) and ast.unparse(d.func).endswith("parametrize"):
-                names = [s.strip() for s in _eval(d.args[0], NAMES).split(",")]
-                params.append((names, _eval(d.args[1], NAMES)))
+                pnames = [s.strip() for s in _eval(d.args[0], names).split(",")]
+                params.append((pnames, _eval(d.args[1], names)))
         combos = itertools.product(*[vals for _, vals in params]) if params else [()]
         calls = [c for c in ast.walk(fn) if isinstance(c, ast.Call) and ast.unparse(c.func) == "wsdialects.compile"]
         for combo in combos:
-            env = dict(NAMES)
-            for (names, _), val in zip(params, combo):
-                vals = val if len(names) > 1 else (val,)
-                env.update(zip(names, vals))
+            env = dict(names)
+            for (pnames, _), val in zip(params, combo):
+                vals = val if len(pnames) > 1 else (val,)
+                env.update(zip(pnames, vals))
             for c in calls:
                 try:
                     args = [_eval(a, env) for a in c.args]

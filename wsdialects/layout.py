@@ -218,6 +218,24 @@ class SharedLayout(Layout):
         _check_order(self.order, "#layout.shared")
 
 
+def slot_swizzle(row_bytes: int) -> int | None:
+    """The swizzle (bytes) of a TMA-written slot tile with rows of `row_bytes`: the row
+    itself for 32, 64 and 128 bytes; 128 for rows that are a multiple of 128 bytes, which
+    are stored as `row_bytes / 128` column blocks (`column_blocks`); None: no swizzle fits."""
+    if row_bytes in (32, 64, 128):
+        return row_bytes
+    return 128 if row_bytes % 128 == 0 else None
+
+
+def column_blocks(row_bytes: int, swizzle: int) -> int:
+    """How many column blocks of `swizzle` bytes a swizzled row of `row_bytes` is split
+    into. Block b of an R-row tile holds bytes [b * swizzle, (b + 1) * swizzle) of every
+    row, R rows of `swizzle` bytes, and starts R * swizzle bytes after block b - 1: one
+    TMA box per block, and wgmma descriptors that step from block to block (a head
+    dimension of 128 in f16 is two 128 x 64 blocks)."""
+    return row_bytes // swizzle if swizzle and row_bytes > swizzle else 1
+
+
 def layout_of(t: Attribute) -> Layout | None:
     """The layout of a tile type (None for a scalar or a tile without one)."""
     if isinstance(t, TensorType) and isinstance(t.encoding, Layout):

@@ -8,7 +8,7 @@ import numpy as np
 
 from wsdialects.interpreter.core import InFlight, impl, where
 from wsdialects.interpreter.partitions import Scheduler
-from wsdialects.interpreter.values import InterpretError
+from wsdialects.interpreter.values import InterpretError, mma_product
 
 
 class _Solo:
@@ -100,7 +100,7 @@ def _async_dot(frame, op, a):
     if isinstance(x, InFlight) or isinstance(y, InFlight):
         raise InterpretError(f"{where(op)}mma.async_dot reads an in-flight result as an a or b operand")
     acc_value = acc.value if isinstance(acc, InFlight) else acc
-    value = (np.asarray(x).astype(np.float32) @ np.asarray(y).astype(np.float32) + acc_value).astype(np.float32)
+    value = mma_product(x, y, acc_value)
     flight = InFlight(value, (x, y))
     frame.inflight.append(flight)
     return [flight]

@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from wsdialects.interpreter.core import impl, where
-from wsdialects.interpreter.values import Descriptor, InterpretError, Pointer, PtrTile, dtype_of
+from wsdialects.interpreter.values import Descriptor, InterpretError, Pointer, PtrTile, dtype_of, mma_product
 from wsdialects.tile import shape_of
 
 
@@ -142,7 +142,7 @@ def _desc_store(frame, op, a):
 @impl("tile.dot")
 def _dot(frame, op, a):
     x, y, acc = a
-    return [(np.asarray(x).astype(np.float32) @ np.asarray(y).astype(np.float32) + acc).astype(np.float32)]
+    return [mma_product(x, y, acc)]
 
 
 @impl("tile.reduce")

@@ -128,3 +128,12 @@ def to_runtime(t: Attribute, arg, index: int):
     if dt.kind == "b":
         return np.bool_(arg)
     return np.array(arg, dtype=np.float64).astype(dt)[()]
+
+
+def mma_product(x, y, acc) -> np.ndarray:
+    """acc + x @ y for tile.dot and the tensor-core ops, rounded to f32 once: summed in f64
+    so that the result of a row does not depend on how many rows are multiplied together
+    (BLAS picks its summation order by shape, and a cooperative split halves M; in f32
+    that flipped the last bit of some sums, and the before/after comparison with it)."""
+    return (np.asarray(x).astype(np.float64) @ np.asarray(y).astype(np.float64)
+            + np.asarray(acc, dtype=np.float64)).astype(np.float32)

@@ -20,15 +20,44 @@ every iteration (0.64x cuBLAS at K = 16384, against 0.84x with P = 0). One batch
 flight (CUTLASS's choice; the two consumer warp groups already overlap each other's wgmma
 issue) and four slots (192 KB, what shared memory holds next to the staged epilogue)
 keep three loads in flight. bench/results/2026-11-21-gemm-h100-2.md has the numbers.
+
+`depth` is the most slots a ring gets: when the rings and TMA-store staging of depth D
+do not fit in the 227 KB of shared memory a block may have (attention's 128x128 f16 Q,
+K and V tiles are 32 KB a slot), ws-hopper uses the largest depth that fits (and
+mma-depth below it) and says so in a remark:
+
+    attention.mlir:4:3: remark: ws-hopper: rings of depth 4 need 328704 bytes of shared memory ...; using depth 2
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
+from xdsl.dialects.builtin import ModuleOp, TensorType
 from xdsl.passes import ModulePass
 
 from wsdialects.transforms.specialize import SpecializePass
+
+SMEM_LIMIT = 232448  # bytes of shared memory a block may opt into on sm_90
+
+
+def _tile_bytes(t: TensorType) -> int:
+    from wsdialects.lower.lower_aref import tile_bytes
+
+    return (tile_bytes(t) + 1023) // 1024 * 1024  # slots and staging are 1024-B aligned
+
+
+def ring_smem_bytes(module: ModuleOp) -> int:
+    """Shared memory the aref rings and the TMA-store staging of a warp-specialized module
+    take (what the slot plan of the emitter allocates before anything optional)."""
+    total = 1024  # alignment of the dynamic shared memory base
+    for o in module.walk():
+        if o.name == "aref.create":
+            rt = o.results[0].type
+            total += rt.depth.data * (sum(_tile_bytes(t) for t in rt.types) + 16)
+        elif o.name == "tile.desc_store":
+            total += _tile_bytes(o.operands[-1].type)
+    return total
 
 
 @dataclass(frozen=True)
@@ -47,3 +76,24 @@ class HopperPass(SpecializePass):
         from wsdialects.lower.lower_warp_groups import LowerWarpGroupsPass
 
         return [*super().passes(), LowerArefPass(), LowerWarpGroupsPass(), LowerMmaPass(), LowerLayoutsPass()]
+
+    def apply(self, ctx, op: ModuleOp) -> None:
+        need = {}
+        depth = self.depth
+        for depth in range(self.depth, 1, -1):  # the deepest rings that fit (depth 1 always goes ahead)
+            trial = op.clone()
+            SpecializePass(depth, min(self.mma_depth, depth - 1), self.cooperative, self.persistent,
+                           self.programs).apply(ctx, trial)
+            need[depth] = ring_smem_bytes(trial)
+            if need[depth] <= SMEM_LIMIT:
+                break
+        else:
+            depth = 1
+        if depth != self.depth:
+            from wsdialects.transforms.partition import kernels, remark
+
+            for k in kernels(op)[:1]:
+                remark(k, f"ws-hopper: rings of depth {self.depth} need {need[self.depth]} bytes of shared memory, "
+                          f"more than the {SMEM_LIMIT} a block can have; using depth {depth}")
+        me = replace(self, depth=depth, mma_depth=min(self.mma_depth, depth - 1)) if depth != self.depth else self
+        SpecializePass.apply(me, ctx, op)

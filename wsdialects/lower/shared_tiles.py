@@ -178,14 +178,19 @@ class SharedTiles:
         T = _tl()
         if S.trans:
             row, col = col, row
-        cols = S.shape[0] if S.trans else S.shape[1]
         eb = T.nbytes(S.elem)
-        r = self.op(f"mul i32 {row}, {cols * eb}")
+        r = self.op(f"mul i32 {row}, {S.row_stride}")
         c = self.op(f"mul i32 {col}, {eb}") if eb != 1 else col
+        blk = None
+        if S.block_bytes:  # column block c / swizzle, at c % swizzle inside it
+            blk = self.op(f"udiv i32 {c}, {S.swizzle}")
+            c = self.op(f"urem i32 {c}, {S.swizzle}")
         off = self.op(f"add i32 {r}, {c}")
         if S.swizzle:
             m = self.op(f"and i32 {self.op(f'lshr i32 {off}, 7')}, {S.swizzle // 16 - 1}")
             off = self.op(f"xor i32 {off}, {self.op(f'shl i32 {m}, 4')}", "swz")
+        if blk is not None:
+            off = self.op(f"add i32 {off}, {self.op(f'mul i32 {blk}, {S.block_bytes}')}")
         return self.op(f"add i32 {S.addr}, {off}")
 
     def smem_load(self, v: SSAValue, S, idx) -> str:
@@ -246,9 +251,7 @@ class SharedTiles:
         T = _tl()
         if self.layout is None:
             self.fail(o, "nvgpu.smem.store outside a warp-group branch cannot be lowered")
-        off, slot_bytes, shp, et, row_bytes = self.bufs[o.buffer]
-        S = T.Smem(self.slot_addr(o.buffer, o.index), tuple(shp), et, T.swizzle_bytes(row_bytes))
-        self.store_fragment(o.value, S, o)
+        self.store_fragment(o.value, self.slot_tile(o.buffer, o.index), o)
 
     def lower_shared_tile_op(self, o: Operation) -> None:
         if o.name == "tile.desc_load":
@@ -267,6 +270,7 @@ class SharedTiles:
         self.use_desc(o, pidx, swz)
         t = o.results[0].type
         shp, et = T.shape_of(t), T.elem_of(t)
+        self.use_box(o, pidx, (1,) * (len(o.indices) - len(shp)) + tuple(shp))
         stage = self.op(f"add i32 {self.smem}, {stage_off}", "stage")
         bar = self.op(f"add i32 {self.smem}, {bar_off}", "bar")
         if in_loop(o):  # every thread has read the tile this load brought last time
@@ -298,16 +302,17 @@ class SharedTiles:
             self.fail(o, "warp_group.share along the contiguous dimension of a shared-memory tile is not lowered "
                          "(a column slice of a swizzled tile is no tile of the same layout)")
         n = S.shape[axis] // G
-        row_bytes = (S.shape[1 - axis]) * T.nbytes(S.elem)
+        row_bytes = S.row_stride
         atom = 8 if S.swizzle else 1
         if (g * n) % atom:
             self.fail(o, f"warp_group.share: group {g}'s slice starts at row {g * n}, not a multiple of the "
                          f"{S.swizzle}B swizzle atom (8 rows of {row_bytes} bytes): the slice would not keep "
                          "the swizzle pattern")
+        # the same rows of every column block: the slice keeps its parent's block stride
         addr = self.op(f"add i32 {S.addr}, {g * n * row_bytes}", "share") if g else S.addr
         shape = list(S.shape)
         shape[axis] = n
-        self.vals[o.result] = T.Smem(addr, tuple(shape), S.elem, S.swizzle, S.trans)
+        self.vals[o.result] = T.Smem(addr, tuple(shape), S.elem, S.swizzle, S.trans, S.block_bytes)
 
     def lower_gather(self, o: GatherOp) -> None:
         T = _tl()

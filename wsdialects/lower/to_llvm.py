@@ -77,7 +77,7 @@ from wsdialects.nvgpu import (
     WgmmaMmaAsyncOp,
     WgmmaWaitGroupOp,
 )
-from wsdialects.layout import SliceLayout, WgmmaLayout, layout_of
+from wsdialects.layout import SliceLayout, WgmmaLayout, column_blocks, layout_of, slot_swizzle
 from wsdialects.lower.lower_layouts import is_free
 from wsdialects.nvvm import BarrierOp
 from wsdialects.tile import DescType, PtrType
@@ -204,17 +204,28 @@ class Lowered:
 
 @dataclass
 class Smem:
-    """A tile resident in swizzled shared memory (an aref slot's payload)."""
+    """A tile resident in swizzled shared memory (an aref slot's payload). Rows wider than
+    the swizzle are column blocks of `swizzle` bytes, `block_bytes` apart (0: one block)."""
     addr: str  # i32 shared address
     shape: tuple[int, ...]
     elem: Attribute
     swizzle: int
     trans: bool = False
+    block_bytes: int = 0
+
+    @property
+    def row_stride(self) -> int:
+        """Bytes from one stored row to the next (inside a column block)."""
+        rows_len = self.shape[0] if self.trans else self.shape[-1]
+        return self.swizzle if self.block_bytes else rows_len * nbytes(self.elem)
 
 
 @dataclass
 class Frag:
+    """A tile held in registers, one per slot of its layout (`_Kernel.slots`); a row or
+    column slice of the accumulator is also found by element index (`index`)."""
     regs: list[str]
+    index: dict | None = None
 
 
 @dataclass
@@ -248,6 +259,7 @@ class _Kernel(SharedTiles):
         self.desc_use: dict[SSAValue, tuple[str, int]] = {}
         self.store_stage: dict[Operation, tuple[int, dict]] = {}  # tile.store -> (smem offset, plan)
         self.wgmma_acc: dict[Operation, list[str]] = {}  # wgmma.mma_async -> accumulator computed before its fence
+        self.wgmma_a: dict[Operation, list[str]] = {}  # wgmma.mma_async -> packed register A, before its fence
 
     # ---- text helpers
     def tmp(self, hint: str = "v") -> str:
@@ -389,13 +401,31 @@ class _Kernel(SharedTiles):
         if len(shp) != 3:
             self.fail(alloc, f"{t}: only slots of 2-D tiles can be lowered (TMA / wgmma layouts)")
         row_bytes = shp[-1] * nbytes(t.element_type)
-        if swizzle_bytes(row_bytes) is None:
-            self.fail(alloc, f"{t}: a tile row of {row_bytes} bytes has no TMA/wgmma swizzle "
-                             "(need 32, 64 or 128 bytes per row)")
+        swz = self.buffer_swizzle(alloc, row_bytes)
         slot_bytes = _round_up(_prod(shp[1:]) * nbytes(t.element_type), 1024)
         off = _round_up(self.smem_end, 1024)
         self.smem_end = off + shp[0] * slot_bytes
-        self.bufs[alloc.result] = (off, slot_bytes, shp[1:], t.element_type, row_bytes)
+        self.bufs[alloc.result] = (off, slot_bytes, shp[1:], t.element_type, row_bytes, swz)
+
+    def buffer_swizzle(self, alloc: SmemAllocOp, row_bytes: int) -> int:
+        """The swizzle of a slot buffer: the #layout.shared ws-lower-layouts gave the views of
+        it (or, for a buffer no view reads, the swizzle TMA writes such rows with)."""
+        t = alloc.result.type
+        lays = {layout_of(u.operation.results[0].type) for u in alloc.result.uses
+                if isinstance(u.operation, SmemViewOp)} - {None}
+        if len(lays) > 1:
+            self.fail(alloc, f"{t}: the slots are viewed in two layouts {sorted(map(str, lays))}")
+        swz = next(iter(lays)).swizzle.data if lays else slot_swizzle(row_bytes)
+        if not swz or swz != slot_swizzle(row_bytes):
+            self.fail(alloc, f"{t}: a tile row of {row_bytes} bytes has no TMA/wgmma swizzle "
+                             "(need 32, 64 or a multiple of 128 bytes per row)")
+        return swz
+
+    def slot_tile(self, buf: SSAValue, index: SSAValue) -> Smem:
+        """Slot `index` of buffer `buf` as a shared-memory tile."""
+        off, slot_bytes, shp, et, row_bytes, swz = self.bufs[buf]
+        blocks = column_blocks(row_bytes, swz)
+        return Smem(self.slot_addr(buf, index), tuple(shp), et, swz, block_bytes=shp[0] * swz if blocks > 1 else 0)
 
     def bar_addr(self, group: SSAValue, index: SSAValue) -> str:
         a = self.op(f"shl i32 {self.scalar(index)}, 3")
@@ -444,21 +474,9 @@ class _Kernel(SharedTiles):
             self.asm("{ .reg .pred p; setp.eq.u32 p, $0, 0; @p mbarrier.arrive.shared::cta.b64 _, [$1]; }",
                      "r,r", [("i32", who), ("i32", self.bar_addr(o.barriers, o.index))])
         elif isinstance(o, TmaAsyncLoadOp):
-            _, dptr, dtt, pidx = self.vals[o.desc]
-            self.use_desc(o, pidx, self.bufs[o.buffer][4])
-            dst = self.slot_addr(o.buffer, o.index)
-            bar = self.bar_addr(o.barriers, o.bar_index)
-            coords = [self.scalar(x) for x in o.coords][::-1]  # innermost first
-            cl = ", ".join(f"${4 + i}" for i in range(len(coords)))
-            self.asm("{ .reg .pred p; setp.eq.u32 p, $0, 0; "
-                     f"@p cp.async.bulk.tensor.{len(coords)}d.shared::cluster.global.mbarrier::complete_tx::bytes "
-                     f"[$1], [$2, {{{cl}}}], [$3]; }}",
-                     ",".join(["r", "r", "l", "r"] + ["r"] * len(coords)),
-                     [("i32", self.leader()), ("i32", dst), ("i64", self.op(f"ptrtoint ptr {dptr} to i64")),
-                      ("i32", bar)] + [("i32", c) for c in coords])
+            self.lower_tma_load(o)
         elif isinstance(o, SmemViewOp):
-            off, slot_bytes, shp, et, row_bytes = self.bufs[o.buffer]
-            self.vals[o.result] = Smem(self.slot_addr(o.buffer, o.index), tuple(shp), et, swizzle_bytes(row_bytes))
+            self.vals[o.result] = self.slot_tile(o.buffer, o.index)
         elif isinstance(o, SetMaxNRegOp):
             self.asm(f"setmaxnreg.{o.action.data}.sync.aligned.u32 {o.regs.value.data};", "", [])
         elif isinstance(o, DispatchOp):
@@ -475,6 +493,30 @@ class _Kernel(SharedTiles):
             self.lower_smem_store(o)
         else:
             self.fail(o, f"'{n}' cannot be lowered to Hopper code yet")
+
+    def lower_tma_load(self, o: TmaAsyncLoadOp) -> None:
+        """One TMA copy per column block of the slot (a box `swizzle` bytes wide: TMA's
+        limit for swizzled boxes), all completing on the slot's FULL barrier."""
+        _, dptr, dtt, pidx = self.vals[o.desc]
+        S = self.slot_tile(o.buffer, o.index)
+        eb = nbytes(S.elem)
+        blocks = column_blocks(S.shape[1] * eb, S.swizzle)
+        width = S.shape[1] // blocks
+        self.use_desc(o, pidx, S.swizzle)
+        self.use_box(o, pidx, (1,) * (len(o.coords) - 2) + (S.shape[0], width))
+        bar = self.bar_addr(o.barriers, o.bar_index)
+        coords = [self.scalar(x) for x in o.coords][::-1]  # innermost first
+        cl = ", ".join(f"${4 + i}" for i in range(len(coords)))
+        dp = self.op(f"ptrtoint ptr {dptr} to i64")
+        for b in range(blocks):
+            dst = self.op(f"add i32 {S.addr}, {b * S.block_bytes}") if b else S.addr
+            inner = self.op(f"add i32 {coords[0]}, {b * width}") if b else coords[0]
+            self.asm("{ .reg .pred p; setp.eq.u32 p, $0, 0; "
+                     f"@p cp.async.bulk.tensor.{len(coords)}d.shared::cluster.global.mbarrier::complete_tx::bytes "
+                     f"[$1], [$2, {{{cl}}}], [$3]; }}",
+                     ",".join(["r", "r", "l", "r"] + ["r"] * len(coords)),
+                     [("i32", self.leader()), ("i32", dst), ("i64", dp),
+                      ("i32", bar)] + [("i32", c) for c in [inner, *coords[1:]]])
 
     def lower_dispatch(self, d: DispatchOp) -> None:
         done = self.newlabel("wg_done")
@@ -532,7 +574,8 @@ class _Kernel(SharedTiles):
         if n == "tile.trans":
             src = self.vals.get(o.operands[0])
             if isinstance(src, Smem) and list(o.order.get_values()) == [1, 0]:
-                self.vals[o.results[0]] = Smem(src.addr, shape_of(rt), src.elem, src.swizzle, not src.trans)
+                self.vals[o.results[0]] = Smem(src.addr, shape_of(rt), src.elem, src.swizzle, not src.trans,
+                                               src.block_bytes)
                 return
             return  # lazily (or rejected at the use)
         if n in ("tile.dot", "mma.async_dot", "mma.wait"):
@@ -659,11 +702,29 @@ class _Kernel(SharedTiles):
         self.fail(o, f"'{n}' cannot be lowered to Hopper code (no per-element lowering)")
 
     # ---- per-element evaluation of tensors in the fragment layout
+    def make_frag(self, t: TensorType, regs: list[str], op: Operation) -> Frag:
+        if isinstance(layout_of(t), SliceLayout):
+            return Frag(regs, {idx: s for s, idx in self.slots(t, op)})
+        return Frag(regs)
+
     def slots(self, t: TensorType, op: Operation):
         """The (register, index) pairs of a tile of type `t`, which must be in this branch's
-        wgmma accumulator fragment (its #layout.wgmma, given by ws-lower-layouts)."""
+        wgmma accumulator fragment (its #layout.wgmma, given by ws-lower-layouts) or a row
+        (dim = 1) or column (dim = 0) slice of it: per 64-row block, a thread holds rows
+        r and r + 8 of the fragment; of N columns, c + 8j and c + 8j + 1."""
         L = self.layout
         lay = layout_of(t)
+        if (L is not None and isinstance(lay, SliceLayout) and isinstance(lay.parent, WgmmaLayout)
+                and lay.parent.groups == L.wg_count and len(shape_of(t)) == 1):
+            (n,) = shape_of(t)
+            if lay.dim.data == 1:
+                if n % (64 * L.wg_count):
+                    self.fail(op, f"a {n}-row slice does not fit the rows of {L.wg_count} warp group(s)")
+                return list(enumerate(((L.row_rt, rep * L.wg_count * 64 + 8 * h),)
+                                      for rep in range(n // (64 * L.wg_count)) for h in (0, 1)))
+            if n % 8 or n > 256:
+                self.fail(op, f"a {n}-column slice does not fit the accumulator's columns")
+            return list(enumerate(((L.col_rt, 8 * j + b),) for j in range(n // 8) for b in (0, 1)))
         if L is None or not isinstance(lay, WgmmaLayout) or lay.groups != L.wg_count:
             self.fail(op, f"{t} is not in the wgmma accumulator fragment of this branch"
                           + ("" if lay is not None else " (it has no layout: run ws-lower-layouts)"))
@@ -689,6 +750,11 @@ class _Kernel(SharedTiles):
     def ev(self, v: SSAValue, idx, slot: int | None):
         """The element of tensor `v` at logical index `idx` (one (runtime, const) pair per dim)."""
         r = self.vals.get(v)
+        if isinstance(r, Frag) and r.index is not None:
+            if idx not in r.index:
+                self.fail(v.owner if isinstance(v.owner, Operation) else self.func,
+                          "an element of a slice that is not in this thread's registers")
+            return r.regs[r.index[idx]]
         if isinstance(r, Frag):
             if slot is None:
                 self.fail(v.owner if isinstance(v.owner, Operation) else self.func,
@@ -895,74 +961,133 @@ class _Kernel(SharedTiles):
             self.fail(op, f"descriptor {p.name} is used with two shared-memory layouts")
         p.swizzle = swz
 
+    def use_box(self, op: Operation, pidx: int, box: tuple[int, ...]) -> None:
+        """The box every TMA access through descriptor `pidx` moves (one per descriptor:
+        the runtime encodes it once)."""
+        p = self.params[pidx]
+        seen = getattr(p, "_box", None)
+        if seen is not None and seen != box:
+            self.fail(op, f"descriptor {p.name} is used with two TMA boxes {seen} and {box}")
+        p._box = box  # type: ignore[attr-defined]
+        p.block = box
+
     # ---- dot -> wgmma
-    def _desc(self, addr: str, swz: int) -> str:
-        hi = (1 << 16) | (((8 * swz) >> 4) << 32) | (SWIZZLE_CODE[swz] << 62)
+    def _desc(self, addr: str, swz: int, lbo: int = 16) -> str:
+        """A wgmma shared-memory descriptor of the tile at `addr`: stride-dimension offset
+        8 rows of `swz` bytes, leading-dimension offset `lbo` bytes (used by N-major B only:
+        the distance between its column blocks), `swz`-byte swizzle."""
+        hi = ((lbo >> 4) << 16) | (((8 * swz) >> 4) << 32) | (SWIZZLE_CODE[swz] << 62)
         lo = self.op(f"and i32 {self.op(f'lshr i32 {addr}, 4')}, 16383")
         lo64 = self.op(f"zext i32 {lo} to i64")
         if hi >= 1 << 63:
             hi -= 1 << 64
         return self.op(f"or i64 {lo64}, {hi}", "desc")
 
+    @staticmethod
+    def _k_offset(S: Smem, kbytes: int) -> int:
+        """Bytes from a K-major tile's start to its K offset `kbytes` (in the column block
+        holding it)."""
+        if S.block_bytes:
+            return (kbytes // S.swizzle) * S.block_bytes + kbytes % S.swizzle
+        return kbytes
+
     def wgmma_fence(self, o: Operation) -> None:
         """`wgmma.fence` orders earlier register writes before the wgmmas that follow: the
-        accumulators of those wgmmas (evaluated lazily elsewhere) are computed first."""
+        accumulators of those wgmmas (evaluated lazily elsewhere) and their register A
+        operands, converted and packed, are computed first."""
         nxt = o.next_op
         issued = set()
         while isinstance(nxt, WgmmaMmaAsyncOp):
             if nxt.acc not in issued:
                 self.wgmma_acc[nxt] = self.frag_of(nxt.acc, nxt)
+            if not isinstance(self.vals.get(nxt.a), Smem):
+                self.wgmma_a[nxt] = self.register_a(nxt)
             issued.add(nxt.result)
             nxt = nxt.next_op
         self.asm("wgmma.fence.sync.aligned;", "", [])
 
+    def register_a(self, o: WgmmaMmaAsyncOp) -> list[str]:
+        """The register-A operand of `o`: its A tile is in the accumulator fragment
+        (ws-lower-layouts), so k-block j of row block `rep` is the thread's registers
+        8j..8j+7 of that block, packed pairwise into the four .f16x2 / .bf16x2 registers."""
+        et = elem_of(o.a.type)
+        T, bits = llty(et), bits_of(et)
+        regs = self.frag_of(o.a, o)
+        out = []
+        for i in range(0, len(regs), 2):
+            lo = self.op(f"zext i16 {self.op(f'bitcast {T} {regs[i]} to i{bits}')} to i32")
+            hi = self.op(f"zext i16 {self.op(f'bitcast {T} {regs[i + 1]} to i{bits}')} to i32")
+            out.append(self.op(f"or i32 {lo}, {self.op(f'shl i32 {hi}, 16')}", "pa"))
+        return out
+
     def lower_wgmma(self, o: WgmmaMmaAsyncOp) -> None:
         """nvgpu.wgmma.mma_async (checked by ws-lower-mma) -> m64nNk16 / k32 wgmma.mma_async per
-        row block of 64 and K step, from shared-memory descriptors; in flight until a wait."""
+        row block of 64 and K step; A from a shared-memory descriptor or from registers
+        (register A), B from a K-major (transposed NxK) or an N-major (KxN) descriptor;
+        in flight until a wait."""
         a, b, acc = o.operands
         A, B = self.vals.get(a), self.vals.get(b)
-        if not isinstance(A, Smem) or A.trans or not isinstance(B, Smem) or not B.trans:
-            self.fail(o, "nvgpu.wgmma.mma_async: A must be an MxK and B a transposed NxK shared-memory tile "
-                         "(ws-lower-mma checks this)")
-        et = A.elem
+        reg_a = not isinstance(A, Smem)
+        if (not reg_a and A.trans) or not isinstance(B, Smem):
+            self.fail(o, "nvgpu.wgmma.mma_async: A must be an MxK shared-memory tile or a register tile and B a "
+                         "shared-memory tile (ws-lower-mma checks this)")
+        et = elem_of(a.type)
+        n_major = not B.trans
         if isinstance(et, Float16Type):
             kind, kstep = "f16.f16", 16
         elif isinstance(et, BFloat16Type):
             kind, kstep = "bf16.bf16", 16
-        elif is_fp8(et):
+        elif is_fp8(et) and not reg_a and not n_major:
             kind, kstep = f"{fp8_name(et)}.{fp8_name(et)}", 32
         else:
-            self.fail(o, f"nvgpu.wgmma.mma_async on {et}: no wgmma for it (ws-lower-mma checks this)")
-        M, K = A.shape
+            self.fail(o, f"nvgpu.wgmma.mma_async on {et}: no wgmma for these operands (ws-lower-mma checks this)")
+        M, K = shape_of(a.type)
         K2, N = B.shape
         L = self.layout
+        eb = nbytes(et)
         regs = self.wgmma_acc.pop(o, None)
         if regs is None:
             regs = self.frag_of(acc, o)
+        apacked = self.wgmma_a.pop(o, None) if reg_a else None
+        if reg_a and apacked is None:
+            apacked = self.register_a(o)
         self.slots(o.results[0].type, o)  # validates the accumulator
         nper = N // 2
         reps = M // (64 * L.wg_count)
-        row_bytes_a = K * nbytes(et)
         out = list(regs)
-        bdesc0 = self._desc(B.addr, B.swizzle)
+        bdesc0 = self._desc(B.addr, B.swizzle, B.block_bytes if n_major and B.block_bytes else 16)
+        st = "{" + ", ".join(["float"] * nper) + "}"
+        dl = ", ".join(f"${i}" for i in range(nper))
         for rep in range(reps):
-            # row block of this warp group: rep * W + wg
-            wgi = self.op(f"lshr i32 {L.tid_in_part}, 7")
-            rb = self.op(f"add i32 {self.op(f'mul i32 {wgi}, 64')}, {rep * L.wg_count * 64}")
-            aoff = self.op(f"mul i32 {rb}, {row_bytes_a}")
-            adesc0 = self._desc(self.op(f"add i32 {A.addr}, {aoff}"), A.swizzle)
+            if not reg_a:
+                # row block of this warp group: rep * W + wg
+                wgi = self.op(f"lshr i32 {L.tid_in_part}, 7")
+                rb = self.op(f"add i32 {self.op(f'mul i32 {wgi}, 64')}, {rep * L.wg_count * 64}")
+                aoff = self.op(f"mul i32 {rb}, {A.row_stride}")
+                adesc0 = self._desc(self.op(f"add i32 {A.addr}, {aoff}"), A.swizzle)
             cur = out[rep * nper:(rep + 1) * nper]
             for ks in range(K // kstep):
-                step = (ks * kstep * nbytes(et)) >> 4
-                ad = self.op(f"add i64 {adesc0}, {step}") if step else adesc0
-                bd = self.op(f"add i64 {bdesc0}, {step}") if step else bdesc0
-                dl = ", ".join(f"${i}" for i in range(nper))
-                tail = ", 1, 1, 0, 0;" if kstep == 16 else ", 1, 1;"
-                text = (f"{{ .reg .pred p; setp.ne.b32 p, ${nper + 2}, 0; "
-                        f"wgmma.mma_async.sync.aligned.m64n{N}k{kstep}.f32.{kind} {{{dl}}}, ${nper}, ${nper + 1}, p{tail} }}")
-                cons = ",".join(["=f"] * nper + ["l", "l", "r"] + [str(i) for i in range(nper)])
-                st = "{" + ", ".join(["float"] * nper) + "}"
-                res = self.asm(text, cons, [("i64", ad), ("i64", bd), ("i32", "1")] + [("float", x) for x in cur], st)
+                if not reg_a:
+                    astep = self._k_offset(A, ks * kstep * eb) >> 4
+                    ad = self.op(f"add i64 {adesc0}, {astep}") if astep else adesc0
+                bstep = (ks * kstep * B.row_stride if n_major else self._k_offset(B, ks * kstep * eb)) >> 4
+                bd = self.op(f"add i64 {bdesc0}, {bstep}") if bstep else bdesc0
+                if reg_a:
+                    base = rep * (K // 2) // 2 + 4 * ks  # packed registers of k-block ks in row block rep
+                    aregs = apacked[base:base + 4]
+                    text = (f"{{ .reg .pred p; setp.ne.b32 p, ${nper + 5}, 0; "
+                            f"wgmma.mma_async.sync.aligned.m64n{N}k{kstep}.f32.{kind} {{{dl}}}, "
+                            f"{{${nper}, ${nper + 1}, ${nper + 2}, ${nper + 3}}}, ${nper + 4}, p, 1, 1, "
+                            f"{int(n_major)}; }}")
+                    cons = ",".join(["=f"] * nper + ["r"] * 4 + ["l", "r"] + [str(i) for i in range(nper)])
+                    args = [("i32", x) for x in aregs] + [("i64", bd), ("i32", "1")]
+                else:
+                    tail = f", 1, 1, 0, {int(n_major)};" if kstep == 16 else ", 1, 1;"
+                    text = (f"{{ .reg .pred p; setp.ne.b32 p, ${nper + 2}, 0; "
+                            f"wgmma.mma_async.sync.aligned.m64n{N}k{kstep}.f32.{kind} {{{dl}}}, ${nper}, ${nper + 1}, p{tail} }}")
+                    cons = ",".join(["=f"] * nper + ["l", "l", "r"] + [str(i) for i in range(nper)])
+                    args = [("i64", ad), ("i64", bd), ("i32", "1")]
+                res = self.asm(text, cons, args + [("float", x) for x in cur], st)
                 cur = [self.op(f"extractvalue {st} {res}, {i}") for i in range(nper)]
             out[rep * nper:(rep + 1) * nper] = cur
         self.vals[o.result] = Frag(out)  # in flight until an nvgpu.wgmma.wait_group
@@ -1016,7 +1141,7 @@ class _Kernel(SharedTiles):
         for i, r in enumerate(o.results):
             ty = llty(elem_of(r.type))
             regs = [self.op(f"phi {ty} [{x}, %{b0}], [{y}, %{b1}]", "phi") for x, y in zip(ys0[i], ys1[i])]
-            self.vals[r] = Frag(regs) if isinstance(r.type, TensorType) else regs[0]
+            self.vals[r] = self.make_frag(r.type, regs, o) if isinstance(r.type, TensorType) else regs[0]
 
     # ---- scf.for
     def lower_for(self, o: Operation) -> None:
@@ -1046,7 +1171,7 @@ class _Kernel(SharedTiles):
                 idxs.append(len(self.lines))
                 self.lines.append(None)
             phis.append((names, idxs))
-            self.vals[a] = Frag(names) if kind == "frag" else names[0]
+            self.vals[a] = self.make_frag(a.type, names, o) if kind == "frag" else names[0]
         cond = self.op(f"icmp slt {T} {ivn}, {ub}")
         self.emit(f"br i1 {cond}, label %{bod}, label %{ext}")
         self.label(bod)
@@ -1262,6 +1387,7 @@ class _Kernel(SharedTiles):
         if p.swizzle:
             self.fail(o, f"descriptor {p.name} is used for both TMA loads (swizzled) and a TMA store (plain)")
         p._stored = True  # type: ignore[attr-defined]
+        self.use_box(o, pidx, (1,) * (len(o.operands) - 4) + tuple(shp))
         if (shp[-1] * nbytes(et)) % 16:
             self.fail(o, "tile.desc_store: a row of the tile must be a multiple of 16 bytes")
         L = self.layout
