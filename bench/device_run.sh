@@ -17,13 +17,14 @@ fi
 python3 -c "import torch, triton, llvmlite, cuda.bindings as cb; print('torch', torch.__version__, 'triton', triton.__version__, 'llvmlite', llvmlite.__version__, 'cuda.bindings', cb.__version__, torch.cuda.get_device_name())"
 STEPS=${STEPS:-tests,sanitize,bench}
 if [[ $STEPS == *tests* ]]; then
-  timeout 300 python3 -m pytest -q -p no:cacheprovider test/gpu 2>&1 | tee $OUT/gpu_tests.log | tail -40
+  timeout ${TESTS_TIMEOUT:-300} python3 -m pytest -q -p no:cacheprovider ${GPU_TESTS:-test/gpu} 2>&1 | tee $OUT/gpu_tests.log | tail -40
 fi
 if [[ $STEPS == *sanitize* ]]; then
   for tool in racecheck synccheck "memcheck --report-api-errors no"; do
     echo "== compute-sanitizer --tool $tool"
-    timeout 240 compute-sanitizer --tool $tool python3 test/gpu/small_gemm.py 2>&1 | tee "$OUT/sanitizer_${tool%% *}.log" | tail -6
-    timeout 240 compute-sanitizer --tool $tool python3 test/gpu/small_attention.py 2>&1 | tee "$OUT/sanitizer_attn_${tool%% *}.log" | tail -6
+    for script in ${SANITIZE_SCRIPTS:-small_gemm small_attention}; do
+      timeout 240 compute-sanitizer --tool $tool python3 test/gpu/$script.py 2>&1 | tee "$OUT/sanitizer_${script}_${tool%% *}.log" | tail -6
+    done
   done
 fi
 if [[ $STEPS == *attn-bench* ]]; then
