@@ -18,6 +18,7 @@ builtin.module {
     %q_off = arith.muli %start_m, %Bm : i32
     %q = tile.desc_load %q_desc[%bh, %q_off, %c0] : !tile.desc<tensor<128x64xf16>> -> tensor<128x64xf16>
     %qk_scale = arith.mulf %sm_scale, %log2e : f32
+    %scale_v = tile.splat %qk_scale : f32 -> tensor<128xf32>
     %scale_t = tile.splat %qk_scale : f32 -> tensor<128x128xf32>
     %m0 = arith.constant dense<0xFF800000> : tensor<128xf32>
     %l0 = arith.constant dense<0.000000e+00> : tensor<128xf32>
@@ -40,11 +41,12 @@ builtin.module {
       %in_n2 = tile.expand_dims %in_n, 0 : tensor<128xi1> -> tensor<1x128xi1>
       %in_nb = tile.broadcast %in_n2 : tensor<1x128xi1> -> tensor<128x128xi1>
       %qk_m = arith.select %in_nb, %qk_raw, %neg_inf : tensor<128x128xi1>, tensor<128x128xf32>
-      %qk = arith.mulf %qk_m, %scale_t : tensor<128x128xf32>
-      %rowmax = tile.reduce max %qk, 1 : tensor<128x128xf32> -> tensor<128xf32>
-      %m_ij = arith.maximumf %m_i, %rowmax : tensor<128xf32>
+      %rowmax = tile.reduce max %qk_m, 1 : tensor<128x128xf32> -> tensor<128xf32>
+      %rowmax_s = arith.mulf %rowmax, %scale_v : tensor<128xf32>
+      %m_ij = arith.maximumf %m_i, %rowmax_s : tensor<128xf32>
       %m_e = tile.expand_dims %m_ij, 1 : tensor<128xf32> -> tensor<128x1xf32>
       %m_b = tile.broadcast %m_e : tensor<128x1xf32> -> tensor<128x128xf32>
+      %qk = arith.mulf %qk_m, %scale_t : tensor<128x128xf32>
       %qk_c = arith.subf %qk, %m_b : tensor<128x128xf32>
       %p = math.exp2 %qk_c : tensor<128x128xf32>
       %l_ij = tile.reduce sum %p, 1 : tensor<128x128xf32> -> tensor<128xf32>

@@ -624,7 +624,10 @@ class _Kernel(SharedTiles):
             "arith.divf": "fdiv", "arith.remf": "frem",
         }
         if n in simple:
-            return self.op(f"{simple[n]} {T} {ins[0]}, {ins[1]}")
+            # float add / sub / mul may contract into FMA (what nvcc and Triton do by default):
+            # the softmax's x * scale - max is one FFMA
+            flags = " contract" if simple[n] in ("fadd", "fsub", "fmul") else ""
+            return self.op(f"{simple[n]}{flags} {T} {ins[0]}, {ins[1]}")
         if n in ("arith.ceildivsi", "arith.floordivsi"):
             # The truncating quotient, moved by one where the remainder is not zero and the
             # exact quotient is positive (ceil: up) or negative (floor: down).
@@ -837,10 +840,37 @@ class _Kernel(SharedTiles):
             for i, a in enumerate(order):
                 src_idx[a] = idx[i]
             return self.ev(o.operands[0], tuple(src_idx), None)
+        if n == "arith.truncf" and slot is not None and self.paired_cvt(o) is not None:
+            return self.ev_truncf_pair(o, v, idx, slot)
         if len(o.results) == 1 and not o.regions:
             ins = [self.ev(x, idx, slot) for x in o.operands]
             return self.elementwise(o, ins, [x.type for x in o.operands], t)
         self.fail(o, f"'{n}' cannot be lowered per element")
+
+    @staticmethod
+    def paired_cvt(o: Operation) -> str | None:
+        """The packed conversion of an f32 -> f16 / bf16 truncation of an accumulator tile
+        (cvt.rn.f16x2.f32 rounds two adjacent columns at once), or None."""
+        src, dst = elem_of(o.operands[0].type), elem_of(o.results[0].type)
+        if not (isinstance(src, Float32Type) and isinstance(layout_of(o.results[0].type), WgmmaLayout)):
+            return None
+        return {Float16Type: "f16x2", BFloat16Type: "bf16x2"}.get(type(dst))
+
+    def ev_truncf_pair(self, o: Operation, v: SSAValue, idx, slot: int) -> str:
+        """Element `slot` of a truncated accumulator tile, converted together with its
+        neighbour column (slot ^ 1: same row, columns 2c and 2c + 1) by one cvt.rn.f16x2.f32;
+        both halves are memoized."""
+        slots = self.slots(v.type, o)
+        lo, hi = slot & ~1, slot | 1
+        xs = [self.ev(o.operands[0], slots[s][1], s) for s in (lo, hi)]
+        packed = self.asm(f"cvt.rn.{self.paired_cvt(o)}.f32 $0, $1, $2;", "=r,f,f", [("float", xs[1]), ("float", xs[0])],
+                          "i32")
+        T = llty(elem_of(v.type))
+        upper = self.op(f"lshr i32 {packed}, 16")
+        halves = [self.op(f"bitcast i16 {self.op(f'trunc i32 {w} to i16')} to {T}") for w in (packed, upper)]
+        for s, h in zip((lo, hi), halves):
+            self.memo[-1][(v, slots[s][1])] = h
+        return halves[slot - lo]
 
     # ---- reductions: per thread, then across the lanes that share a row
     def ev_reduce(self, o: Operation, v: SSAValue, idx) -> str:
@@ -1015,9 +1045,8 @@ class _Kernel(SharedTiles):
         regs = self.frag_of(o.a, o)
         out = []
         for i in range(0, len(regs), 2):
-            lo = self.op(f"zext i16 {self.op(f'bitcast {T} {regs[i]} to i{bits}')} to i32")
-            hi = self.op(f"zext i16 {self.op(f'bitcast {T} {regs[i + 1]} to i{bits}')} to i32")
-            out.append(self.op(f"or i32 {lo}, {self.op(f'shl i32 {hi}, 16')}", "pa"))
+            h = [self.op(f"bitcast {T} {r} to i{bits}") for r in regs[i:i + 2]]
+            out.append(self.asm("mov.b32 $0, {$1, $2};", "=r,h,h", [("i16", h[0]), ("i16", h[1])], "i32"))
         return out
 
     def lower_wgmma(self, o: WgmmaMmaAsyncOp) -> None:
