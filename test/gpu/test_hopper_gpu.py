@@ -242,3 +242,18 @@ def test_relu_gemm_if_results(relu, M, N, K):
     if relu:
         ref = 2 * torch.relu(ref)
     assert rel_err(c, ref) < 1e-4
+
+
+def test_mean_gemm_f32_slot_of_256_byte_rows():
+    # The 64x64 f32 scale tile has 256-byte rows: two 128-byte-swizzled column blocks,
+    # one TMA box each, read element by element through the blocks.
+    k = wsdialects.compile(KERN / "mean_gemm.mlir")
+    M, K = 192, 200
+    a = torch.randn(M, K, device="cuda", dtype=torch.float16)
+    b = torch.randn(64, K, device="cuda", dtype=torch.float16)
+    s = torch.randn(M, 64, device="cuda", dtype=torch.float32)
+    c = torch.full((M * 64,), float("nan"), device="cuda", dtype=torch.float32)
+    k[cdiv(M, 64)](a, b, s, c, K)
+    torch.cuda.synchronize()
+    ref = (a.float() @ b.float().T) / (cdiv(K, 32) * 32) * s
+    assert rel_err(c.view(M, 64), ref) < 1e-4

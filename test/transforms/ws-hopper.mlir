@@ -2,14 +2,17 @@
 // RUN: ws-opt %shared/kernels/gemm.mlir -p 'ws-hopper' -t llvm | filecheck %s --check-prefix=LL
 // RUN: ws-opt %shared/kernels/gemm.mlir -p 'ws-hopper{depth=3 mma-depth=2}' -t llvm | filecheck %s --check-prefix=TAWA
 // RUN: env WSDIALECTS_SCALAR_STORES=1 ws-opt %shared/kernels/gemm.mlir -p 'ws-hopper' -t llvm | filecheck %s --check-prefix=SCALAR
-// RUN: not ws-opt %shared/kernels/gemm.mlir -p 'ws-hopper{depth=5}' -t llvm 2>&1 | filecheck %s --check-prefix=SMEM
+// RUN: ws-opt %shared/kernels/gemm.mlir -p 'ws-hopper{depth=5}' 2>&1 >/dev/null | filecheck %s --check-prefix=FIT
+// RUN: not ws-opt %shared/kernels/gemm.mlir -p 'ws-specialize{depth=5 mma-depth=1}' -t llvm 2>&1 | filecheck %s --check-prefix=SMEM
+// RUN: ws-opt %shared/kernels/attention.mlir -p 'ws-hopper' 2>&1 >/dev/null | filecheck %s --check-prefix=FIT-ATTN
+// RUN: ws-opt %S/../../examples/kernels/flash_attention.mlir -p 'ws-hopper' -t llvm 2>/dev/null | filecheck %s --check-prefix=ATTN
 // RUN: ws-opt %shared/kernels/gemm.mlir -p 'ws-partition,ws-distribute{depth=2}' -t ptx | filecheck %s --check-prefix=PTX
 // RUN: ws-opt %shared/kernels/gemm.mlir -p 'ws-partition,ws-distribute{depth=2}' -t llvm | filecheck %s --check-prefix=NOPIPE
 // RUN: ws-opt %shared/kernels/gemm.mlir -p 'ws-hopper{persistent=true}' -t llvm | filecheck %s --check-prefix=PERSIST
 // RUN: ws-opt %S/../Inputs/kernels/fp8_gemm.mlir -p 'ws-hopper' -t llvm | filecheck %s --check-prefix=FP8
 // RUN: ws-opt %S/../Inputs/kernels/batched_gemm.mlir -p 'ws-hopper' -t llvm | filecheck %s --check-prefix=TMASTORE
 // RUN: ws-opt %S/../Inputs/kernels/bias_gemm.mlir -p 'ws-hopper' -t llvm | filecheck %s --check-prefix=BIAS
-// RUN: not ws-opt %S/../Inputs/kernels/mean_gemm.mlir -p 'ws-hopper' -t llvm 2>&1 | filecheck %s --check-prefix=MEAN
+// RUN: ws-opt %S/../Inputs/kernels/mean_gemm.mlir -p 'ws-hopper' -t llvm 2>&1 | filecheck %s --check-prefix=MEAN
 // RUN: not ws-opt %S/../Inputs/kernels/no_loop.mlir -p 'ws-hopper' -t ptx 2>&1 | filecheck %s --check-prefix=NOWS
 // RUN: ws-opt %shared/kernels/gemm.mlir -p 'ws-hopper{cooperative=2}' -t llvm | filecheck %s --check-prefix=COOP
 // RUN: ws-opt %shared/kernels/gemm.mlir -p 'ws-sched''ule{arch=h100},ws-hopper' -t llvm | filecheck %s --check-prefix=COOP
@@ -76,7 +79,7 @@
 // 64-column chunk to padded shared memory as f16 pairs, then stores them row-wise as
 // 16-byte vectors where all 8 masks hold and the address is 16-byte aligned, element by
 // element (masked) otherwise.
-// LL: fptrunc float %{{.*}} to half
+// LL: cvt.rn.f16x2.f32 $0, $1, $2;
 // LL: st.shared.b32 [$0], $1;
 // LL: bar.warp.sync -1;
 // LL: ld.shared.v4.b32 {$0, $1, $2, $3}, [$4];
@@ -93,11 +96,15 @@
 // TAWA: wgmma.wait_group.sync.aligned 0;
 
 // WSDIALECTS_SCALAR_STORES=1: the epilogue stores element by element from the fragment.
-// SCALAR: fptrunc float %{{.*}} to half
+// SCALAR: cvt.rn.f16x2.f32 $0, $1, $2;
 // SCALAR-NOT: st.global.v4.b32
 // SCALAR: @p st.global.b16 [$0], $1;
 // SCALAR-NOT: st.global.v4.b32
 
+// ws-hopper's depth is the deepest ring it uses: rings that do not fit in shared memory
+// get the largest depth that does (a remark); the emitter refuses a plan that does not fit.
+// FIT: gemm.mlir:4:3: remark: ws-hopper: rings of depth 5 need {{[0-9]+}} bytes of shared memory, more than the 232448 a block can have; using depth 4
+// FIT-ATTN: attention.mlir:4:3: remark: ws-hopper: rings of depth 4 need 328848 bytes of shared memory, more than the 232448 a block can have; using depth 2
 // SMEM: gemm.mlir:4:3: error: @matmul needs {{[0-9]+}} bytes of shared memory
 
 // Without ws-pipeline-mma every dot retires (wait 0) before its slot is released.
@@ -132,10 +139,15 @@
 
 // The bias vector is a masked pointer load per column the thread owns.
 // BIAS: @p ld.global.b32 $0, [$1];
-// BIAS: fadd float
+// BIAS: fadd contract float
 // BIAS: cp.async.bulk.tensor.2d.global.shared::cta.bulk_group
 
-// MEAN: mean_gemm.mlir:4:1: error: memref<1x64x64xf32, 3 : i64>: a tile row of 256 bytes has no TMA/wgmma swizzle
+// A 64x64 f32 slot (256-byte rows) is two 128B-swizzled column blocks of 64 x 32: two TMA
+// boxes, the second 32 columns and 8 KiB further on.
+// MEAN: cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes
+// MEAN: add i32 %{{.*}}, 8192
+// MEAN: add i32 %{{.*}}, 32
+// MEAN: cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes
 // NOWS: no_loop.mlir:2:1: error: the Hopper lowering needs a warp-specialized kernel
 
 // ws-cooperative{groups=2} (and ws-schedule's cooperative team on the gemm): two consumer
@@ -183,7 +195,7 @@
 // CPUT-NEXT: load i32, ptr %phase
 // CPUT-NEXT: mbarrier.try_wait.parity
 // CPUT: ld.shared.b16
-// CPUT: fmul half
+// CPUT: fmul contract half
 // CPUT: %swz{{[0-9]+}} = xor i32
 // CPUT: st.shared.b32 [$0], $1;
 // CPUT: fence.proxy.async.shared::cta;
@@ -209,9 +221,31 @@
 // IFRES: %phi{{[0-9]+}} = phi float [%{{.*}}, %if_then{{[0-9]+}}], [%{{.*}}, %if_else{{[0-9]+}}]
 // IFRES-COUNT-31: = phi float [%{{.*}}, %if_then{{[0-9]+}}], [%{{.*}}, %if_else{{[0-9]+}}]
 // IFRES-NEXT: = phi float [0x4000000000000000, %if_then{{[0-9]+}}], [0x3FF0000000000000, %if_else{{[0-9]+}}]
-// IFRES: fmul float %phi
+// IFRES: fmul contract float %phi
 
 // BADGATHER: bad_gather.mlir:7:7: error: warp_group.gather is lowered only when group 0 stores the gathered tile with tile.desc_store
 // GATHERORDER: bad_gather_order.mlir:8:7: error: warp_group.gather: group 1 of 2 is not in the warp-group branch after its team's group 0
 // SHARECOLS: bad_share_cols.mlir:27:9: error: warp_group.share along the contiguous dimension of a shared-memory tile is not lowered
 // SHAREROWS: bad_share_rows.mlir:29:9: error: ws-lower-layouts: a 4x64 tile does not fit the wgmma accumulator of 1 warp group(s)
+
+// Attention (head dim 128, 3-D descriptors): every 128x128 f16 slot is two 128B-swizzled
+// column blocks of 128 x 64, one 3-D TMA box each (the second 16 KiB and 64 columns on).
+// ATTN: cp.async.bulk.tensor.3d.shared::cluster.global.mbarrier::complete_tx::bytes
+// ATTN-NEXT: add i32 %slot{{[0-9]+}}, 16384
+// ATTN-NEXT: add i32 {{.*}}, 64
+// ATTN-NEXT: cp.async.bulk.tensor.3d.shared::cluster.global.mbarrier::complete_tx::bytes
+// The steady state: QK^T from K-major descriptors (A and B in shared memory, no transpose),
+// then P.V with P in registers (four packed f16x2 per k16 step) and V N-major (transpose-B
+// = 1; leading offset 16384 >> 4 = the column-block stride, in 4611686293372403712);
+// QK^T_j is waited for with P.V_{j-1} still in flight (wait_group 1).
+// ATTN: for_body
+// ATTN: wgmma.fence.sync.aligned;
+// ATTN: wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16 {{.*}}, $64, $65, p, 1, 1, 0, 0; }
+// ATTN: cvt.rn.f16x2.f32
+// ATTN: mov.b32 $0, {$1, $2};
+// ATTN: wgmma.fence.sync.aligned;
+// ATTN: or i64 %{{.*}}, 4611686293372403712
+// ATTN: wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16 {{.*}}, {$64, $65, $66, $67}, $68, p, 1, 1, 1; }
+// ATTN: wgmma.wait_group.sync.aligned 1;
+// ATTN: ex2.approx.ftz.f32
+// ATTN: wgmma.wait_group.sync.aligned 0;
