@@ -259,3 +259,35 @@ def plain(t: Attribute) -> Attribute:
 
 
 LayoutDialect = Dialect("layout", [], [WgmmaLayout, SliceLayout, PermuteLayout, SharedLayout])
+
+
+# ---- facts the lowering uses: which registers of a thread hold which elements
+#
+# In a warp-group branch of G warp groups, thread t (t < 128 G) of warp group g = t / 128,
+# warp w = (t / 32) % 4, lane l = t % 32 has the fragment base row 64 g + 16 w + l / 4 and
+# base column 2 (l % 4) (the emitter computes both once per branch). The functions below
+# give, per register, the (row, column) offset from that base: constants only, so every
+# per-thread index is base + constant.
+
+def acc_fragment_offsets(rows: int, cols: int, warp_groups: int) -> list[tuple[int, int]]:
+    """Register r of a rows x cols tile in #layout.wgmma<warp_groups>: per row block of
+    64 x warp_groups rows, the m64nN accumulator's N / 2 registers, register r at row
+    offset 8 ((r / 2) % 2) and column offset 8 (r / 4) + r % 2 (PTX ISA, wgmma D fragment).
+    Registers 8j..8j+7 of a block are also k-block j of wgmma's register-A fragment."""
+    out = []
+    for rep in range(rows // (64 * warp_groups)):
+        for r in range(cols // 2):
+            out.append((rep * warp_groups * 64 + 8 * ((r >> 1) & 1), 8 * (r >> 2) + (r & 1)))
+    return out
+
+
+def row_slice_offsets(rows: int, warp_groups: int) -> list[int]:
+    """Row offsets a thread holds of a row slice (#layout.slice<dim = 1, #layout.wgmma>):
+    per row block, rows base and base + 8 (the four lanes of a quad hold the same rows)."""
+    return [rep * warp_groups * 64 + 8 * h for rep in range(rows // (64 * warp_groups)) for h in (0, 1)]
+
+
+def col_slice_offsets(cols: int) -> list[int]:
+    """Column offsets a thread holds of a column slice (#layout.slice<dim = 0, ...>):
+    columns base + 8j and base + 8j + 1."""
+    return [8 * j + b for j in range(cols // 8) for b in (0, 1)]

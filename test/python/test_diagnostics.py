@@ -53,7 +53,7 @@ CASES = [
      "2:3: error: 'tile.reduce' reduce kind must be one of sum, max, min, got 'mean'"),
     ("desc-indices", fn("%d: !tile.desc<tensor<64x64xf16>>, %i: i32",
                         "%a = tile.desc_load %d[%i] : !tile.desc<tensor<64x64xf16>> -> tensor<64x64xf16>"),
-     "2:3: error: 'tile.desc_load' !tile.desc<tensor<64x64xf16>> takes 2 indices, got 1"),
+     "2:3: error: 'tile.desc_load' !tile.desc<tensor<64x64xf16>> takes 2 indices (or 3 for a 2-D block of a 3-D tensor: a leading index, then the block's), got 1"),
     ("desc-load-not-desc", fn("%p: !tile.ptr<f16>, %i: i32", "%a = tile.desc_load %p[%i, %i] : !tile.ptr<f16> -> tensor<4x4xf16>"),
      "2:36: error: expected a !tile.desc type, got !tile.ptr<f16>"),
     ("load-mask", fn("%p: tensor<8x!tile.ptr<f32>>, %m: tensor<4xi1>",

@@ -42,8 +42,10 @@ from wsdialects.layout import (
     SliceLayout,
     WgmmaLayout,
     layout_of,
+    slot_swizzle,
     with_layout,
 )
+from wsdialects.lower.llvm.types import nbytes
 from wsdialects.nvgpu import BranchOp, SmemLoadOp
 
 # Ops whose tile result is computed from their operands element by element (a value
@@ -77,16 +79,13 @@ def is_free(v: SSAValue, memo: dict[SSAValue, bool]) -> bool:
 # ----------------------------------------------------------------------------- layout algebra
 
 def shared_for(t: TensorType) -> SharedLayout | None:
-    """The layout TMA gives a row-major slot tile (None: its rows cannot be swizzled)."""
+    """The layout TMA gives a row-major slot tile (None: its rows cannot be swizzled); rows
+    wider than the swizzle are column blocks (`wsdialects.layout.column_blocks`)."""
     shape = t.get_shape()
     if len(shape) != 2:
         return None
-    from wsdialects.lower.to_llvm import nbytes
-
-    row = shape[1] * nbytes(t.element_type)
-    if row in (32, 64, 128):
-        return SharedLayout(row, (1, 0))
-    return SharedLayout(128, (1, 0)) if row % 128 == 0 else None
+    swz = slot_swizzle(shape[1] * nbytes(t.element_type))
+    return SharedLayout(swz, (1, 0)) if swz else None
 
 
 def permuted(perm: list[int], src: Layout) -> Layout:

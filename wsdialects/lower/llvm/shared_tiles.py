@@ -1,5 +1,5 @@
 """Thread-level lowering of tiles that live in shared memory (part of the LLVM emitter,
-`to_llvm._Kernel` inherits these methods).
+`kernel.Kernel` inherits these methods).
 
 * Element access: a tile in a slot or a staging buffer is laid out as TMA writes it,
   rows of R = 32/64/128 bytes with the matching swizzle (the 16-byte chunk c of row r
@@ -36,6 +36,7 @@ from dataclasses import dataclass
 from xdsl.dialects.builtin import TensorType
 from xdsl.ir import Operation, SSAValue
 
+from wsdialects.lower.llvm.types import Smem, bits_of, elem_of, is_float, llty, nbytes, prod, round_up, shape_of, swizzle_bytes
 from wsdialects.nvgpu import DispatchOp
 from wsdialects.warp_group import GatherOp, ShareOp
 
@@ -58,12 +59,6 @@ class _GatherPlan:
     in_loop: bool
 
 
-def _tl():
-    from wsdialects.lower import to_llvm  # the emitter imports this module
-
-    return to_llvm
-
-
 def in_loop(op: Operation) -> bool:
     """`op` sits in a loop inside its warp-group branch (it runs more than once)."""
     cur = op.parent_op()
@@ -75,30 +70,29 @@ def in_loop(op: Operation) -> bool:
 
 
 class SharedTiles:
-    """Mixin of `to_llvm._Kernel` (uses its emitter state: smem, layout, vals, ...)."""
+    """Mixin of `kernel.Kernel` (uses its emitter state: smem, layout, vals, ...)."""
 
     # ------------------------------------------------------------------ planning
     def plan_shared_tiles(self, f: Operation) -> None:
         """Staging buffers and mbarriers of register desc_loads, gather teams; called once
         the slot buffers and desc_store stages have their offsets, before the mbarriers'
         (emits the mbarrier initialization in the entry block)."""
-        T = _tl()
         self.load_stage: dict[Operation, tuple[int, int, int]] = {}
         self.gather_plan: dict[Operation, _GatherPlan] = {}
         loads = [o for o in f.walk() if o.name == "tile.desc_load"]
         for o in loads:
             t = o.results[0].type
-            shp = T.shape_of(t)
-            et = T.elem_of(t)
+            shp = shape_of(t)
+            et = elem_of(t)
             if len(shp) != 2:
                 self.fail(o, f"tile.desc_load of a {len(shp)}-D tile into registers: only 2-D tiles are lowered")
-            row_bytes = shp[1] * T.nbytes(et)
+            row_bytes = shp[1] * nbytes(et)
             if row_bytes % 16:
                 self.fail(o, f"tile.desc_load: a row of {row_bytes} bytes is not a multiple of 16 (TMA box)")
-            swz = T.swizzle_bytes(row_bytes) or 0
-            off = T._round_up(self.smem_end, 1024)
-            self.smem_end = off + T._prod(shp) * T.nbytes(et)
-            bar = T._round_up(self.smem_end, 8)
+            swz = swizzle_bytes(row_bytes) or 0
+            off = round_up(self.smem_end, 1024)
+            self.smem_end = off + prod(shp) * nbytes(et)
+            bar = round_up(self.smem_end, 8)
             self.smem_end = bar + 8
             self.load_stage[o] = (off, bar, swz)
         if loads:
@@ -175,10 +169,9 @@ class SharedTiles:
     # ------------------------------------------------------------------ element access
     def smem_elem_addr(self, S, row: str, col: str) -> str:
         """i32 shared address of logical element (row, col) of tile `S`."""
-        T = _tl()
         if S.trans:
             row, col = col, row
-        eb = T.nbytes(S.elem)
+        eb = nbytes(S.elem)
         r = self.op(f"mul i32 {row}, {S.row_stride}")
         c = self.op(f"mul i32 {col}, {eb}") if eb != 1 else col
         blk = None
@@ -195,7 +188,6 @@ class SharedTiles:
 
     def smem_load(self, v: SSAValue, S, idx) -> str:
         """Element `idx` of the shared-memory tile `S` (the value of `v`), memoized."""
-        T = _tl()
         key = (v, idx)
         hit = self.lookup(key)
         if hit is not None:
@@ -204,29 +196,27 @@ class SharedTiles:
             self.fail(v.owner if isinstance(v.owner, Operation) else self.func,
                       f"a {len(S.shape)}-D shared-memory tile cannot be read per element")
         addr = self.smem_elem_addr(S, self._index(idx[0]), self._index(idx[1]))
-        bits = T.bits_of(S.elem)
+        bits = bits_of(S.elem)
         c = {8: "h", 16: "h", 32: "r", 64: "l"}[bits]
         it = f"i{max(bits, 16)}"
         ld = {8: "u8", 16: "b16", 32: "b32", 64: "b64"}[bits]
         x = self.asm(f"ld.shared.{ld} $0, [$1];", f"={c},r", [("i32", addr)], it)
         if bits == 8:
             x = self.op(f"trunc i16 {x} to i8")
-        if T.is_float(S.elem):
-            x = self.op(f"bitcast i{bits} {x} to {T.llty(S.elem)}")
+        if is_float(S.elem):
+            x = self.op(f"bitcast i{bits} {x} to {llty(S.elem)}")
         self.memo[-1][key] = x
         return x
 
     def _as_bits(self, x: str, et) -> str:
-        T = _tl()
-        return self.op(f"bitcast {T.llty(et)} {x} to i{T.bits_of(et)}") if T.is_float(et) else x
+        return self.op(f"bitcast {llty(et)} {x} to i{bits_of(et)}") if is_float(et) else x
 
     def store_fragment(self, v: SSAValue, S, op: Operation, shift: tuple[int, int] = (0, 0)) -> None:
         """Every thread writes its fragment elements of tile `v` into `S` (its layout) at
         their index + `shift` (rows, columns), two adjacent columns per store."""
-        T = _tl()
-        shp = T.shape_of(v.type)
-        et = T.elem_of(v.type)
-        bits = T.bits_of(et)
+        shp = shape_of(v.type)
+        et = elem_of(v.type)
+        bits = bits_of(et)
         slots = self.slots(v.type, op)
         for s in range(0, len(slots), 2):  # slots s, s + 1: columns c, c + 1 (c even) of one row
             (_, i0), (_, i1) = slots[s], slots[s + 1]
@@ -248,7 +238,6 @@ class SharedTiles:
 
     # ------------------------------------------------------------------ ops
     def lower_smem_store(self, o: Operation) -> None:
-        T = _tl()
         if self.layout is None:
             self.fail(o, "nvgpu.smem.store outside a warp-group branch cannot be lowered")
         self.store_fragment(o.value, self.slot_tile(o.buffer, o.index), o)
@@ -261,7 +250,6 @@ class SharedTiles:
         return self.lower_gather(o)
 
     def lower_staged_load(self, o: Operation) -> None:
-        T = _tl()
         L = self.layout
         if L is None:
             self.fail(o, "tile.desc_load outside a warp-group partition cannot be lowered (run ws-hopper)")
@@ -269,7 +257,7 @@ class SharedTiles:
         _, dptr, dtt, pidx = self.vals[o.desc]
         self.use_desc(o, pidx, swz)
         t = o.results[0].type
-        shp, et = T.shape_of(t), T.elem_of(t)
+        shp, et = shape_of(t), elem_of(t)
         self.use_box(o, pidx, (1,) * (len(o.indices) - len(shp)) + tuple(shp))
         stage = self.op(f"add i32 {self.smem}, {stage_off}", "stage")
         bar = self.op(f"add i32 {self.smem}, {bar_off}", "bar")
@@ -278,7 +266,7 @@ class SharedTiles:
         coords = [self.scalar(x) for x in o.indices][::-1]
         cl = ", ".join(f"${4 + i}" for i in range(len(coords)))
         self.asm("{ .reg .pred p; setp.eq.u32 p, $0, 0; "
-                 f"@p mbarrier.arrive.expect_tx.shared::cta.b64 _, [$3], {T._prod(shp) * T.nbytes(et)}; "
+                 f"@p mbarrier.arrive.expect_tx.shared::cta.b64 _, [$3], {prod(shp) * nbytes(et)}; "
                  f"@p cp.async.bulk.tensor.{len(coords)}d.shared::cluster.global.mbarrier::complete_tx::bytes "
                  f"[$1], [$2, {{{cl}}}], [$3]; }}",
                  ",".join(["r", "r", "l", "r"] + ["r"] * len(coords)),
@@ -288,13 +276,12 @@ class SharedTiles:
         ph = self.op(f"load i32, ptr {ph_ptr}")
         self.wait(bar, ph)
         self.emit(f"store i32 {self.op(f'xor i32 {ph}, 1')}, ptr {ph_ptr}")
-        self.vals[o.results[0]] = T.Smem(stage, tuple(shp), et, swz or None)
+        self.vals[o.results[0]] = Smem(stage, tuple(shp), et, swz or None)
 
     def lower_share(self, o: ShareOp) -> None:
-        T = _tl()
         S = self.vals.get(o.src)
         g, G, axis = o.group.value.data, o.groups.value.data, o.axis.value.data
-        if not isinstance(S, T.Smem):
+        if not isinstance(S, Smem):
             self.fail(o, "warp_group.share of a tile in registers is not lowered: the shared tile must be an aref "
                          "slot or a TMA-loaded tile in shared memory")
         row_axis = 1 if S.trans else 0
@@ -312,18 +299,17 @@ class SharedTiles:
         addr = self.op(f"add i32 {S.addr}, {g * n * row_bytes}", "share") if g else S.addr
         shape = list(S.shape)
         shape[axis] = n
-        self.vals[o.result] = T.Smem(addr, tuple(shape), S.elem, S.swizzle, S.trans, S.block_bytes)
+        self.vals[o.result] = Smem(addr, tuple(shape), S.elem, S.swizzle, S.trans, S.block_bytes)
 
     def lower_gather(self, o: GatherOp) -> None:
-        T = _tl()
         L = self.layout
         plan = self.gather_plan.get(o)
         if L is None or plan is None:
             self.fail(o, "warp_group.gather outside a cooperative warp-group branch cannot be lowered")
         src = o.src
-        shp = T.shape_of(src.type)
+        shp = shape_of(src.type)
         full = _plain_shape(o.result.type)
-        et = T.elem_of(src.type)
+        et = elem_of(src.type)
         g, axis = o.group.value.data, o.axis.value.data
         if len(shp) != 2:
             self.fail(o, f"warp_group.gather of a {len(shp)}-D tile: only 2-D tiles are lowered")
@@ -332,7 +318,7 @@ class SharedTiles:
         stage = self.op(f"add i32 {self.smem}, {plan.stage_off}", "stage")
         shift = g * shp[axis]
         # row-major like lower_desc_store's staging; this group's slice at its offset
-        self.store_fragment(src, T.Smem(stage, tuple(full), et, None), o, (0, shift) if axis else (shift, 0))
+        self.store_fragment(src, Smem(stage, tuple(full), et, None), o, (0, shift) if axis else (shift, 0))
         self.asm("fence.proxy.async.shared::cta;", "", [])
         self.asm(f"bar.sync {plan.barrier_id}, {plan.threads};", "", [])
         self.vals[o.result] = Staged(stage)

@@ -1,0 +1,335 @@
+"""Per-thread evaluation of laid-out tiles: the registers a thread holds of a tile in the
+wgmma accumulator fragment or a row / column slice of it (`slots`), elementwise arith and
+math per register (float add / sub / mul contractible into FMA; exp, exp2, log, log2, sin,
+cos on the SFU with subnormals flushed), f32 -> f16 / bf16 truncation of fragments in
+column pairs (cvt.rn.f16x2.f32), index tiles, broadcasts and pointer loads per element,
+and row reductions (a tree in the thread, then shfl.sync.bfly 1 and 2 across the quad)."""
+
+from __future__ import annotations
+
+
+from xdsl.dialects.builtin import (
+    BFloat16Type,
+    DenseIntOrFPElementsAttr,
+    Float16Type,
+    Float32Type,
+    TensorType,
+)
+from xdsl.ir import Attribute, Operation, SSAValue
+
+from wsdialects.layout import acc_fragment_offsets, col_slice_offsets, row_slice_offsets, SliceLayout, WgmmaLayout, layout_of
+from wsdialects.tile import PtrType
+from wsdialects.lower.llvm.types import Frag, Smem, bits_of, elem_of, fconst, is_float, is_fp8, llty, shape_of, suffix, zero
+
+
+class Elementwise:
+    """Tiles evaluated per register of the thread that holds them. A mixin of `Kernel` (kernel.py), over its emitter state."""
+
+    # ---- elementwise: one LLVM instruction (or a few) per element
+    def elementwise(self, o: Operation, ins: list[str], tys: list[Attribute], rt: Attribute) -> str:
+        n = o.name
+        et = elem_of(tys[0]) if tys else None
+        ret = elem_of(rt)
+        T = llty(et) if et is not None and not isinstance(et, PtrType) else None
+        simple = {
+            "arith.addi": "add", "arith.subi": "sub", "arith.muli": "mul", "arith.divsi": "sdiv",
+            "arith.divui": "udiv", "arith.remsi": "srem", "arith.remui": "urem", "arith.andi": "and",
+            "arith.ori": "or", "arith.xori": "xor", "arith.shli": "shl", "arith.shrsi": "ashr",
+            "arith.shrui": "lshr", "arith.addf": "fadd", "arith.subf": "fsub", "arith.mulf": "fmul",
+            "arith.divf": "fdiv", "arith.remf": "frem",
+        }
+        if n in simple:
+            # float add / sub / mul may contract into FMA (what nvcc and Triton do by default):
+            # the softmax's x * scale - max is one FFMA
+            flags = " contract" if simple[n] in ("fadd", "fsub", "fmul") else ""
+            return self.op(f"{simple[n]}{flags} {T} {ins[0]}, {ins[1]}")
+        if n in ("arith.ceildivsi", "arith.floordivsi"):
+            # The truncating quotient, moved by one where the remainder is not zero and the
+            # exact quotient is positive (ceil: up) or negative (floor: down).
+            q = self.op(f"sdiv {T} {ins[0]}, {ins[1]}")
+            r = self.op(f"srem {T} {ins[0]}, {ins[1]}")
+            nz = self.op(f"icmp ne {T} {r}, 0")
+            sa = self.op(f"icmp slt {T} {ins[0]}, 0")
+            sb = self.op(f"icmp slt {T} {ins[1]}, 0")
+            ceil = n == "arith.ceildivsi"
+            sign = self.op(f"icmp {'eq' if ceil else 'ne'} i1 {sa}, {sb}")
+            fix = self.op(f"zext i1 {self.op(f'and i1 {nz}, {sign}')} to {T}")
+            return self.op(f"{'add' if ceil else 'sub'} {T} {q}, {fix}")
+        mm = {"arith.maxsi": "smax", "arith.minsi": "smin", "arith.maxui": "umax", "arith.minui": "umin",
+              "arith.maximumf": "maximum", "arith.minimumf": "minimum", "arith.maxnumf": "maxnum",
+              "arith.minnumf": "minnum"}
+        if n in mm:
+            fn = f"llvm.{mm[n]}.{suffix(T)}"
+            self.decls.add(f"declare {T} @{fn}({T}, {T})")
+            return self.op(f"call {T} @{fn}({T} {ins[0]}, {T} {ins[1]})")
+        if n == "arith.cmpi":
+            pred = ["eq", "ne", "slt", "sle", "sgt", "sge", "ult", "ule", "ugt", "uge"][o.predicate.value.data]
+            return self.op(f"icmp {pred} {T} {ins[0]}, {ins[1]}")
+        if n == "arith.cmpf":
+            preds = ["false", "oeq", "ogt", "oge", "olt", "ole", "one", "ord", "ueq", "ugt", "uge", "ult",
+                     "ule", "une", "uno", "true"]
+            return self.op(f"fcmp {preds[o.predicate.value.data]} {T} {ins[0]}, {ins[1]}")
+        if n == "arith.select":
+            t2 = llty(elem_of(tys[1]))
+            return self.op(f"select i1 {ins[0]}, {t2} {ins[1]}, {t2} {ins[2]}")
+        if n == "arith.negf":
+            return self.op(f"fneg {T} {ins[0]}")
+        casts = {"arith.extf": "fpext", "arith.truncf": "fptrunc", "arith.sitofp": "sitofp",
+                 "arith.uitofp": "uitofp", "arith.fptosi": "fptosi", "arith.fptoui": "fptoui",
+                 "arith.extsi": "sext", "arith.extui": "zext", "arith.trunci": "trunc"}
+        if n in casts:
+            if is_fp8(ret) or is_fp8(et):
+                self.fail(o, f"'{n}' to or from fp8 is not supported by the thread-level lowering")
+            return self.op(f"{casts[n]} {T} {ins[0]} to {llty(ret)}")
+        if n in ("arith.index_cast", "arith.index_castui"):
+            return ins[0]
+        # Transcendentals: the SFU's approximations (what NVPTX has no libcall for), in f32,
+        # flushing subnormals (.ftz): without it ptxas wraps every MUFU in a range test and
+        # two FMULs that scale subnormal inputs and results (the SASS of attention's loop:
+        # 198 FMUL for 66 MUFU.EX2), and a softmax weight below 2^-126 is 0 either way.
+        sfu = {"math.exp": ("ex2", 1.4426950408889634, 1.0), "math.exp2": ("ex2", 1.0, 1.0),
+               "math.log": ("lg2", 1.0, 0.6931471805599453), "math.log2": ("lg2", 1.0, 1.0),
+               "math.sin": ("sin", 1.0, 1.0), "math.cos": ("cos", 1.0, 1.0)}
+        if n in sfu and T in ("float", "half", "bfloat"):
+            fn, pre, post = sfu[n]
+            x = ins[0] if T == "float" else self.op(f"fpext {T} {ins[0]} to float")
+            if pre != 1.0:
+                x = self.op(f"fmul float {x}, {fconst(pre, Float32Type())}")
+            y = self.asm(f"{fn}.approx.ftz.f32 $0, $1;", "=f,f", [("float", x)], "float")
+            if post != 1.0:
+                y = self.op(f"fmul float {y}, {fconst(post, Float32Type())}")
+            return y if T == "float" else self.op(f"fptrunc float {y} to {T}")
+        um = {"math.sqrt": "sqrt", "math.absf": "fabs", "arith.absf": "fabs", "math.floor": "floor",
+              "math.ceil": "ceil"}
+        if n in um:
+            fn = f"llvm.{um[n]}.{suffix(T)}"
+            self.decls.add(f"declare {T} @{fn}({T})")
+            return self.op(f"call {T} @{fn}({T} {ins[0]})")
+        if n == "math.rsqrt":
+            fn = f"llvm.sqrt.{suffix(T)}"
+            self.decls.add(f"declare {T} @{fn}({T})")
+            s = self.op(f"call {T} @{fn}({T} {ins[0]})")
+            return self.op(f"fdiv {T} {fconst(1.0, et)}, {s}")
+        if n == "math.fma":
+            fn = f"llvm.fma.{suffix(T)}"
+            self.decls.add(f"declare {T} @{fn}({T}, {T}, {T})")
+            return self.op(f"call {T} @{fn}({T} {ins[0]}, {T} {ins[1]}, {T} {ins[2]})")
+        if n == "math.tanh" and T == "float":
+            return self.asm("tanh.approx.f32 $0, $1;", "=f,f", [("float", ins[0])], "float")
+        if n == "math.absi":
+            fn = f"llvm.abs.{T}"
+            self.decls.add(f"declare {T} @{fn}({T}, i1)")
+            return self.op(f"call {T} @{fn}({T} {ins[0]}, i1 false)")
+        self.fail(o, f"'{n}' cannot be lowered to Hopper code (no per-element lowering)")
+
+    # ---- per-element evaluation of tensors in the fragment layout
+    def make_frag(self, t: TensorType, regs: list[str], op: Operation) -> Frag:
+        if isinstance(layout_of(t), SliceLayout):
+            return Frag(regs, {idx: s for s, idx in self.slots(t, op)})
+        return Frag(regs)
+
+    def slots(self, t: TensorType, op: Operation):
+        """The (register, index) pairs of a tile of type `t`, which must be in this branch's
+        wgmma accumulator fragment (its #layout.wgmma, given by ws-lower-layouts) or a row
+        (dim = 1) or column (dim = 0) slice of it; which registers hold which elements is
+        wsdialects/layout.py's (acc_fragment_offsets, row_slice_offsets, col_slice_offsets)."""
+        L = self.layout
+        lay = layout_of(t)
+        if (L is not None and isinstance(lay, SliceLayout) and isinstance(lay.parent, WgmmaLayout)
+                and lay.parent.groups == L.wg_count and len(shape_of(t)) == 1):
+            (n,) = shape_of(t)
+            if lay.dim.data == 1:
+                if n % (64 * L.wg_count):
+                    self.fail(op, f"a {n}-row slice does not fit the rows of {L.wg_count} warp group(s)")
+                return list(enumerate(((L.row_rt, c),) for c in row_slice_offsets(n, L.wg_count)))
+            if n % 8 or n > 256:
+                self.fail(op, f"a {n}-column slice does not fit the accumulator's columns")
+            return list(enumerate(((L.col_rt, c),) for c in col_slice_offsets(n)))
+        if L is None or not isinstance(lay, WgmmaLayout) or lay.groups != L.wg_count:
+            self.fail(op, f"{t} is not in the wgmma accumulator fragment of this branch"
+                          + ("" if lay is not None else " (it has no layout: run ws-lower-layouts)"))
+        M, N = shape_of(t)
+        if M % (64 * L.wg_count) or N % 8 or N > 256:
+            self.fail(op, f"a {M}x{N} tile does not fit the wgmma accumulator layout of {L.wg_count} warp group(s): "
+                          f"rows must be a multiple of {64 * L.wg_count}, columns a multiple of 8 and at most 256")
+        return [(i, ((L.row_rt, rc), (L.col_rt, cc)))
+                for i, (rc, cc) in enumerate(acc_fragment_offsets(M, N, L.wg_count))]
+
+    def lookup(self, key):
+        for m in reversed(self.memo):
+            if key in m:
+                return m[key]
+        return None
+
+    def ev(self, v: SSAValue, idx, slot: int | None):
+        """The element of tensor `v` at logical index `idx` (one (runtime, const) pair per dim)."""
+        r = self.vals.get(v)
+        if isinstance(r, Frag) and r.index is not None:
+            if idx not in r.index:
+                self.fail(v.owner if isinstance(v.owner, Operation) else self.func,
+                          "an element of a slice that is not in this thread's registers")
+            return r.regs[r.index[idx]]
+        if isinstance(r, Frag):
+            if slot is None:
+                self.fail(v.owner if isinstance(v.owner, Operation) else self.func,
+                          "an accumulator tile is used through a slice (not supported)")
+            return r.regs[slot]
+        if isinstance(r, str):
+            return r
+        if isinstance(r, Smem):  # a slot or staged tile read element by element (swizzled address)
+            return self.smem_load(v, r, idx)
+        if not isinstance(v.type, TensorType):
+            return self.scalar(v)
+        key = (v, idx)
+        hit = self.lookup(key)
+        if hit is not None:
+            return hit
+        o = v.owner
+        if not isinstance(o, Operation):
+            self.fail(self.func, "a tensor block argument is not in the accumulator layout")
+        res = self._ev_op(o, v, idx, slot)
+        self.memo[-1][key] = res
+        return res
+
+    def _index(self, d) -> str:
+        rt, c = d
+        if rt == "0":
+            return str(c)
+        return self.op(f"add i32 {rt}, {c}") if c else rt
+
+    def _ev_op(self, o: Operation, v: SSAValue, idx, slot):
+        n = o.name
+        t = v.type
+        if n == "arith.constant":
+            val = o.value
+            if isinstance(val, DenseIntOrFPElementsAttr):
+                vals = val.get_values()
+                if len(set(vals)) != 1:
+                    self.fail(o, "only splat dense constants can be lowered")
+                x = vals[0]
+                et = elem_of(t)
+                if is_float(et):
+                    return fconst(float(x), et)
+                if llty(et) == "i1":
+                    return "true" if x else "false"
+                return str(int(x))
+            self.fail(o, f"unsupported constant {val}")
+        if n == "tile.make_range":
+            return self.op(f"add i32 {self._index(idx[0])}, {o.start.value.data}")
+        if n == "tile.splat":
+            return self.scalar(o.operands[0])
+        if n == "tile.expand_dims":
+            ax = o.axis.value.data
+            return self.ev(o.operands[0], idx[:ax] + idx[ax + 1:], None)
+        if n == "tile.broadcast":
+            sshape = shape_of(o.operands[0].type)
+            if sshape == shape_of(t):
+                return self.ev(o.operands[0], idx, slot)
+            sidx = tuple(("0", 0) if s == 1 else d for s, d in zip(sshape, idx))
+            return self.ev(o.operands[0], sidx, None)
+        if n == "tile.addptr":
+            p = self.ev(o.operands[0], idx, slot)
+            off = self.ev(o.operands[1], idx, slot)
+            pt = elem_of(t).parameters[0]
+            ot = llty(elem_of(o.operands[1].type))
+            if ot != "i64":
+                off = self.op(f"sext {ot} {off} to i64")
+            return self.op(f"getelementptr {llty(pt)}, ptr addrspace(1) {p}, i64 {off}")
+        if n == "tile.load":
+            p = self.ev(o.operands[0], idx, slot)
+            et = elem_of(t)
+            mask = self.ev(o.mask, idx, slot) if o.mask is not None else None
+            other = self.ev(o.other, idx, slot) if o.other is not None else zero(et)
+            return self.masked_load(p, et, mask, other)
+        if n == "tile.reduce":
+            return self.ev_reduce(o, v, idx)
+        if n == "nvgpu.smem.load":
+            return self.ev(o.operands[0], idx, None)
+        if n == "tile.trans":
+            order = list(o.order.get_values())
+            src_idx = [None] * len(order)
+            for i, a in enumerate(order):
+                src_idx[a] = idx[i]
+            return self.ev(o.operands[0], tuple(src_idx), None)
+        if n == "arith.truncf" and slot is not None and self.paired_cvt(o) is not None:
+            return self.ev_truncf_pair(o, v, idx, slot)
+        if len(o.results) == 1 and not o.regions:
+            ins = [self.ev(x, idx, slot) for x in o.operands]
+            return self.elementwise(o, ins, [x.type for x in o.operands], t)
+        self.fail(o, f"'{n}' cannot be lowered per element")
+
+    @staticmethod
+    def paired_cvt(o: Operation) -> str | None:
+        """The packed conversion of an f32 -> f16 / bf16 truncation of an accumulator tile
+        (cvt.rn.f16x2.f32 rounds two adjacent columns at once), or None."""
+        src, dst = elem_of(o.operands[0].type), elem_of(o.results[0].type)
+        if not (isinstance(src, Float32Type) and isinstance(layout_of(o.results[0].type), WgmmaLayout)):
+            return None
+        return {Float16Type: "f16x2", BFloat16Type: "bf16x2"}.get(type(dst))
+
+    def ev_truncf_pair(self, o: Operation, v: SSAValue, idx, slot: int) -> str:
+        """Element `slot` of a truncated accumulator tile, converted together with its
+        neighbour column (slot ^ 1: same row, columns 2c and 2c + 1) by one cvt.rn.f16x2.f32;
+        both halves are memoized."""
+        slots = self.slots(v.type, o)
+        lo, hi = slot & ~1, slot | 1
+        xs = [self.ev(o.operands[0], slots[s][1], s) for s in (lo, hi)]
+        packed = self.asm(f"cvt.rn.{self.paired_cvt(o)}.f32 $0, $1, $2;", "=r,f,f", [("float", xs[1]), ("float", xs[0])],
+                          "i32")
+        T = llty(elem_of(v.type))
+        upper = self.op(f"lshr i32 {packed}, 16")
+        halves = [self.op(f"bitcast i16 {self.op(f'trunc i32 {w} to i16')} to {T}") for w in (packed, upper)]
+        for s, h in zip((lo, hi), halves):
+            self.memo[-1][(v, slots[s][1])] = h
+        return halves[slot - lo]
+
+    # ---- reductions: per thread, then across the lanes that share a row
+    def ev_reduce(self, o: Operation, v: SSAValue, idx) -> str:
+        """Element `idx` (a row of the accumulator fragment) of `tile.reduce` along the
+        columns: each thread combines its values of the row, then `shfl.sync.bfly` 1 and 2
+        combine the four lanes that hold the row (every one of them ends with the result)."""
+        src = o.operands[0]
+        lay = layout_of(v.type)
+        ax = o.axis.value.data
+        if not (isinstance(lay, SliceLayout) and lay.dim.data == 1 and isinstance(lay.parent, WgmmaLayout)
+                and ax == 1):
+            self.fail(o, f"tile.reduce along axis {ax} of a tile in {layout_of(src.type)}: only reductions "
+                         "along the rows of the wgmma accumulator fragment (axis 1, warp shuffles) are lowered; "
+                         "across rows (axis 0) needs shared memory between warps")
+        et = elem_of(v.type)
+        bits = bits_of(et)
+        if bits > 32:
+            self.fail(o, f"tile.reduce of {et}: shuffles move 32 bits; 64-bit reductions are not lowered")
+        row = idx[0]
+        vals = [self.ev(src, sidx, s) for s, sidx in self.slots(src.type, o) if sidx[0] == row]
+        if not vals:
+            self.fail(o, "tile.reduce: a row index that is not in this thread's fragment")
+        kind = o.kind.data
+        T = llty(et)
+
+        def comb(a: str, b: str) -> str:
+            if kind == "sum":
+                return self.op(f"{'fadd' if is_float(et) else 'add'} {T} {a}, {b}")
+            fn = {("max", True): "maximum", ("min", True): "minimum",
+                  ("max", False): "smax", ("min", False): "smin"}[(kind, is_float(et))]
+            name = f"llvm.{fn}.{suffix(T)}"
+            self.decls.add(f"declare {T} @{name}({T}, {T})")
+            return self.op(f"call {T} @{name}({T} {a}, {T} {b})")
+
+        while len(vals) > 1:  # a balanced tree: shorter dependence chains than a left fold
+            vals = [comb(vals[i], vals[i + 1]) if i + 1 < len(vals) else vals[i] for i in range(0, len(vals), 2)]
+        acc = vals[0]
+        for m in (1, 2):
+            x = self.op(f"bitcast {T} {acc} to i{bits}") if is_float(et) else acc
+            x = self.op(f"zext i{bits} {x} to i32") if bits < 32 else x
+            y = self.asm(f"shfl.sync.bfly.b32 $0, $1, {m}, 31, -1;", "=r,r", [("i32", x)], "i32")
+            y = self.op(f"trunc i32 {y} to i{bits}") if bits < 32 else y
+            y = self.op(f"bitcast i{bits} {y} to {T}") if is_float(et) else y
+            acc = comb(acc, y)
+        return acc
+
+    def frag_of(self, v: SSAValue, op: Operation) -> list[str]:
+        r = self.vals.get(v)
+        if isinstance(r, Frag):
+            return r.regs
+        return [self.ev(v, idx, s) for s, idx in self.slots(v.type, op)]

@@ -1,0 +1,162 @@
+"""nvgpu.wgmma ops -> wgmma PTX: shared-memory descriptors (K-major: stride offset 8 rows
+of the swizzle, k steps inside a column block then across blocks; N-major B: the transpose
+bit, leading offset = the column-block stride), register A (the accumulator fragment of an
+earlier dot packed into f16x2 / bf16x2 before the fence, FlashAttention-3's P·V), one
+m64nNk16 / k32 instruction per 64-row block and K step, commit groups and
+`wgmma.wait_group N` with the accumulators passed through so nothing reads them early."""
+
+from __future__ import annotations
+
+
+from xdsl.dialects.builtin import (
+    BFloat16Type,
+    Float16Type,
+)
+from xdsl.ir import Operation
+
+from wsdialects.nvgpu import (
+    WgmmaMmaAsyncOp,
+)
+from wsdialects.lower.llvm.types import Frag, SWIZZLE_CODE, Smem, bits_of, elem_of, fp8_name, is_fp8, llty, nbytes, shape_of
+
+
+class Wgmma:
+    """Tensor-core MMA issue and waits. A mixin of `Kernel` (kernel.py), over its emitter state."""
+
+    # ---- dot -> wgmma
+    def _desc(self, addr: str, swz: int, lbo: int = 16) -> str:
+        """A wgmma shared-memory descriptor of the tile at `addr`: stride-dimension offset
+        8 rows of `swz` bytes, leading-dimension offset `lbo` bytes (used by N-major B only:
+        the distance between its column blocks), `swz`-byte swizzle."""
+        hi = ((lbo >> 4) << 16) | (((8 * swz) >> 4) << 32) | (SWIZZLE_CODE[swz] << 62)
+        lo = self.op(f"and i32 {self.op(f'lshr i32 {addr}, 4')}, 16383")
+        lo64 = self.op(f"zext i32 {lo} to i64")
+        if hi >= 1 << 63:
+            hi -= 1 << 64
+        return self.op(f"or i64 {lo64}, {hi}", "desc")
+
+    @staticmethod
+    def _k_offset(S: Smem, kbytes: int) -> int:
+        """Bytes from a K-major tile's start to its K offset `kbytes` (in the column block
+        holding it)."""
+        if S.block_bytes:
+            return (kbytes // S.swizzle) * S.block_bytes + kbytes % S.swizzle
+        return kbytes
+
+    def wgmma_fence(self, o: Operation) -> None:
+        """`wgmma.fence` orders earlier register writes before the wgmmas that follow: the
+        accumulators of those wgmmas (evaluated lazily elsewhere) and their register A
+        operands, converted and packed, are computed first."""
+        nxt = o.next_op
+        issued = set()
+        while isinstance(nxt, WgmmaMmaAsyncOp):
+            if nxt.acc not in issued:
+                self.wgmma_acc[nxt] = self.frag_of(nxt.acc, nxt)
+            if not isinstance(self.vals.get(nxt.a), Smem):
+                self.wgmma_a[nxt] = self.register_a(nxt)
+            issued.add(nxt.result)
+            nxt = nxt.next_op
+        self.asm("wgmma.fence.sync.aligned;", "", [])
+
+    def register_a(self, o: WgmmaMmaAsyncOp) -> list[str]:
+        """The register-A operand of `o`: its A tile is in the accumulator fragment
+        (ws-lower-layouts), so k-block j of row block `rep` is the thread's registers
+        8j..8j+7 of that block, packed pairwise into the four .f16x2 / .bf16x2 registers."""
+        et = elem_of(o.a.type)
+        T, bits = llty(et), bits_of(et)
+        regs = self.frag_of(o.a, o)
+        out = []
+        for i in range(0, len(regs), 2):
+            h = [self.op(f"bitcast {T} {r} to i{bits}") for r in regs[i:i + 2]]
+            out.append(self.asm("mov.b32 $0, {$1, $2};", "=r,h,h", [("i16", h[0]), ("i16", h[1])], "i32"))
+        return out
+
+    def lower_wgmma(self, o: WgmmaMmaAsyncOp) -> None:
+        """nvgpu.wgmma.mma_async (checked by ws-lower-mma) -> m64nNk16 / k32 wgmma.mma_async per
+        row block of 64 and K step; A from a shared-memory descriptor or from registers
+        (register A), B from a K-major (transposed NxK) or an N-major (KxN) descriptor;
+        in flight until a wait."""
+        a, b, acc = o.operands
+        A, B = self.vals.get(a), self.vals.get(b)
+        reg_a = not isinstance(A, Smem)
+        if (not reg_a and A.trans) or not isinstance(B, Smem):
+            self.fail(o, "nvgpu.wgmma.mma_async: A must be an MxK shared-memory tile or a register tile and B a "
+                         "shared-memory tile (ws-lower-mma checks this)")
+        et = elem_of(a.type)
+        n_major = not B.trans
+        if isinstance(et, Float16Type):
+            kind, kstep = "f16.f16", 16
+        elif isinstance(et, BFloat16Type):
+            kind, kstep = "bf16.bf16", 16
+        elif is_fp8(et) and not reg_a and not n_major:
+            kind, kstep = f"{fp8_name(et)}.{fp8_name(et)}", 32
+        else:
+            self.fail(o, f"nvgpu.wgmma.mma_async on {et}: no wgmma for these operands (ws-lower-mma checks this)")
+        M, K = shape_of(a.type)
+        K2, N = B.shape
+        L = self.layout
+        eb = nbytes(et)
+        regs = self.wgmma_acc.pop(o, None)
+        if regs is None:
+            regs = self.frag_of(acc, o)
+        apacked = self.wgmma_a.pop(o, None) if reg_a else None
+        if reg_a and apacked is None:
+            apacked = self.register_a(o)
+        self.slots(o.results[0].type, o)  # validates the accumulator
+        nper = N // 2
+        reps = M // (64 * L.wg_count)
+        out = list(regs)
+        bdesc0 = self._desc(B.addr, B.swizzle, B.block_bytes if n_major and B.block_bytes else 16)
+        st = "{" + ", ".join(["float"] * nper) + "}"
+        dl = ", ".join(f"${i}" for i in range(nper))
+        for rep in range(reps):
+            if not reg_a:
+                # row block of this warp group: rep * W + wg
+                wgi = self.op(f"lshr i32 {L.tid_in_part}, 7")
+                rb = self.op(f"add i32 {self.op(f'mul i32 {wgi}, 64')}, {rep * L.wg_count * 64}")
+                aoff = self.op(f"mul i32 {rb}, {A.row_stride}")
+                adesc0 = self._desc(self.op(f"add i32 {A.addr}, {aoff}"), A.swizzle)
+            cur = out[rep * nper:(rep + 1) * nper]
+            for ks in range(K // kstep):
+                if not reg_a:
+                    astep = self._k_offset(A, ks * kstep * eb) >> 4
+                    ad = self.op(f"add i64 {adesc0}, {astep}") if astep else adesc0
+                bstep = (ks * kstep * B.row_stride if n_major else self._k_offset(B, ks * kstep * eb)) >> 4
+                bd = self.op(f"add i64 {bdesc0}, {bstep}") if bstep else bdesc0
+                if reg_a:
+                    base = rep * (K // 2) // 2 + 4 * ks  # packed registers of k-block ks in row block rep
+                    aregs = apacked[base:base + 4]
+                    text = (f"{{ .reg .pred p; setp.ne.b32 p, ${nper + 5}, 0; "
+                            f"wgmma.mma_async.sync.aligned.m64n{N}k{kstep}.f32.{kind} {{{dl}}}, "
+                            f"{{${nper}, ${nper + 1}, ${nper + 2}, ${nper + 3}}}, ${nper + 4}, p, 1, 1, "
+                            f"{int(n_major)}; }}")
+                    cons = ",".join(["=f"] * nper + ["r"] * 4 + ["l", "r"] + [str(i) for i in range(nper)])
+                    args = [("i32", x) for x in aregs] + [("i64", bd), ("i32", "1")]
+                else:
+                    tail = f", 1, 1, 0, {int(n_major)};" if kstep == 16 else ", 1, 1;"
+                    text = (f"{{ .reg .pred p; setp.ne.b32 p, ${nper + 2}, 0; "
+                            f"wgmma.mma_async.sync.aligned.m64n{N}k{kstep}.f32.{kind} {{{dl}}}, ${nper}, ${nper + 1}, p{tail} }}")
+                    cons = ",".join(["=f"] * nper + ["l", "l", "r"] + [str(i) for i in range(nper)])
+                    args = [("i64", ad), ("i64", bd), ("i32", "1")]
+                res = self.asm(text, cons, args + [("float", x) for x in cur], st)
+                cur = [self.op(f"extractvalue {st} {res}, {i}") for i in range(nper)]
+            out[rep * nper:(rep + 1) * nper] = cur
+        self.vals[o.result] = Frag(out)  # in flight until an nvgpu.wgmma.wait_group
+
+    def wgmma_wait(self, regs: list[str], pending: int) -> list[str]:
+        """`wgmma.wait_group pending`; the accumulators pass through the asm so that no
+        read of them is scheduled before the wait."""
+        total = len(regs)
+        st = "{" + ", ".join(["float"] * total) + "}"
+        res = self.asm(f"wgmma.wait_group.sync.aligned {pending};",
+                       ",".join(["=f"] * total + [str(i) for i in range(total)]), [("float", x) for x in regs], st)
+        return [self.op(f"extractvalue {st} {res}, {i}") for i in range(total)]
+
+    def lower_mma_wait(self, o: Operation) -> None:
+        pending = o.pending.value.data
+        groups = [self.frag_of(v, o) for v in o.operands]
+        flat = self.wgmma_wait([r for g in groups for r in g], pending)
+        i = 0
+        for r, g in zip(o.results, groups):
+            self.vals[r] = Frag(flat[i:i + len(g)])
+            i += len(g)
