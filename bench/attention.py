@@ -150,6 +150,9 @@ def main():
     ap.add_argument("--causal", default="0,1")
     ap.add_argument("--batch", type=int, default=4)
     ap.add_argument("--heads", type=int, default=32)
+    ap.add_argument("--bundled", action="store_true",
+                    help="also time examples/kernels/attention.mlir (2-D descriptors, no key mask: L % 128 == 0) "
+                         "for fp16 d128 non-causal, as ws[bundled]")
     ap.add_argument("--date", default=datetime.date.today().isoformat())
     ap.add_argument("--name", default="")
     args = ap.parse_args()
@@ -164,6 +167,7 @@ def main():
     dims = [int(x) for x in args.dims.split(",")]
     causals = [bool(int(c)) for c in args.causal.split(",")]
     all_compiled = compile_all(variants, dims, args.dtypes.split(","), causals)
+    bundled = wsdialects.compile(KERNELS / "attention.mlir", pipeline="ws-hopper") if args.bundled else None
     rows = []
     bench = lambda f: do_bench(f, warmup=25, rep=200, return_mode="median")  # noqa: E731
     for dname in args.dtypes.split(","):
@@ -230,6 +234,14 @@ def main():
                         torch.cuda.synchronize()
                         e = err(o3.view(B, H, L, D))
                         ours.append((tf(bench(run)), e))
+                    if bundled is not None and dname == "fp16" and D == 128 and not causal and L % 128 == 0:
+                        o2 = o3.view(B * H * L, D)
+                        o2.fill_(float("nan"))
+                        run = lambda: bundled[L // 128, B * H](q3.view(-1, D), k3.view(-1, D), v3.view(-1, D), o2, L,  # noqa: E731
+                                                               1 / math.sqrt(D))
+                        run()
+                        torch.cuda.synchronize()
+                        res["bundled"] = (tf(bench(run)), err(o3.view(B, H, L, D)))
                     rows.append((dname, D, causal, L, res, ours))
                     peers = "  ".join(f"{k_} {v[0]:6.1f}" for k_, v in res.items())
                     mine = "  ".join(f"ws[{i}] " + ("n/a" if o is None else f"{o[0]:6.1f} (err {o[1]:.1e})")
@@ -249,6 +261,9 @@ def main():
              "| dtype | d | causal | L | cuDNN | FA2 | Triton | FA3 | " +
              " | ".join(f"ws[{i}] (x cuDNN, x Triton, x FA3)" for i in range(len(variants))) + " | max rel. err ws |",
              "|---|---|---|---|---|---|---|---|" + "---|" * len(variants) + "---|"]
+    if args.bundled:
+        lines[-2] = lines[-2].replace(" | max rel. err ws |", " | max rel. err ws | ws[bundled] (no key mask) |")
+        lines[-1] += "---|"
     for dname, D, causal, L, res, ours in rows:
         g = lambda k_: res[k_][0] if k_ in res else float("nan")  # noqa: E731
         cells = []
@@ -259,9 +274,11 @@ def main():
             fa = f", {o[0] / g('fa3'):.2f}" if "fa3" in res else ""
             cells.append(f"{o[0]:.1f} ({o[0] / g('cudnn'):.2f}, {o[0] / g('triton'):.2f}{fa})")
         errs = [o[1] for o in ours if o is not None]
+        extra = (f" {g('bundled'):.1f} ({g('bundled') / g('cudnn'):.2f}, {g('bundled') / g('triton'):.2f}) |"
+                 if args.bundled else "")
         lines.append(f"| {dname} | {D} | {'yes' if causal else 'no'} | {L} | {g('cudnn'):.1f} | {g('fa2'):.1f} | "
                      f"{g('triton'):.1f} | {g('fa3'):.1f} | " + " | ".join(cells) +
-                     f" | {max(errs) if errs else float('nan'):.1e} |")
+                     f" | {max(errs) if errs else float('nan'):.1e} |" + extra)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     f = out / f"{args.date}-attention-{slug}{args.name}.md"

@@ -2,7 +2,7 @@
 (mbarriers, TMA, wgmma, proxy fences, setmaxnreg, warp-group dispatch).
 
 `ws-lower-aref` and `ws-lower-warp-groups` produce it; the LLVM IR emitter
-(`wsdialects/lower/to_llvm.py`) turns each op into inline PTX. The ops are
+(`wsdialects/lower/llvm/`) turns each op into inline PTX. The ops are
 collective over the warps that execute them (a partition / dispatch branch):
 who actually issues an instruction (one elected thread, lane 0 of each warp,
 every thread) is part of each op's meaning and is written in its docstring.

@@ -1,4 +1,4 @@
-"""The kernels that the shared-tile lowering (wsdialects/lower/shared_tiles.py) made
+"""The kernels that the shared-tile lowering (wsdialects/lower/llvm/shared_tiles.py) made
 lowerable, checked where CI can check them: their IR after the lowering passes still
 computes the right thing in the interpreter (fresh random inputs, shapes not multiples of
 the tiles), the emitted LLVM has the structure the lowering promises, and the
@@ -13,7 +13,7 @@ from xdsl.dialects.builtin import Float16Type, Float32Type
 
 import wsdialects
 from cases import INPUTS, cdiv
-from wsdialects.lower.shared_tiles import SharedTiles
+from wsdialects.lower.llvm.shared_tiles import SharedTiles
 from wsdialects.lower.to_llvm import Smem, lower_module
 from wsdialects.tools.ws_opt import build_pipeline
 

@@ -10,7 +10,7 @@ passes `ws-lower-aref` (aref rings -> mbarriers, shared-memory slots, TMA),
 (every tile gets its thread layout: wgmma fragment, row/column slices, swizzled shared
 memory). The IR it leaves is nvgpu / nvvm ops around tile ops on laid-out tiles; it
 prints, re-parses and still runs in the interpreter. `-t llvm` / `-t ptx` then write
-each op per thread (`wsdialects/lower/to_llvm.py`, `wsdialects/lower/ptx.py`).
+each op per thread (`wsdialects/lower/llvm/`, `wsdialects/lower/ptx.py`).
 
 Defaults differ from ws-specialize's (Tawa's D = 3, P = 2): ws-hopper uses depth = 4,
 mma-depth = 1. A consumer that keeps P wgmma batches in flight still holds P ring slots
