@@ -28,12 +28,13 @@ import wsdialects  # noqa: E402
 ROOT = Path(__file__).resolve().parents[2]
 
 SHAPES = [(1, 1, 1), (1, 2, 100), (2, 3, 384), (1, 2, 1000), (1, 2, 4096)]  # (batch, heads, L)
-VARIANTS = [  # (kernel, head dim, dtype, causal)
-    ("flash_attention", 128, "float16", False),
-    ("flash_attention_causal", 128, "float16", True),
-    ("flash_attention_bf16", 128, "bfloat16", False),
-    ("flash_attention_d64", 64, "float16", False),
-    ("flash_attention_causal_d64", 64, "float16", True),
+VARIANTS = [  # (kernel, head dim, dtype, causal, query rows per program)
+    ("flash_attention", 128, "float16", False, 128),
+    ("flash_attention_causal", 128, "float16", True, 128),
+    ("flash_attention_bf16", 128, "bfloat16", False, 128),
+    ("flash_attention_d64", 64, "float16", False, 128),
+    ("flash_attention_causal_d64", 64, "float16", True, 128),
+    ("flash_attention_d256", 256, "float16", False, 64),
 ]
 PIPELINES = ["ws-hopper", "ws-hopper{cooperative=2}"]
 
@@ -47,16 +48,16 @@ def check(out, q, k, v, causal):
 
 
 @pytest.mark.parametrize("pipeline", PIPELINES)
-@pytest.mark.parametrize("name,d,dtype,causal", VARIANTS, ids=[v[0] for v in VARIANTS])
-def test_flash_attention(name, d, dtype, causal, pipeline):
+@pytest.mark.parametrize("name,d,dtype,causal,bm", VARIANTS, ids=[v[0] for v in VARIANTS])
+def test_flash_attention(name, d, dtype, causal, bm, pipeline):
     k_ = wsdialects.compile(ROOT / "examples" / "kernels" / f"{name}.mlir", pipeline=pipeline)
     dt = getattr(torch, dtype)
     for B, H, L in SHAPES:
         torch.manual_seed(B * 1000 + H * 100 + L)
         q, k, v = (torch.randn(B, H, L, d, device="cuda", dtype=dt) for _ in range(3))
         o = torch.full((B * H, L, d), float("nan"), device="cuda", dtype=dt)
-        k_[(L + 127) // 128, B * H](q.view(B * H, L, d), k.view(B * H, L, d), v.view(B * H, L, d), o, L,
-                                     1 / math.sqrt(d))
+        k_[(L + bm - 1) // bm, B * H](q.view(B * H, L, d), k.view(B * H, L, d), v.view(B * H, L, d), o, L,
+                                        1 / math.sqrt(d))
         torch.cuda.synchronize()
         check(o.view(B, H, L, d), q, k, v, causal)
 

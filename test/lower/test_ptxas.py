@@ -23,6 +23,11 @@ KERNELS = {
     "dual_dot": ROOT / "test" / "Inputs" / "kernels" / "dual_dot.mlir",
     "tma_store_gemm": ROOT / "test" / "Inputs" / "kernels" / "tma_store_gemm.mlir",
     "relu_gemm": ROOT / "test" / "Inputs" / "kernels" / "relu_gemm.mlir",
+    # attention: register-A wgmma, N-major V, column-block slots (head dim 128 / 256), 3-D TMA boxes
+    **{k: ROOT / "examples" / "kernels" / f"{k}.mlir"
+       for k in ("attention", "flash_attention", "flash_attention_causal", "flash_attention_bf16",
+                 "flash_attention_d64", "flash_attention_causal_d64", "flash_attention_d256")},
+    "causal_attention": ROOT / "test" / "Inputs" / "kernels" / "causal_attention.mlir",
 }
 GPU_KERNELS = ROOT / "test" / "gpu" / "kernels"
 
@@ -82,6 +87,8 @@ MORE = [
     ("tma_store_gemm", INPUTS / "tma_store_gemm.mlir", "ws-hopper{cooperative=2}"),
     ("computed_put", INPUTS / "computed_put.mlir", "ws-lower-aref,ws-lower-warp-groups"),
     ("computed_dot", INPUTS / "computed_dot.mlir", "ws-lower-aref,ws-lower-warp-groups"),
+    ("flash_attention", KERNELS["flash_attention"], "ws-hopper{cooperative=2}"),
+    ("flash_attention_causal", KERNELS["flash_attention_causal"], "ws-hopper{cooperative=2}"),
 ]
 
 
