@@ -14,12 +14,9 @@ from pathlib import Path
 
 import pytest
 
-torch = pytest.importorskip("torch")
-if not torch.cuda.is_available():
-    pytest.skip("no CUDA GPU", allow_module_level=True)
-if torch.cuda.get_device_capability() < (9, 0):
-    pytest.skip("needs a Hopper GPU (sm_90a)", allow_module_level=True)
-pytest.importorskip("cuda.bindings")
+from hopper_env import torch_on_hopper
+
+torch = torch_on_hopper()
 
 import torch.nn.functional as F  # noqa: E402
 

@@ -7,17 +7,13 @@ fp8 e4m3 GEMM, and a dual-dot (gated MLP) kernel; M, N, K not multiples of the t
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import pytest
 
-torch = pytest.importorskip("torch")
-if not torch.cuda.is_available():
-    pytest.skip("no CUDA GPU", allow_module_level=True)
-if torch.cuda.get_device_capability() < (9, 0):
-    pytest.skip("needs a Hopper GPU (sm_90a)", allow_module_level=True)
-pytest.importorskip("cuda.bindings")
+from hopper_env import torch_on_hopper
+
+torch = torch_on_hopper()
 
 import wsdialects  # noqa: E402
 from wsdialects.runtime.launch import LaunchError  # noqa: E402
