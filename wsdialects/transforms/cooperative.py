@@ -2,7 +2,8 @@
 
 G consumer partitions read the same aref slots and each computes its share of
 the consumer tile along M (128x256 -> 2 x 64x256); the producer is unchanged and
-every ring's `consumers` count becomes G, so a slot is refilled only once all
+a ring's `consumers` count becomes the number of partitions that release it (G for a
+ring only the split partition reads), so a slot is refilled only once all
 groups released it. Which values are split along which axis is found by
 propagating the M axis of every dot's A operand and accumulator through the
 consumer (elementwise ops, expand_dims / broadcast / trans, reductions over
@@ -32,7 +33,7 @@ from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, IntegerAttr, ModuleO
 from xdsl.ir import BlockArgument, Operation, SSAValue
 from xdsl.passes import ModulePass
 
-from wsdialects.aref import CreateOp, GetOp
+from wsdialects.aref import ConsumedOp, CreateOp, GetOp
 from wsdialects.diagnostics import WsError
 from wsdialects.mma import AsyncDotOp
 from wsdialects.tile import (
@@ -270,9 +271,18 @@ class CooperativePass(ModulePass):
             region.body.block.insert_op_before(group, part)
         part.detach()
         part.erase()
-        for ring in {o.ring for o in region.walk() if isinstance(o, GetOp)}:
+        # A slot is refilled once every partition that releases the ring has released it:
+        # the groups of this partition, and any other partition that reads the same ring
+        # (a partition left whole keeps releasing once; counting G for every ring left the
+        # slots of an unsplit partition's rings never empty: a deadlock after D iterations).
+        releasers: dict[SSAValue, set] = {}
+        for p in region.partitions:
+            for o in p.body.walk():
+                if isinstance(o, ConsumedOp):
+                    releasers.setdefault(o.ring, set()).add(p)
+        for ring, parts in releasers.items():
             if isinstance(ring.owner, CreateOp):
-                ring.owner.consumers = IntegerAttr(G, 32)
+                ring.owner.consumers = IntegerAttr(len(parts), 32) if len(parts) > 1 else None
 
     def gather_stores(self, stores: list[tuple[Operation, int]], g: int) -> None:
         """A TMA store of a split tile: every group gathers it, group 0 stores it."""
