@@ -130,12 +130,20 @@
 // FP8: bar.sync 2, 128;
 // FP8: cp.async.bulk.tensor.2d.global.shared::cta.bulk_group
 
-// bf16, grid z as the batch: the TMA store writes f32 through staging shared memory.
+// bf16, grid z as the batch: the TMA store writes f32 through staging shared memory laid
+// out like a slot: 64 f32 = 256-byte rows are two 128B-swizzled column blocks (pairs of
+// columns per 64-bit store at the swizzled address), one TMA box each (the second 8 KiB and
+// 32 columns on), then one commit and wait.
 // TMASTORE: call i32 @llvm.nvvm.read.ptx.sreg.ctaid.z()
 // TMASTORE: wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16
-// TMASTORE: st.shared.b32 [$0], $1;
+// TMASTORE: %swz{{[0-9]+}} = xor i32
+// TMASTORE: st.shared.v2.b32 [$0], {$1, $2};
 // TMASTORE: fence.proxy.async.shared::cta;
-// TMASTORE: cp.async.bulk.tensor.2d.global.shared::cta.bulk_group
+// TMASTORE: cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [$1, {$3, $4}], [$2]; }
+// TMASTORE-NEXT: add i32 %stage{{[0-9]+}}, 8192
+// TMASTORE-NEXT: add i32 %{{.*}}, 32
+// TMASTORE-NEXT: cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [$1, {$3, $4}], [$2]; }
+// TMASTORE-NEXT: @p cp.async.bulk.commit_group; @p cp.async.bulk.wait_group 0;
 
 // The bias vector is a masked pointer load per column the thread owns.
 // BIAS: @p ld.global.b32 $0, [$1];
@@ -204,7 +212,7 @@
 // CPUT: wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16
 
 // computed_put: the consumer stores the slot with TMA: it reads the slot element by
-// element (swizzled ld.shared) into the staging buffer; inside the loop it meets first
+// element (swizzled ld.shared) and writes pairs into the (swizzled) staging buffer; inside the loop it meets first
 // so that the last TMA store (one thread) has read the staging buffer.
 // CPUTLD: st.shared.b32 [$0], $1;
 // CPUTLD: bar.warp.sync -1;
@@ -212,7 +220,8 @@
 // CPUTLD: mbarrier.try_wait.parity
 // CPUTLD: bar.sync 2, 128;
 // CPUTLD: ld.shared.b16
-// CPUTLD: st.shared.b16
+// CPUTLD: %swz{{[0-9]+}} = xor i32
+// CPUTLD: st.shared.b32 [$0], $1;
 // CPUTLD: fence.proxy.async.shared::cta;
 // CPUTLD-NEXT: bar.sync 2, 128;
 // CPUTLD: cp.async.bulk.tensor.2d.global.shared::cta.bulk_group

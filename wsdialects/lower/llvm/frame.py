@@ -331,10 +331,27 @@ class KernelFrame:
 
     # ---- TMA descriptors
     def use_desc(self, op: Operation, pidx: int, swz: int) -> None:
+        """The swizzle every TMA access through descriptor `pidx` uses (0: none); one per
+        descriptor, since the runtime encodes it once."""
         p = self.params[pidx]
-        if p.swizzle not in (0, swz) or (p.kind == "desc" and getattr(p, "_stored", False) and swz):
-            self.fail(op, f"descriptor {p.name} is used with two shared-memory layouts")
+        seen = getattr(p, "_swz", None)
+        if seen is not None and seen != swz:
+            self.fail(op, f"descriptor {p.name} is used with two shared-memory layouts "
+                          f"({seen}-byte and {swz}-byte swizzle)")
+        p._swz = swz  # type: ignore[attr-defined]
         p.swizzle = swz
+
+    def stage_tile(self, store: Operation, addr: str) -> Smem:
+        """The staging buffer of a TMA store (`tile.desc_store`, or a gather feeding one) at
+        `addr`, laid out as a slot of the tile would be: rows of 32, 64 or 128 bytes swizzled
+        as such, wider rows as 128-B-swizzled column blocks (fragment writes without bank
+        conflicts, one TMA box per block); other rows plain row-major."""
+        v = store.operands[-1]
+        shp, et = shape_of(v.type), elem_of(v.type)
+        row = shp[-1] * nbytes(et)
+        swz = slot_swizzle(row) if len(shp) == 2 else None
+        blocks = column_blocks(row, swz) if swz else 1
+        return Smem(addr, tuple(shp), et, swz or 0, block_bytes=shp[0] * swz if blocks > 1 else 0)
 
     def use_box(self, op: Operation, pidx: int, box: tuple[int, ...]) -> None:
         """The box every TMA access through descriptor `pidx` moves (one per descriptor:

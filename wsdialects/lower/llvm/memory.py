@@ -264,34 +264,16 @@ class Memory:
         v = o.operands[-1]
         shp = shape_of(v.type)
         et = elem_of(v.type)
-        p = self.params[pidx]
-        if p.swizzle:
-            self.fail(o, f"descriptor {p.name} is used for both TMA loads (swizzled) and a TMA store (plain)")
-        p._stored = True  # type: ignore[attr-defined]
-        self.use_box(o, pidx, (1,) * (len(o.operands) - 4) + tuple(shp))
         if (shp[-1] * nbytes(et)) % 16:
             self.fail(o, "tile.desc_store: a row of the tile must be a multiple of 16 bytes")
         L = self.layout
         staged = self.vals.get(v)
         if isinstance(staged, Staged):  # warp_group.gather wrote it, the team met: only the store is left
-            return self.tma_store(o, staged.addr)
+            return self.tma_store(o, self.stage_tile(o, staged.addr))
         if in_loop(o):  # the last store (one thread, waited for) has read the staging buffer
             self.asm(f"bar.sync {L.barrier_id}, {L.threads};", "", [])
-        stage = self.op(f"add i32 {self.smem}, {self.stage_off[o]}", "stage")
-        bits = bits_of(et)
-        c = {8: "h", 16: "h", 32: "r", 64: "l"}[bits]
-        for s, idx in self.slots(v.type, o):
-            x = self.ev(v, idx, s)
-            row = self._index(idx[0])
-            col = self._index(idx[1])
-            lin = self.op(f"add i32 {self.op(f'mul i32 {row}, {shp[1]}')}, {col}")
-            addr = self.op(f"add i32 {stage}, {self.op(f'mul i32 {lin}, {nbytes(et)}')}")
-            it = f"i{bits}"
-            iv = x if not is_float(et) else self.op(f"bitcast {llty(et)} {x} to {it}")
-            if bits == 8:
-                iv = self.op(f"zext i8 {iv} to i16")
-                it = "i16"
-            self.asm(f"st.shared.b{max(bits, 8)} [$0], $1;", f"r,{c}", [("i32", addr), (it, iv)])
+        S = self.stage_tile(o, self.op(f"add i32 {self.smem}, {self.stage_off[o]}", "stage"))
+        self.store_fragment(v, S, o)  # two adjacent columns per store, at the staging layout's address
         self.asm("fence.proxy.async.shared::cta;", "", [])
         self.asm(f"bar.sync {L.barrier_id}, {L.threads};", "", [])
-        self.tma_store(o, stage)
+        self.tma_store(o, S)

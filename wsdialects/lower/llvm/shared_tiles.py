@@ -36,6 +36,7 @@ from dataclasses import dataclass
 from xdsl.dialects.builtin import TensorType
 from xdsl.ir import Operation, SSAValue
 
+from wsdialects.layout import column_blocks
 from wsdialects.lower.llvm.types import Smem, bits_of, elem_of, is_float, llty, nbytes, prod, round_up, shape_of, swizzle_bytes
 from wsdialects.nvgpu import DispatchOp
 from wsdialects.warp_group import GatherOp, ShareOp
@@ -57,6 +58,7 @@ class _GatherPlan:
     barrier_id: int
     threads: int  # all threads of the team
     in_loop: bool
+    store: Operation  # group 0's tile.desc_store (its staging layout)
 
 
 def in_loop(op: Operation) -> bool:
@@ -164,7 +166,7 @@ class SharedTiles:
                         self.fail(op, f"warp_group.gather: group {op.group.value.data}'s gathered tile is used; "
                                       "only group 0 holds the whole tile")
                 for op in ops:
-                    self.gather_plan[op] = _GatherPlan(self.stage_off[store], bid, threads, in_loop(op))
+                    self.gather_plan[op] = _GatherPlan(self.stage_off[store], bid, threads, in_loop(op), store)
 
     # ------------------------------------------------------------------ element access
     def smem_elem_addr(self, S, row: str, col: str) -> str:
@@ -214,7 +216,6 @@ class SharedTiles:
     def store_fragment(self, v: SSAValue, S, op: Operation, shift: tuple[int, int] = (0, 0)) -> None:
         """Every thread writes its fragment elements of tile `v` into `S` (its layout) at
         their index + `shift` (rows, columns), two adjacent columns per store."""
-        shp = shape_of(v.type)
         et = elem_of(v.type)
         bits = bits_of(et)
         slots = self.slots(v.type, op)
@@ -308,8 +309,6 @@ class SharedTiles:
             self.fail(o, "warp_group.gather outside a cooperative warp-group branch cannot be lowered")
         src = o.src
         shp = shape_of(src.type)
-        full = _plain_shape(o.result.type)
-        et = elem_of(src.type)
         g, axis = o.group.value.data, o.axis.value.data
         if len(shp) != 2:
             self.fail(o, f"warp_group.gather of a {len(shp)}-D tile: only 2-D tiles are lowered")
@@ -318,22 +317,33 @@ class SharedTiles:
         stage = self.op(f"add i32 {self.smem}, {plan.stage_off}", "stage")
         shift = g * shp[axis]
         # row-major like lower_desc_store's staging; this group's slice at its offset
-        self.store_fragment(src, Smem(stage, tuple(full), et, None), o, (0, shift) if axis else (shift, 0))
+        stage_S = self.stage_tile(plan.store, stage)  # group 0's desc_store stages the gathered tile like this
+        self.store_fragment(src, stage_S, o, (0, shift) if axis else (shift, 0))
         self.asm("fence.proxy.async.shared::cta;", "", [])
         self.asm(f"bar.sync {plan.barrier_id}, {plan.threads};", "", [])
         self.vals[o.result] = Staged(stage)
 
-    def tma_store(self, o: Operation, stage: str) -> None:
-        """One thread of the partition stores the staged tile with TMA (and waits for it)."""
-        _, dptr, _, _ = self.vals[o.operands[0]]
+    def tma_store(self, o: Operation, S) -> None:
+        """One thread of the partition stores the staged tile `S` with TMA, one box per
+        column block of the staging layout, and waits for the stores."""
+        _, dptr, _, pidx = self.vals[o.operands[0]]
+        blocks = column_blocks(S.shape[1] * nbytes(S.elem), S.swizzle) if S.swizzle else 1
+        width = S.shape[1] // blocks
+        self.use_desc(o, pidx, S.swizzle)
+        self.use_box(o, pidx, (1,) * (len(o.operands) - 4) + (S.shape[0], width))
         coords = [self.scalar(x) for x in o.operands[1:-1]][::-1]
         cl = ", ".join(f"${3 + i}" for i in range(len(coords)))
-        self.asm("{ .reg .pred p; setp.eq.u32 p, $0, 0; "
-                 f"@p cp.async.bulk.tensor.{len(coords)}d.global.shared::cta.bulk_group [$1, {{{cl}}}], [$2]; "
-                 "@p cp.async.bulk.commit_group; @p cp.async.bulk.wait_group 0; }",
-                 ",".join(["r", "l", "r"] + ["r"] * len(coords)),
-                 [("i32", self.layout.tid_in_part), ("i64", self.op(f"ptrtoint ptr {dptr} to i64")),
-                  ("i32", stage)] + [("i32", x) for x in coords])
+        dp = self.op(f"ptrtoint ptr {dptr} to i64")
+        for b in range(blocks):
+            src = self.op(f"add i32 {S.addr}, {b * S.block_bytes}") if b else S.addr
+            inner = self.op(f"add i32 {coords[0]}, {b * width}") if b else coords[0]
+            self.asm("{ .reg .pred p; setp.eq.u32 p, $0, 0; "
+                     f"@p cp.async.bulk.tensor.{len(coords)}d.global.shared::cta.bulk_group [$1, {{{cl}}}], [$2]; }}",
+                     ",".join(["r", "l", "r"] + ["r"] * len(coords)),
+                     [("i32", self.layout.tid_in_part), ("i64", dp), ("i32", src)]
+                     + [("i32", x) for x in [inner, *coords[1:]]])
+        self.asm("{ .reg .pred p; setp.eq.u32 p, $0, 0; @p cp.async.bulk.commit_group; @p cp.async.bulk.wait_group 0; }",
+                 "r", [("i32", self.layout.tid_in_part)])
 
 
 def _plain_shape(t) -> tuple[int, ...]:
