@@ -265,9 +265,18 @@ LayoutDialect = Dialect("layout", [], [WgmmaLayout, SliceLayout, PermuteLayout, 
 #
 # In a warp-group branch of G warp groups, thread t (t < 128 G) of warp group g = t / 128,
 # warp w = (t / 32) % 4, lane l = t % 32 has the fragment base row 64 g + 16 w + l / 4 and
-# base column 2 (l % 4) (the emitter computes both once per branch). The functions below
+# base column 2 (l % 4) (`acc_fragment_base`; the emitter computes both once per branch). The functions below
 # give, per register, the (row, column) offset from that base: constants only, so every
 # per-thread index is base + constant.
+
+def acc_fragment_base(tid: int) -> tuple[int, int]:
+    """(row, column) of the fragment base of thread `tid`, counted from the first thread of
+    its warp-group branch (branches are whole warp groups, so tid % 32 is the lane): row
+    64 (tid / 128) + 16 ((tid / 32) % 4) + (tid % 32) / 4, column 2 (tid % 4). The emitter
+    computes the same two values once per branch (`KernelFrame.lower_dispatch`)."""
+    lane = tid % 32
+    return 64 * (tid // 128) + 16 * ((tid // 32) % 4) + lane // 4, 2 * (lane % 4)
+
 
 def acc_fragment_offsets(rows: int, cols: int, warp_groups: int) -> list[tuple[int, int]]:
     """Register r of a rows x cols tile in #layout.wgmma<warp_groups>: per row block of
@@ -291,3 +300,51 @@ def col_slice_offsets(cols: int) -> list[int]:
     """Column offsets a thread holds of a column slice (#layout.slice<dim = 0, ...>):
     columns base + 8j and base + 8j + 1."""
     return [8 * j + b for j in range(cols // 8) for b in (0, 1)]
+
+
+# ---- facts the lowering uses: where an element of a shared-memory tile lives
+#
+# A tile in shared memory is stored as TMA writes it and wgmma reads it: rows of R = 32,
+# 64 or 128 bytes XOR-swizzled in 16-byte chunks (CUTLASS's Swizzle<log2(R/16), 4, 3>);
+# rows wider than the swizzle are column blocks (`column_blocks`). The emitter writes
+# `smem_offset` as i32 arithmetic (`SharedTiles.smem_elem_addr`), operation for operation.
+
+SWIZZLE_LINE_SHIFT = 7  # offset >> 7: the 128-byte line of a byte offset picks the XOR pattern
+SWIZZLE_CHUNK_SHIFT = 4  # the pattern XORs 16-byte chunk indices
+
+
+def swizzle_bytes(row_bytes: int) -> int | None:
+    """The swizzle of a tile that is a single TMA box (a staging buffer of a register
+    `tile.desc_load`): rows of 32, 64 or 128 bytes are swizzled by their own width, other
+    rows are not swizzled (None). Slot tiles use `slot_swizzle`, which also splits rows of
+    a multiple of 128 bytes into column blocks."""
+    return row_bytes if row_bytes in (32, 64, 128) else None
+
+
+def swizzle_mask(swizzle: int) -> int:
+    """The bits of the 128-byte line index that are XORed into the chunk index: R/16 - 1
+    (7, 3, 1 for 128-, 64-, 32-byte swizzles); the pattern repeats every 8 rows."""
+    return swizzle // 16 - 1
+
+
+def swizzled(offset: int, swizzle: int) -> int:
+    """Where byte `offset` of an unswizzled row-major tile with rows of `swizzle` bytes is
+    stored: 16-byte chunk c of its row moves to chunk c ^ ((offset >> 7) & (R/16 - 1)),
+    the byte inside the chunk stays. 0: not swizzled, the offset itself."""
+    if not swizzle:
+        return offset
+    m = (offset >> SWIZZLE_LINE_SHIFT) & swizzle_mask(swizzle)
+    return offset ^ (m << SWIZZLE_CHUNK_SHIFT)
+
+
+def smem_offset(row: int, col: int, elem_bytes: int, row_stride: int, swizzle: int,
+                block_bytes: int = 0) -> int:
+    """Byte offset of element (row, col) of a stored (not transposed) shared-memory tile:
+    rows `row_stride` bytes apart (the swizzle, inside a column block), column byte
+    col * elem_bytes split into column block col_bytes / swizzle (blocks `block_bytes`
+    apart; 0: one block) and the byte inside it, the in-block offset `swizzled`."""
+    c = col * elem_bytes
+    blk = 0
+    if block_bytes:
+        blk, c = divmod(c, swizzle)
+    return swizzled(row * row_stride + c, swizzle) + blk * block_bytes

@@ -13,6 +13,7 @@ from xdsl.dialects.builtin import Float16Type, Float32Type
 
 import wsdialects
 from cases import INPUTS, cdiv
+from wsdialects.layout import smem_offset
 from wsdialects.lower.llvm.shared_tiles import SharedTiles
 from wsdialects.lower.to_llvm import Smem, lower_module
 from wsdialects.tools.ws_opt import build_pipeline
@@ -91,7 +92,9 @@ class _Eval(SharedTiles):
     def op(self, rhs, hint="v"):
         name, a, b = re.fullmatch(r"(\w+) i32 (-?\d+), (-?\d+)", rhs).groups()
         a, b = int(a), int(b)
-        return str({"mul": a * b, "add": a + b, "lshr": a >> b, "and": a & b, "xor": a ^ b, "shl": a << b}[name])
+        ops = {"mul": int.__mul__, "add": int.__add__, "lshr": int.__rshift__, "and": int.__and__,
+               "xor": int.__xor__, "shl": int.__lshift__, "udiv": int.__floordiv__, "urem": int.__mod__}
+        return str(ops[name](a, b))
 
 
 @pytest.mark.parametrize("swizzle,cols,et,eb", [(128, 64, Float16Type(), 2), (64, 32, Float16Type(), 2),
@@ -116,3 +119,20 @@ def test_swizzled_element_addresses(swizzle, cols, et, eb):
     St = Smem("0", (cols, rows), et, swizzle, trans=True)
     assert all(k.smem_elem_addr(St, str(c), str(r)) == k.smem_elem_addr(S, str(r), str(c))
                for r in range(rows) for c in range(cols))
+
+
+@pytest.mark.parametrize("swizzle,shape,et,eb,blocks", [
+    (128, (16, 64), Float16Type(), 2, 1), (64, (16, 32), Float16Type(), 2, 1), (32, (8, 16), Float16Type(), 2, 1),
+    (128, (16, 128), Float16Type(), 2, 2), (128, (8, 64), Float32Type(), 4, 2), (0, (4, 24), Float16Type(), 2, 1)])
+def test_emitter_addresses_are_the_layout_rule(swizzle, shape, et, eb, blocks):
+    """The emitter's address arithmetic is wsdialects.layout.smem_offset, column blocks and
+    unswizzled tiles included."""
+    k = _Eval()
+    rows, cols = shape
+    block_bytes = rows * swizzle if blocks > 1 else 0
+    S = Smem("0", shape, et, swizzle, block_bytes=block_bytes)
+    for r in range(rows):
+        for c in range(cols):
+            want = smem_offset(r, c, eb, S.row_stride, swizzle, block_bytes)
+            assert int(k.smem_elem_addr(S, str(r), str(c))) == want, (r, c)
+

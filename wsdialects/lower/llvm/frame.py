@@ -249,6 +249,7 @@ class KernelFrame:
             self.emit(f"br i1 {c}, label %{inside}, label %{nxt}")
             self.label(inside)
             self.pinfo.append((br.role.data, br.num_warps, br.regs))
+            # the thread's fragment base (row_rt, col_rt): wsdialects.layout.acc_fragment_base(tip)
             tip = self.op(f"sub i32 {self.tid}, {lo}", "tip")
             lane = self.op(f"and i32 {self.tid}, 31", "lane")
             wg = self.op(f"lshr i32 {tip}, 7", "wg")

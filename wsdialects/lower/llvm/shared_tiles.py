@@ -3,9 +3,10 @@
 
 * Element access: a tile in a slot or a staging buffer is laid out as TMA writes it,
   rows of R = 32/64/128 bytes with the matching swizzle (the 16-byte chunk c of row r
-  sits at chunk c ^ ((byte offset >> 7) & (R/16 - 1)), CUTLASS's Swizzle<log2(R/16), 4, 3>;
-  the pattern repeats every 8 rows, R x 8 bytes, so every tile base is a multiple of
-  that). Per-element reads (`ev` of an `Smem`) load from the swizzled address;
+  sits at chunk c ^ ((byte offset >> 7) & (R/16 - 1)), CUTLASS's Swizzle<log2(R/16), 4, 3>:
+  `wsdialects.layout.swizzled` / `smem_offset`; the pattern repeats every 8 rows, R x 8
+  bytes, so every tile base is a multiple of that). Per-element reads (`ev` of an `Smem`)
+  load from the swizzled address;
   unswizzled tiles (row bytes not 32/64/128) are plain row-major.
 * `nvgpu.smem.store` (a computed tile put through an aref): every thread writes its
   fragment elements, two adjacent columns per store, at the swizzled address of the
@@ -36,8 +37,8 @@ from dataclasses import dataclass
 from xdsl.dialects.builtin import TensorType
 from xdsl.ir import Operation, SSAValue
 
-from wsdialects.layout import column_blocks
-from wsdialects.lower.llvm.types import Smem, bits_of, elem_of, is_float, llty, nbytes, prod, round_up, shape_of, swizzle_bytes
+from wsdialects.layout import SWIZZLE_CHUNK_SHIFT, SWIZZLE_LINE_SHIFT, column_blocks, swizzle_bytes, swizzle_mask
+from wsdialects.lower.llvm.types import Smem, bits_of, elem_of, is_float, llty, nbytes, prod, round_up, shape_of
 from wsdialects.nvgpu import DispatchOp
 from wsdialects.warp_group import GatherOp, ShareOp
 
@@ -170,7 +171,8 @@ class SharedTiles:
 
     # ------------------------------------------------------------------ element access
     def smem_elem_addr(self, S, row: str, col: str) -> str:
-        """i32 shared address of logical element (row, col) of tile `S`."""
+        """i32 shared address of logical element (row, col) of tile `S`: S.addr +
+        `wsdialects.layout.smem_offset` of the stored element, written step for step."""
         if S.trans:
             row, col = col, row
         eb = nbytes(S.elem)
@@ -181,9 +183,10 @@ class SharedTiles:
             blk = self.op(f"udiv i32 {c}, {S.swizzle}")
             c = self.op(f"urem i32 {c}, {S.swizzle}")
         off = self.op(f"add i32 {r}, {c}")
-        if S.swizzle:
-            m = self.op(f"and i32 {self.op(f'lshr i32 {off}, 7')}, {S.swizzle // 16 - 1}")
-            off = self.op(f"xor i32 {off}, {self.op(f'shl i32 {m}, 4')}", "swz")
+        if S.swizzle:  # layout.swizzled
+            line = self.op(f"lshr i32 {off}, {SWIZZLE_LINE_SHIFT}")
+            m = self.op(f"and i32 {line}, {swizzle_mask(S.swizzle)}")
+            off = self.op(f"xor i32 {off}, {self.op(f'shl i32 {m}, {SWIZZLE_CHUNK_SHIFT}')}", "swz")
         if blk is not None:
             off = self.op(f"add i32 {off}, {self.op(f'mul i32 {blk}, {S.block_bytes}')}")
         return self.op(f"add i32 {S.addr}, {off}")

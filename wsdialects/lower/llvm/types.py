@@ -101,10 +101,6 @@ def round_up(x: int, a: int) -> int:
     return (x + a - 1) // a * a
 
 
-def swizzle_bytes(row_bytes: int) -> int | None:
-    return row_bytes if row_bytes in (32, 64, 128) else None
-
-
 SWIZZLE_CODE = {128: 1, 64: 2, 32: 3}
 
 
