@@ -23,7 +23,7 @@
   g * rows/G rows (no copy). The shift must be a multiple of the swizzle atom (8 rows)
   so the slice keeps the pattern and its wgmma descriptors need no base offset.
 * `warp_group.gather` followed by group 0's `tile.desc_store`: every group writes its
-  slice into group 0's staging buffer (row-major, as `lower_desc_store` stages),
+  slice into group 0's staging buffer (in the layout `lower_desc_store` stages with),
   fences it for the async proxy, and all groups of the team meet on one named
   barrier (count = all their threads; ids after the per-branch ids 1..B); group 0's
   desc_store then only issues the TMA store. Inside a loop the team meets once more
@@ -49,7 +49,8 @@ MAX_NAMED_BARRIER = 15  # bar.sync ids 0..15
 @dataclass
 class Staged:
     """A tile that the groups of a cooperative team have written to a staging buffer
-    (row-major, unswizzled) and met on: the result of `warp_group.gather`."""
+    (laid out as `stage_tile` says: like a slot of the tile) and met on: the result of
+    `warp_group.gather`."""
     addr: str
 
 
