@@ -4,6 +4,7 @@
     %t = nvvm.read_sreg tid.x : i32
     %y = nvvm.shfl_sync bfly %x, 2 : f32
     nvvm.barrier 1 threads 256
+    nvvm.barrier_arrive 4 threads 256
     %leader = nvvm.elect_sync : i1
 """
 
@@ -145,6 +146,36 @@ class BarrierOp(BodyThenAttrs):
 
 
 @irdl_op_definition
+class BarrierArriveOp(BodyThenAttrs):
+    """Arrive at named barrier `id` (of `threads` threads) without waiting (bar.arrive
+    id, threads): the signalling half of a producer/consumer named barrier whose other
+    threads `nvvm.barrier` there: `nvvm.barrier_arrive 4 threads 256`."""
+
+    name = "nvvm.barrier_arrive"
+    id = prop_def(IntegerAttr)
+    threads = prop_def(IntegerAttr)
+
+    def __init__(self, bid: int, threads: int):
+        super().__init__(properties={"id": IntegerAttr(bid, 32), "threads": IntegerAttr(threads, 32)})
+
+    def verify_(self) -> None:
+        b, n = self.id.value.data, self.threads.value.data
+        if not 1 <= b <= MAX_NAMED_BARRIER:
+            raise VerifyException(f"barrier id must be in [1, {MAX_NAMED_BARRIER}] (0 is the CTA's), got {b}")
+        if n <= 0 or n % 32 or n > 1024:
+            raise VerifyException(f"a named barrier counts whole warps (a multiple of 32, at most 1024), got {n}")
+
+    @classmethod
+    def parse_body(cls, parser: Parser):
+        b = parser.parse_integer(allow_boolean=False)
+        parser.parse_keyword("threads")
+        return cls(b, parser.parse_integer(allow_boolean=False))
+
+    def print_body(self, printer: Printer) -> None:
+        printer.print_string(f" {self.id.value.data} threads {self.threads.value.data}")
+
+
+@irdl_op_definition
 class ElectSyncOp(BodyThenAttrs):
     """True in exactly one lane of the warp (elect.sync with a full mask):
     `%leader = nvvm.elect_sync : i1`."""
@@ -172,4 +203,4 @@ class ElectSyncOp(BodyThenAttrs):
         printer.print_string(" : i1")
 
 
-Nvvm = Dialect("nvvm", [ReadSRegOp, ShflSyncOp, BarrierOp, ElectSyncOp], [])
+Nvvm = Dialect("nvvm", [ReadSRegOp, ShflSyncOp, BarrierOp, BarrierArriveOp, ElectSyncOp], [])

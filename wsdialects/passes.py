@@ -19,6 +19,7 @@ PIPELINE: list[tuple[str, str]] = [
     ("ws-pipeline-mma", "wsdialects.transforms.pipeline_mma:PipelineMmaPass"),
     ("ws-pipeline-coarse", "wsdialects.transforms.pipeline_coarse:PipelineCoarsePass"),
     ("ws-cooperative", "wsdialects.transforms.cooperative:CooperativePass"),
+    ("ws-pingpong", "wsdialects.transforms.pingpong:PingPongPass"),
     ("ws-persistent", "wsdialects.transforms.persistent:PersistentPass"),
     ("ws-specialize", "wsdialects.transforms.specialize:SpecializePass"),
     # Stage 8 (OVERVIEW.md order); in a pipeline it runs before ws-partition,

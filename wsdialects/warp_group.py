@@ -13,6 +13,11 @@ uniform scalars) are visible to every partition.
         ... %a = aref.get %r[%k] ... aref.consumed %r[%k] ...
       }
     }
+
+The groups of a cooperative team (`ws-cooperative`) may take turns (`ws-pingpong`,
+FlashAttention-3's ping-pong): `turn_wait g of G` blocks until the team's turn comes to
+group g, `turn_pass g of G` hands it to group (g + 1) mod G; the last group holds the
+turn first and passes it to group 0.
 """
 
 from __future__ import annotations
@@ -320,4 +325,67 @@ class GatherOp(_SplitOp):
 
 
 
-WarpGroup = Dialect("warp_group", [RegionOp, PartitionOp, BarrierOp, ShareOp, GatherOp], [])
+class _TurnOp(IRDLOperation):
+    """Common form of `turn_wait` / `turn_pass`: `warp_group.OP g of G`."""
+
+    group = prop_def(IntegerAttr)
+    groups = prop_def(IntegerAttr)
+
+    def __init__(self, group: int, groups: int):
+        super().__init__(properties={"group": IntegerAttr(group, 32), "groups": IntegerAttr(groups, 32)})
+
+    @property
+    def g(self) -> int:
+        return self.group.value.data
+
+    @property
+    def n(self) -> int:
+        return self.groups.value.data
+
+    def verify_(self) -> None:
+        if self.n < 2:
+            raise VerifyException(f"a turn is taken among at least 2 groups, got {self.n}")
+        if not 0 <= self.g < self.n:
+            raise VerifyException(f"group {self.g} out of range for {self.n} groups")
+        cur = self.parent_op()
+        while cur is not None and not isinstance(cur, PartitionOp):
+            cur = cur.parent_op()
+        if cur is None:
+            raise VerifyException(f"{self.name} must be inside a warp_group.partition")
+
+    @classmethod
+    def parse(cls, parser: Parser):
+        g = parser.parse_integer(allow_boolean=False)
+        parser.parse_keyword("of")
+        n = parser.parse_integer(allow_boolean=False)
+        op = cls(g, n)
+        attrs = parser.parse_optional_attr_dict()
+        op.attributes.update(attrs)
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(f" {self.g} of {self.n}")
+        if self.attributes:
+            printer.print_op_attributes(self.attributes)
+
+
+@irdl_op_definition
+class TurnWaitOp(_TurnOp):
+    """Group g of a cooperative team of G waits until the team's turn has come to it
+    (passed by group g - 1; the first turn of group 0 by group G - 1):
+    `warp_group.turn_wait 0 of 2`. Lowered to a named barrier (`bar.sync`)."""
+
+    name = "warp_group.turn_wait"
+
+
+@irdl_op_definition
+class TurnPassOp(_TurnOp):
+    """Group g of a cooperative team of G hands the turn to group (g + 1) mod G without
+    waiting: `warp_group.turn_pass 0 of 2`. Lowered to a named barrier arrival
+    (`bar.arrive`)."""
+
+    name = "warp_group.turn_pass"
+
+
+WarpGroup = Dialect("warp_group", [RegionOp, PartitionOp, BarrierOp, ShareOp, GatherOp, TurnWaitOp, TurnPassOp],
+                    [])

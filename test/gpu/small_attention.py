@@ -10,13 +10,19 @@ import torch.nn.functional as F
 import wsdialects
 
 ROOT = Path(__file__).resolve().parents[2]
-k = wsdialects.compile(ROOT / "examples" / "kernels" / "flash_attention.mlir", pipeline="ws-hopper")
+KERNEL = ROOT / "examples" / "kernels" / "flash_attention.mlir"
+kernels = {"ws-hopper": wsdialects.compile(KERNEL, pipeline="ws-hopper"),
+           # two cooperative groups taking turns through named barriers (ws-pingpong)
+           "ws-hopper{cooperative=2 pingpong=true}": wsdialects.compile(KERNEL, pipeline="ws-hopper{cooperative=2 pingpong=true}")}
 B, H, L, d = 1, 2, 300, 128
 q, kk, v = (torch.randn(B * H, L, d, device="cuda", dtype=torch.float16) for _ in range(3))
-o = torch.full((B * H, L, d), float("nan"), device="cuda", dtype=torch.float16)
-k[(L + 127) // 128, B * H](q, kk, v, o, L, 1 / math.sqrt(d))
-torch.cuda.synchronize()
 ref = F.scaled_dot_product_attention(q.float(), kk.float(), v.float())
-err = ((o.float() - ref).norm() / ref.norm()).item()
-print(f"small attention L={L}: rel err {err:.2e}")
-sys.exit(0 if err < 1e-2 else 1)
+worst = 0.0
+for pipe, k in kernels.items():
+    o = torch.full((B * H, L, d), float("nan"), device="cuda", dtype=torch.float16)
+    k[(L + 127) // 128, B * H](q, kk, v, o, L, 1 / math.sqrt(d))
+    torch.cuda.synchronize()
+    err = ((o.float() - ref).norm() / ref.norm()).item()
+    print(f"small attention L={L} {pipe}: rel err {err:.2e}")
+    worst = max(worst, err) if err == err else float("inf")
+sys.exit(0 if worst < 1e-2 else 1)

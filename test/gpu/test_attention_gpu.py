@@ -33,7 +33,7 @@ VARIANTS = [  # (kernel, head dim, dtype, causal, query rows per program)
     ("flash_attention_causal_d64", 64, "float16", True, 128),
     ("flash_attention_d256", 256, "float16", False, 64),
 ]
-PIPELINES = ["ws-hopper", "ws-hopper{cooperative=2}"]
+PIPELINES = ["ws-hopper", "ws-hopper{cooperative=2}", "ws-hopper{cooperative=2 pingpong=true}"]
 
 
 def check(out, q, k, v, causal):

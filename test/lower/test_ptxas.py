@@ -89,6 +89,9 @@ MORE = [
     ("computed_dot", INPUTS / "computed_dot.mlir", "ws-lower-aref,ws-lower-warp-groups"),
     ("flash_attention", KERNELS["flash_attention"], "ws-hopper{cooperative=2}"),
     ("flash_attention_causal", KERNELS["flash_attention_causal"], "ws-hopper{cooperative=2}"),
+    ("flash_attention", KERNELS["flash_attention"], "ws-hopper{cooperative=2 pingpong=true}"),
+    ("flash_attention_d64", KERNELS["flash_attention_d64"], "ws-hopper{cooperative=2 pingpong=true}"),
+    ("gemm", KERNELS["gemm"], "ws-hopper{cooperative=2 pingpong=true}"),
 ]
 
 

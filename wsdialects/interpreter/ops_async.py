@@ -153,3 +153,32 @@ def _gather(frame, op, a):
     if any(p.shape != part.shape for p in parts):
         raise InterpretError(f"{where(op)}warp_group.gather #{k}: the groups' slices differ in shape")
     return [np.concatenate(parts, axis=axis)]
+
+
+def _turns(frame, op) -> dict[int, list[int]]:
+    """The team's turns: group -> [turns passed to it, turns it has taken]."""
+    s = frame.scheduler
+    if s is None:
+        raise InterpretError(f"{where(op)}{op.name} outside a warp_group.region")
+    if not hasattr(s, "turns"):
+        s.turns = {}
+    return s.turns
+
+
+@impl("warp_group.turn_wait")
+def _turn_wait(frame, op, a):
+    g, n = op.g, op.n
+    t = _turns(frame, op).setdefault(g, [0, 0])
+    frame.scheduler.yield_point()
+    frame.scheduler.block_until(lambda: t[0] > t[1], f"warp_group.turn_wait {g} of {n} (turn #{t[1]} of group "
+                                                     f"{g}, to be passed by group {(g - 1) % n})")
+    t[1] += 1
+    return []
+
+
+@impl("warp_group.turn_pass")
+def _turn_pass(frame, op, a):
+    g, n = op.g, op.n
+    _turns(frame, op).setdefault((g + 1) % n, [0, 0])[0] += 1
+    frame.scheduler.yield_point()
+    return []

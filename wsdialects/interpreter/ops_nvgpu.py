@@ -181,10 +181,62 @@ def _wait(frame, op, a):
 
 
 @impl("nvgpu.fence.mbarrier_init", "nvgpu.fence.proxy_async", "nvgpu.wgmma.fence", "nvgpu.wgmma.commit_group",
-      "nvgpu.setmaxnreg", "nvgpu.tma.store_wait", "nvvm.barrier")
+      "nvgpu.setmaxnreg", "nvgpu.tma.store_wait")
 def _nothing(frame, op, a):
-    # Fences and register budgets have no effect on values here; a barrier among the
-    # warps of one partition is implied (one coroutine runs all of them).
+    # Fences and register budgets have no effect on values here.
+    return []
+
+
+class NamedBarrier:
+    """A named barrier between warp-group branches: a phase completes when `threads`
+    threads have arrived (`bar.sync` arrives and waits, `bar.arrive` only arrives)."""
+
+    def __init__(self, bid: int, threads: int):
+        self.bid, self.threads, self.arrived, self.completed = bid, threads, 0, 0
+
+    def arrive(self, op, n: int) -> int:
+        if self.threads != op.threads.value.data:
+            raise InterpretError(f"{where(op)}named barrier {self.bid} used with {op.threads.value.data} and "
+                                 f"{self.threads} threads")
+        phase = self.completed
+        self.arrived += n
+        if self.arrived > self.threads:
+            raise InterpretError(f"{where(op)}named barrier {self.bid}: {self.arrived} threads arrived, the "
+                                 f"barrier counts {self.threads}")
+        if self.arrived == self.threads:
+            self.arrived, self.completed = 0, self.completed + 1
+        return phase
+
+
+def _named(frame, op) -> NamedBarrier | None:
+    """The named barrier `op` arrives at, or None when its own branch fills it (one
+    coroutine runs all the branch's warps, so such a barrier is always met)."""
+    if op.threads is None or frame.scheduler is None or op.threads.value.data == 32 * _warps(op):
+        return None
+    s = frame.scheduler  # shared by the branches of the dispatch
+    if not hasattr(s, "named_barriers"):
+        s.named_barriers = {}
+    table = s.named_barriers
+    bid = op.id.value.data
+    return table.setdefault(bid, NamedBarrier(bid, op.threads.value.data))
+
+
+@impl("nvvm.barrier")
+def _bar_sync(frame, op, a):
+    bar = _named(frame, op)
+    if bar is not None:
+        phase = bar.arrive(op, 32 * _warps(op))
+        _sched(frame).block_until(lambda: bar.completed > phase, f"named barrier {bar.bid} ({bar.arrived} of "
+                                                                 f"{bar.threads} threads arrived)")
+    return []
+
+
+@impl("nvvm.barrier_arrive")
+def _bar_arrive(frame, op, a):
+    bar = _named(frame, op)
+    if bar is not None:
+        bar.arrive(op, 32 * _warps(op))
+    _progress(frame)
     return []
 
 

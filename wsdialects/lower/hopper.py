@@ -1,9 +1,9 @@
-"""`ws-hopper{depth=D mma-depth=P cooperative=G persistent=true|false programs=N}`:
+"""`ws-hopper{depth=D mma-depth=P cooperative=G pingpong=true|false persistent=true|false programs=N}`:
 the whole path to Hopper code.
 
 OVERVIEW.md defines `ws-hopper` as `ws-specialize` plus the lowering. This pass runs
 `ws-specialize` with the same options (partition, distribute{depth=D},
-pipeline-mma{depth=P}, and cooperative / persistent when asked), then the lowering
+pipeline-mma{depth=P}, and cooperative / pingpong / persistent when asked), then the lowering
 passes `ws-lower-aref` (aref rings -> mbarriers, shared-memory slots, TMA),
 `ws-lower-warp-groups` (warp-group dispatch with setmaxnreg), `ws-lower-mma`
 (dots -> wgmma fence / mma_async / commit_group / wait_group) and `ws-lower-layouts`
@@ -82,8 +82,9 @@ class HopperPass(SpecializePass):
         depth = self.depth
         for depth in range(self.depth, 1, -1):  # the deepest rings that fit (depth 1 always goes ahead)
             trial = op.clone()
-            SpecializePass(depth, min(self.mma_depth, depth - 1), self.cooperative, self.persistent,
-                           self.programs).apply(ctx, trial)
+            SpecializePass(depth=depth, mma_depth=min(self.mma_depth, depth - 1), cooperative=self.cooperative,
+                           pingpong=self.pingpong, persistent=self.persistent, programs=self.programs
+                           ).apply(ctx, trial)
             need[depth] = ring_smem_bytes(trial)
             if need[depth] <= SMEM_LIMIT:
                 break

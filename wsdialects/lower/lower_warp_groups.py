@@ -7,7 +7,10 @@ register budget R starts with `nvgpu.setmaxnreg dec R` when R is below the
 per-thread registers at launch (65536 / threads, rounded down to 8) and `inc R`
 when above; the budgets must fit the register file (a `.inc` that does not fit
 blocks forever). `warp_group.barrier` in partition i becomes the named barrier
-`nvvm.barrier (i + 1) threads 32·W_i` (barrier 0 is the CTA's).
+`nvvm.barrier (i + 1) threads 32·W_i` (barrier 0 is the CTA's). The turns of a
+cooperative team (`ws-pingpong`) take one named barrier per group after those: group
+g's `turn_wait` is `nvvm.barrier` on its own barrier, `turn_pass` an
+`nvvm.barrier_arrive` on group g + 1's, each counting the threads of both groups.
 
     warp_group.region {                         nvgpu.wg.dispatch threads 384 {
       warp_group.partition 0 producer             nvgpu.wg.branch warps 0 to 4 "producer" {
@@ -27,9 +30,46 @@ from xdsl.utils.exceptions import VerifyException
 
 from wsdialects.diagnostics import error_at
 from wsdialects.nvgpu import REGFILE, BranchOp, DispatchOp, SetMaxNRegOp
-from wsdialects.nvvm import BarrierOp
+from wsdialects.nvvm import MAX_NAMED_BARRIER, BarrierArriveOp, BarrierOp
 from wsdialects.warp_group import BarrierOp as WgBarrierOp
-from wsdialects.warp_group import RegionOp
+from wsdialects.warp_group import PartitionOp, RegionOp, TurnPassOp, TurnWaitOp
+
+
+def _turn_barriers(region: RegionOp) -> dict:
+    """turn op -> its named barrier op, for the cooperative team that takes turns."""
+    parts = region.partitions
+    groups: dict[int, PartitionOp] = {}
+    size = 0
+    turns = [(p, o) for p in parts for o in p.body.walk() if isinstance(o, TurnWaitOp | TurnPassOp)]
+    for p, o in turns:
+        if size and o.n != size:
+            raise error_at(o, f"ws-lower-warp-groups: turns among {o.n} groups beside turns among {size}")
+        size = o.n
+        if groups.setdefault(o.g, p) is not p:
+            raise error_at(o, f"ws-lower-warp-groups: partitions {groups[o.g].pid} and {p.pid} both take the "
+                              f"turns of group {o.g} of {o.n}")
+        if any(q is p and g != o.g for g, q in groups.items()):
+            raise error_at(o, f"ws-lower-warp-groups: partition {p.pid} takes the turns of two groups")
+    if not turns:
+        return {}
+    if sorted(groups) != list(range(size)):
+        missing = sorted(set(range(size)) - set(groups))
+        raise error_at(turns[0][1], f"ws-lower-warp-groups: no partition takes the turns of group(s) {missing} "
+                                    f"of {size}: the turn would never come back")
+    base = 1 + len(parts)  # after the partitions' own barriers
+    if base + size - 1 > MAX_NAMED_BARRIER:
+        raise error_at(turns[0][1], f"ws-lower-warp-groups: {size} turn barriers after {len(parts)} partition "
+                                    f"barriers exceed the {MAX_NAMED_BARRIER} named barriers")
+    threads = {g: 32 * p.warps for g, p in groups.items()}
+    out = {}
+    for _, o in turns:
+        if isinstance(o, TurnWaitOp):  # wait on my barrier: me and the group before me
+            prev = (o.g - 1) % size
+            out[o] = BarrierOp(base + o.g, threads[o.g] + threads[prev])
+        else:  # arrive on the next group's barrier
+            nxt = (o.g + 1) % size
+            out[o] = BarrierArriveOp(base + nxt, threads[nxt] + threads[o.g])
+    return out
 
 
 def lower_region(region: RegionOp) -> DispatchOp:
@@ -44,6 +84,7 @@ def lower_region(region: RegionOp) -> DispatchOp:
     if budget > REGFILE:
         raise error_at(region, f"ws-lower-warp-groups: register budgets need {budget} registers, the register "
                                f"file has {REGFILE}")
+    turn_bars = _turn_barriers(region)
     first = 0
     for idx, p in enumerate(parts):
         if first % 4 or p.warps % 4:
@@ -58,8 +99,9 @@ def lower_region(region: RegionOp) -> DispatchOp:
             o.detach()
             block.add_op(o)
         for o in list(br.walk()):
-            if isinstance(o, WgBarrierOp):
-                o.parent_block().insert_op_before(BarrierOp(1 + idx, 32 * p.warps), o)
+            new = BarrierOp(1 + idx, 32 * p.warps) if isinstance(o, WgBarrierOp) else turn_bars.get(o)
+            if new is not None:
+                o.parent_block().insert_op_before(new, o)
                 o.detach()
                 o.erase()
         disp.body.block.add_op(br)
@@ -76,7 +118,7 @@ def lower_region(region: RegionOp) -> DispatchOp:
 
 @dataclass(frozen=True)
 class LowerWarpGroupsPass(ModulePass):
-    """warp_group.region/partition/barrier -> nvgpu.wg.dispatch/branch + setmaxnreg, nvvm.barrier."""
+    """warp_group.region/partition/barrier/turns -> nvgpu.wg.dispatch/branch + setmaxnreg, named barriers."""
 
     name = "ws-lower-warp-groups"
 

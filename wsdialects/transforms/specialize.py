@@ -1,9 +1,9 @@
-"""`ws-specialize{depth=D mma-depth=P cooperative=G persistent=true|false programs=N}`:
-the whole warp-specialization pipeline (OVERVIEW.md stages 2-7) under one name.
+"""`ws-specialize{depth=D mma-depth=P cooperative=G pingpong=true|false persistent=true|false
+programs=N}`: the whole warp-specialization pipeline (OVERVIEW.md stages 2-7) under one name.
 
 Runs ws-partition, ws-distribute{depth=D}, ws-pipeline-mma{depth=P},
-ws-pipeline-coarse, ws-cooperative{groups=G} (when G > 1) and
-ws-persistent{programs=N} (when persistent). Defaults follow Tawa's measurements:
+ws-pipeline-coarse, ws-cooperative{groups=G} (when G > 1), ws-pingpong (when
+pingpong; it needs G > 1) and ws-persistent{programs=N} (when persistent). Defaults follow Tawa's measurements:
 D = 3, P = 2; when `ws-schedule` planned a cooperative team of k warp groups (a
 tile above one group's registers), G defaults to k. The result is still IR the
 interpreter runs.
@@ -40,6 +40,7 @@ class SpecializePass(ModulePass):
     depth: int = 3
     mma_depth: int = 2
     cooperative: int = 1
+    pingpong: bool = False
     persistent: bool = False
     programs: int = 132
 
@@ -59,6 +60,13 @@ class SpecializePass(ModulePass):
             from wsdialects.transforms.cooperative import CooperativePass
 
             out.append(CooperativePass(self.cooperative))
+        if self.pingpong:
+            if self.cooperative < 2:
+                raise WsError(f"{self.name}: pingpong orders the groups of a cooperative team; it needs "
+                              f"cooperative >= 2, got {self.cooperative}", "ws-opt")
+            from wsdialects.transforms.pingpong import PingPongPass
+
+            out.append(PingPongPass())
         if self.persistent:
             out.append(PersistentPass(self.programs))
         return out

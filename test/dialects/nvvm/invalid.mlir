@@ -30,3 +30,7 @@
 // barrier: whole warps.
 // RUN: not ws-opt %S/Inputs/barrier-threads.mlir 2>&1 | filecheck %s --check-prefixes=NOTB,BARRIER-THREADS
 // BARRIER-THREADS: {{.*}}Inputs/barrier-threads.mlir:3:3: error: 'nvvm.barrier' a named barrier counts whole warps (a multiple of 32, at most 1024), got 100
+
+// barrier_arrive: only named barriers 1..15 (barrier 0 is the CTA's).
+// RUN: not ws-opt %S/Inputs/barrier-arrive-id.mlir 2>&1 | filecheck %s --check-prefixes=NOTB,BARRIER-ARRIVE-ID
+// BARRIER-ARRIVE-ID: {{.*}}Inputs/barrier-arrive-id.mlir:3:3: error: 'nvvm.barrier_arrive' barrier id must be in [1, 15] (0 is the CTA's), got 0

@@ -62,3 +62,15 @@
 // gather: the axis is one of the tile's dims.
 // RUN: not ws-opt %S/Inputs/gather-axis.mlir 2>&1 | filecheck %s --check-prefixes=NOTB,GATHER-AXIS
 // GATHER-AXIS: {{.*}}Inputs/gather-axis.mlir:3:3: error: 'warp_group.gather' axis 2 out of range for a rank-2 tile
+
+// turn_wait / turn_pass: inside a partition.
+// RUN: not ws-opt %S/Inputs/turn-outside.mlir 2>&1 | filecheck %s --check-prefixes=NOTB,TURN-OUTSIDE
+// TURN-OUTSIDE: {{.*}}Inputs/turn-outside.mlir:3:3: error: 'warp_group.turn_wait' warp_group.turn_wait must be inside a warp_group.partition
+
+// turn_pass: among at least two groups.
+// RUN: not ws-opt %S/Inputs/turn-groups.mlir 2>&1 | filecheck %s --check-prefixes=NOTB,TURN-GROUPS
+// TURN-GROUPS: {{.*}}Inputs/turn-groups.mlir:5:7: error: 'warp_group.turn_pass' a turn is taken among at least 2 groups, got 1
+
+// turn_wait: the group index lies in [0, groups).
+// RUN: not ws-opt %S/Inputs/turn-group.mlir 2>&1 | filecheck %s --check-prefixes=NOTB,TURN-GROUP
+// TURN-GROUP: {{.*}}Inputs/turn-group.mlir:5:7: error: 'warp_group.turn_wait' group 3 out of range for 2 groups

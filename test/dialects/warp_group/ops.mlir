@@ -107,3 +107,22 @@ func.func @cooperative(%a: tensor<128x64xf16>) {
   %cols = warp_group.gather %a0, 0 of 4 along 1 : tensor<64x64xf16> -> tensor<64x256xf16>
   func.return
 }
+
+// Turns of a cooperative team (ws-pingpong): group 1 of 2 waits for its turn and
+// passes it on.
+// CHECK-LABEL: func.func @turns
+// CHECK: warp_group.partition 2 consumer1 warps 4 {
+// CHECK-NEXT: warp_group.turn_wait 1 of 2
+// CHECK-NEXT: warp_group.turn_pass 1 of 2 {ws.note = "x"}
+// GENERIC-LABEL: sym_name = "turns"
+// GENERIC: "warp_group.turn_wait"() <{group = 1 : i32, groups = 2 : i32}> : () -> ()
+// GENERIC: "warp_group.turn_pass"() <{group = 1 : i32, groups = 2 : i32}> {ws.note = "x"} : () -> ()
+func.func @turns() {
+  warp_group.region {
+    warp_group.partition 2 consumer1 warps 4 {
+      warp_group.turn_wait 1 of 2
+      warp_group.turn_pass 1 of 2 {ws.note = "x"}
+    }
+  }
+  func.return
+}

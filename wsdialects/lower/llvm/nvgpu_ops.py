@@ -30,7 +30,7 @@ from wsdialects.nvgpu import (
 )
 from wsdialects.layout import column_blocks
 from wsdialects.lower.llvm.types import nbytes
-from wsdialects.nvvm import BarrierOp
+from wsdialects.nvvm import BarrierArriveOp, BarrierOp
 
 
 class NvgpuOps:
@@ -55,6 +55,8 @@ class NvgpuOps:
                 self.asm(f"bar.sync {o.id.value.data};", "", [])
             else:
                 self.asm(f"bar.sync {o.id.value.data}, {o.threads.value.data};", "", [])
+        elif isinstance(o, BarrierArriveOp):
+            self.asm(f"bar.arrive {o.id.value.data}, {o.threads.value.data};", "", [])
         elif isinstance(o, MBarrierTryWaitParityOp):
             self.wait(self.bar_addr(o.barriers, o.index), self.scalar(o.parity))
         elif isinstance(o, MBarrierArriveExpectTxOp):

@@ -133,7 +133,9 @@ class SharedTiles:
                 self.fail(gs[0], f"warp_group.gather: group {g} of {gs[0].groups.value.data} is not in the "
                                  "warp-group branch after its team's group "
                                  f"{g - 1} (cooperative groups must be consecutive partitions)")
-        next_id = 1 + len(branches)  # 1..B: the branches' own named barriers
+        # 1..B: the branches' own named barriers; then those the IR names (ping-pong turns)
+        named = [o.id.value.data for o in d.walk() if o.name in ("nvvm.barrier", "nvvm.barrier_arrive")]
+        next_id = 1 + max([len(branches), *named])
         for team in teams:
             first = team[0][1][0]
             G = first.groups.value.data
@@ -144,8 +146,8 @@ class SharedTiles:
                 if len(gs) != n:
                     self.fail(gs[0], f"warp_group.gather: the groups of a team gather {n} and {len(gs)} tiles")
             if next_id > MAX_NAMED_BARRIER:
-                self.fail(first, f"warp_group.gather: no named barrier left (ids 1..{len(branches)} are the "
-                                 f"branches', at most {MAX_NAMED_BARRIER})")
+                self.fail(first, f"warp_group.gather: no named barrier left (ids 1..{next_id - 1} are the "
+                                 f"branches' and the IR's, at most {MAX_NAMED_BARRIER})")
             bid = next_id
             next_id += 1
             threads = sum(br.num_warps * 32 for br, _ in team)
