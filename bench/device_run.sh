@@ -1,6 +1,7 @@
 #!/bin/bash
 # One GPU session: GPU tests, compute-sanitizer on a small GEMM and a small attention, the
-# GEMM and attention benchmarks (STEPS picks: tests, sanitize, bench, attn-bench).
+# GEMM and attention benchmarks, ncu profiles of attention (STEPS picks: tests, sanitize, bench, attn-bench,
+# profile).
 # Run from the repo root on the GPU machine; needs torch, triton, cuda-python there.
 # PYTHONPATH: the repo, plus a folder with xdsl (+ immutabledict, ordered_set) if not installed.
 # WSDIALECTS_PTX_CACHE: PTX keyed by LLVM IR hash (so a machine whose llvmlite lacks sm_90a works).
@@ -28,7 +29,20 @@ if [[ $STEPS == *sanitize* ]]; then
   done
 fi
 if [[ $STEPS == *attn-bench* ]]; then
-  timeout ${ATTN_TIMEOUT:-400} python3 bench/attention.py --out $OUT ${ATTN_ARGS} 2>&1 | tee $OUT/attn_bench.log | tail -60
+  # ATTN_VARIANTS: the ws-hopper pipelines to time, ';'-separated (may hold spaces)
+  timeout ${ATTN_TIMEOUT:-400} python3 bench/attention.py --out $OUT ${ATTN_VARIANTS:+--variants "$ATTN_VARIANTS"} ${ATTN_ARGS} 2>&1 | tee $OUT/attn_bench.log | tail -60
+fi
+if [[ $STEPS == *profile* ]]; then
+  # ncu + SASS of attention per pipeline (PROFILE_PIPELINES, ';'-separated): bench/profile_attention.py
+  IFS=';' read -ra pipes <<< "${PROFILE_PIPELINES:-ws-hopper}"
+  for i in "${!pipes[@]}"; do
+    p=${pipes[$i]}; echo "== ncu [$i] $p"
+    timeout 200 ncu --kernel-name regex:flash --launch-skip 1 --launch-count 1 --section SpeedOfLight \
+      --section WarpStateStats --section SchedulerStats --section ComputeWorkloadAnalysis --section InstructionStats \
+      python3 bench/profile_attention.py --pipeline "$p" ${PROFILE_ARGS} --sass $OUT/sass-$i > $OUT/ncu-$i.txt 2>&1
+    grep -E "Duration|Issue Slots Busy|Eligible Warps|No Eligible|Executed Instructions  |Registers Per" $OUT/ncu-$i.txt | head -8
+    ptxas -arch=sm_90a $OUT/sass-$i/*.ptx -o /tmp/prof-$i.cubin && cuobjdump --dump-sass /tmp/prof-$i.cubin > $OUT/sass-$i/kernel.sass
+  done
 fi
 if [[ $STEPS == *,bench* || $STEPS == bench* ]]; then
   timeout 400 python3 bench/gemm.py --out $OUT ${BENCH_ARGS} 2>&1 | tee $OUT/bench.log | tail -30

@@ -271,9 +271,9 @@ class Memory:
         if isinstance(staged, Staged):  # warp_group.gather wrote it, the team met: only the store is left
             return self.tma_store(o, self.stage_tile(o, staged.addr))
         if in_loop(o):  # the last store (one thread, waited for) has read the staging buffer
-            self.asm(f"bar.sync {L.barrier_id}, {L.threads};", "", [])
+            self.named_barrier(L.barrier_id, L.threads)
         S = self.stage_tile(o, self.op(f"add i32 {self.smem}, {self.stage_off[o]}", "stage"))
         self.store_fragment(v, S, o)  # two adjacent columns per store, at the staging layout's address
         self.asm("fence.proxy.async.shared::cta;", "", [])
-        self.asm(f"bar.sync {L.barrier_id}, {L.threads};", "", [])
+        self.named_barrier(L.barrier_id, L.threads)
         self.tma_store(o, S)

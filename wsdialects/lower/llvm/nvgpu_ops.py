@@ -36,6 +36,13 @@ from wsdialects.nvvm import BarrierArriveOp, BarrierOp
 class NvgpuOps:
     """mbarriers, fences, named barriers, setmaxnreg, TMA loads. A mixin of `Kernel` (kernel.py), over its emitter state."""
 
+    def named_barrier(self, bid: int, threads: int | None, arrive: bool = False) -> None:
+        """`bar.sync` / `bar.arrive` (the .aligned forms: a warp executes them converged).
+        A warp that left an mbarrier spin loop thread by thread may still be diverged
+        (compute-sanitizer synccheck: "divergent thread(s)"), so it reconverges first."""
+        count = "" if threads is None else f", {threads}"
+        self.asm(f"bar.warp.sync -1; bar.{'arrive' if arrive else 'sync'} {bid}{count};", "", [])
+
     def lower_nvgpu(self, o: Operation) -> None:
         n = o.name
         if isinstance(o, (SmemAllocOp, MBarrierCreateOp)):
@@ -51,12 +58,9 @@ class NvgpuOps:
             if isinstance(o.prev_op, SmemStoreOp):  # all lanes' stores, fenced, before lane 0 arrives for the warp
                 self.asm("bar.warp.sync -1;", "", [])
         elif isinstance(o, BarrierOp):
-            if o.threads is None:
-                self.asm(f"bar.sync {o.id.value.data};", "", [])
-            else:
-                self.asm(f"bar.sync {o.id.value.data}, {o.threads.value.data};", "", [])
+            self.named_barrier(o.id.value.data, o.threads.value.data if o.threads is not None else None)
         elif isinstance(o, BarrierArriveOp):
-            self.asm(f"bar.arrive {o.id.value.data}, {o.threads.value.data};", "", [])
+            self.named_barrier(o.id.value.data, o.threads.value.data, arrive=True)
         elif isinstance(o, MBarrierTryWaitParityOp):
             self.wait(self.bar_addr(o.barriers, o.index), self.scalar(o.parity))
         elif isinstance(o, MBarrierArriveExpectTxOp):

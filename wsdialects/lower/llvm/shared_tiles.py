@@ -106,7 +106,7 @@ class SharedTiles:
                 self.asm("{ .reg .pred p; setp.eq.u32 p, $0, 0; @p mbarrier.init.shared::cta.b64 [$1], 1; }",
                          "r,r", [("i32", self.tid), ("i32", addr)])
             self.asm("fence.mbarrier_init.release.cluster;", "", [])
-            self.asm("bar.sync 0;", "", [])
+            self.named_barrier(0, None)
             # the phase each thread waits for next, one per staged load (promoted to registers)
             self.load_phase = {}
             for o in loads:
@@ -269,7 +269,7 @@ class SharedTiles:
         stage = self.op(f"add i32 {self.smem}, {stage_off}", "stage")
         bar = self.op(f"add i32 {self.smem}, {bar_off}", "bar")
         if in_loop(o):  # every thread has read the tile this load brought last time
-            self.asm(f"bar.sync {L.barrier_id}, {L.threads};", "", [])
+            self.named_barrier(L.barrier_id, L.threads)
         coords = [self.scalar(x) for x in o.indices][::-1]
         cl = ", ".join(f"${4 + i}" for i in range(len(coords)))
         self.asm("{ .reg .pred p; setp.eq.u32 p, $0, 0; "
@@ -319,14 +319,14 @@ class SharedTiles:
         if len(shp) != 2:
             self.fail(o, f"warp_group.gather of a {len(shp)}-D tile: only 2-D tiles are lowered")
         if plan.in_loop:  # group 0's store of the last tile has read the buffer
-            self.asm(f"bar.sync {plan.barrier_id}, {plan.threads};", "", [])
+            self.named_barrier(plan.barrier_id, plan.threads)
         stage = self.op(f"add i32 {self.smem}, {plan.stage_off}", "stage")
         shift = g * shp[axis]
         # row-major like lower_desc_store's staging; this group's slice at its offset
         stage_S = self.stage_tile(plan.store, stage)  # group 0's desc_store stages the gathered tile like this
         self.store_fragment(src, stage_S, o, (0, shift) if axis else (shift, 0))
         self.asm("fence.proxy.async.shared::cta;", "", [])
-        self.asm(f"bar.sync {plan.barrier_id}, {plan.threads};", "", [])
+        self.named_barrier(plan.barrier_id, plan.threads)
         self.vals[o.result] = Staged(stage)
 
     def tma_store(self, o: Operation, S) -> None:
