@@ -147,7 +147,7 @@ def main():
 
     ap = argparse.ArgumentParser()
     ap.add_argument("--out", default=str(ROOT / "bench" / "results"))
-    ap.add_argument("--variants", default="ws-hopper;ws-hopper{cooperative=2}")
+    ap.add_argument("--variants", default="ws-hopper;ws-hopper{cooperative=2 pingpong=true}")
     ap.add_argument("--ls", default="1024,2048,4096,8192,16384")
     ap.add_argument("--dims", default="128,64")
     ap.add_argument("--dtypes", default="fp16,bf16")

@@ -66,14 +66,16 @@ def test_relu_gemm_interpreted(relu, rng):
 
 
 def test_gather_llvm_structure():
-    """One team barrier id past the branches' (3 branches: ids 1-3 -> 4), 256 threads, met
-    by both groups; the TMA store in group 0 only: one box per 128-B column block of the
+    """One team barrier id past the branches' (3 branches: ids 1-3 -> 4), 256 threads,
+    waited on by group 0 and arrived at by group 1; the TMA store in group 0 only: one box per 128-B column block of the
     staged 256-byte f32 rows, one commit."""
     ll = lower_module(lowered(INPUTS / "tma_store_gemm.mlir", "ws-hopper{cooperative=2}")).llvm_ir
-    assert ll.count("bar.sync 4, 256;") == 2
+    # group 0 waits for the slices, group 1 only arrives (the gather is not in a loop)
+    assert ll.count("bar.sync 4, 256;") == 1 and ll.count("bar.arrive 4, 256;") == 1
     assert ll.count("cp.async.bulk.tensor.2d.global.shared::cta.bulk_group") == 2
     assert ll.count("cp.async.bulk.commit_group") == 1
-    assert ll.index("cp.async.bulk.tensor.2d.global") < ll.rindex("bar.sync 4, 256;")  # group 0 stores first
+    assert ll.index("bar.sync 4, 256;") < ll.index("cp.async.bulk.tensor.2d.global")  # group 0 waits, then stores
+    assert ll.index("cp.async.bulk.tensor.2d.global") < ll.rindex("bar.arrive 4, 256;")  # group 1's branch after
     # the persistent kernel's gather is in the tile loop: the team meets before writing too
     ll = lower_module(lowered(INPUTS / "tma_store_gemm.mlir",
                               "ws-hopper{cooperative=2 persistent=true}")).llvm_ir

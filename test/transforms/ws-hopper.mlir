@@ -173,8 +173,8 @@
 
 // warp_group.gather + TMA store: both groups write their 64 rows into group 0's staging
 // buffer (group 1 at row + 64), fence them for the async proxy and meet on named
-// barrier 4 (ids 1-3 are the three branches') over all 256 consumer threads; only
-// group 0 issues the TMA store.
+// barrier 4 (ids 1-3 are the three branches') over all 256 consumer threads: group 0
+// waits there, group 1 only arrives; only group 0 issues the TMA store.
 // GATHER: setmaxnreg.inc.sync.aligned.u32 232;
 // GATHER: st.shared.b32 [$0], $1;
 // GATHER: fence.proxy.async.shared::cta;
@@ -185,7 +185,7 @@
 // GATHER: add i32 %row{{[0-9]+}}, 64
 // GATHER: st.shared.b32 [$0], $1;
 // GATHER: fence.proxy.async.shared::cta;
-// GATHER-NEXT: bar.sync 4, 256;
+// GATHER-NEXT: bar.arrive 4, 256;
 // GATHER-NOT: cp.async.bulk.tensor
 // GATHER: attributes #0
 

@@ -326,7 +326,9 @@ class SharedTiles:
         stage_S = self.stage_tile(plan.store, stage)  # group 0's desc_store stages the gathered tile like this
         self.store_fragment(src, stage_S, o, (0, shift) if axis else (shift, 0))
         self.asm("fence.proxy.async.shared::cta;", "", [])
-        self.named_barrier(plan.barrier_id, plan.threads)
+        # Only group 0 (which stores) waits for the slices; outside a loop the other groups
+        # just arrive (in a loop they wait too, so that no group arrives twice in one phase).
+        self.named_barrier(plan.barrier_id, plan.threads, arrive=g != 0 and not plan.in_loop)
         self.vals[o.result] = Staged(stage)
 
     def tma_store(self, o: Operation, S) -> None:
