@@ -46,9 +46,10 @@ def _ptx(path: Path, spec: str = "ws-hopper") -> str:
     return llvm_to_ptx(lower_module(m).llvm_ir)
 
 
-def _assemble(ptx: str, tmp_path: Path, name: str) -> None:
-    """ptxas -arch=sm_90a accepts `ptx` with no register spills and no ignored setmaxnreg
-    (the test skips, visibly, where ptxas is not installed)."""
+def _assemble(ptx: str, tmp_path: Path, name: str, spills: bool = False) -> str:
+    """ptxas -arch=sm_90a accepts `ptx` with no register spills (unless `spills`) and no
+    ignored setmaxnreg (the test skips, visibly, where ptxas is not installed); returns
+    ptxas's report."""
     ptxas = shutil.which("ptxas")
     if ptxas is None:
         pytest.skip("ptxas not installed")
@@ -57,8 +58,9 @@ def _assemble(ptx: str, tmp_path: Path, name: str) -> None:
     r = subprocess.run([ptxas, "-arch=sm_90a", "-v", str(f), "-o", str(tmp_path / "k.cubin")],
                        capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
-    assert "spill" not in r.stderr or "0 bytes spill stores" in r.stderr, r.stderr
+    assert spills or "spill" not in r.stderr or "0 bytes spill stores" in r.stderr, r.stderr
     assert "C7508" not in r.stderr, r.stderr  # setmaxnreg ignored
+    return r.stderr
 
 
 @pytest.mark.parametrize("name,path", sorted(_all_kernels().items()))
@@ -100,3 +102,14 @@ def test_ptxas_more_pipelines(name, path, spec, tmp_path):
     ptx = _ptx(path, spec)
     assert ".target sm_90a" in ptx and "setmaxnreg" in ptx and "mbarrier.try_wait.parity" in ptx
     _assemble(ptx, tmp_path, name)
+
+
+@pytest.mark.parametrize("name", ["flash_attention", "flash_attention_causal"])
+def test_ptxas_scheduled_attention(name, tmp_path):
+    """ws-schedule's attention (kept as IR in Inputs/kernels/scheduled; P and the 1-D row
+    rescale through aref slots) assembles. Known cost of that schedule on Hopper: one warp
+    group holds the whole 128x128 f32 score tile for its softmax, so at the 168 registers of
+    a 384-thread launch ptxas spills a little and serializes wgmma (C7520)."""
+    ptx = _ptx(INPUTS / "scheduled" / f"{name}.mlir", "ws-hopper")
+    assert ".shared .align" in ptx or "ld.shared.b32" in ptx
+    _assemble(ptx, tmp_path, name, spills=True)

@@ -62,6 +62,23 @@ def test_kernel_after_ws_hopper(name, D, dt, causal, pipeline, rng):
     assert run(m, name, D, dt, causal, 200, 2, rng, seed=7) < tol
 
 
+SCHEDULED = Path(__file__).resolve().parents[1] / "Inputs" / "kernels" / "scheduled"
+
+
+@pytest.mark.parametrize("name", ["flash_attention", "flash_attention_causal", "flash_attention_bf16"])
+def test_scheduled_kernel_after_ws_hopper(name, rng):
+    """ws-schedule's output (kept as IR): softmax and P.V on two warp groups, P and the row
+    rescale (a 1-D f32 tile: a plain shared-memory array) through aref slots."""
+    m = wsdialects.parse_file(SCHEDULED / f"{name}.mlir")
+    assert any("ws.warp" in o.attributes for o in m.walk())
+    build_pipeline("ws-hopper", name).apply(None, m)
+    one_d = [o for o in m.walk() if o.name == "nvgpu.smem.alloc" and len(o.results[0].type.get_shape()) == 2]
+    assert one_d, "the row rescale goes through a 1-D slot"
+    D, dt, causal = {v[0]: v[1:] for v in VARIANTS}[name]
+    tol = 1e-2 if dt is ml_dtypes.bfloat16 else 2e-3
+    assert run(m, name, D, dt, causal, 200, 2, rng, seed=5) < tol
+
+
 def test_three_d_descriptor_needs_a_three_d_array(rng):
     m = wsdialects.parse_file(KERNELS / "flash_attention.mlir")
     q = rng.standard_normal((256, 128)).astype(np.float16)

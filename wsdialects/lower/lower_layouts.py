@@ -80,8 +80,11 @@ def is_free(v: SSAValue, memo: dict[SSAValue, bool]) -> bool:
 
 def shared_for(t: TensorType) -> SharedLayout | None:
     """The layout TMA gives a row-major slot tile (None: its rows cannot be swizzled); rows
-    wider than the swizzle are column blocks (`wsdialects.layout.column_blocks`)."""
+    wider than the swizzle are column blocks (`wsdialects.layout.column_blocks`); a 1-D
+    slot tile is a plain array."""
     shape = t.get_shape()
+    if len(shape) == 1:  # a row vector put through an aref (a softmax's row max, say): not swizzled
+        return SharedLayout(0, (0,))
     if len(shape) != 2:
         return None
     swz = slot_swizzle(shape[1] * nbytes(t.element_type))
@@ -207,8 +210,9 @@ class BranchLayouts:
         loaded into registers first (`nvgpu.smem.load`, right after it is defined)."""
         for o in ops:
             for v in o.results:
-                if not isinstance(self.L.get(v), SharedLayout) or not self.L[v].swizzle.data:
-                    continue
+                lay = self.L.get(v)
+                if not isinstance(lay, SharedLayout) or o.name == "warp_group.gather":
+                    continue  # a gather's staged tile is only stored (by TMA)
                 readers = [u for u in v.uses if not self.keeps_shared(u.operation, u.index)]
                 if not readers:
                     continue

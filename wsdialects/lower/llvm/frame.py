@@ -191,10 +191,10 @@ class KernelFrame:
     def plan_buffer(self, alloc: SmemAllocOp) -> None:
         t = alloc.result.type
         shp = tuple(t.get_shape())
-        if len(shp) != 3:
-            self.fail(alloc, f"{t}: only slots of 2-D tiles can be lowered (TMA / wgmma layouts)")
+        if len(shp) not in (2, 3):
+            self.fail(alloc, f"{t}: only slots of 1-D and 2-D tiles can be lowered")
         row_bytes = shp[-1] * nbytes(t.element_type)
-        swz = self.buffer_swizzle(alloc, row_bytes)
+        swz = self.buffer_swizzle(alloc, row_bytes) if len(shp) == 3 else 0  # 1-D: a plain array
         slot_bytes = round_up(prod(shp[1:]) * nbytes(t.element_type), 1024)
         off = round_up(self.smem_end, 1024)
         self.smem_end = off + shp[0] * slot_bytes

@@ -200,10 +200,14 @@ class SharedTiles:
         hit = self.lookup(key)
         if hit is not None:
             return hit
-        if len(S.shape) != 2:
+        if len(S.shape) == 1 and not S.swizzle:  # a plain array
+            eb = nbytes(S.elem)
+            addr = self.op(f"add i32 {S.addr}, {self.op(f'mul i32 {self._index(idx[0])}, {eb}')}")
+        elif len(S.shape) != 2:
             self.fail(v.owner if isinstance(v.owner, Operation) else self.func,
                       f"a {len(S.shape)}-D shared-memory tile cannot be read per element")
-        addr = self.smem_elem_addr(S, self._index(idx[0]), self._index(idx[1]))
+        else:
+            addr = self.smem_elem_addr(S, self._index(idx[0]), self._index(idx[1]))
         bits = bits_of(S.elem)
         c = {8: "h", 16: "h", 32: "r", 64: "l"}[bits]
         it = f"i{max(bits, 16)}"
@@ -219,9 +223,29 @@ class SharedTiles:
     def _as_bits(self, x: str, et) -> str:
         return self.op(f"bitcast {llty(et)} {x} to i{bits_of(et)}") if is_float(et) else x
 
+    def store_row_slice(self, v: SSAValue, S, op: Operation) -> None:
+        """A row slice of the accumulator (1-D, #layout.slice<dim = 1>) into the plain array
+        `S`: the four lanes of a quad hold the same rows; lane 4q writes them."""
+        et = elem_of(v.type)
+        bits = bits_of(et)
+        if bits not in (16, 32) or len(S.shape) != 1 or S.swizzle:
+            self.fail(op, f"a row slice of {v.type} is stored into shared memory only as a plain array of "
+                          "16- or 32-bit elements")
+        L = self.layout
+        quad_lane = self.op(f"and i32 {L.lane}, 3")
+        first = self.op(f"zext i1 {self.op(f'icmp eq i32 {quad_lane}, 0')} to i32")
+        for _, idx in self.slots(v.type, op):
+            x = self._as_bits(self.ev(v, idx, None), et)
+            off = self.op(f"mul i32 {self._index(idx[0])}, {bits // 8}")
+            addr = self.op(f"add i32 {S.addr}, {off}")
+            self.asm(f"{{ .reg .pred p; setp.ne.b32 p, $0, 0; @p st.shared.b{bits} [$1], $2; }}",
+                     f"r,r,{'h' if bits == 16 else 'r'}", [("i32", first), ("i32", addr), (f"i{bits}", x)])
+
     def store_fragment(self, v: SSAValue, S, op: Operation, shift: tuple[int, int] = (0, 0)) -> None:
         """Every thread writes its fragment elements of tile `v` into `S` (its layout) at
         their index + `shift` (rows, columns), two adjacent columns per store."""
+        if len(shape_of(v.type)) == 1:
+            return self.store_row_slice(v, S, op)
         et = elem_of(v.type)
         bits = bits_of(et)
         slots = self.slots(v.type, op)
