@@ -63,15 +63,18 @@ class TooLong(Exception):
 
 @dataclass(frozen=True)
 class Profile:
-    """Scalar inputs: every integer argument `ints`, program ids and grid sizes."""
+    """Scalar inputs: every integer argument `ints`, program ids and grid sizes; for a
+    persistent kernel (`ws.persistent = {programs = N}`) `grid` is the user's grid its
+    three trailing arguments carry, and min(N, tiles) programs run."""
 
     ints: int
     pid: tuple[int, int, int]
     nprog: tuple[int, int, int]
+    grid: tuple[int, int, int] = (1, 1, 1)
 
 
-PROFILES = (Profile(1, (0, 0, 0), (1, 1, 1)), Profile(700, (1, 1, 0), (3, 2, 1)),
-            Profile(300, (2, 0, 1), (5, 3, 2)))
+PROFILES = (Profile(1, (0, 0, 0), (1, 1, 1)), Profile(700, (1, 1, 0), (3, 2, 1), (16, 17, 1)),
+            Profile(300, (2, 0, 1), (5, 3, 2), (3, 50, 1)))
 BUDGET = 8_000  # scalar ops and loop iterations evaluated per profile, over all partitions
 
 
@@ -221,10 +224,18 @@ class Skeleton:
 
     def run(self) -> list[Trace]:
         env: dict = {}
-        for i, a in enumerate(self.kernel.body.block.args):
+        args = list(self.kernel.body.block.args)
+        for i, a in enumerate(args):
             t = a.type
             env[a] = (self.p.ints if _bits(t) not in (None, 1) else
                       1.5 if _is_scalar(t) and _bits(t) is None else Unknown(_mix("arg", i)))
+        contract = self.kernel.attributes.get("ws.persistent")
+        programs = getattr(getattr(contract, "data", {}).get("programs"), "value", None)
+        if programs is not None and len(args) >= 3:  # the launch contract of ws-persistent
+            for a, g in zip(args[-3:], self.p.grid):
+                env[a] = g
+            launched = min(programs.data, self.p.grid[0] * self.p.grid[1] * self.p.grid[2])
+            self.p = Profile(self.p.ints, (self.p.pid[0] % launched, 0, 0), (launched, 1, 1), self.p.grid)
         self.block(self.kernel.body.block, env, [])
         return self.traces
 
@@ -274,6 +285,8 @@ class Skeleton:
         lb, ub, step = (_as_int(x, _mix(key, i), 4) for i, x in enumerate(vals[:3]))
         carried = vals[3:]
         body = op.regions[0].block
+        if step > 0 and self.steps + (ub - lb) // step > self.budget:
+            raise TooLong()  # at once: each iteration costs at least a step
         i = lb
         while step > 0 and i < ub:
             self.steps += 1
@@ -376,7 +389,7 @@ def traces(kernel: Operation, profile: Profile, relevant: set[Operation] | None 
     ints = profile.ints
     while True:
         try:
-            return Skeleton(kernel, Profile(ints, profile.pid, profile.nprog), relevant=relevant).run()
+            return Skeleton(kernel, Profile(ints, profile.pid, profile.nprog, profile.grid), relevant=relevant).run()
         except TooLong:
             if ints == 1:
                 return None
