@@ -266,18 +266,15 @@ def _check_turns(trace: Trace) -> None:
                 continue
             if holding is None:
                 holding = ev.arg == ev.obj - 1  # the last group starts with the turn
+            who = f"group {ev.arg} of {ev.obj} ({p.name})"
             if ev.kind == "turn_wait":
                 if holding:
-                    where = f"its turn_wait at {at(held_at.op)}" if held_at is not None else "the start"
-                    raise Violation(held_at.op if held_at is not None else ev.op,
-                                    f"group {ev.arg} of {ev.obj} ({p.name}) takes the turn here and never passes "
-                                    f"it on: no turn_pass between {where} and its next turn_wait at {at(ev.op)}"
-                                    if held_at is not None else
-                                    f"group {ev.arg} of {ev.obj} ({p.name}) waits for a turn while holding one "
-                                    "(the last group starts with the turn and must pass it first)")
+                    since = f"took it at {at(held_at.op)}" if held_at is not None else "starts with it"
+                    raise Violation(ev.op, f"{who} waits for a turn while it holds one (it {since} and has not "
+                                           "passed it on: a turn_pass is missing, or this turn_wait is repeated)")
                 holding, held_at = True, ev
             else:
                 if not holding:
-                    raise Violation(ev.op, f"group {ev.arg} of {ev.obj} ({p.name}) passes a turn it does not hold "
-                                           "(no turn_wait before this turn_pass)")
+                    raise Violation(ev.op, f"{who} passes a turn it does not hold (no turn_wait before this "
+                                           "turn_pass)")
                 holding, held_at = False, None

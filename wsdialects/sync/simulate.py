@@ -76,6 +76,7 @@ class Simulation:
         self.group_party: dict[tuple[int, int], Party] = {}
         self.arrivers: dict = defaultdict(set)
         self.participants: dict = defaultdict(set)
+        self.waiters: dict = defaultdict(set)
         for p in self.parties:  # who acts on what, from the IR (a party may skip it in this trace)
             for o in p.op.walk():
                 kind = SYNC_OPS.get(o.name)
@@ -86,6 +87,8 @@ class Simulation:
                     self.releasers[obj].add(p)
                 elif kind in ("arrive", "arrive_tx"):
                     self.arrivers[obj].add(p)
+                elif kind == "wait":
+                    self.waiters[obj].add(p)
                 elif kind in ("bar_sync", "bar_arrive") and (o.threads is None or o.threads.value.data != p.threads):
                     self.participants[o.id.value.data].add(p)
             for ev in p.events:
@@ -101,6 +104,7 @@ class Simulation:
         self.sync_phase: dict[Party, int] = {}
         self.holder: dict[tuple[int, int], Ev] = {}
         self.waits: dict[tuple, list[Ev]] = defaultdict(list)  # (party, array, index) -> its passed waits
+        self.acquired: dict[tuple, int] = defaultdict(int)  # ... -> how many completed phases they acquired
         # Happens-before between the parties (vector clocks through mbarrier phases and named barriers),
         # to find shared-memory slot accesses no barrier orders.
         self.vc = {p: [0] * len(self.parties) for p in self.parties}
@@ -148,7 +152,8 @@ class Simulation:
             if ev.arg is not None and (bar.completed & 1) == ev.arg:
                 return False
             self.waits[(p, ev.obj, ev.pos)].append(ev)
-            if bar.completed - 1 in bar.clocks:
+            if bar.completed:  # it acquires the phase that completed last (not a fresh barrier's "previous" one)
+                self.acquired[(p, ev.obj, ev.pos)] += 1
                 _join(self.vc[p], bar.clocks[bar.completed - 1])
             return True
         if k == "tma":
@@ -156,7 +161,7 @@ class Simulation:
                 self._access(p, Ev("write", ev.op), ev.slot)
             _join(bar.clock, self.vc[p])  # the copy lands before the phase completes
             bar.tx -= ev.arg
-            self._complete(bar)
+            self._complete(bar, ev)
             return True
         if k == "arrive_tx":
             bar.tx += ev.arg
@@ -226,11 +231,19 @@ class Simulation:
         bar.last = ev
         bar.pending -= n
         _join(bar.clock, self.vc[p])
-        self._complete(bar)
+        self._complete(bar, ev)
 
-    @staticmethod
-    def _complete(bar: _MBarrier) -> None:
+    def _complete(self, bar: _MBarrier, ev: Ev) -> None:
         if bar.pending == 0 and bar.tx == 0:
+            # A phase completes only after every party that waits on the barrier waited for the
+            # one before (its signallers wait for the counterpart barrier first): else it overruns.
+            for q in self.waiters[ev.obj]:
+                passed = self.acquired[(q, ev.obj, ev.pos)]
+                if bar.completed > passed:
+                    raise Violation(ev.op, f"this completes phase #{bar.completed} of {name_of(ev.obj)}[{ev.pos}] "
+                                           f"while {q.name} has waited for {passed} of its phases: the phases "
+                                           "overrun (an extra arrival, or the signalling partition does not wait "
+                                           "for the slot to be released)")
             bar.clocks[bar.completed] = bar.clock
             bar.clock = [0] * len(bar.clock)
             bar.completed += 1
