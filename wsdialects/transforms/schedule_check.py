@@ -120,8 +120,8 @@ class _Bodies:
                 continue
             if _int(d, STAGE) is not None or _int(d, ORDER) is not None:
                 out.append((d, dist))
-            elif d.name == "aref.get":  # the partition that put it: same iteration
-                work += [(x, dist) for p in self.puts.get(d.operands[0], []) for x in p.operands[2:]]
+            elif d.name == "aref.get" and v.op is d:  # the value the other partition put: same iteration
+                work += [(p.operands[2 + v.index], dist) for p in self.puts.get(d.operands[0], [])]
             else:
                 work += [(x, dist) for inner in d.walk() for x in inner.operands]
         return out
