@@ -279,8 +279,9 @@ def _order(body: LoopBody, stage: dict[Operation, int], late_defs: dict[BlockArg
             if o not in rank and (users := [rank[u] for u in succ[o] if u in rank]):
                 rank[o] = min(users)
         for o in nodes:
-            if o not in rank:  # a wait nobody in the body reads: as late as possible
-                rank[o] = float("inf") if isinstance(o, WaitOp) and not succ[o] else \
+            if o not in rank:  # a wait nobody in the body reads (releases aside): as late as possible
+                late = isinstance(o, WaitOp) and all(isinstance(u, ConsumedOp) for u in succ[o])
+                rank[o] = float("inf") if late else \
                     max([rank[d] for d in deps[o] if d in rank], default=-1)
         key = {o: (rank[o], body.index[o]) for o in nodes}
     else:
