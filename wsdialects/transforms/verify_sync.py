@@ -21,7 +21,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from xdsl.dialects.builtin import ModuleOp
+from xdsl.dialects.builtin import FileLineColLoc, ModuleOp, TensorType
+from xdsl.ir import Operation
 from xdsl.passes import ModulePass
 
 from wsdialects.diagnostics import WsError, error_at
@@ -33,6 +34,32 @@ class InternalSyncError(WsError):
     exit_code = 2
 
 
+def located(op: Operation) -> Operation:
+    """`op` if it has a source location of its own, else the closest op that has one (ops the
+    passes create, like ws-distribute's aref ops, have none): searched breadth-first through
+    the producers of the tiles it takes, the users of its results, the producers of its other
+    operands and its neighbours in its block (a ring's put is reported at the load it carries)."""
+    def own(o) -> bool:
+        return isinstance(o, Operation) and isinstance(o.location, FileLineColLoc)
+
+    seen, level = {op}, [op]
+    while level and len(seen) < 400:
+        found = next((o for o in level if own(o)), None)
+        if found is not None:
+            return found
+        nxt = []
+        for o in level:
+            tiles = [v.owner for v in o.operands if isinstance(v.type, TensorType)]  # what a put carries
+            near = tiles + [u.operation for r in o.results for u in r.uses] + [v.owner for v in o.operands]
+            near += [o.prev_op, o.next_op]
+            for n in near:
+                if isinstance(n, Operation) and n not in seen and n.name not in ("func.func", "builtin.module"):
+                    seen.add(n)
+                    nxt.append(n)
+        level = nxt
+    return op
+
+
 def verify_sync(module: ModuleOp, internal: bool = True) -> None:
     """Raise a located error for the first synchronization defect in `module`."""
     from wsdialects.sync import Violation
@@ -41,7 +68,7 @@ def verify_sync(module: ModuleOp, internal: bool = True) -> None:
     try:
         check_sync(module)
     except Violation as v:
-        e = error_at(v.op, "")
+        e = error_at(located(v.op), "")
         if internal:
             raise InternalSyncError(f"internal compiler error: ws-verify-sync: {v.message} (a warp-specialization "
                                     "pass produced this; please report it)", e.file, e.line, e.col) from None
