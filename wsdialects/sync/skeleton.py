@@ -285,8 +285,8 @@ class Skeleton:
         lb, ub, step = (_as_int(x, _mix(key, i), 4) for i, x in enumerate(vals[:3]))
         carried = vals[3:]
         body = op.regions[0].block
-        if step > 0 and self.steps + (ub - lb) // step > self.budget:
-            raise TooLong()  # at once: each iteration costs at least a step
+        if step > 0 and self.steps + (ub - lb) // step * len(body.ops) > self.budget:
+            raise TooLong()  # at once: an iteration costs about a step per op of the body
         i = lb
         while step > 0 and i < ub:
             self.steps += 1
