@@ -17,6 +17,9 @@
 // A release on one path of an scf.if only (odd positions are never released):
 // RUN: not ws-opt %S/Inputs/verify-sync/odd-release.mlir -p ws-verify-sync 2>&1 | filecheck %s --check-prefix=PATH
 // PATH: odd-release.mlir:14:9: error: ws-verify-sync: partition 1 (consumer) gets position 1 of ring %r here and never releases it (no aref.consumed of that position)
+// A release that depends on tile data (the check runs one path of such a branch: both must agree):
+// RUN: not ws-opt %S/Inputs/verify-sync/data-release.mlir -p ws-verify-sync 2>&1 | filecheck %s --check-prefix=DATA
+// DATA: data-release.mlir:19:9: error: ws-verify-sync: the branches of this scf.if, whose condition depends on tile data, synchronize differently (aref.consumed on one path only)
 // RUN: not ws-opt %S/Inputs/verify-sync/two-putters.mlir -p ws-verify-sync 2>&1 | filecheck %s --check-prefix=PUTTERS
 // PUTTERS: two-putters.mlir:14:7: error: ws-verify-sync: ring %r is put into by partition 0 (producer) and by partition 2 (other): a ring has one producing partition
 // RUN: not ws-opt %S/Inputs/verify-sync/cycle.mlir -p ws-verify-sync 2>&1 | filecheck %s --check-prefix=CYCLE

@@ -273,6 +273,8 @@ class Skeleton:
 
     def branch(self, op: Operation, env: dict) -> None:
         c = env.get(op.operands[0])
+        if not _known(c):
+            _same_sync_both_ways(op)
         cond = bool(c) if _known(c) else bool(self.key(op, [c]) & 1)
         region = op.regions[0] if cond else op.regions[1]
         out = self.block(region.block, env, []) if region.blocks else []
@@ -373,6 +375,25 @@ class Skeleton:
             self.block(party.op.regions[0].block, dict(env), [])
         self.events = self.party = None
         self.traces.append(Trace(op, parties, dict(self.inits)))
+
+
+def _same_sync_both_ways(op: Operation) -> None:
+    """An scf.if whose condition comes from tile data: the check follows one branch only,
+    so both must synchronize alike (the same ops on the same rings and barriers)."""
+    from collections import Counter
+
+    from wsdialects.sync import Violation
+
+    def sig(region) -> Counter:
+        return Counter((o.name, o.operands[0] if o.operands else None, str(o.properties))
+                       for o in region.walk() if o.name in SYNC_OPS and o.name not in ("nvgpu.smem.view",))
+
+    a, b = (sig(r) for r in op.regions)
+    if a != b:
+        diff = sorted({n for (n, _, _) in (a - b) + (b - a)})
+        raise Violation(op, f"the branches of this scf.if, whose condition depends on tile data, synchronize "
+                            f"differently ({', '.join(diff)} on one path only): a partition's synchronization "
+                            "must not depend on the data it computes")
 
 
 @functools.lru_cache(maxsize=256)
