@@ -66,6 +66,9 @@ def _names(parties) -> str:
 
 
 class Simulation:
+    """One trace's parties run against each other: `run()` raises `Violation` at the first
+    defect (a deadlock, a race on a shared-memory slot, an overrun or leftover phase)."""
+
     def __init__(self, trace: Trace):
         self.trace = trace
         self.parties = trace.parties
@@ -102,14 +105,14 @@ class Simulation:
         self.mbars: dict[tuple, _MBarrier] = {}
         self.named: dict[int, _Named] = {}
         self.sync_phase: dict[Party, int] = {}
-        self.holder: dict[tuple[int, int], Ev] = {}
+        self.holder: dict[tuple[int, int], Ev] = {}  # group -> the turn_wait where it took the turn it holds
         self.waits: dict[tuple, list[Ev]] = defaultdict(list)  # (party, array, index) -> its passed waits
         self.acquired: dict[tuple, int] = defaultdict(int)  # ... -> how many completed phases they acquired
         # Happens-before between the parties (vector clocks through mbarrier phases and named barriers),
         # to find shared-memory slot accesses no barrier orders.
         self.vc = {p: [0] * len(self.parties) for p in self.parties}
         self.last_write: dict[tuple, tuple[Party, list[int], Ev]] = {}
-        self.reads: dict[tuple, dict[Party, tuple[list[int], Ev]]] = defaultdict(dict)  # group -> the turn_wait where it took the turn it holds
+        self.reads: dict[tuple, dict[Party, tuple[list[int], Ev]]] = defaultdict(dict)
 
     @staticmethod
     def _own(p: Party, ev: Ev) -> bool:
