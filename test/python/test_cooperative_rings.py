@@ -71,6 +71,38 @@ def test_runs_without_deadlock_and_computes_the_product(path, pipeline, seed, rn
     assert np.allclose(o, want, rtol=1e-3, atol=1e-2)
 
 
+def put_back_s1(monkeypatch) -> None:
+    """ws-cooperative as it was before the S1 fix: once it split a partition, every ring
+    got in the region counted `groups` consumers."""
+    from xdsl.dialects.builtin import IntegerAttr
+
+    from wsdialects.transforms.cooperative import CooperativePass
+
+    split = CooperativePass.split
+
+    def old_split(self, region, part):
+        before = len(region.partitions)
+        split(self, region, part)
+        if len(region.partitions) > before:
+            for ring in {o.ring for o in region.walk() if o.name == "aref.get"}:
+                if isinstance(ring.owner, CreateOp):
+                    ring.owner.consumers = IntegerAttr(self.groups, 32)
+
+    monkeypatch.setattr(CooperativePass, "split", old_split)
+
+
+def test_counting_groups_on_every_ring_deadlocked(monkeypatch, rng):
+    """With S1 put back (and ws-verify-sync, which now stops it, off) the kernel deadlocks:
+    the unsplit partition releases each slot once, the ring waits for two."""
+    put_back_s1(monkeypatch)
+    monkeypatch.setattr("wsdialects.transforms.verify_sync.verify_sync", lambda op, internal=True: None)
+    m = compiled(*TWO_DOTS[1])
+    x, w1, w2 = (rng.standard_normal(s).astype(np.float16) for s in ((128, 448), (128, 448), (128, 448)))
+    with pytest.raises(wsdialects.Deadlock):
+        wsdialects.interpret(m, "two_dots", grid=(1, 1), args=[x, w1, w2, np.zeros((128, 128), np.float32), 448],
+                             seed=0)
+
+
 def flash(module, rng, L=300, BH=2, D=128, seed=None):
     q, k, v = (rng.standard_normal((BH, L, D)).astype(np.float16) for _ in range(3))
     o = np.full((BH, L, D), np.nan, np.float16)

@@ -192,23 +192,11 @@ def test_scheduled_kernels_are_accepted(path, pipeline):
 def test_a_pass_defect_is_an_internal_error(monkeypatch, capsys):
     """S1 put back into ws-cooperative (every ring read in a region it split counted G
     consumers): ws-opt exits 2 with a located internal error, and writes no kernel."""
-    from xdsl.dialects.builtin import IntegerAttr
+    from test_cooperative_rings import put_back_s1
 
-    from wsdialects.aref import CreateOp
     from wsdialects.tools import ws_opt
-    from wsdialects.transforms.cooperative import CooperativePass
 
-    split = CooperativePass.split
-
-    def old_split(self, region, part):
-        before = len(region.partitions)
-        split(self, region, part)
-        if len(region.partitions) > before:
-            for ring in {o.ring for o in region.walk() if o.name == "aref.get"}:
-                if isinstance(ring.owner, CreateOp):
-                    ring.owner.consumers = IntegerAttr(self.groups, 32)
-
-    monkeypatch.setattr(CooperativePass, "split", old_split)
+    put_back_s1(monkeypatch)
     kernel = INPUTS / "scheduled" / "two_dots_shared_load.mlir"
     with pytest.raises(SystemExit) as exit_:
         ws_opt.main([str(kernel), "-p", "ws-specialize{cooperative=2}"])
