@@ -74,6 +74,7 @@ class LoopGraph:
     names: dict[Operation, str]  # node name of each body op that is a node
     index_ops: set[Operation]  # nodes computed from the induction variable alone (rematerialized)
     groups_per_warp: int  # warp groups that one scheduled warp stands for (cooperative M split)
+    pingpong: bool = False  # those groups are a ping-pong team (offset in time), not in lockstep
 
 
 def _data_values(body: Block, yield_op: scf.YieldOp) -> set[SSAValue]:
@@ -104,6 +105,13 @@ _LOADS = ("tile.desc_load", "tile.load")
 WGMMA_M = 64  # rows of one warp group's tensor-core MMA (wgmma m64nNk16)
 
 
+def _splits_rows(tiles: list[tuple[str, TileInfo]], s: int) -> bool:
+    """Every register tile splits along M into s parts, dot results into parts of
+    at least one wgmma's 64 rows."""
+    return not any(not t.shape or t.shape[0] % s or (kind == "tile.dot" and t.shape[0] // s < WGMMA_M)
+                   for kind, t in tiles)
+
+
 def cooperative_split(machine: Machine, tiles: list[tuple[str, TileInfo]], groups: int) -> int:
     """How many warp groups must share each register tile so that every one fits
     a thread's register budget: 1 when all fit one group; else the least s > 1
@@ -121,16 +129,25 @@ def cooperative_split(machine: Machine, tiles: list[tuple[str, TileInfo]], group
     for s in range(2, groups + 1):
         if groups % s:
             continue
-        if any(not t.shape or t.shape[0] % s or (kind == "tile.dot" and t.shape[0] // s < WGMMA_M)
-               for kind, t in tiles):
+        if not _splits_rows(tiles, s):
             continue
         if -(-need // s) <= machine.reg_limit(groups):
             return s
     return 1
 
 
+def pingpong_split(tiles: list[tuple[str, TileInfo]], groups: int, least: int) -> int | None:
+    """The team size of a ping-pong split: the least s >= max(2, least) dividing
+    ``groups`` whose row split every register tile allows (dot results keep at
+    least one wgmma's 64 rows), else None."""
+    for s in range(max(2, least), groups + 1):
+        if groups % s == 0 and _splits_rows(tiles, s):
+            return s
+    return None
+
+
 def graph_of_loop(fn: func.FuncOp, loop: scf.ForOp, arch: str | Machine = "h100",
-                  warp_groups: int | None = None) -> LoopGraph:
+                  warp_groups: int | None = None, pingpong: bool = False) -> LoopGraph | None:
     """The dependence graph of ``loop`` (a top-level loop of kernel ``fn``), with
     the node name of each body op that is a node.
 
@@ -142,7 +159,12 @@ def graph_of_loop(fn: func.FuncOp, loop: scf.ForOp, arch: str | Machine = "h100"
 
     Register footprints are per thread of one warp group; when a register tile
     does not fit one group's budget, the compute groups are modelled as
-    cooperative teams that split every tile along M (:func:`cooperative_split`)."""
+    cooperative teams that split every tile along M (:func:`cooperative_split`).
+
+    With ``pingpong``, the compute groups are modelled as ping-pong teams
+    (:func:`pingpong_split`): each team member runs the whole loop body on its
+    own rows, at 1/s of each compute op's cost, offset from the others by a
+    fraction of the II (``Warps.pingpong``); None when no such split exists."""
     machine = arch if isinstance(arch, Machine) else load_machine(arch)
     check_loop(loop)
     body: Block = loop.body.block
@@ -162,6 +184,11 @@ def graph_of_loop(fn: func.FuncOp, loop: scf.ForOp, arch: str | Machine = "h100"
     reg_tiles = [(op.name, t) for op in body.ops if is_node(op) and machine.result_memory(op.name) == "regs"
                  for t in (_tile(r.type) for r in op.results) if t]
     split = cooperative_split(machine, reg_tiles, groups)
+    if pingpong:
+        split = pingpong_split(reg_tiles, groups, split)
+        if split is None:
+            return None
+    team = split if pingpong else 1
 
     names: dict[Operation, str] = {}
     index_ops: set[Operation] = set()
@@ -180,7 +207,8 @@ def graph_of_loop(fn: func.FuncOp, loop: scf.ForOp, arch: str | Machine = "h100"
         results = [t for t in (_tile(r.type) for r in op.results) if t]
         operands = [t for t in (_tile(o.type) for o in op.operands) if t]
         cost = machine.op_cost(op.name, results, operands)
-        uses = {cost.unit: [1] * cost.cycles} if cost.unit and cost.cycles else {}
+        cycles = cost.cycles if cost.variable_latency else -(-cost.cycles // team)  # a member's rows
+        uses = {cost.unit: [1] * cycles} if cost.unit and cycles else {}
         memory = machine.result_memory(op.name)
         footprint = sum(-(-machine.regs_per_thread(t) // split) for t in results) if memory == "regs" else 0
         smem = sum(t.bytes for t in results) if memory == "smem" else 0
@@ -188,7 +216,7 @@ def graph_of_loop(fn: func.FuncOp, loop: scf.ForOp, arch: str | Machine = "h100"
         if op.name not in _LOADS and op.results and not any(r in data for r in op.results):
             index_ops.add(op)
             spill = 0
-        ops.append(Op(name=name, uses=uses, latency=cost.cycles, regs=footprint, smem=smem,
+        ops.append(Op(name=name, uses=uses, latency=cycles, regs=footprint, smem=smem,
                       variable_latency=cost.variable_latency, spill_cost=spill, kind=op.name))
     if not ops:
         raise GraphError("the loop body has no tile-level operations")
@@ -229,9 +257,10 @@ def graph_of_loop(fn: func.FuncOp, loop: scf.ForOp, arch: str | Machine = "h100"
                 src_kind = next(o.kind for o in ops if o.name == src)
                 edges.append(Edge(src, dst, latency[src], dist, blocking=src_kind in machine.blocking_from))
     graph = Graph(units=dict(machine.units), ops=ops, edges=edges,
-                  warps=Warps(count=groups // split, reg_limit=machine.reg_limit(groups), local_recurrences=True),
+                  warps=Warps(count=groups // split, reg_limit=machine.reg_limit(groups), local_recurrences=True,
+                              pingpong=team),
                   smem_capacity=machine.smem_capacity, name=fn.sym_name.data)
-    return LoopGraph(graph, names, index_ops, split)
+    return LoopGraph(graph, names, index_ops, split, team > 1)
 
 
 def graph_from_file(path: str, arch: str = "h100", kernel: str | None = None) -> Graph:

@@ -71,6 +71,10 @@ class Warps:
     # A value carried to the next iteration is used on the warp that computes
     # it (no loop-carried cross-warp transfers: what ws-distribute can build).
     local_recurrences: bool = False
+    # FA3's ping-pong: each compute warp stands for a team of this many warp
+    # groups that run the same schedule on their own rows of the tile, member m
+    # offset by m * (II // pingpong) cycles; every member occupies the units.
+    pingpong: int = 1
 
 
 @dataclass
@@ -96,6 +100,17 @@ class Graph:
 
     def succs(self, name: str) -> list[Edge]:
         return [e for e in self.edges if e.src == name]
+
+    def replicas(self, name: str) -> int:
+        """How many copies of the op occupy the units per iteration: the members of
+        a ping-pong team for a fixed-latency op, else 1."""
+        team = self.warps.pingpong if self.warps is not None else 1
+        return 1 if self.op(name).variable_latency else team
+
+    def member_offsets(self, name: str, ii: int) -> list[int]:
+        """Cycle offsets of the op's copies within a schedule of this II."""
+        n = self.replicas(name)
+        return [m * (ii // n) for m in range(n)]
 
     def is_streaming(self, name: str) -> bool:
         """§5.3: a variable-latency op with no incoming dependence streams ahead
@@ -129,6 +144,8 @@ class Graph:
                 w["reg_limit"] = self.warps.reg_limit
             if self.warps.local_recurrences:
                 w["local_recurrences"] = True
+            if self.warps.pingpong > 1:
+                w["pingpong"] = self.warps.pingpong
             d["warps"] = w
         if self.smem_capacity is not None:
             d["smem_capacity"] = self.smem_capacity
@@ -143,7 +160,7 @@ class Graph:
 _TOP_KEYS = {"units", "ops", "edges", "warps", "smem_capacity", "streaming_depth", "name", "comment"}
 _OP_KEYS = {"name", "uses", "latency", "regs", "smem", "variable_latency", "spill_cost", "kind", "comment"}
 _EDGE_KEYS = {"from", "to", "delay", "distance", "blocking", "comment"}
-_WARP_KEYS = {"count", "reg_limit", "local_recurrences"}
+_WARP_KEYS = {"count", "reg_limit", "local_recurrences", "pingpong"}
 
 
 def _int(value: Any, what: str, minimum: int = 0) -> int:
@@ -246,6 +263,7 @@ def graph_from_dict(data: Any) -> Graph:
             count=_int(w.get("count", 1), "warps.count", 1),
             reg_limit=None if w.get("reg_limit") is None else _int(w["reg_limit"], "warps.reg_limit"),
             local_recurrences=_bool(w.get("local_recurrences", False), "warps.local_recurrences"),
+            pingpong=_int(w.get("pingpong", 1), "warps.pingpong", 1),
         )
     graph = Graph(
         units=units, ops=ops, edges=edges, warps=warps,

@@ -266,20 +266,9 @@ def _joint_feasible_relaxed(graph: Graph, ii: int, length: int, solver: str, tim
     return joint_schedule(relaxed, ii, length, solver, time_limit) is not None
 
 
-def twill(graph: Graph, solver: str = "cpsat", time_limit: float = 120.0, max_ii: int | None = None) -> Schedule:
-    """Algorithm 1: from the smallest II that has a modulo schedule, try the
-    joint problem at every L that keeps ceil(L/II) unchanged; on failure move
-    to the next II.  The modulo schedule M seeds each attempt: first with M's
-    starts fixed (warps only), then with the starts free."""
-    t0 = time.perf_counter()
-    deadline = t0 + time_limit
-
-    def left() -> float:
-        rest = deadline - time.perf_counter()
-        if rest <= 0:
-            raise SolverTimeout(f"no schedule within {time_limit:.0f} s")
-        return rest
-
+def _search_range(graph: Graph) -> tuple[Graph, int, int, int]:
+    """The streaming view of the graph, its ResMII and RecMII, and the largest II
+    Algorithm 1 tries; GraphError when no II can work."""
     g = streaming_view(graph)
     limit = g.warps.reg_limit if g.warps else None
     for op in g.ops:
@@ -289,8 +278,65 @@ def twill(graph: Graph, solver: str = "cpsat", time_limit: float = 120.0, max_ii
                              f"while live, above the register limit of {limit}")
     rmii, cmii = res_mii(g), rec_mii(g)
     ii = max(rmii, cmii)
-    cap = max_ii if max_ii is not None else ii + sum(max(op.cycles, op.length, 1) for op in g.ops) + sum(
-        e.delay + 1 for e in g.edges) + 2 * len(g.ops)
+    cap = ii + sum(max(op.cycles, op.length, 1) for op in g.ops) + sum(e.delay + 1 for e in g.edges) + 2 * len(g.ops)
+    return g, rmii, cmii, cap
+
+
+def twill_among(graphs: list[Graph], solver: str = "cpsat", time_limit: float = 120.0) -> tuple[int, Schedule]:
+    """Algorithm 1 over several warp organisations of one loop (graphs in the
+    same cost units, e.g. the groups as independent warps and as a ping-pong
+    team): II by II from the least MII, the first graph (in the order given,
+    the order of preference) with a joint schedule at the smallest II.  Returns
+    its index and schedule."""
+    deadline = time.perf_counter() + time_limit
+    ranges: dict[int, tuple[int, int]] = {}
+    failure: GraphError | None = None
+    for i, graph in enumerate(graphs):
+        try:
+            _, rmii, cmii, cap = _search_range(graph)
+            ranges[i] = (max(rmii, cmii), cap)
+        except GraphError as exc:
+            failure = failure or exc
+    if not ranges:
+        raise failure or GraphError("no warp organisation to schedule")
+    ii = min(lo for lo, _ in ranges.values())
+    while ranges:
+        for i in sorted(ranges):
+            lo, cap = ranges[i]
+            if lo > ii:
+                continue
+            rest = deadline - time.perf_counter()
+            if rest <= 0:
+                raise SolverTimeout(f"no schedule within {time_limit:.0f} s")
+            try:
+                return i, twill(graphs[i], solver, rest, max_ii=ii, min_ii=ii)
+            except GraphError as exc:
+                if ii >= cap:
+                    failure = failure or exc
+                    del ranges[i]
+        ii += 1
+    raise failure
+
+
+def twill(graph: Graph, solver: str = "cpsat", time_limit: float = 120.0, max_ii: int | None = None,
+          min_ii: int | None = None) -> Schedule:
+    """Algorithm 1: from the smallest II that has a modulo schedule, try the
+    joint problem at every L that keeps ceil(L/II) unchanged; on failure move
+    to the next II.  The modulo schedule M seeds each attempt: first with M's
+    starts fixed (warps only), then with the starts free.  ``min_ii`` /
+    ``max_ii`` restrict the IIs tried (GraphError when none of them works)."""
+    t0 = time.perf_counter()
+    deadline = t0 + time_limit
+
+    def left() -> float:
+        rest = deadline - time.perf_counter()
+        if rest <= 0:
+            raise SolverTimeout(f"no schedule within {time_limit:.0f} s")
+        return rest
+
+    g, rmii, cmii, top = _search_range(graph)
+    ii = max(rmii, cmii, min_ii or 0)
+    cap = max_ii if max_ii is not None else top
     attempts = []
     lay = warp_layout(g)
     guess = critical_length(g, ii) + ii

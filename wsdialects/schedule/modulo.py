@@ -22,10 +22,11 @@ from .solvers import Backend, make_backend
 
 
 def res_mii(graph: Graph) -> int:
-    """Resource-constrained lower bound: each unit's total use over its capacity."""
+    """Resource-constrained lower bound: each unit's total use over its capacity
+    (every member of a ping-pong team uses the units)."""
     best = 1
     for unit, cap in graph.units.items():
-        total = sum(sum(op.uses.get(unit, ())) for op in graph.ops)
+        total = sum(graph.replicas(op.name) * sum(op.uses.get(unit, ())) for op in graph.ops)
         best = max(best, math.ceil(total / cap))
     return best
 
@@ -154,14 +155,16 @@ class ModuloModel:
         for e in graph.edges:
             terms = self.start(e.dst) + [(-c, x) for c, x in self.start(e.src)]
             b.add(terms, lo=e.delay - e.distance * ii)
-        # Capacity of the modular reservation table.
+        # Capacity of the modular reservation table; the members of a ping-pong
+        # team reserve the units again at their offsets.
         for unit, cap in graph.units.items():
             per_res: list[list[tuple[int, object]]] = [[] for _ in range(ii)]
             for op in graph.ops:
                 for c, amount in enumerate(op.uses.get(unit, ())):
                     if amount:
-                        for r in range(ii):
-                            per_res[(r + c) % ii].append((amount, self.rho[op.name][r]))
+                        for shift in graph.member_offsets(op.name, ii):
+                            for r in range(ii):
+                                per_res[(r + c + shift) % ii].append((amount, self.rho[op.name][r]))
             for terms in per_res:
                 # Merge the coefficients of repeated literals.
                 merged: dict[int, list] = {}

@@ -54,15 +54,27 @@ def _rescale_row(row: list[int], new_len: int) -> list[int]:
 def normalize_graph(graph: Graph, bound: int = 300, solver: str = "cpsat") -> Graph:
     """Rescale every duration in the graph (reservation lengths, latencies, edge
     delays, spill costs) through one normalized cost map over its distinct values."""
+    return normalize_graphs([graph], bound, solver)[0]
+
+
+def normalize_graphs(graphs: list[Graph], bound: int = 300, solver: str = "cpsat") -> list[Graph]:
+    """Normalize several graphs of one loop (alternative warp organisations)
+    through one cost map over all their distinct durations, so that their IIs
+    are in the same unit and can be compared."""
     values: set[int] = set()
-    for op in graph.ops:
-        values.update(len(r) for r in op.uses.values())
-        if op.latency is not None:
-            values.add(op.latency)
-        values.add(op.spill_cost)
-    values.update(e.delay for e in graph.edges)
+    for graph in graphs:
+        for op in graph.ops:
+            values.update(len(r) for r in op.uses.values())
+            if op.latency is not None:
+                values.add(op.latency)
+            values.add(op.spill_cost)
+        values.update(e.delay for e in graph.edges)
     distinct = sorted(v for v in values if v > 0)
     mapping = {0: 0, **dict(zip(distinct, normalize_costs(distinct, bound, solver)))}
+    return [_rescaled(graph, mapping) for graph in graphs]
+
+
+def _rescaled(graph: Graph, mapping: dict[int, int]) -> Graph:
     ops = []
     for op in graph.ops:
         uses = {u: _rescale_row(r, mapping[len(r)]) for u, r in op.uses.items()}

@@ -1,5 +1,5 @@
-"""`ws-schedule{arch=h100 solver=cpsat time-limit=S normalize=U}`: Twill's
-optimal schedule written on the IR (OVERVIEW.md stage 8; runs before ws-partition).
+"""`ws-schedule{arch=h100 solver=cpsat time-limit=S normalize=U pingpong=true}`:
+Twill's optimal schedule written on the IR (OVERVIEW.md stage 8; runs before ws-partition).
 
 For every tile kernel whose main loop (the top-level `scf.for` holding a TMA
 load) is straight-line code, builds the loop's dependence graph with the machine
@@ -15,7 +15,17 @@ the ops producing tiles, and stores) gets
 - `ws.warp` (i32): its warp group; compute groups are 0..n-1, the variable-
   latency (TMA) group is n;
 
-and the loop gets `ws.schedule = {II, L, warps = n, vl_warp = n, solver}`:
+and the loop gets `ws.schedule = {II, L, warps = n, vl_warp = n, solver}`, plus
+`cooperative = s` when each scheduled warp is a team of s warp groups splitting
+the tiles by rows, and `pingpong = true` when that team runs offset in time (FA3's
+ping-pong: one member's exponentials next to the other's MMAs).
+
+The joint problem chooses the warp organisation: the compute groups as
+independent warps (lockstep teams where a tile needs several groups'
+registers), or, with `pingpong=true` (the default), as ping-pong teams whose
+members reserve the units at offsets of II/s (`wsdialects.schedule.joint.twill_among`:
+the least II wins, ties go to the first). ws-specialize then builds the team
+(ws-cooperative, ws-pingpong) the schedule asks for:
 
     %qk = tile.dot %q, %kt, %z : ... -> tensor<128x128xf32> {ws.order = 1 : i32, ws.stage = 0 : i32, ws.warp = 0 : i32}
     %p = math.exp2 %qk_c {ws.order = 7 : i32, ws.stage = 0 : i32, ws.warp = 0 : i32} : tensor<128x128xf32>
@@ -33,7 +43,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
-from xdsl.dialects.builtin import DictionaryAttr, IntegerAttr, ModuleOp, StringAttr, i32
+from xdsl.dialects.builtin import BoolAttr, DictionaryAttr, IntegerAttr, ModuleOp, StringAttr, i1, i32
 from xdsl.passes import ModulePass
 
 from wsdialects.diagnostics import WsError
@@ -50,13 +60,14 @@ from wsdialects.transforms.partition import (
 _CACHE: dict[str, object] = {}
 
 
-def solve_cached(graph, solver: str, time_limit: float):
-    from wsdialects.schedule.joint import twill
+def solve_cached(graphs, solver: str, time_limit: float):
+    """`twill_among(graphs)`: (index of the chosen graph, its schedule), cached."""
+    from wsdialects.schedule.joint import twill_among
 
-    key = json.dumps([graph.to_dict(), solver, time_limit], sort_keys=True)
+    key = json.dumps([[g.to_dict() for g in graphs], solver, time_limit], sort_keys=True)
     if key not in _CACHE:
         try:
-            _CACHE[key] = twill(graph, solver=solver, time_limit=time_limit)
+            _CACHE[key] = twill_among(graphs, solver=solver, time_limit=time_limit)
         except Exception as exc:  # GraphError, SolverTimeout: remembered too
             _CACHE[key] = exc
     if isinstance(_CACHE[key], Exception):
@@ -73,6 +84,7 @@ class SchedulePass(ModulePass):
     solver: str = "cpsat"
     time_limit: int = 120
     normalize: int = 300
+    pingpong: bool = True
 
     def apply(self, ctx, op: ModuleOp) -> None:
         from wsdialects.schedule import GraphError, SolverTimeout
@@ -98,12 +110,20 @@ class SchedulePass(ModulePass):
 
     def schedule(self, kernel, loop) -> None:
         from wsdialects.schedule.from_ir import graph_of_loop
-        from wsdialects.schedule.normalize import normalize_graph
+        from wsdialects.schedule.normalize import normalize_graphs
 
-        lg = graph_of_loop(kernel, loop, self.arch)
+        # The warp organisations the joint problem chooses among: the compute
+        # groups as independent warps (or lockstep cooperative teams, when a tile
+        # needs them), and as ping-pong teams; one cost map, so IIs compare.
+        organisations = [graph_of_loop(kernel, loop, self.arch)]
+        if self.pingpong:
+            organisations.append(graph_of_loop(kernel, loop, self.arch, pingpong=True))
+        loop_graphs = [lg for lg in organisations if lg is not None]
+        graphs = normalize_graphs([lg.graph for lg in loop_graphs], self.normalize)
+        # The least II wins; on a tie, the organisation listed first (no turn barriers).
+        chosen, sched = solve_cached(graphs, self.solver, float(self.time_limit))
+        lg = loop_graphs[chosen]
         names = lg.names
-        graph = normalize_graph(lg.graph, self.normalize)
-        sched = solve_cached(graph, self.solver, float(self.time_limit))
         index = {name: i for i, name in enumerate(names.values())}
         ranked = sorted(names.values(), key=lambda n: (sched.ops[n].start % sched.ii, index[n]))
         order = {n: i for i, n in enumerate(ranked)}
@@ -120,6 +140,8 @@ class SchedulePass(ModulePass):
                 "warps": IntegerAttr(sched.warp_count, i32), "solver": StringAttr(self.solver)}
         if lg.groups_per_warp > 1:
             info["cooperative"] = IntegerAttr(lg.groups_per_warp, i32)
+        if lg.pingpong:
+            info["pingpong"] = BoolAttr(True, i1)
         if sched.vl_warp is not None:
             info["vl_warp"] = IntegerAttr(sched.vl_warp, i32)
         loop.attributes[SCHEDULE_ATTR] = DictionaryAttr(info)
