@@ -86,8 +86,10 @@ def test_scheduled_kernel_after_ws_hopper(name, organisation, rng):
     assert run(m, name, D, dt, causal, 200, 2, rng, seed=5) < tol
 
 
-@pytest.mark.parametrize("name", ["flash_attention", "flash_attention_causal", "flash_attention_bf16"])
-@pytest.mark.parametrize("organisation,options", [("", ""), ("_split", " pingpong=false")])
+@pytest.mark.parametrize("name,organisation,options", [
+    *((n, org, opt) for n in ["flash_attention", "flash_attention_causal", "flash_attention_bf16"]
+      for org, opt in [("", ""), ("_split", " pingpong=false")]),
+    ("gemm", "", "")])
 def test_stored_schedules_are_the_solver_output(name, organisation, options):
     """The IR kept in Inputs/kernels/scheduled is what ws-schedule writes today (re-solved
     where OR-Tools is installed), so the GPU tests compile the current solver's choice."""
