@@ -9,7 +9,7 @@
 // RUN: not ws-opt %S/Inputs/layout_fit.mlir -p ws-hopper 2>&1 | filecheck %s --check-prefix=FIT
 // RUN: not ws-opt %S/Inputs/layout_register_a.mlir -p ws-hopper 2>&1 | filecheck %s --check-prefix=REGA
 // RUN: ws-opt %shared/kernels/attention.mlir -p ws-hopper | filecheck %s --check-prefix=ATTN
-// RUN: ws-opt %S/../Inputs/kernels/scheduled/flash_attention_causal_split.mlir -p ws-hopper 2>&1 | filecheck %s --check-prefix=RELAY
+// RUN: ws-opt %S/Inputs/layout_relay_row.mlir -p ws-hopper 2>&1 | filecheck %s --check-prefix=RELAY
 
 // The GEMM consumer (2 warp groups): aref slots are 128B-swizzled shared memory, B's
 // transposition is the column-major view of its slot, the accumulator chain is the

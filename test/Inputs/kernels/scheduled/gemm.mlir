@@ -23,7 +23,7 @@ builtin.module {
       %acc2 = tile.dot %a, %bt, %acc : tensor<128x64xf16>, tensor<64x256xf16> -> tensor<128x256xf32> {ws.stage = 0 : i32, ws.order = 2 : i32, ws.warp = 0 : i32}
       %o_k2 = arith.addi %o_k, %Kt : i32
       scf.yield %acc2, %o_k2 : tensor<128x256xf32>, i32
-    } {ws.schedule = {II = 4 : i32, L = 5 : i32, warps = 1 : i32, solver = "cpsat", cooperative = 2 : i32, vl_warp = 1 : i32}}
+    } {ws.schedule = {II = 3 : i32, L = 3 : i32, warps = 1 : i32, solver = "cpsat", cooperative = 2 : i32, vl_warp = 1 : i32}}
     %c = arith.truncf %res : tensor<128x256xf32> to tensor<128x256xf16>
     %rm = tile.make_range 0 to 128 : tensor<128xi32>
     %rn = tile.make_range 0 to 256 : tensor<256xi32>
