@@ -62,8 +62,7 @@ def ring_smem_bytes(module: ModuleOp) -> int:
 
 @dataclass(frozen=True)
 class HopperPass(SpecializePass):
-    """ws-specialize + ws-lower-aref + ws-lower-warp-groups + ws-lower-mma + ws-lower-layouts
-    (same options as ws-specialize)."""
+    """ws-specialize, then ws-lower-aref, -warp-groups, -mma and -layouts: IR ready for -t ptx."""
 
     name = "ws-hopper"
     depth: int = 4

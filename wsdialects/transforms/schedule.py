@@ -77,7 +77,7 @@ def solve_cached(graphs, solver: str, time_limit: float):
 
 @dataclass(frozen=True)
 class SchedulePass(ModulePass):
-    """Solve each kernel's main loop with Twill and annotate it (module docstring)."""
+    """Solve each kernel's main loop with Twill and write the schedule on it as ws.* attributes."""
 
     name = "ws-schedule"
     arch: str = "h100"

@@ -39,7 +39,7 @@ def scheduled_team(module: ModuleOp) -> tuple[int, bool]:
 
 @dataclass(frozen=True)
 class SpecializePass(ModulePass):
-    """Partition, distribute, pipeline (and optionally cooperate / persist)."""
+    """Partition, distribute, pipeline (and optionally cooperate, ping-pong, persist): stages 2-7."""
 
     name = "ws-specialize"
     depth: int = 3
