@@ -89,8 +89,8 @@ def op_section(op: type) -> list[str]:
     msgs = verifier_messages(op)
     if msgs:
         out += _messages(msgs)
-    out += ["Example:", ""] + _fence(doc.example)
-    out += ["Generic form:", ""] + _fence(generic_form(parsed))
+    out += ["Example, in the custom syntax:", ""] + _fence(doc.example)
+    out += ["The same in the generic syntax:", ""] + _fence(generic_form(parsed))
     out += [f"Defined by {_source_link(op)}.", ""]
     return out
 
@@ -121,7 +121,7 @@ def dialect_page(name: str, module_name: str, attr: str, extra: list[str] | None
     out = [GENERATED, f"# The `{name}` dialect", ""]
     head, _, rest = inspect.cleandoc(module.__doc__ or "").partition("\n")
     lead = head.split(": ", 1)[1] if head.startswith("The `") and ": " in head else head
-    out += [lead[:1].upper() + lead[1:], rest.strip(), ""]
+    out += [lead[:1].upper() + lead[1:], "", rest.strip(), ""]
     out += [f"Python module: `{module_name}`.", ""]
     if ops:
         out += ["Ops: " + ", ".join(f"[`{o.name}`](#{_anchor(o.name)})" for o in ops) + ".", ""]
@@ -153,8 +153,8 @@ def coverage_section() -> list[str]:
     from xdsl.dialects.math import Math
 
     from wsdialects.arith import Arith
+    from wsdialects.interpreter import ops_arith, ops_tile  # noqa: F401 - register the ops' semantics
     from wsdialects.interpreter.core import IMPLS
-    import wsdialects.interpreter  # noqa: F401 - registers every op's semantics
 
     lowered = _lowered_names()
     rows = []
