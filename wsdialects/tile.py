@@ -144,7 +144,7 @@ INT_WIDTHS = (1, 32, 64)
 
 
 def is_element_type(t: Attribute) -> bool:
-    """Element types a tile may hold (tile-dialect.md, Types)."""
+    """Element types a tile may hold (docs/dialects/tile.md)."""
     if isinstance(t, (*FLOAT_TYPES, PtrType)):
         return True
     return isinstance(t, IntegerType) and t.width.data in INT_WIDTHS
