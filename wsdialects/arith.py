@@ -9,7 +9,7 @@ xDSL 0.74 verifies `arith.cmpi`/`arith.cmpf` only with a scalar i1 result, print
     %f = arith.sitofp %i : tensor<128xi32> to tensor<128xf32>
 
 This module redefines those ops (same names, same generic form) and builds an
-`Arith` dialect in which they replace xDSL's. `test/python/test_arith_tensor.py`
+`Arith` dialect in which they replace xDSL's. `test/python/test_xdsl_workarounds.py`
 shows that stock xDSL still rejects these forms, i.e. that the workaround is needed.
 """
 
@@ -144,7 +144,13 @@ _CMPF = {
 
 @irdl_op_definition
 class CmpiOp(_TensorCompare, IRDLOperation):
-    """Integer comparison, elementwise on tensors: `arith.cmpi slt, %a, %b : tensor<8xi32>`."""
+    """Integer comparison (eq, ne, slt, sle, sgt, sge, ult, ule, ugt, uge), elementwise on
+    tensors: tensor operands give a tensor of i1 of their shape.
+
+    Example:
+
+        %m = arith.cmpi slt, %a, %b : tensor<8xi32>
+    """
 
     name = "arith.cmpi"
     PREDICATES: ClassVar[dict[str, int]] = _CMPI
@@ -160,7 +166,13 @@ class CmpiOp(_TensorCompare, IRDLOperation):
 
 @irdl_op_definition
 class CmpfOp(_TensorCompare, IRDLOperation):
-    """Float comparison, elementwise on tensors: `arith.cmpf olt, %a, %b : tensor<8xf32>`."""
+    """Float comparison (oeq, ogt, oge, olt, ole, one, ord, ueq, ugt, uge, ult, ule, une, uno,
+    false, true), elementwise on tensors: tensor operands give a tensor of i1 of their shape.
+
+    Example:
+
+        %m = arith.cmpf olt, %a, %b : tensor<8xf32>
+    """
 
     name = "arith.cmpf"
     PREDICATES: ClassVar[dict[str, int]] = _CMPF
@@ -177,8 +189,13 @@ class CmpfOp(_TensorCompare, IRDLOperation):
 
 @irdl_op_definition
 class SelectOp(IRDLOperation):
-    """`cond ? lhs : rhs`, elementwise when `cond` is a tensor of i1:
-    `arith.select %m, %x, %y : tensor<8xi1>, tensor<8xf32>`."""
+    """`cond ? lhs : rhs`; with a tensor of i1 as `cond`, elementwise (the condition's type
+    is then written before the result's).
+
+    Example:
+
+        %r = arith.select %m, %x, %y : tensor<8xi1>, tensor<8xf32>
+    """
 
     name = "arith.select"
     _T: ClassVar = VarConstraint("_T", AnyAttr())
@@ -249,7 +266,12 @@ _FLOAT_LIKE = AnyFloat | TensorType | VectorType
 
 @irdl_op_definition
 class SIToFPOp(_Cast):
-    """Signed int to float, elementwise: `arith.sitofp %i : tensor<8xi32> to tensor<8xf32>`."""
+    """Signed integer to float, elementwise on tensors.
+
+    Example:
+
+        %f = arith.sitofp %i : tensor<8xi32> to tensor<8xf32>
+    """
 
     name = "arith.sitofp"
     input = operand_def(_INT_LIKE)
@@ -261,7 +283,12 @@ class SIToFPOp(_Cast):
 
 @irdl_op_definition
 class UIToFPOp(_Cast):
-    """Unsigned int to float, elementwise."""
+    """Unsigned integer to float, elementwise on tensors.
+
+    Example:
+
+        %f = arith.uitofp %i : tensor<8xi32> to tensor<8xf32>
+    """
 
     name = "arith.uitofp"
     input = operand_def(_INT_LIKE)
@@ -273,7 +300,12 @@ class UIToFPOp(_Cast):
 
 @irdl_op_definition
 class FPToSIOp(_Cast):
-    """Float to signed int, elementwise: `arith.fptosi %f : tensor<8xf32> to tensor<8xi32>`."""
+    """Float to signed integer (rounding toward zero), elementwise on tensors.
+
+    Example:
+
+        %i = arith.fptosi %f : tensor<8xf32> to tensor<8xi32>
+    """
 
     name = "arith.fptosi"
     input = operand_def(_FLOAT_LIKE)
@@ -285,7 +317,12 @@ class FPToSIOp(_Cast):
 
 @irdl_op_definition
 class FPToUIOp(_Cast):
-    """Float to unsigned int, elementwise."""
+    """Float to unsigned integer (rounding toward zero), elementwise on tensors.
+
+    Example:
+
+        %i = arith.fptoui %f : tensor<8xf32> to tensor<8xi32>
+    """
 
     name = "arith.fptoui"
     input = operand_def(_FLOAT_LIKE)

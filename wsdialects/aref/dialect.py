@@ -37,8 +37,13 @@ from xdsl.utils.exceptions import VerifyException
 
 @irdl_attr_definition
 class RingType(ParametrizedAttribute, TypeAttribute):
-    """A ring of `depth` aref slots, each holding one value of every payload type:
-    `!aref.ring<tensor<128x64xf16>, depth = 3>`."""
+    """A ring of `depth` aref slots between a producer and its consumers; every slot holds one
+    value of each payload type (tiles), which travel together behind one pair of barriers.
+
+    Example:
+
+        !aref.ring<tensor<128x64xf16>, tensor<256x64xf16>, depth = 3>
+    """
 
     name = "aref.ring"
     payload: ArrayAttr[Attribute] = param_def()
@@ -137,9 +142,13 @@ def _print_access(printer: Printer, ring: SSAValue, pos: SSAValue) -> None:
 
 @irdl_op_definition
 class CreateOp(BodyThenAttrs):
-    """A fresh ring, every slot empty (E = 1, F = 0). `consumers` is the number
-    of consumer warp groups that must release a slot (default 1):
-    `%r = aref.create : !aref.ring<tensor<64x64xf16>, depth = 2>`."""
+    """A fresh ring, every slot empty. `consumers` is the number of consumer warp groups that
+    must each release a slot before the producer may refill it (default 1).
+
+    Example:
+
+        %r = aref.create : !aref.ring<tensor<64x64xf16>, depth = 2>
+    """
 
     name = "aref.create"
     consumers = opt_prop_def(IntegerAttr)
@@ -175,8 +184,13 @@ class CreateOp(BodyThenAttrs):
 
 @irdl_op_definition
 class PutOp(BodyThenAttrs):
-    """Publish `values` in slot `position mod depth` once the slot is empty:
-    `aref.put %r[%k], %a : !aref.ring<tensor<64x64xf16>, depth = 2>`."""
+    """Waits until slot `position mod depth` is empty, then publishes `values` in it (one per
+    payload type) and marks it full. The position is i32 (the default), i64 or index.
+
+    Example:
+
+        aref.put %r[%k], %a : !aref.ring<tensor<64x64xf16>, depth = 2>
+    """
 
     name = "aref.put"
     ring = operand_def(RingType)
@@ -219,8 +233,13 @@ class PutOp(BodyThenAttrs):
 
 @irdl_op_definition
 class GetOp(BodyThenAttrs):
-    """Borrow the values in slot `position mod depth` once it is full:
-    `%a = aref.get %r[%k] : !aref.ring<tensor<64x64xf16>, depth = 2>`."""
+    """Waits until slot `position mod depth` is full, then borrows its values; they stay valid
+    until the matching `aref.consumed`.
+
+    Example:
+
+        %a = aref.get %r[%k] : !aref.ring<tensor<64x64xf16>, depth = 2>
+    """
 
     name = "aref.get"
     ring = operand_def(RingType)
@@ -249,8 +268,13 @@ class GetOp(BodyThenAttrs):
 
 @irdl_op_definition
 class ConsumedOp(BodyThenAttrs):
-    """Release slot `position mod depth` back to the producer (E := 1):
-    `aref.consumed %r[%k] : !aref.ring<tensor<64x64xf16>, depth = 2>`."""
+    """Releases slot `position mod depth` back to the producer: once every consumer has
+    released it, it is empty and may be refilled.
+
+    Example:
+
+        aref.consumed %r[%k] : !aref.ring<tensor<64x64xf16>, depth = 2>
+    """
 
     name = "aref.consumed"
     ring = operand_def(RingType)

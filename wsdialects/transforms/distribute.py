@@ -261,8 +261,7 @@ class _Builder:
 
 @dataclass(frozen=True)
 class DistributePass(ModulePass):
-    """Split tagged kernels into producer / consumer warp-group partitions
-    communicating through aref rings of depth `depth`."""
+    """Split tagged kernels into warp-group partitions that talk through aref rings of depth `depth`."""
 
     name = "ws-distribute"
     depth: int = 3

@@ -1,5 +1,5 @@
 """`ws-schedule{arch=h100 solver=cpsat time-limit=S normalize=U pingpong=true}`:
-Twill's optimal schedule written on the IR (OVERVIEW.md stage 8; runs before ws-partition).
+Twill's optimal schedule written on the IR (stage 8; it runs before ws-partition).
 
 For every tile kernel whose main loop (the top-level `scf.for` holding a TMA
 load) is straight-line code, builds the loop's dependence graph with the machine
@@ -77,7 +77,7 @@ def solve_cached(graphs, solver: str, time_limit: float):
 
 @dataclass(frozen=True)
 class SchedulePass(ModulePass):
-    """Solve each kernel's main loop with Twill and annotate it (module docstring)."""
+    """Solve each kernel's main loop with Twill and write the schedule on it as ws.* attributes."""
 
     name = "ws-schedule"
     arch: str = "h100"

@@ -1,5 +1,5 @@
 """`ws-specialize{depth=D mma-depth=P cooperative=G pingpong=true|false persistent=true|false
-programs=N}`: the whole warp-specialization pipeline (OVERVIEW.md stages 2-7) under one name.
+programs=N}`: the whole warp-specialization pipeline (stages 2-7, ws-partition to ws-persistent) under one name.
 
 Runs ws-partition, ws-distribute{depth=D}, ws-pipeline-mma{depth=P},
 ws-pipeline-coarse, ws-cooperative{groups=G} (when G > 1), ws-pingpong (when
@@ -39,7 +39,7 @@ def scheduled_team(module: ModuleOp) -> tuple[int, bool]:
 
 @dataclass(frozen=True)
 class SpecializePass(ModulePass):
-    """Partition, distribute, pipeline (and optionally cooperate / persist)."""
+    """Partition, distribute, pipeline (and optionally cooperate, ping-pong, persist): stages 2-7."""
 
     name = "ws-specialize"
     depth: int = 3
