@@ -33,3 +33,26 @@ def test_pipeline_mma_with_a_ring_read_at_two_positions(mma, rng):
     assert_same(want, run(before, GEMM, grid, args))
     for seed in (None, 1, 2):
         assert_same(want, run(after, GEMM, grid, args, seed=seed))
+
+
+@pytest.mark.parametrize("pipeline", ["ws-partition,ws-distribute{depth=2}", "ws-specialize{depth=3 mma-depth=1}",
+                                      "ws-specialize"])
+def test_distribute_tile_through_scf_if(pipeline, rng):
+    """A view of a TMA tile leaves an scf.if; the dot reads the if's result."""
+    import numpy as np
+
+    path = TRANSFORM_INPUTS / "distribute-tile-through-if.mlir"
+    before = wsdialects.parse_file(path)
+    after = transform(path, pipeline)
+    K = 5
+    a = rng.standard_normal((128, 64 * K)).astype(np.float16)
+
+    def out(module, seed=None):
+        o = np.zeros((128, 128), np.float32)
+        wsdialects.interpret(module, "carry", 1, [a, o, K], seed=seed)
+        return o
+
+    want = out(before)
+    assert np.abs(want).max() > 0
+    for seed in (None, 1, 2):
+        np.testing.assert_array_equal(want, out(after, seed))
