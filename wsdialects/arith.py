@@ -2,7 +2,9 @@
 
 xDSL 0.74 verifies `arith.cmpi`/`arith.cmpf` only with a scalar i1 result, prints
 `arith.select` assuming a scalar condition, and rejects tensors in
-`arith.sitofp`/`arith.fptosi`. MLIR accepts all of them elementwise on tensors:
+`arith.sitofp`/`arith.fptosi`; it accepts `arith.extf` to a narrower and
+`arith.truncf` to a wider type (or another shape). MLIR accepts the first ones
+elementwise on tensors and rejects the last:
 
     %m = arith.cmpi slt, %a, %b : tensor<128xi32>          // -> tensor<128xi1>
     %s = arith.select %m, %x, %y : tensor<128xi1>, tensor<128xf32>
@@ -332,7 +334,45 @@ class FPToUIOp(_Cast):
         _cast_verify(self, AnyFloat, IntegerType, self.name)
 
 
-REPLACED = {op.name: op for op in (CmpiOp, CmpfOp, SelectOp, SIToFPOp, UIToFPOp, FPToSIOp, FPToUIOp)}
+def _float_resize_verify(op, wider: bool) -> None:
+    """extf widens, truncf narrows: same shape, float to float, and a strictly
+    wider (narrower) element type, as in MLIR (xDSL 0.74 checks none of it)."""
+    _cast_verify(op, AnyFloat, AnyFloat, op.name)
+    it, rt = _elem(op.input.type), _elem(op.result.type)
+    if (rt.bitwidth <= it.bitwidth) if wider else (rt.bitwidth >= it.bitwidth):
+        other = "arith.truncf" if wider else "arith.extf"
+        raise VerifyException(
+            f"result element type {rt} must be {'wider' if wider else 'narrower'} than the "
+            f"operand's {it}" + (f" (use {other})" if rt.bitwidth != it.bitwidth else ""))
+
+
+@irdl_op_definition
+class ExtFOp(_Cast):
+    """Float widening, elementwise: `arith.extf %h : tensor<8xf16> to tensor<8xf32>`."""
+
+    name = "arith.extf"
+    input = operand_def(_FLOAT_LIKE)
+    result = result_def(_FLOAT_LIKE)
+
+    def verify_(self) -> None:
+        _float_resize_verify(self, wider=True)
+
+
+@irdl_op_definition
+class TruncFOp(_Cast):
+    """Float narrowing (round to nearest even), elementwise:
+    `arith.truncf %f : tensor<8xf32> to tensor<8xf16>`."""
+
+    name = "arith.truncf"
+    input = operand_def(_FLOAT_LIKE)
+    result = result_def(_FLOAT_LIKE)
+
+    def verify_(self) -> None:
+        _float_resize_verify(self, wider=False)
+
+
+REPLACED = {op.name: op for op in (CmpiOp, CmpfOp, SelectOp, SIToFPOp, UIToFPOp, FPToSIOp, FPToUIOp,
+                                   ExtFOp, TruncFOp)}
 
 Arith = Dialect(
     "arith",

@@ -98,6 +98,27 @@ def _check_position(op: IRDLOperation) -> None:
         raise VerifyException(f"ring position must be i32, i64 or index, got {t}")
 
 
+_NEVER_TWICE = {
+    "aref.put": "the second put waits for the slot to be empty, which needs this position's get and release",
+    "aref.get": "a get borrows the slot until it is released, so the second get waits forever",
+    "aref.consumed": "the slot is released twice",
+}
+
+
+def _check_once_per_block(op: IRDLOperation) -> None:
+    """No earlier op of the same kind in `op`'s block accesses the same position
+    (the same SSA value) of the same ring: that program deadlocks (Tawa Fig. 4)."""
+    block = op.parent_block()
+    if block is None:
+        return
+    for other in block.ops:
+        if other is op:
+            return
+        if other.name == op.name and other.operands[0] is op.ring and other.operands[1] is op.position:
+            raise VerifyException(f"an earlier {op.name} in this block accesses the same position of the same "
+                                  f"ring: {_NEVER_TWICE[op.name]}")
+
+
 def _parse_ring_type(parser: Parser) -> RingType:
     pos = parser.pos
     rt = parser.parse_type()
@@ -203,6 +224,7 @@ class PutOp(BodyThenAttrs):
     def verify_(self) -> None:
         _check_position(self)
         _check_payload(self, "put values")
+        _check_once_per_block(self)
 
     @classmethod
     def parse_body(cls, parser: Parser):
@@ -252,6 +274,7 @@ class GetOp(BodyThenAttrs):
     def verify_(self) -> None:
         _check_position(self)
         _check_payload(self, "get results")
+        _check_once_per_block(self)
 
     @classmethod
     def parse_body(cls, parser: Parser):
@@ -286,6 +309,7 @@ class ConsumedOp(BodyThenAttrs):
     def verify_(self) -> None:
         _check_position(self)
         _ring(self)
+        _check_once_per_block(self)
 
     @classmethod
     def parse_body(cls, parser: Parser):
