@@ -26,6 +26,7 @@ PIPELINE: list[tuple[str, str]] = [
     # whose partitions (and ws-distribute's) then follow its warp assignment.
     ("ws-schedule", "wsdialects.transforms.schedule:SchedulePass"),
     ("ws-hopper", "wsdialects.lower.hopper:HopperPass"),
+    ("ws-verify-sync", "wsdialects.transforms.verify_sync:VerifySyncPass"),
     # Stages 9-10 (Tawa §III-E): the lowering passes ws-hopper runs after ws-specialize.
     ("ws-lower-aref", "wsdialects.lower.lower_aref:LowerArefPass"),
     ("ws-lower-warp-groups", "wsdialects.lower.lower_warp_groups:LowerWarpGroupsPass"),

@@ -47,3 +47,28 @@
 // COARSE: } {ws.peeled = 1 : i32}
 // COARSE: warp_group.gather
 // SMALL: remark: ws-cooperative: consumer partition 1 stays one group: each group's share of a 128-row dot would be smaller than a warp group's 64-row MMA
+
+// Issue 12 (reproducer S1) - the solver put the two dots sharing %x on different warp groups; only
+// consumer_w0 splits. Its rings count two releasing groups, consumer_w1's ring of %x one.
+// RUN: ws-opt %S/../Inputs/kernels/scheduled/two_dots_shared_load.mlir -p 'ws-specialize{cooperative=2}' 2>&1 | filecheck %s --check-prefix=S1
+// S1: remark: ws-cooperative: consumer partition 2 stays one group: it puts into ring %aref_u2
+// S1-DAG: %aref_w1 = aref.create consumers = 2 :
+// S1-DAG: %aref_w2 = aref.create : !aref.ring
+// S1-DAG: %aref_x = aref.create consumers = 2 :
+// S1-DAG: %aref_x_1 = aref.create : !aref.ring
+// S1: warp_group.partition 1 consumer_w00 warps 4
+// S1: aref.consumed %aref_x[
+// S1: warp_group.partition 3 consumer_w01 warps 4
+// S1: aref.consumed %aref_x[
+// S1: warp_group.partition 2 consumer_w1 warps 4
+// S1: aref.consumed %aref_x_1[
+
+// Issue 12 (reproducer S2) - a partition that puts into a ring is not split (its groups would both put
+// into the same slot); here both compute partitions pass tiles to each other.
+// RUN: ws-opt %S/../Inputs/kernels/scheduled/flash_attention_p_on_w1.mlir -p 'ws-specialize{cooperative=2}' 2>&1 | filecheck %s --check-prefix=S2
+// S2: remark: ws-cooperative: consumer partition 1 stays one group: it puts into ring %aref_qk_c, and a ring has one producing partition (the groups would put into the same slot)
+// S2: remark: ws-cooperative: consumer partition 2 stays one group: it puts into ring %aref_p
+// S2: %aref_p = aref.create : !aref.ring<tensor<128x128xf32>, depth = 3>
+// S2: warp_group.partition 1 consumer_w0 warps 4
+// S2: warp_group.partition 2 consumer_w1 warps 4
+// S2-NOT: warp_group.partition

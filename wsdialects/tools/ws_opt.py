@@ -128,7 +128,7 @@ def main(argv: list[str] | None = None) -> int:
         code = run(argv)
     except WsError as e:
         print(e, file=sys.stderr)
-        code = 1
+        code = getattr(e, "exit_code", 1)  # 2: a located internal compiler error (ws-verify-sync)
     except SystemExit as e:  # --help
         code = e.code if isinstance(e.code, int) else 0
     except Exception as e:  # an internal compiler error, not bad input

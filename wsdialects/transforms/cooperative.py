@@ -21,7 +21,9 @@ tile (an aref slot) is narrowed with `warp_group.share`:
 A TMA store of a split tile becomes `warp_group.gather` in every group (each
 provides its rows, all meet) followed by the store in group 0 only. A consumer
 that cannot be split this way (a reduction along M, a non-splat constant) is
-left as it is, with a remark.
+left as it is, with a remark; so is a partition that puts into a ring (after
+`ws-schedule`, consumer partitions pass tiles to each other): a ring has one
+producing partition, and the groups would put into the same slot.
 """
 
 from __future__ import annotations
@@ -33,7 +35,7 @@ from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, IntegerAttr, ModuleO
 from xdsl.ir import BlockArgument, Operation, SSAValue
 from xdsl.passes import ModulePass
 
-from wsdialects.aref import ConsumedOp, CreateOp, GetOp
+from wsdialects.aref import ConsumedOp, CreateOp, GetOp, PutOp
 from wsdialects.diagnostics import WsError
 from wsdialects.mma import AsyncDotOp
 from wsdialects.tile import (
@@ -238,6 +240,11 @@ class CooperativePass(ModulePass):
         _untie(part)
         amap = AxisMap(part)
         try:
+            puts = [o for o in part.body.walk() if isinstance(o, PutOp)]
+            if puts:  # a ring has one producer: the groups would both put into the same slot (issue 12, S2)
+                ring = puts[0].ring.name_hint
+                raise _CannotSplit(f"it puts into ring {'%' + ring if ring else 'an aref ring'}, and a ring has one "
+                                   "producing partition (the groups would put into the same slot)")
             amap.solve()
             for v, a in amap.axis.items():
                 if v.type.get_shape()[a] % G:

@@ -45,6 +45,7 @@ from xdsl.passes import ModulePass
 from wsdialects.aref import ConsumedOp, CreateOp, GetOp, PutOp, RingType
 from wsdialects.diagnostics import WsError, error_at
 from wsdialects.tile import NUM_WARPS_ATTR, BroadcastOp, DescLoadOp, ExpandDimsOp, TransOp
+from wsdialects.transforms.schedule_check import check_schedule
 from wsdialects.transforms.partition import (
     CARRIED_ATTR,
     CONSUMER,
@@ -312,6 +313,7 @@ class DistributePass(ModulePass):
     def apply(self, ctx, op: ModuleOp) -> None:
         if self.depth < 1:
             raise WsError(f"ws-distribute: depth must be >= 1, got {self.depth}", "ws-opt")
+        check_schedule(op)  # ws.* attributes are input: validated before they are honoured
         for kernel in kernels(op):
             if PARTITIONED_ATTR not in kernel.attributes:
                 continue  # not partitioned (ws-partition left a remark) or not run

@@ -38,6 +38,7 @@ from xdsl.passes import ModulePass
 
 from wsdialects.diagnostics import location_of
 from wsdialects.tile import KERNEL_ATTR, DescLoadOp
+from wsdialects.transforms.schedule_check import check_schedule
 
 PRODUCER, CONSUMER = 0, 1
 PARTITION_ATTR = "ws.partition"
@@ -346,6 +347,7 @@ class PartitionPass(ModulePass):
     name = "ws-partition"
 
     def apply(self, ctx, op: ModuleOp) -> None:
+        check_schedule(op)  # ws.* attributes are input: validated before they are honoured
         for kernel in kernels(op):
             p = analyze(kernel)
             if p is None:

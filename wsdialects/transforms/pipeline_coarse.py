@@ -54,6 +54,7 @@ from wsdialects.tile import BroadcastOp, DotOp, ExpandDimsOp, TransOp
 from wsdialects.transforms.distribute import borrowed, users_in
 from wsdialects.transforms.partition import remark
 from wsdialects.transforms.pipeline_mma import PipelineMmaPass, trip_count
+from wsdialects.transforms.schedule_check import check_schedule
 from wsdialects.warp_group import PartitionOp
 
 STAGE_ATTR, ORDER_ATTR, PEELED_ATTR = "ws.stage", "ws.order", "ws.peeled"
@@ -279,7 +280,7 @@ def _order(body: LoopBody, stage: dict[Operation, int], late_defs: dict[BlockArg
                 rank[o] = min(users)
         for o in nodes:
             if o not in rank:  # a wait nobody in the body reads: as late as possible
-                rank[o] = float("inf") if isinstance(o, WaitOp) else \
+                rank[o] = float("inf") if isinstance(o, WaitOp) and not succ[o] else \
                     max([rank[d] for d in deps[o] if d in rank], default=-1)
         key = {o: (rank[o], body.index[o]) for o in nodes}
     else:
@@ -438,6 +439,7 @@ class PipelineCoarsePass(ModulePass):
     name = "ws-pipeline-coarse"
 
     def apply(self, ctx, op: ModuleOp) -> None:
+        check_schedule(op)  # ws.* attributes are input: validated before they are honoured
         for part in [p for p in op.walk() if isinstance(p, PartitionOp)]:
             for loop in [o for o in part.body.walk() if isinstance(o, scf.ForOp)]:
                 if PEELED_ATTR not in loop.attributes:

@@ -3,7 +3,8 @@ programs=N}`: the whole warp-specialization pipeline (stages 2-7, ws-partition t
 
 Runs ws-partition, ws-distribute{depth=D}, ws-pipeline-mma{depth=P},
 ws-pipeline-coarse, ws-cooperative{groups=G} (when G > 1), ws-pingpong (when
-pingpong; it needs G > 1) and ws-persistent{programs=N} (when persistent). Defaults follow Tawa's measurements:
+pingpong; it needs G > 1) and ws-persistent{programs=N} (when persistent), then the
+synchronization check ws-verify-sync (a violation is an internal error). Defaults follow Tawa's measurements:
 D = 3, P = 2; when `ws-schedule` planned a cooperative team of k warp groups (a
 tile above one group's registers, or a ping-pong team), G defaults to k, and
 pingpong to the schedule's choice. The result is still IR the
@@ -77,13 +78,25 @@ class SpecializePass(ModulePass):
         return out
 
     def apply(self, ctx, op: ModuleOp) -> None:
-        from wsdialects.diagnostics import verify
+        self.run_passes(ctx, op, check=True)
 
+    def run_passes(self, ctx, op: ModuleOp, check: bool) -> None:
+        """Run `passes()`; with `check`, ws-verify-sync on the aref IR (before a lowering) and at the end."""
+        from wsdialects.diagnostics import verify
+        from wsdialects.transforms.verify_sync import verify_sync
+
+        from wsdialects.transforms.schedule_check import check_schedule
+
+        check_schedule(op)  # before scheduled_team reads ws.schedule
         me = self
         team, pingpong = scheduled_team(op)
         if self.cooperative == 1 and team > 1:
             # the schedule planned a cooperative team (taking turns, when it planned ping-pong)
             me = replace(self, cooperative=team, pingpong=self.pingpong or pingpong)
         for p in me.passes():
+            if check and p.name == "ws-lower-aref":
+                verify_sync(op)
             p.apply(ctx, op)
             verify(op)
+        if check:
+            verify_sync(op)

@@ -1,0 +1,63 @@
+"""Schedules are input, and input is checked (issue 12, S3): a `ws.order` that
+contradicts a data dependence is a located error, not a deadlocking kernel; a schedule
+that respects the dependences compiles into a kernel that computes what the tile kernel
+computes. The kernel passes tiles both ways between two compute warp groups in one
+iteration (test/Inputs/kernels/scheduled/round_trip*.mlir)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import wsdialects
+from wsdialects.tools.ws_opt import build_pipeline
+
+SCHEDULED = Path(__file__).resolve().parents[1] / "Inputs" / "kernels" / "scheduled"
+GOOD, BAD = SCHEDULED / "round_trip.mlir", SCHEDULED / "round_trip_bad_order.mlir"
+
+
+def compiled(path: Path, pipeline: str):
+    m = wsdialects.parse_file(path)
+    build_pipeline(pipeline, str(path)).apply(None, m)
+    return m
+
+
+def run(module, rng, K=64 * 5, M=256, seed=None):
+    x = (rng.standard_normal((M, K)) * 0.1).astype(np.float16)
+    w1, w2 = ((rng.standard_normal((K, 64)) * 0.1).astype(np.float16) for _ in range(2))
+    o = np.full((M, 64), np.nan, np.float32)
+    wsdialects.interpret(module, "round_trip", grid=(M // 128,), args=[x, w1, w2, o, K], seed=seed)
+    return o
+
+
+def test_contradicting_order_is_a_located_error():
+    with pytest.raises(wsdialects.WsError) as e:
+        compiled(BAD, "ws-specialize")
+    assert str(e.value) == (f"{BAD}:21:5: error: schedule: 'math.exp2' is ordered before its operand's producer %s "
+                            "('tile.dot' at 20:5) in stage 0 (ws.order 3 < 6)")
+
+
+def test_contradicting_order_used_to_deadlock(monkeypatch, rng):
+    """Without the schedule check (and without ws-verify-sync, which would call it an
+    internal error) the order is honoured and the kernel deadlocks: the check is needed."""
+    from wsdialects.transforms import distribute, partition, pipeline_coarse, schedule_check, specialize  # noqa: F401
+
+    for mod in (partition, distribute, pipeline_coarse, schedule_check):
+        monkeypatch.setattr(mod, "check_schedule", lambda op: None)
+    monkeypatch.setattr("wsdialects.transforms.verify_sync.verify_sync", lambda op, internal=True: None)
+    m = compiled(BAD, "ws-specialize")
+    with pytest.raises(wsdialects.Deadlock):
+        run(m, rng, seed=0)
+
+
+@pytest.mark.parametrize("pipeline", ["ws-specialize", "ws-specialize{depth=2 mma-depth=1}", "ws-hopper"])
+def test_consistent_schedule_computes_the_tile_kernel(pipeline, rng):
+    seed = int(rng.integers(1 << 30))
+    want = run(wsdialects.parse_file(GOOD), np.random.default_rng(seed))
+    m = compiled(GOOD, pipeline)
+    assert sum(o.name == "warp_group.partition" for o in m.walk()) == 3 or pipeline == "ws-hopper"
+    for s in (None, 1, 2):
+        got = run(m, np.random.default_rng(seed), seed=s)
+        assert np.allclose(got, want, rtol=1e-3, atol=1e-3), np.abs(got - want).max()

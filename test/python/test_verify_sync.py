@@ -1,0 +1,219 @@
+"""ws-verify-sync, the static synchronization check (issue 12), cannot pass wrong IR and
+does not reject right IR.
+
+Mutation tests: correctly compiled kernels (GEMM, attention, scheduled attention,
+cooperative, ping-pong, persistent; aref IR and lowered mbarrier / named-barrier IR)
+with one synchronizing op deleted or duplicated, or a ring's `consumers` / an mbarrier's
+arrival count changed, must be reported, at that op where the op is still there (a
+duplicate, a changed count) and naming the ring / barrier where it is gone. Then every
+bundled kernel through every pipeline the tests use is accepted, and inside ws-specialize
+a violation is an internal compiler error (exit 2), demonstrated on the defects of issue
+12 (S1, S2) put back into ws-cooperative.
+"""
+
+from __future__ import annotations
+
+import re
+from io import StringIO
+from pathlib import Path
+
+import pytest
+from xdsl.printer import Printer
+
+import wsdialects
+from wsdialects.diagnostics import location_of, parse_text
+from wsdialects.sync import Violation
+from wsdialects.sync.check import check_sync, kernels_to_check
+from wsdialects.tools.ws_opt import build_pipeline
+
+REPO = Path(__file__).resolve().parents[2]
+GEMM = REPO / "examples" / "kernels" / "gemm.mlir"
+FLASH = REPO / "examples" / "kernels" / "flash_attention.mlir"
+INPUTS = REPO / "test" / "Inputs" / "kernels"
+
+CASES = [
+    (GEMM, "ws-specialize"),
+    (GEMM, "ws-hopper"),
+    (GEMM, "ws-specialize{cooperative=2 pingpong=true}"),
+    (GEMM, "ws-hopper{cooperative=2 pingpong=true}"),
+    (GEMM, "ws-hopper{persistent=true}"),
+    (FLASH, "ws-specialize{depth=2 mma-depth=1}"),
+    (FLASH, "ws-hopper{cooperative=2}"),
+    (FLASH, "ws-specialize{cooperative=2 pingpong=true}"),
+    (FLASH, "ws-specialize{persistent=true}"),
+    (INPUTS / "scheduled" / "flash_attention.mlir", "ws-specialize"),
+    (INPUTS / "tma_store_gemm.mlir", "ws-specialize{cooperative=2}"),  # gathers
+]
+MUTATED = ("aref.put", "aref.consumed", "warp_group.turn_wait", "warp_group.turn_pass", "warp_group.gather",
+           "nvgpu.mbarrier.arrive", "nvgpu.mbarrier.arrive_expect_tx", "nvgpu.mbarrier.try_wait.parity",
+           "nvvm.barrier", "nvvm.barrier_arrive")
+
+
+def compiled_text(path: Path, pipeline: str) -> str:
+    m = wsdialects.parse_file(path)
+    build_pipeline(pipeline, str(path)).apply(None, m)
+    out = StringIO()
+    Printer(stream=out).print_op(m)
+    return out.getvalue()
+
+
+def _in_loop(op) -> bool:
+    cur = op.parent_op()
+    while cur is not None:
+        if cur.name == "scf.for":
+            return True
+        cur = cur.parent_op()
+    return False
+
+
+def _branch_threads(op) -> int | None:
+    cur = op.parent_op()
+    while cur is not None and cur.name not in ("warp_group.partition", "nvgpu.wg.branch"):
+        cur = cur.parent_op()
+    if cur is None:
+        return None
+    return 32 * (cur.warps if cur.name == "warp_group.partition" else cur.num_warps)
+
+
+def no_effect(op, mode: str) -> bool:
+    """Mutations that change nothing the check models (and nothing on the GPU either)."""
+    if op.name == "nvvm.barrier":
+        if op.id.value.data == 0:  # the CTA barrier after the mbarrier inits: twice is harmless
+            return mode == "duplicate"
+        if op.threads is not None and op.threads.value.data == _branch_threads(op):
+            return True  # a partition's own barrier (warp_group.barrier): one thread of control here
+    if op.name == "nvgpu.mbarrier.try_wait.parity" and mode == "delete" and not _in_loop(op):
+        # the producer's wait for a one-shot slot: a fresh barrier passes parity 1 at once
+        parity = op.parity.owner
+        return getattr(parity, "name", "") == "arith.xori"
+    return False
+
+
+def object_named(op) -> tuple[str, ...]:
+    """What a report about this op names (any of): its ring or barrier array, its named
+    barrier; a missing wait shows as the race or the phase overrun it lets happen."""
+    if op.name == "nvgpu.mbarrier.try_wait.parity":
+        return "%" + op.operands[0].name_hint, "data race", "overrun"
+    if op.name.startswith(("aref.", "nvgpu.mbarrier.")) and op.operands[0].name_hint:
+        return ("%" + op.operands[0].name_hint,)
+    if op.name.startswith("nvvm.barrier"):
+        return ("nvvm.barrier 0",) if op.id.value.data == 0 else (f"named barrier {op.id.value.data}",)
+    if op.name.startswith("warp_group.turn"):
+        return ("turn",)
+    return ()
+
+
+def mutants(text: str):
+    """(description, mutated text, expected line or None, text the report must contain)."""
+    lines = text.split("\n")
+    base = parse_text(text, "m.mlir")
+    by_kind: dict[str, list] = {}
+    for o in base.walk():
+        if o.name in MUTATED:
+            by_kind.setdefault(o.name, []).append(o)
+    for kind, ops in sorted(by_kind.items()):
+        for o in dict.fromkeys([ops[0], ops[len(ops) // 2], ops[-1]]):  # first, middle, last of each kind
+            i = location_of(o)[1] - 1
+            for mode in ("delete", "duplicate"):
+                if o.results or no_effect(o, mode):  # (an op with results cannot be deleted or duplicated alone)
+                    continue
+                new = lines[:i] + lines[i + 1:] if mode == "delete" else lines[:i + 1] + lines[i:]
+                exact = mode == "duplicate" and not o.name.startswith("nvvm.")
+                yield (f"{mode} line {i + 1}: {lines[i].strip()[:70]}", "\n".join(new),
+                       i + 2 if exact else None, object_named(o))
+    for i, line in enumerate(lines):
+        if "aref.create" in line:
+            n = int(m.group(1)) if (m := re.search(r"consumers = (\d+)", line)) else 1
+            new = re.sub(r"aref.create( consumers = \d+)? :", f"aref.create consumers = {n + 1} :", line)
+            yield f"consumers {n} -> {n + 1} at line {i + 1}", "\n".join(lines[:i] + [new] + lines[i + 1:]), i + 1, ()
+        elif "nvgpu.mbarrier.init" in line:
+            new = re.sub(r"count (\d+)", lambda m: f"count {int(m.group(1)) * 2}", line)
+            yield f"init count x2 at line {i + 1}", "\n".join(lines[:i] + [new] + lines[i + 1:]), i + 1, ()
+
+
+@pytest.mark.parametrize("path,pipeline", CASES, ids=[f"{p.stem}-{q}" for p, q in CASES])
+def test_mutations_are_reported(path, pipeline):
+    text = compiled_text(path, pipeline)
+    assert check_sync(parse_text(text, "m.mlir")) > 0  # traces were run: the check is not vacuous
+    problems, count = [], 0
+    for what, mutated, line, named in mutants(text):
+        count += 1
+        try:
+            check_sync(parse_text(mutated, "m.mlir"))
+            problems.append(f"not reported: {what}")
+            continue
+        except Violation as v:
+            at = location_of(v.op)
+            if line is not None and (at is None or at[1] != line):
+                problems.append(f"{what}: reported at line {at and at[1]}, not {line}: {v.message}")
+            if named and not any(n in v.message for n in named):
+                problems.append(f"{what}: the report names none of {named}: {v.message}")
+    assert count >= 7, count
+    assert not problems, "\n".join(problems)
+
+
+# ---------------------------------------------------------------------------- no false positives
+
+KERNELS = sorted(p for p in [*(REPO / "examples" / "kernels").glob("*.mlir"), *INPUTS.glob("*.mlir")]
+                 if not p.name.startswith("bad_"))
+PIPELINES = ["ws-hopper", "ws-hopper{cooperative=2}", "ws-hopper{cooperative=2 pingpong=true}",
+             "ws-hopper{persistent=true}"]
+
+
+@pytest.mark.parametrize("pipeline", PIPELINES)
+@pytest.mark.parametrize("path", KERNELS, ids=[p.stem for p in KERNELS])
+def test_bundled_kernels_are_accepted(path, pipeline):
+    """ws-hopper checks the aref IR and the lowered IR; a kernel a pipeline rejects as
+    input (a located error) is not this test's business."""
+    m = wsdialects.parse_file(path)
+    try:
+        build_pipeline(pipeline, str(path)).apply(None, m)
+    except wsdialects.WsError as e:
+        assert "internal compiler error" not in str(e), str(e)
+        return
+    if kernels_to_check(m):
+        assert check_sync(m) > 0
+
+
+SCHEDULED = sorted((INPUTS / "scheduled").glob("*.mlir"))
+
+
+@pytest.mark.parametrize("pipeline", ["ws-specialize{cooperative=2}", "ws-hopper"])
+@pytest.mark.parametrize("path", SCHEDULED, ids=[p.stem for p in SCHEDULED])
+def test_scheduled_kernels_are_accepted(path, pipeline):
+    m = wsdialects.parse_file(path)
+    build_pipeline(pipeline, str(path)).apply(None, m)
+    assert check_sync(m) > 0
+
+
+# ---------------------------------------------------------------------------- inside ws-specialize
+
+
+def test_a_pass_defect_is_an_internal_error(monkeypatch, capsys):
+    """S1 put back into ws-cooperative (every ring read in a region it split counted G
+    consumers): ws-opt exits 2 with a located internal error, and writes no kernel."""
+    from xdsl.dialects.builtin import IntegerAttr
+
+    from wsdialects.aref import CreateOp
+    from wsdialects.tools import ws_opt
+    from wsdialects.transforms.cooperative import CooperativePass
+
+    split = CooperativePass.split
+
+    def old_split(self, region, part):
+        before = len(region.partitions)
+        split(self, region, part)
+        if len(region.partitions) > before:
+            for ring in {o.ring for o in region.walk() if o.name == "aref.get"}:
+                if isinstance(ring.owner, CreateOp):
+                    ring.owner.consumers = IntegerAttr(self.groups, 32)
+
+    monkeypatch.setattr(CooperativePass, "split", old_split)
+    kernel = INPUTS / "scheduled" / "two_dots_shared_load.mlir"
+    with pytest.raises(SystemExit) as exit_:
+        ws_opt.main([str(kernel), "-p", "ws-specialize{cooperative=2}"])
+    out = capsys.readouterr()
+    assert exit_.value.code == 2, out.err
+    assert not out.out
+    assert re.search(r"two_dots_shared_load.mlir:\d+:\d+: error: internal compiler error: ws-verify-sync: ring "
+                     r"%\w+ has consumers = 2, but 1 partition\(s\) release it", out.err), out.err
