@@ -23,14 +23,24 @@ and the loop gets `ws.schedule = {II, L, warps = n, vl_warp = n, solver}`:
 Layout-only ops (transpose, broadcast, ...) and scalar index arithmetic are not
 graph nodes and get no attributes; the partitioning passes place them with
 their users. A kernel that cannot be scheduled (no such loop, nested control
-flow, no schedule, solver time limit) is left as it is, with a remark.
-Solutions are cached per process by graph, so re-running the pass on the same
-kernel (tests) does not solve again.
+flow, no schedule, a model above the size limit, the time limit) is left as it
+is, with a remark at the loop, and the heuristic pipeline (Tawa's rules)
+compiles it:
+
+    k.mlir:24:5: remark: ws-schedule: @attention: no schedule within the time limit of 5 s; falling back to the heuristic pipeline (raise time-limit to search longer)
+
+`time-limit` (seconds, default 5) bounds the whole search: building the graph,
+normalizing it and every solve, each of which gets the time that is left as
+the solver's own limit; the model at each II is bounded in size before it is
+built (`wsdialects.schedule.bounds`). Solutions (and failures) are cached per
+process by graph, so re-running the pass on the same kernel (tests) does not
+solve again.
 """
 
 from __future__ import annotations
 
 import json
+import time
 from dataclasses import dataclass
 
 from xdsl.dialects.builtin import DictionaryAttr, IntegerAttr, ModuleOp, StringAttr, i32
@@ -50,10 +60,12 @@ from wsdialects.transforms.partition import (
 _CACHE: dict[str, object] = {}
 
 
-def solve_cached(graph, solver: str, time_limit: float):
+def solve_cached(graph, solver: str, time_limit: float, key_limit: float | None = None):
+    """``twill`` once per (graph, solver, limit) per process; ``key_limit`` is
+    the limit the caller was given (the cache key), ``time_limit`` what is left of it."""
     from wsdialects.schedule.joint import twill
 
-    key = json.dumps([graph.to_dict(), solver, time_limit], sort_keys=True)
+    key = json.dumps([graph.to_dict(), solver, key_limit if key_limit is not None else time_limit], sort_keys=True)
     if key not in _CACHE:
         try:
             _CACHE[key] = twill(graph, solver=solver, time_limit=time_limit)
@@ -71,11 +83,12 @@ class SchedulePass(ModulePass):
     name = "ws-schedule"
     arch: str = "h100"
     solver: str = "cpsat"
-    time_limit: int = 120
+    time_limit: int | float = 5
     normalize: int = 300
 
     def apply(self, ctx, op: ModuleOp) -> None:
         from wsdialects.schedule import GraphError, SolverTimeout
+        from wsdialects.schedule.bounds import MAX_NORMALIZE_BOUND
         from wsdialects.schedule.solvers import SOLVERS
 
         if self.arch not in ("h100", "b200"):
@@ -83,27 +96,40 @@ class SchedulePass(ModulePass):
         if self.solver not in SOLVERS:
             raise WsError(f"ws-schedule: unknown solver '{self.solver}' (choose from {', '.join(SOLVERS)})",
                           "ws-opt")
-        if self.time_limit <= 0 or self.normalize < 1:
-            raise WsError("ws-schedule: time-limit and normalize must be positive", "ws-opt")
+        if not 0 < self.time_limit <= 86400:
+            raise WsError(f"ws-schedule: time-limit must be a number of seconds from 0 to 86400, "
+                          f"got {self.time_limit}", "ws-opt")
+        if not 1 <= self.normalize <= MAX_NORMALIZE_BOUND:
+            raise WsError(f"ws-schedule: normalize must be from 1 to {MAX_NORMALIZE_BOUND}, got {self.normalize}",
+                          "ws-opt")
         for kernel in kernels(op):
             loop = main_loop(kernel)
+            name = kernel.sym_name.data
             if loop is None:
-                remark(kernel, f"ws-schedule: @{kernel.sym_name.data} has no loop with a TMA load; not scheduled")
+                remark(kernel, f"ws-schedule: @{name} has no loop with a TMA load; not scheduled "
+                               f"(the heuristic pipeline applies)")
                 continue
             try:
                 self.schedule(kernel, loop)
-            except (GraphError, SolverTimeout) as exc:
-                msg = getattr(exc, "message", None) or str(exc)
-                remark(kernel, f"ws-schedule: @{kernel.sym_name.data} not scheduled: {msg}")
+            except SolverTimeout:
+                remark(loop, f"ws-schedule: @{name}: no schedule within the time limit of {self.time_limit:g} s; "
+                             f"falling back to the heuristic pipeline (raise time-limit to search longer)")
+            except GraphError as exc:  # at the op it is about, if any
+                remark(getattr(exc, "op", None) or loop, f"ws-schedule: @{name} not scheduled: {exc.message}; "
+                                                         f"falling back to the heuristic pipeline")
 
     def schedule(self, kernel, loop) -> None:
         from wsdialects.schedule.from_ir import graph_of_loop
         from wsdialects.schedule.normalize import normalize_graph
 
+        start = time.monotonic()
         lg = graph_of_loop(kernel, loop, self.arch)
         names = lg.names
-        graph = normalize_graph(lg.graph, self.normalize)
-        sched = solve_cached(graph, self.solver, float(self.time_limit))
+        # §5.2's program gets at most a quarter of the time (it falls back to
+        # proportional scaling when out of time); the search gets the rest.
+        graph = normalize_graph(lg.graph, self.normalize, time_limit=self.time_limit / 4)
+        left = self.time_limit - (time.monotonic() - start)
+        sched = solve_cached(graph, self.solver, max(left, 0.01), key_limit=float(self.time_limit))
         index = {name: i for i, name in enumerate(names.values())}
         ranked = sorted(names.values(), key=lambda n: (sched.ops[n].start % sched.ii, index[n]))
         order = {n: i for i, n in enumerate(ranked)}
