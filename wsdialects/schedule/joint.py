@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 from .bounds import Deadline, ModelTooLarge, check_model_size
 from .graph import Graph, GraphError, Warps
-from .modulo import ModuloModel, critical_length, modulo_schedule, rec_mii, res_mii, streaming_view
+from .modulo import ModuloModel, critical_length, latest_starts, least_length, rec_mii, res_mii, streaming_view
 from .solution import Placement, Schedule
 from .solvers import Backend, make_backend
 
@@ -311,7 +311,7 @@ def twill(graph: Graph, solver: str = "cpsat", time_limit: float = 120.0, max_ii
             raise GraphError(f"no schedule for II up to {ii - 1}; {exc.message}", path=exc.path) from None
         # The least length at II-1 plus one is usually enough at II (a guess:
         # modulo_schedule falls back to the full horizon when it is not).
-        ms = modulo_schedule(g, ii, solver, deadline, guess=guess)
+        ms = least_length(g, ii, solver, deadline, guess=guess)
         guess = ms.length + 1 if ms is not None else None
         if ms is None:
             attempts.append({"II": ii, "modulo": "infeasible"})
@@ -328,6 +328,8 @@ def twill(graph: Graph, solver: str = "cpsat", time_limit: float = 120.0, max_ii
             attempts.append({"II": ii, "L": l_range, "joint": "unsat (without memory)"})
             ii += 1
             continue
+        # M's tie-break (ops as late as possible) only matters from here on.
+        ms = latest_starts(g, ii, ms, solver, deadline)
         found = joint_schedule(g, ii, ms.length, solver, deadline, fixed_starts=ms.starts)
         if found is not None:
             attempts.append({"II": ii, "L": ms.length, "joint": "sat (modulo starts kept)"})

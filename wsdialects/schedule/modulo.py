@@ -217,42 +217,56 @@ def modulo_schedule(graph: Graph, ii: int, solver: str = "cpsat", time_limit: fl
 
     Solved lexicographically in two small problems rather than one with a
     heavily weighted objective (same optimum, about half the time): first the
-    least length L, then, at that L (which also tightens every stage domain),
-    the latest starts.  ``guess`` (a length the caller expects to suffice, e.g.
-    the previous II's) bounds the first search: if a schedule of length <=
-    guess exists, the least one is also the least overall; only if none does
-    is the search repeated over the full horizon.  The least L is bounded below
-    by the critical path, so a schedule that reaches it is proven optimal at once.
+    least length L (:func:`least_length`), then, at that L (which also tightens
+    every stage domain), the latest starts (:func:`latest_starts`).
     ``time_limit`` (seconds, or a :class:`Deadline` shared with the caller)
     bounds building and solving."""
     deadline = time_limit if isinstance(time_limit, Deadline) else Deadline(time_limit)
+    found = least_length(graph, ii, solver, deadline, guess)
+    if found is None:
+        return None
+    return latest_starts(graph, ii, found, solver, deadline)
 
-    def least_length(max_length):
+
+def least_length(graph: Graph, ii: int, solver: str, deadline: Deadline,
+                 guess: int | None = None) -> ModuloSchedule | None:
+    """The least length of a modulo schedule at this II, with one schedule of
+    that length; None when none exists.  ``guess`` (a length the caller expects
+    to suffice, e.g. the previous II's) bounds the first search: if a schedule
+    of length <= guess exists, the least one is also the least overall; only if
+    none does is the search repeated over the full horizon.  The least L is
+    bounded below by the critical path, so a schedule that reaches it is
+    proven optimal at once."""
+
+    def search(max_length):
         b = make_backend(solver, deadline.at)
         m = ModuloModel(graph, ii, b, max_length=max_length)
         b.minimize([(1, m.length_var)])
         if not b.solve(deadline.left()):
             return None
-        return b.value(m.length_var), {op.name: m.start_value(op.name) for op in graph.ops}
+        return ModuloSchedule(ii, {op.name: m.start_value(op.name) for op in graph.ops}, b.value(m.length_var))
 
-    found = least_length(guess) if guess is not None else None
-    if found is None:
-        found = least_length(None)
-    if found is None:
-        return None
-    length, first = found
+    found = search(guess) if guess is not None else None
+    return found if found is not None else search(None)
+
+
+def latest_starts(graph: Graph, ii: int, first: ModuloSchedule, solver: str,
+                  deadline: Deadline) -> ModuloSchedule:
+    """At ``first``'s length, the schedule with every op as late as possible
+    (the tie-break that reproduces Fig. 1(d)); ``first`` guides the search."""
+    length = first.length
     b = make_backend(solver, deadline.at)
     m = ModuloModel(graph, ii, b, length)
     objective = []
     for op in graph.ops:
         objective += [(-c, x) for c, x in m.start(op.name)]
-        s = first[op.name]
+        s = first.starts[op.name]
         b.hint(m.k[op.name], s // ii)
         for r in range(ii):
             b.hint(m.rho[op.name][r], int(r == s % ii))
     b.minimize(objective)
     if not b.solve(deadline.left()):  # pragma: no cover - L is feasible
-        return None
+        raise RuntimeError(f"no modulo schedule of length {length} at II {ii}, though one was found")
     starts = {op.name: m.start_value(op.name) for op in graph.ops}
     return ModuloSchedule(ii, starts, schedule_length(graph, starts))
 

@@ -86,11 +86,11 @@ def _load(path: str, name: str, arch: str, normalize: int | None, time_limit: fl
     """The graph of a JSON or .mlir input, normalized as asked, and the JSON
     text (None for .mlir) to locate later errors in."""
     import wsdialects
-    from wsdialects.schedule.graph import graph_from_json
+    from wsdialects.schedule.graph import graph_from_json, strip_line_comments
     from wsdialects.schedule.normalize import normalize_graph
 
     text = _read(path)
-    is_mlir = path.endswith(".mlir") or (path == "-" and not text.lstrip().startswith("{"))
+    is_mlir = path.endswith(".mlir") or (path == "-" and not strip_line_comments(text).lstrip().startswith("{"))
     if is_mlir:
         from wsdialects.schedule.from_ir import graph_from_module
 

@@ -27,9 +27,9 @@ flow, no schedule, a model above the size limit, the time limit) is left as it
 is, with a remark at the loop, and the heuristic pipeline (Tawa's rules)
 compiles it:
 
-    k.mlir:24:5: remark: ws-schedule: @attention: no schedule within the time limit of 5 s; falling back to the heuristic pipeline (raise time-limit to search longer)
+    k.mlir:24:5: remark: ws-schedule: @attention: no schedule within the time limit of 10 s; falling back to the heuristic pipeline (raise time-limit to search longer)
 
-`time-limit` (seconds, default 5) bounds the whole search: building the graph,
+`time-limit` (seconds, default 10) bounds the whole search: building the graph,
 normalizing it and every solve, each of which gets the time that is left as
 the solver's own limit; the model at each II is bounded in size before it is
 built (`wsdialects.schedule.bounds`). Solutions (and failures) are cached per
@@ -83,7 +83,7 @@ class SchedulePass(ModulePass):
     name = "ws-schedule"
     arch: str = "h100"
     solver: str = "cpsat"
-    time_limit: int | float = 5
+    time_limit: int | float = 10
     normalize: int = 300
 
     def apply(self, ctx, op: ModuleOp) -> None:
