@@ -96,7 +96,7 @@ def test_stored_schedules_are_the_solver_output(name, organisation, options):
     pytest.importorskip("ortools")
     stored = (SCHEDULED / f"{name}{organisation}.mlir").read_text()
     fresh = wsdialects.parse_file(KERNELS / f"{name}.mlir")
-    build_pipeline(f"ws-schedule{{arch=h100{options}}}", name).apply(None, fresh)
+    build_pipeline(f"ws-schedule{{arch=h100 time-limit=120{options}}}", name).apply(None, fresh)
     body = "\n".join(line for line in stored.splitlines() if not line.startswith("//"))
     assert str(fresh).strip() == body.strip()
 

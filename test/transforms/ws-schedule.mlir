@@ -1,5 +1,7 @@
 // (ws-sched''ule: the split keeps lit from substituting the tool path into the pass name.)
-// RUN: ws-opt %shared/kernels/attention.mlir -p 'ws-sched''ule{arch=h100 solver=cpsat pingpong=false}' -o %t
+// (Attention takes about 4 s of CPU time: an explicit time limit keeps the test
+// deterministic on a loaded machine; the default, 10 s, is for compiles.)
+// RUN: ws-opt %shared/kernels/attention.mlir -p 'ws-sched''ule{arch=h100 solver=cpsat time-limit=120 pingpong=false}' -o %t
 // RUN: filecheck %s --input-file %t --check-prefix=ATTR
 // RUN: ws-opt %t --print-op-generic | ws-opt | filecheck %s --check-prefix=ATTR
 // RUN: ws-opt %t -p 'ws-partition,ws-distribute{depth=2}' | filecheck %s --check-prefix=DIST
@@ -9,12 +11,18 @@
 // RUN: ws-opt %shared/kernels/gemm.mlir -p 'ws-sched''ule{arch=h100}' | filecheck %s --check-prefix=GEMM
 // RUN: ws-opt %shared/kernels/gemm.mlir -p 'ws-sched''ule{arch=h100},ws-partition,ws-distribute{depth=2}' | filecheck %s --check-prefix=GEMMDIST
 // RUN: sed 's/tile.num_warps = 8/tile.num_warps = 4/' %shared/kernels/gemm.mlir | ws-opt -p 'ws-sched''ule{arch=h100},ws-partition' 2>&1 | filecheck %s --check-prefix=NOSCHED
-// RUN: ws-opt %S/../Inputs/kernels/causal_attention.mlir -p 'ws-sched''ule{arch=h100 time-limit=30 pingpong=false}' | filecheck %s --check-prefix=CAUSAL
-// RUN: ws-opt %shared/kernels/attention.mlir -p 'ws-sched''ule{arch=h100}' -o %t.pp
+// RUN: ws-opt %S/../Inputs/kernels/causal_attention.mlir -p 'ws-sched''ule{arch=h100 time-limit=120 pingpong=false}' | filecheck %s --check-prefix=CAUSAL
+// RUN: ws-opt %shared/kernels/attention.mlir -p 'ws-sched''ule{arch=h100 time-limit=120}' -o %t.pp
 // RUN: filecheck %s --input-file %t.pp --check-prefix=PP
 // RUN: ws-opt %t.pp -p ws-hopper 2>&1 | filecheck %s --check-prefix=PPH
 // RUN: not ws-opt %shared/kernels/attention.mlir -p 'ws-sched''ule{arch=a100}' 2>&1 | filecheck %s --check-prefix=BADARCH
 // RUN: not ws-opt %shared/kernels/attention.mlir -p 'ws-sched''ule{solver=yices}' 2>&1 | filecheck %s --check-prefix=BADSOLVER
+// RUN: not ws-opt %shared/kernels/attention.mlir -p 'ws-sched''ule{time-limit=-1}' 2>&1 | filecheck %s --check-prefix=BADLIMIT
+// RUN: not ws-opt %shared/kernels/attention.mlir -p 'ws-sched''ule{normalize=0}' 2>&1 | filecheck %s --check-prefix=BADNORM
+// RUN: ws-opt %shared/kernels/attention.mlir -p 'ws-sched''ule{time-limit=0.05},ws-specialize' 2>&1 | filecheck %s --check-prefix=FALLBACK
+// RUN: ws-opt %shared/kernels/attention.mlir -p 'ws-sched''ule{normalize=100000},ws-specialize' 2>&1 | filecheck %s --check-prefix=TOOBIG
+// RUN: sed 's/tile.num_warps = 8 : i32/tile.num_warps = 2.5 : f32/' %shared/kernels/attention.mlir > %t.warps.mlir
+// RUN: not ws-opt %t.warps.mlir -p 'ws-sched''ule' 2>&1 | filecheck %s --check-prefix=WARPS
 
 // ws-schedule writes Twill's optimum (II = 22, L = 38 on the h100 model) on the
 // loop, and stage / order in the steady state / warp group on every scheduled
@@ -144,3 +152,21 @@
 // PPH-NEXT: nvvm.barrier_arrive [[B0]] threads 256
 // BADARCH: error: ws-schedule: unknown arch 'a100'
 // BADSOLVER: error: ws-schedule: unknown solver 'yices'
+// BADLIMIT: error: ws-schedule: time-limit must be a number of seconds from 0 to 86400, got -1
+// BADNORM: error: ws-schedule: normalize must be from 1 to 100000, got 0
+
+// Out of time (here a limit no search can meet: the §5.2 normalization runs
+// out first, and its coarser fallback scaling makes the model too large): the
+// kernel is left unscheduled with a remark at its loop, and the heuristic
+// pipeline compiles it (one consumer partition for the softmax and both dots).
+// FALLBACK: attention.mlir:27:5: remark: ws-schedule: @attention{{.*}}; falling back to the heuristic pipeline
+// FALLBACK-NOT: ws.stage
+// FALLBACK: warp_group.partition 1 consumer warps
+
+// Without normalization to a small scale the model at the least II would be
+// too large to build: refused at once (no memory blow-up), with the same fallback.
+// TOOBIG: attention.mlir:27:5: remark: ws-schedule: @attention not scheduled: at II = {{[0-9]+}} the scheduling model would have about {{.*}} terms, above the limit of {{[0-9]+}}: {{.*}}; falling back to the heuristic pipeline
+// TOOBIG: warp_group.partition 1 consumer warps
+
+// A tile.num_warps that is not a positive integer is bad input (located, exit 1).
+// WARPS: .warps.mlir:4:3: error: 'tile.num_warps' must be an integer from 1 to 1024 (warps per program), got 2.500000e+00 : f32

@@ -17,8 +17,35 @@ from xdsl.dialects import func, scf
 from xdsl.dialects.builtin import ModuleOp, TensorType
 from xdsl.ir import Block, BlockArgument, Operation, OpResult, SSAValue
 
-from .graph import Edge, Graph, GraphError, Op, Warps
+from .bounds import MAX_RESERVATION
+from .graph import MAX_VALUE, Edge, Graph, GraphError, Op, Warps
 from .machine import Machine, TileInfo, load_machine
+
+
+def error_at(op: Operation, message: str) -> GraphError:
+    """A :class:`GraphError` located at ``op`` (or its closest located ancestor)."""
+    from wsdialects.diagnostics import location_of
+
+    loc = location_of(op)
+    exc = GraphError(message) if loc is None else GraphError(message, loc[1], loc[2], file=loc[0])
+    exc.op = op  # for a remark at the op (ws-schedule's fallback)
+    return exc
+
+
+def warp_groups_of(fn: func.FuncOp) -> int:
+    """Compute warp groups of a kernel: ``tile.num_warps / 4`` (at least one;
+    4 warps when the attribute is absent).  A value that is not a positive
+    integer is bad input: a located :class:`~wsdialects.diagnostics.WsError`."""
+    from xdsl.dialects.builtin import IntegerAttr
+
+    from wsdialects.diagnostics import error_at as ws_error_at
+
+    attr = fn.attributes.get("tile.num_warps")
+    if attr is None:
+        return 1
+    if not isinstance(attr, IntegerAttr) or not 1 <= attr.value.data <= 1024:
+        raise ws_error_at(fn, f"'tile.num_warps' must be an integer from 1 to 1024 (warps per program), got {attr}")
+    return max(1, attr.value.data // 4)
 
 
 def _tile(t) -> TileInfo | None:
@@ -41,16 +68,13 @@ def find_kernel_loop(module: ModuleOp, kernel: str | None = None) -> tuple[func.
     if not kernels:
         raise GraphError("no function with the 'tile.kernel' attribute" + (f" named '{kernel}'" if kernel else ""))
     if len(kernels) > 1:
-        raise GraphError("several tile kernels; name one")
+        raise error_at(kernels[1], "several tile kernels; name one")
     fn = kernels[0]
     loops = [op for op in fn.body.block.ops if isinstance(op, scf.ForOp)]
     if len(loops) != 1:
-        raise GraphError(f"kernel '{fn.sym_name.data}' needs exactly one top-level scf.for, found {len(loops)}")
-    loop = loops[0]
-    if any(isinstance(op, scf.ForOp) for op in loop.body.walk()) or any(
-            isinstance(op, scf.IfOp) for op in loop.body.walk()):
-        raise GraphError("the loop body must be free of nested control flow (a singly-nested loop)")
-    return fn, loop
+        raise error_at(fn, f"kernel '{fn.sym_name.data}' needs exactly one top-level scf.for, found {len(loops)}")
+    check_loop(loops[0])
+    return fn, loops[0]
 
 
 def graph_from_module(module: ModuleOp, arch: str | Machine = "h100", kernel: str | None = None,
@@ -62,8 +86,9 @@ def graph_from_module(module: ModuleOp, arch: str | Machine = "h100", kernel: st
 
 def check_loop(loop: scf.ForOp) -> None:
     """The body must be straight-line code (a singly-nested loop)."""
-    if any(isinstance(op, (scf.ForOp, scf.IfOp)) for op in loop.body.walk() if op is not loop):
-        raise GraphError("the loop body must be free of nested control flow (a singly-nested loop)")
+    for op in loop.body.walk():
+        if op is not loop and isinstance(op, (scf.ForOp, scf.IfOp)):
+            raise error_at(op, "the loop body must be free of nested control flow (a singly-nested loop)")
 
 
 @dataclass
@@ -179,8 +204,7 @@ def graph_of_loop(fn: func.FuncOp, loop: scf.ForOp, arch: str | Machine = "h100"
             return True
         return op.name in ("tile.desc_store", "tile.store")
 
-    num_warps = fn.attributes.get("tile.num_warps")
-    groups = warp_groups or max(1, (int(num_warps.value.data) if num_warps is not None else 4) // 4)
+    groups = warp_groups or warp_groups_of(fn)
     reg_tiles = [(op.name, t) for op in body.ops if is_node(op) and machine.result_memory(op.name) == "regs"
                  for t in (_tile(r.type) for r in op.results) if t]
     split = cooperative_split(machine, reg_tiles, groups)
@@ -206,7 +230,12 @@ def graph_of_loop(fn: func.FuncOp, loop: scf.ForOp, arch: str | Machine = "h100"
         names[op] = name
         results = [t for t in (_tile(r.type) for r in op.results) if t]
         operands = [t for t in (_tile(o.type) for o in op.operands) if t]
+        if any(d < 0 for t in results + operands for d in t.shape):
+            raise error_at(op, "a tile of dynamic shape cannot be scheduled")
         cost = machine.op_cost(op.name, results, operands)
+        if cost.cycles > MAX_RESERVATION:
+            raise error_at(op, f"'{op.name}' would occupy {cost.unit} for {cost.cycles} cycles on {machine.name}, "
+                               f"more than the scheduler models ({MAX_RESERVATION}); the tile is too large")
         cycles = cost.cycles if cost.variable_latency else -(-cost.cycles // team)  # a member's rows
         uses = {cost.unit: [1] * cycles} if cost.unit and cycles else {}
         memory = machine.result_memory(op.name)
@@ -216,10 +245,13 @@ def graph_of_loop(fn: func.FuncOp, loop: scf.ForOp, arch: str | Machine = "h100"
         if op.name not in _LOADS and op.results and not any(r in data for r in op.results):
             index_ops.add(op)
             spill = 0
+        if max(footprint, smem, spill) > MAX_VALUE:
+            raise error_at(op, f"the result of '{op.name}' is too large to schedule ({smem or footprint} "
+                               f"{'bytes' if smem else 'registers per thread'})")
         ops.append(Op(name=name, uses=uses, latency=cycles, regs=footprint, smem=smem,
                       variable_latency=cost.variable_latency, spill_cost=spill, kind=op.name))
     if not ops:
-        raise GraphError("the loop body has no tile-level operations")
+        raise error_at(loop, "the loop body has no tile-level operations")
     latency = {o.name: o.cycles for o in ops}
 
     def producers(value: SSAValue, distance: int, seen: frozenset = frozenset()) -> list[tuple[str, int]]:
@@ -264,11 +296,9 @@ def graph_of_loop(fn: func.FuncOp, loop: scf.ForOp, arch: str | Machine = "h100"
 
 
 def graph_from_file(path: str, arch: str = "h100", kernel: str | None = None) -> Graph:
-    """Parse an ``.mlir`` file with :func:`wsdialects.parse_file` and build its graph."""
+    """Parse an ``.mlir`` file with :func:`wsdialects.parse_file` and build its
+    graph.  Bad input raises :class:`~wsdialects.diagnostics.WsError` (already
+    located: ``FILE:LINE:COL: error: ...``) or a located :class:`GraphError`."""
     import wsdialects
 
-    try:
-        module = wsdialects.parse_file(path)
-    except wsdialects.WsError as exc:
-        raise GraphError(str(exc)) from None
-    return graph_from_module(module, arch, kernel)
+    return graph_from_module(wsdialects.parse_file(path), arch, kernel)

@@ -33,14 +33,24 @@ the least II wins, ties go to the first). ws-specialize then builds the team
 Layout-only ops (transpose, broadcast, ...) and scalar index arithmetic are not
 graph nodes and get no attributes; the partitioning passes place them with
 their users. A kernel that cannot be scheduled (no such loop, nested control
-flow, no schedule, solver time limit) is left as it is, with a remark.
-Solutions are cached per process by graph, so re-running the pass on the same
-kernel (tests) does not solve again.
+flow, no schedule, a model above the size limit, the time limit) is left as it
+is, with a remark at the loop, and the heuristic pipeline (Tawa's rules)
+compiles it:
+
+    k.mlir:24:5: remark: ws-schedule: @attention: no schedule within the time limit of 10 s; falling back to the heuristic pipeline (raise time-limit to search longer)
+
+`time-limit` (seconds, default 10) bounds the whole search: building the graph,
+normalizing it and every solve, each of which gets the time that is left as
+the solver's own limit; the model at each II is bounded in size before it is
+built (`wsdialects.schedule.bounds`). Solutions (and failures) are cached per
+process by graph, so re-running the pass on the same kernel (tests) does not
+solve again.
 """
 
 from __future__ import annotations
 
 import json
+import time
 from dataclasses import dataclass
 
 from xdsl.dialects.builtin import BoolAttr, DictionaryAttr, IntegerAttr, ModuleOp, StringAttr, i1, i32
@@ -60,11 +70,14 @@ from wsdialects.transforms.partition import (
 _CACHE: dict[str, object] = {}
 
 
-def solve_cached(graphs, solver: str, time_limit: float):
-    """`twill_among(graphs)`: (index of the chosen graph, its schedule), cached."""
+def solve_cached(graphs, solver: str, time_limit: float, key_limit: float | None = None):
+    """`twill_among(graphs)` once per (graphs, solver, limit) per process: (index of
+    the chosen graph, its schedule); ``key_limit`` is the limit the caller was given
+    (the cache key), ``time_limit`` what is left of it."""
     from wsdialects.schedule.joint import twill_among
 
-    key = json.dumps([[g.to_dict() for g in graphs], solver, time_limit], sort_keys=True)
+    key = json.dumps([[g.to_dict() for g in graphs], solver, key_limit if key_limit is not None else time_limit],
+                     sort_keys=True)
     if key not in _CACHE:
         try:
             _CACHE[key] = twill_among(graphs, solver=solver, time_limit=time_limit)
@@ -82,12 +95,13 @@ class SchedulePass(ModulePass):
     name = "ws-schedule"
     arch: str = "h100"
     solver: str = "cpsat"
-    time_limit: int = 120
+    time_limit: int | float = 10
     normalize: int = 300
     pingpong: bool = True
 
     def apply(self, ctx, op: ModuleOp) -> None:
         from wsdialects.schedule import GraphError, SolverTimeout
+        from wsdialects.schedule.bounds import MAX_NORMALIZE_BOUND
         from wsdialects.schedule.solvers import SOLVERS
 
         if self.arch not in ("h100", "b200"):
@@ -95,23 +109,33 @@ class SchedulePass(ModulePass):
         if self.solver not in SOLVERS:
             raise WsError(f"ws-schedule: unknown solver '{self.solver}' (choose from {', '.join(SOLVERS)})",
                           "ws-opt")
-        if self.time_limit <= 0 or self.normalize < 1:
-            raise WsError("ws-schedule: time-limit and normalize must be positive", "ws-opt")
+        if not 0 < self.time_limit <= 86400:
+            raise WsError(f"ws-schedule: time-limit must be a number of seconds from 0 to 86400, "
+                          f"got {self.time_limit}", "ws-opt")
+        if not 1 <= self.normalize <= MAX_NORMALIZE_BOUND:
+            raise WsError(f"ws-schedule: normalize must be from 1 to {MAX_NORMALIZE_BOUND}, got {self.normalize}",
+                          "ws-opt")
         for kernel in kernels(op):
             loop = main_loop(kernel)
+            name = kernel.sym_name.data
             if loop is None:
-                remark(kernel, f"ws-schedule: @{kernel.sym_name.data} has no loop with a TMA load; not scheduled")
+                remark(kernel, f"ws-schedule: @{name} has no loop with a TMA load; not scheduled "
+                               f"(the heuristic pipeline applies)")
                 continue
             try:
                 self.schedule(kernel, loop)
-            except (GraphError, SolverTimeout) as exc:
-                msg = getattr(exc, "message", None) or str(exc)
-                remark(kernel, f"ws-schedule: @{kernel.sym_name.data} not scheduled: {msg}")
+            except SolverTimeout:
+                remark(loop, f"ws-schedule: @{name}: no schedule within the time limit of {self.time_limit:g} s; "
+                             f"falling back to the heuristic pipeline (raise time-limit to search longer)")
+            except GraphError as exc:  # at the op it is about, if any
+                remark(getattr(exc, "op", None) or loop, f"ws-schedule: @{name} not scheduled: {exc.message}; "
+                                                         f"falling back to the heuristic pipeline")
 
     def schedule(self, kernel, loop) -> None:
         from wsdialects.schedule.from_ir import graph_of_loop
         from wsdialects.schedule.normalize import normalize_graphs
 
+        start = time.monotonic()
         # The warp organisations the joint problem chooses among: the compute
         # groups as independent warps (or lockstep cooperative teams, when a tile
         # needs them), and as ping-pong teams; one cost map, so IIs compare.
@@ -119,9 +143,12 @@ class SchedulePass(ModulePass):
         if self.pingpong:
             organisations.append(graph_of_loop(kernel, loop, self.arch, pingpong=True))
         loop_graphs = [lg for lg in organisations if lg is not None]
-        graphs = normalize_graphs([lg.graph for lg in loop_graphs], self.normalize)
+        # §5.2's program gets at most a quarter of the time (it falls back to
+        # proportional scaling when out of time); the search gets the rest.
+        graphs = normalize_graphs([lg.graph for lg in loop_graphs], self.normalize, time_limit=self.time_limit / 4)
+        left = self.time_limit - (time.monotonic() - start)
         # The least II wins; on a tie, the organisation listed first (no turn barriers).
-        chosen, sched = solve_cached(graphs, self.solver, float(self.time_limit))
+        chosen, sched = solve_cached(graphs, self.solver, max(left, 0.01), key_limit=float(self.time_limit))
         lg = loop_graphs[chosen]
         names = lg.names
         index = {name: i for i, name in enumerate(names.values())}
