@@ -45,7 +45,9 @@ def source_for(d: int, bf16: bool, causal: bool) -> str:
 
 
 SCHEDULED = ROOT / "test" / "Inputs" / "kernels" / "scheduled"
-SOLVER = "ws-schedule{arch=h100},"  # a variant starting so is the solver's schedule, then the rest
+# A variant starting with one of these is the solver's schedule (kept as IR in SCHEDULED under
+# the kernel's name + suffix), then the rest of the pipeline.
+SOLVER = {"ws-schedule{arch=h100},": "", "ws-schedule{arch=h100 pingpong=false},": "_split"}
 
 
 def compile_all(variants, dims, dtypes, causals):
@@ -65,10 +67,11 @@ def compile_all(variants, dims, dtypes, causals):
                 for v in variants:
                     try:
                         src, pipe = text, v
-                        stored = SCHEDULED / path.name
-                        if v.startswith(SOLVER) and stored.exists() and path.parent == KERNELS:
+                        prefix = next((p for p in SOLVER if v.startswith(p)), None)
+                        stored = SCHEDULED / f"{path.stem}{SOLVER.get(prefix, '')}.mlir"
+                        if prefix and stored.exists() and path.parent == KERNELS:
                             # the solver's schedule kept as IR (same on every machine, no OR-Tools needed)
-                            src, pipe = stored.read_text(), v[len(SOLVER):]
+                            src, pipe = stored.read_text(), v[len(prefix):]
                             src = src.replace("xf16", "xbf16") if dname == "bf16" else src
                         row.append((v, wsdialects.compile(src, pipeline=pipe)))
                     except Exception as e:  # noqa: BLE001 - report and go on

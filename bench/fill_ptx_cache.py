@@ -73,22 +73,21 @@ def main() -> None:
         jobs += list(compiles_in(f))
     argv = [a for a in sys.argv[1:] if not a.startswith("--attention=")]
     attn = [a.split("=", 1)[1] for a in sys.argv[1:] if a.startswith("--attention=")]
-    for v in (argv[0].split(";") if argv else []):
-        scalar = v.startswith("scalar-stores:")
-        jobs.append(([ROOT / "examples" / "kernels" / "gemm.mlir"], {"pipeline": v.split(":", 1)[-1],
-                                                                      "_scalar": scalar}))
     seen = set()
     for args, kw in jobs:
         key = repr((args, sorted(kw.items())))
         if key in seen:
             continue
         seen.add(key)
-        os.environ["WSDIALECTS_SCALAR_STORES"] = "1" if kw.pop("_scalar", False) else "0"
         wsdialects.compile(*args, **kw)
         print("compiled", Path(str(args[0])).name, kw)
-    os.environ.pop("WSDIALECTS_SCALAR_STORES")
+    sys.path.insert(0, str(ROOT / "bench"))
+    from gemm_variants import compile_variant  # the bench's own compile of a GEMM variant
+
+    for v in (argv[0].split(";") if argv else []):
+        compile_variant(v)
+        print("compiled gemm", v)
     if attn:
-        sys.path.insert(0, str(ROOT / "bench"))
         from attention import compile_all
 
         compile_all([v for v in attn[0].split(";") if v], [128, 64], ["fp16", "bf16"], [False, True])

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import argparse
 import datetime
-import os
 import sys
 from pathlib import Path
 
@@ -24,6 +23,7 @@ import triton.language as tl
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 import wsdialects  # noqa: E402
+from gemm_variants import compile_variant  # noqa: E402
 
 
 @triton.jit
@@ -68,21 +68,6 @@ def triton_mm(a, b, c, cfg):
                      BM=BM, BN=BN, BK=BK, GROUP=8, num_stages=st, num_warps=w)
 
 
-def _compile(variant: str):
-    """A variant is a ws-opt pipeline; a 'scalar-stores:' prefix compiles it with the pointer-tile
-    epilogue storing element by element from the accumulator fragment (the lowering before the
-    shared-memory-staged, 16-byte-vector epilogue), for comparison."""
-    scalar = variant.startswith("scalar-stores:")
-    pipe = variant.split(":", 1)[1] if scalar else variant
-    old = os.environ.get("WSDIALECTS_SCALAR_STORES")
-    os.environ["WSDIALECTS_SCALAR_STORES"] = "1" if scalar else "0"
-    try:
-        return wsdialects.compile(ROOT / "examples" / "kernels" / "gemm.mlir", pipeline=pipe)
-    finally:
-        if old is None:
-            del os.environ["WSDIALECTS_SCALAR_STORES"]
-        else:
-            os.environ["WSDIALECTS_SCALAR_STORES"] = old
 
 
 def main():
@@ -98,7 +83,7 @@ def main():
     dev = torch.cuda.get_device_name()
     slug = "h100" if "H100" in dev else "h200" if "H200" in dev else dev.lower().replace(" ", "-")
     variants = [v.strip() for v in args.variants.split(";") if v.strip()]
-    compiled = [(v, _compile(v)) for v in variants]
+    compiled = [(v, compile_variant(v)) for v in variants]
     M = N = 8192
     rows = []
     for K in [int(k) for k in args.ks.split(",")]:

@@ -2,14 +2,16 @@
 
 xDSL 0.74 verifies `arith.cmpi`/`arith.cmpf` only with a scalar i1 result, prints
 `arith.select` assuming a scalar condition, and rejects tensors in
-`arith.sitofp`/`arith.fptosi`. MLIR accepts all of them elementwise on tensors:
+`arith.sitofp`/`arith.fptosi`; it accepts `arith.extf` to a narrower and
+`arith.truncf` to a wider type (or another shape). MLIR accepts the first ones
+elementwise on tensors and rejects the last:
 
     %m = arith.cmpi slt, %a, %b : tensor<128xi32>          // -> tensor<128xi1>
     %s = arith.select %m, %x, %y : tensor<128xi1>, tensor<128xf32>
     %f = arith.sitofp %i : tensor<128xi32> to tensor<128xf32>
 
 This module redefines those ops (same names, same generic form) and builds an
-`Arith` dialect in which they replace xDSL's. `test/python/test_arith_tensor.py`
+`Arith` dialect in which they replace xDSL's. `test/python/test_xdsl_workarounds.py`
 shows that stock xDSL still rejects these forms, i.e. that the workaround is needed.
 """
 
@@ -144,7 +146,13 @@ _CMPF = {
 
 @irdl_op_definition
 class CmpiOp(_TensorCompare, IRDLOperation):
-    """Integer comparison, elementwise on tensors: `arith.cmpi slt, %a, %b : tensor<8xi32>`."""
+    """Integer comparison (eq, ne, slt, sle, sgt, sge, ult, ule, ugt, uge), elementwise on
+    tensors: tensor operands give a tensor of i1 of their shape.
+
+    Example:
+
+        %m = arith.cmpi slt, %a, %b : tensor<8xi32>
+    """
 
     name = "arith.cmpi"
     PREDICATES: ClassVar[dict[str, int]] = _CMPI
@@ -160,7 +168,13 @@ class CmpiOp(_TensorCompare, IRDLOperation):
 
 @irdl_op_definition
 class CmpfOp(_TensorCompare, IRDLOperation):
-    """Float comparison, elementwise on tensors: `arith.cmpf olt, %a, %b : tensor<8xf32>`."""
+    """Float comparison (oeq, ogt, oge, olt, ole, one, ord, ueq, ugt, uge, ult, ule, une, uno,
+    false, true), elementwise on tensors: tensor operands give a tensor of i1 of their shape.
+
+    Example:
+
+        %m = arith.cmpf olt, %a, %b : tensor<8xf32>
+    """
 
     name = "arith.cmpf"
     PREDICATES: ClassVar[dict[str, int]] = _CMPF
@@ -177,8 +191,13 @@ class CmpfOp(_TensorCompare, IRDLOperation):
 
 @irdl_op_definition
 class SelectOp(IRDLOperation):
-    """`cond ? lhs : rhs`, elementwise when `cond` is a tensor of i1:
-    `arith.select %m, %x, %y : tensor<8xi1>, tensor<8xf32>`."""
+    """`cond ? lhs : rhs`; with a tensor of i1 as `cond`, elementwise (the condition's type
+    is then written before the result's).
+
+    Example:
+
+        %r = arith.select %m, %x, %y : tensor<8xi1>, tensor<8xf32>
+    """
 
     name = "arith.select"
     _T: ClassVar = VarConstraint("_T", AnyAttr())
@@ -249,7 +268,12 @@ _FLOAT_LIKE = AnyFloat | TensorType | VectorType
 
 @irdl_op_definition
 class SIToFPOp(_Cast):
-    """Signed int to float, elementwise: `arith.sitofp %i : tensor<8xi32> to tensor<8xf32>`."""
+    """Signed integer to float, elementwise on tensors.
+
+    Example:
+
+        %f = arith.sitofp %i : tensor<8xi32> to tensor<8xf32>
+    """
 
     name = "arith.sitofp"
     input = operand_def(_INT_LIKE)
@@ -261,7 +285,12 @@ class SIToFPOp(_Cast):
 
 @irdl_op_definition
 class UIToFPOp(_Cast):
-    """Unsigned int to float, elementwise."""
+    """Unsigned integer to float, elementwise on tensors.
+
+    Example:
+
+        %f = arith.uitofp %i : tensor<8xi32> to tensor<8xf32>
+    """
 
     name = "arith.uitofp"
     input = operand_def(_INT_LIKE)
@@ -273,7 +302,12 @@ class UIToFPOp(_Cast):
 
 @irdl_op_definition
 class FPToSIOp(_Cast):
-    """Float to signed int, elementwise: `arith.fptosi %f : tensor<8xf32> to tensor<8xi32>`."""
+    """Float to signed integer (rounding toward zero), elementwise on tensors.
+
+    Example:
+
+        %i = arith.fptosi %f : tensor<8xf32> to tensor<8xi32>
+    """
 
     name = "arith.fptosi"
     input = operand_def(_FLOAT_LIKE)
@@ -285,7 +319,12 @@ class FPToSIOp(_Cast):
 
 @irdl_op_definition
 class FPToUIOp(_Cast):
-    """Float to unsigned int, elementwise."""
+    """Float to unsigned integer (rounding toward zero), elementwise on tensors.
+
+    Example:
+
+        %i = arith.fptoui %f : tensor<8xf32> to tensor<8xi32>
+    """
 
     name = "arith.fptoui"
     input = operand_def(_FLOAT_LIKE)
@@ -295,7 +334,45 @@ class FPToUIOp(_Cast):
         _cast_verify(self, AnyFloat, IntegerType, self.name)
 
 
-REPLACED = {op.name: op for op in (CmpiOp, CmpfOp, SelectOp, SIToFPOp, UIToFPOp, FPToSIOp, FPToUIOp)}
+def _float_resize_verify(op, wider: bool) -> None:
+    """extf widens, truncf narrows: same shape, float to float, and a strictly
+    wider (narrower) element type, as in MLIR (xDSL 0.74 checks none of it)."""
+    _cast_verify(op, AnyFloat, AnyFloat, op.name)
+    it, rt = _elem(op.input.type), _elem(op.result.type)
+    if (rt.bitwidth <= it.bitwidth) if wider else (rt.bitwidth >= it.bitwidth):
+        other = "arith.truncf" if wider else "arith.extf"
+        raise VerifyException(
+            f"result element type {rt} must be {'wider' if wider else 'narrower'} than the "
+            f"operand's {it}" + (f" (use {other})" if rt.bitwidth != it.bitwidth else ""))
+
+
+@irdl_op_definition
+class ExtFOp(_Cast):
+    """Float widening, elementwise: `arith.extf %h : tensor<8xf16> to tensor<8xf32>`."""
+
+    name = "arith.extf"
+    input = operand_def(_FLOAT_LIKE)
+    result = result_def(_FLOAT_LIKE)
+
+    def verify_(self) -> None:
+        _float_resize_verify(self, wider=True)
+
+
+@irdl_op_definition
+class TruncFOp(_Cast):
+    """Float narrowing (round to nearest even), elementwise:
+    `arith.truncf %f : tensor<8xf32> to tensor<8xf16>`."""
+
+    name = "arith.truncf"
+    input = operand_def(_FLOAT_LIKE)
+    result = result_def(_FLOAT_LIKE)
+
+    def verify_(self) -> None:
+        _float_resize_verify(self, wider=False)
+
+
+REPLACED = {op.name: op for op in (CmpiOp, CmpfOp, SelectOp, SIToFPOp, UIToFPOp, FPToSIOp, FPToUIOp,
+                                   ExtFOp, TruncFOp)}
 
 Arith = Dialect(
     "arith",

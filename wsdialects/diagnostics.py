@@ -194,10 +194,15 @@ def _undominated_operand(op: Operation, order: dict[int, int]) -> int | None:
 
 def verify(module: Operation, file: str = "<input>") -> None:
     """Verify `module`, reporting the first failing op (innermost first) with its location."""
+    from wsdialects.attributes import verify_attributes  # imports the tile dialect
+    from wsdialects.scf import verify_scf
+
     order: dict[int, int] = {}
     for op in module.walk(reverse=False, region_first=True):
         try:
             op.verify(verify_nested_ops=False)
+            verify_attributes(op)  # the tile.* / ws.* attributes, as MLIR's dialects do
+            verify_scf(op)  # scf.if yields (xDSL 0.74 checks none)
         except (VerifyException, DiagnosticException, ValueError, TypeError) as e:
             raise error_at(op, f"'{op.name}' {_verify_message(e)}", file) from None
     # after the ops' own verifiers, which say more (e.g. a value crossing partitions)

@@ -59,10 +59,15 @@ class Layout(ParametrizedAttribute):
 
 @irdl_attr_definition
 class WgmmaLayout(Layout):
-    """The accumulator fragment of wgmma over `warp_groups` warp groups: rows in blocks
-    of 64, block b held by warp group b mod G; in a block, warp w holds rows 16w..16w+15,
-    lane l rows l/4 and l/4 + 8 and, every 8 columns, columns 2(l%4) and 2(l%4) + 1.
-    A dimension of size 1 is held by every thread (a broadcast operand)."""
+    """The accumulator fragment of wgmma over `warp_groups` warp groups: rows in blocks of 64,
+    block b held by warp group b mod G; in a block, warp w holds rows 16w..16w+15, lane l
+    rows l/4 and l/4 + 8 and, every 8 columns, columns 2(l%4) and 2(l%4) + 1. A dimension
+    of size 1 is held by every thread (a broadcast operand).
+
+    Example:
+
+        tensor<128x256xf32, #layout.wgmma<warp_groups = 2>>
+    """
 
     name = "layout.wgmma"
     warp_groups: IntAttr = param_def(converter=IntAttr.get)
@@ -95,9 +100,14 @@ class WgmmaLayout(Layout):
 
 @irdl_attr_definition
 class SliceLayout(Layout):
-    """`parent` with dimension `dim` removed: element i lives in every thread that holds
-    an element of the parent whose other index is i (a row vector of the accumulator is
-    `dim = 1`: each thread has the values of its rows)."""
+    """`parent` with dimension `dim` removed: element i lives in every thread that holds an
+    element of the parent whose other index is i (a row vector of the accumulator is
+    `dim = 1`: each thread has the values of its rows).
+
+    Example:
+
+        tensor<128xf32, #layout.slice<dim = 1, parent = #layout.wgmma<warp_groups = 2>>>
+    """
 
     name = "layout.slice"
     dim: IntAttr = param_def(converter=IntAttr.get)
@@ -134,8 +144,13 @@ class SliceLayout(Layout):
 
 @irdl_attr_definition
 class PermuteLayout(Layout):
-    """The transposition of `parent`: dimension i of the tile is dimension order[i] of a
-    tile in `parent` (what `tile.trans` by `order` of a register tile gives)."""
+    """The transposition of `parent`: dimension i of the tile is dimension order[i] of a tile
+    in `parent` (what `tile.trans` by `order` of a register tile gives).
+
+    Example:
+
+        tensor<64x128xf32, #layout.permute<order = [1, 0], parent = #layout.wgmma<warp_groups = 1>>>
+    """
 
     name = "layout.permute"
     order: ArrayAttr[IntAttr] = param_def(ArrayAttr[IntAttr])
@@ -175,11 +190,16 @@ class PermuteLayout(Layout):
 
 @irdl_attr_definition
 class SharedLayout(Layout):
-    """A tile in shared memory, rows of `swizzle` bytes XOR-swizzled in 16-byte chunks
-    the way TMA writes and wgmma reads them (128B, 64B or 32B swizzle; 0: not swizzled,
-    e.g. a tile staged for a TMA store); `order` lists the dimensions from the
-    contiguous one outwards ([1, 0]: row-major). Rows longer than the swizzle are
-    split into column blocks of `swizzle` bytes, stored one after the other."""
+    """A tile in shared memory, rows of `swizzle` bytes XOR-swizzled in 16-byte chunks the way
+    TMA writes and wgmma reads them (128, 64 or 32; 0: not swizzled, e.g. a tile staged for
+    a TMA store); `order` lists the dimensions from the contiguous one outwards ([1, 0]:
+    row-major). Rows longer than the swizzle are split into column blocks of `swizzle`
+    bytes, stored one after the other.
+
+    Example:
+
+        tensor<128x64xf16, #layout.shared<swizzle = 128, order = [1, 0]>>
+    """
 
     name = "layout.shared"
     swizzle: IntAttr = param_def(converter=IntAttr.get)

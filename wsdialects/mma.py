@@ -36,8 +36,14 @@ from wsdialects.tile import DotOp
 
 @irdl_op_definition
 class AsyncDotOp(BodyThenAttrs):
-    """Issue acc + a·b on the tensor cores without waiting (wgmma.mma_async):
-    `%d = mma.async_dot %a, %b, %acc : tensor<MxKxT>, tensor<KxNxT> -> tensor<MxNxf32>`."""
+    """Issues `acc + a·b` on the tensor cores without waiting (wgmma.mma_async); the result is
+    in flight until an `mma.wait` retires it and may only feed the next `mma.async_dot` (as
+    its accumulator), an `scf.yield` or a wait. Same operand rules as `tile.dot`.
+
+    Example:
+
+        %d = mma.async_dot %a, %b, %acc : tensor<128x64xf16>, tensor<64x256xf16> -> tensor<128x256xf32>
+    """
 
     name = "mma.async_dot"
     a = operand_def(TensorType)
@@ -58,8 +64,13 @@ class AsyncDotOp(BodyThenAttrs):
 
 @irdl_op_definition
 class WaitOp(IRDLOperation):
-    """Wait until at most `pending` async dots are in flight (wgmma.wait_group):
-    `%r = mma.wait %d {pending = 1} : tensor<128x256xf32>`."""
+    """Waits until at most `pending` async dots of this partition are still in flight
+    (wgmma.wait_group) and returns its operands, now readable where retired.
+
+    Example:
+
+        %r = mma.wait %d {pending = 1} : tensor<128x256xf32>
+    """
 
     name = "mma.wait"
     pending = prop_def(IntegerAttr)

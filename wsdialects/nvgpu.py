@@ -61,7 +61,12 @@ REG_MIN, REG_MAX = 24, 256  # setmaxnreg bounds (multiples of 8)
 
 @irdl_attr_definition
 class MBarriersType(ParametrizedAttribute, TypeAttribute):
-    """`num` mbarriers (64-bit, 8-byte aligned) in shared memory: `!nvgpu.mbarriers<3>`."""
+    """`num` mbarriers (64-bit each, 8-byte aligned) in shared memory.
+
+    Example:
+
+        !nvgpu.mbarriers<3>
+    """
 
     name = "nvgpu.mbarriers"
     num: IntAttr = param_def(converter=IntAttr.get)
@@ -150,8 +155,12 @@ class _NoOperands(BodyThenAttrs):
 
 @irdl_op_definition
 class MBarrierCreateOp(BodyThenAttrs):
-    """Allocate `num` mbarriers in shared memory (not yet initialized):
-    `%full = nvgpu.mbarrier.create : !nvgpu.mbarriers<3>`."""
+    """Allocates `num` mbarriers in shared memory (not yet initialized).
+
+    Example:
+
+        %full = nvgpu.mbarrier.create : !nvgpu.mbarriers<3>
+    """
 
     name = "nvgpu.mbarrier.create"
     result = result_def(MBarriersType)
@@ -172,8 +181,13 @@ class MBarrierCreateOp(BodyThenAttrs):
 
 @irdl_op_definition
 class MBarrierInitOp(BodyThenAttrs):
-    """One thread initializes barrier `i` to expect `count` arrivals per phase (phase 0,
-    parity 0 incomplete): `nvgpu.mbarrier.init %full[%c0] count 1 : !nvgpu.mbarriers<3>`."""
+    """One thread initializes barrier `i` of a group to expect `count` arrivals per phase
+    (phase 0, parity 0 incomplete).
+
+    Example:
+
+        nvgpu.mbarrier.init %full[%c0] count 1 : !nvgpu.mbarriers<3>
+    """
 
     name = "nvgpu.mbarrier.init"
     barriers = operand_def(MBarriersType)
@@ -207,9 +221,13 @@ ARRIVE_SCOPES = ("per_warp", "once")
 
 @irdl_op_definition
 class MBarrierArriveOp(BodyThenAttrs):
-    """Arrive on barrier `i`: `per_warp` = lane 0 of every executing warp arrives (as many
-    arrivals as warps), `once` = one elected thread arrives:
-    `nvgpu.mbarrier.arrive %empty[%s] per_warp : !nvgpu.mbarriers<3>`."""
+    """Arrives on barrier `i`: `per_warp` = lane 0 of every executing warp arrives (as many
+    arrivals as warps), `once` = one elected thread arrives.
+
+    Example:
+
+        nvgpu.mbarrier.arrive %empty[%s] per_warp : !nvgpu.mbarriers<3>
+    """
 
     name = "nvgpu.mbarrier.arrive"
     barriers = operand_def(MBarriersType)
@@ -242,9 +260,13 @@ class MBarrierArriveOp(BodyThenAttrs):
 
 @irdl_op_definition
 class MBarrierArriveExpectTxOp(BodyThenAttrs):
-    """One elected thread arrives on barrier `i` and raises its transaction count by
-    `bytes` (the phase completes when the TMA copies have delivered them):
-    `nvgpu.mbarrier.arrive_expect_tx %full[%s] bytes 49152 : !nvgpu.mbarriers<3>`."""
+    """One elected thread arrives on barrier `i` and raises its transaction count by `bytes`
+    (in [1, 2^20)); the phase completes when the TMA copies have delivered them.
+
+    Example:
+
+        nvgpu.mbarrier.arrive_expect_tx %full[%s] bytes 49152 : !nvgpu.mbarriers<3>
+    """
 
     name = "nvgpu.mbarrier.arrive_expect_tx"
     barriers = operand_def(MBarriersType)
@@ -277,8 +299,12 @@ class MBarrierArriveExpectTxOp(BodyThenAttrs):
 @irdl_op_definition
 class MBarrierTryWaitParityOp(BodyThenAttrs):
     """Every thread waits (try_wait.parity in a loop) until the phase of barrier `i` with
-    parity `p` has completed (a fresh barrier counts parity 1 as completed):
-    `nvgpu.mbarrier.try_wait.parity %full[%s], %p : !nvgpu.mbarriers<3>`."""
+    parity `p` has completed; a fresh barrier counts parity 1 as completed.
+
+    Example:
+
+        nvgpu.mbarrier.try_wait.parity %full[%s], %p : !nvgpu.mbarriers<3>
+    """
 
     name = "nvgpu.mbarrier.try_wait.parity"
     barriers = operand_def(MBarriersType)
@@ -311,16 +337,26 @@ class MBarrierTryWaitParityOp(BodyThenAttrs):
 
 @irdl_op_definition
 class FenceMBarrierInitOp(_NoOperands):
-    """Make barrier initializations visible before their first use
-    (fence.mbarrier_init.release.cluster): `nvgpu.fence.mbarrier_init`."""
+    """Makes barrier initializations visible before their first use
+    (fence.mbarrier_init.release.cluster).
+
+    Example:
+
+        nvgpu.fence.mbarrier_init
+    """
 
     name = "nvgpu.fence.mbarrier_init"
 
 
 @irdl_op_definition
 class FenceProxyAsyncOp(_NoOperands):
-    """Order this thread's generic shared-memory writes before later async-proxy reads
-    (wgmma, TMA store) of them (fence.proxy.async.shared::cta): `nvgpu.fence.proxy_async`."""
+    """Orders this thread's generic shared-memory writes before later async-proxy reads of
+    them (wgmma, TMA store): fence.proxy.async.shared::cta.
+
+    Example:
+
+        nvgpu.fence.proxy_async
+    """
 
     name = "nvgpu.fence.proxy_async"
 
@@ -329,8 +365,13 @@ class FenceProxyAsyncOp(_NoOperands):
 
 @irdl_op_definition
 class SmemAllocOp(BodyThenAttrs):
-    """A shared-memory buffer of D slots (1024-byte aligned, swizzled for TMA / wgmma by
-    the row width): `%buf = nvgpu.smem.alloc : memref<3x128x64xf16, 3>`."""
+    """A shared-memory buffer of D slots (the leading dim; memory space 3), 1024-byte aligned
+    and swizzled for TMA / wgmma by its row width.
+
+    Example:
+
+        %buf = nvgpu.smem.alloc : memref<3x128x64xf16, 3>
+    """
 
     name = "nvgpu.smem.alloc"
     result = result_def(MemRefType)
@@ -363,8 +404,13 @@ def _parse_slot(parser: Parser):
 
 @irdl_op_definition
 class SmemViewOp(BodyThenAttrs):
-    """Slot `i` of a shared-memory buffer as a tile (no copy: readers such as wgmma
-    read the slot itself): `%a = nvgpu.smem.view %buf[%s] : memref<3x128x64xf16, 3>`."""
+    """Slot `i` of a shared-memory buffer as a tile, without a copy: readers such as wgmma read
+    the slot itself. After `ws-lower-layouts` the result type (with its layout) follows `->`.
+
+    Example:
+
+        %a = nvgpu.smem.view %buf[%s] : memref<3x128x64xf16, 3>
+    """
 
     name = "nvgpu.smem.view"
     buffer = operand_def(MemRefType)
@@ -403,8 +449,13 @@ class SmemViewOp(BodyThenAttrs):
 
 @irdl_op_definition
 class SmemStoreOp(BodyThenAttrs):
-    """Every thread writes its elements of a tile into slot `i` (generic proxy stores):
-    `nvgpu.smem.store %v, %buf[%s] : memref<1x64x64xf32, 3>`."""
+    """Every thread writes its elements of a tile into slot `i` of a shared-memory buffer
+    (generic-proxy stores).
+
+    Example:
+
+        nvgpu.smem.store %v, %buf[%s] : memref<1x64x64xf32, 3>
+    """
 
     name = "nvgpu.smem.store"
     value = operand_def(TensorType)
@@ -454,9 +505,13 @@ class SmemStoreOp(BodyThenAttrs):
 @irdl_op_definition
 class SmemLoadOp(IRDLOperation):
     """Every thread reads its elements of a tile in shared memory into registers, in the
-    result's layout (what a tile read element by element becomes; `ws-lower-layouts`
-    inserts it): `%r = nvgpu.smem.load %a : tensor<64x64xf32, #layout.shared<...>> ->
-    tensor<64x64xf32, #layout.wgmma<warp_groups = 1>>`."""
+    result's layout: what a slot tile read element by element becomes (`ws-lower-layouts`
+    inserts it). The tile is unchanged; only the layout differs.
+
+    Example:
+
+        %r = nvgpu.smem.load %a : tensor<64x64xf32, #layout.shared<swizzle = 128, order = [1, 0]>> -> tensor<64x64xf32, #layout.wgmma<warp_groups = 1>>
+    """
 
     name = "nvgpu.smem.load"
     src = operand_def(TensorType)
@@ -487,9 +542,14 @@ def _check_desc_slot(desc_t: Attribute, buf_t: Attribute, ncoords: int) -> None:
 
 @irdl_op_definition
 class TmaAsyncLoadOp(BodyThenAttrs):
-    """One elected thread starts a TMA copy of the box at `coords` into slot `i` of a
-    buffer; the copy completes its bytes on barrier `j` (no arrival of its own):
-    `nvgpu.tma.async_load %d[%m, %k] -> %buf[%s], %full[%s] : !tile.desc<tensor<128x64xf16>>, memref<3x128x64xf16, 3>, !nvgpu.mbarriers<3>`."""
+    """One elected thread starts a TMA copy of the box at `coords` into slot `i` of a buffer;
+    the copy completes its bytes on barrier `j` (no arrival of its own). The descriptor's
+    box must be the buffer's slot tile.
+
+    Example:
+
+        nvgpu.tma.async_load %d[%m, %k] -> %buf[%s], %full[%s] : !tile.desc<tensor<128x64xf16>>, memref<3x128x64xf16, 3>, !nvgpu.mbarriers<3>
+    """
 
     name = "nvgpu.tma.async_load"
     desc = operand_def(DescType)
@@ -538,9 +598,13 @@ class TmaAsyncLoadOp(BodyThenAttrs):
 
 @irdl_op_definition
 class TmaAsyncStoreOp(BodyThenAttrs):
-    """One elected thread starts a TMA store of slot `i` to the box at `coords`
-    (out-of-bounds parts dropped) and commits it as a bulk group:
-    `nvgpu.tma.async_store %buf[%s] -> %d[%m, %n] : memref<1x64x64xf32, 3>, !tile.desc<tensor<64x64xf32>>`."""
+    """One elected thread starts a TMA store of slot `i` to the box at `coords` (out-of-bounds
+    parts dropped) and commits it as a bulk group.
+
+    Example:
+
+        nvgpu.tma.async_store %buf[%s] -> %d[%m, %n] : memref<1x64x64xf32, 3>, !tile.desc<tensor<64x64xf32>>
+    """
 
     name = "nvgpu.tma.async_store"
     buffer = operand_def(MemRefType)
@@ -579,8 +643,13 @@ class TmaAsyncStoreOp(BodyThenAttrs):
 
 @irdl_op_definition
 class TmaStoreWaitOp(_NoOperands):
-    """The issuing thread waits until its committed TMA stores have read their shared
-    memory (cp.async.bulk.wait_group.read 0): `nvgpu.tma.store_wait`."""
+    """The issuing thread waits until its committed TMA stores have read their shared memory
+    (cp.async.bulk.wait_group.read 0).
+
+    Example:
+
+        nvgpu.tma.store_wait
+    """
 
     name = "nvgpu.tma.store_wait"
 
@@ -589,18 +658,28 @@ class TmaStoreWaitOp(_NoOperands):
 
 @irdl_op_definition
 class WgmmaFenceOp(_NoOperands):
-    """Order register and shared-memory accesses before the next wgmma
-    (wgmma.fence.sync.aligned): `nvgpu.wgmma.fence`."""
+    """Orders register and shared-memory accesses before the next wgmma
+    (wgmma.fence.sync.aligned).
+
+    Example:
+
+        nvgpu.wgmma.fence
+    """
 
     name = "nvgpu.wgmma.fence"
 
 
 @irdl_op_definition
 class WgmmaMmaAsyncOp(BodyThenAttrs):
-    """The executing warp groups issue acc + a·b as wgmma.mma_async instructions (A and B
-    from shared-memory slots, the accumulator in registers); the result is in flight until
-    a wait_group retires its commit group:
-    `%d = nvgpu.wgmma.mma_async %a, %b, %acc : tensor<128x64xf16>, tensor<64x256xf16> -> tensor<128x256xf32>`."""
+    """The executing warp groups issue `acc + a·b` as wgmma.mma_async instructions (A and B
+    from shared-memory slots, or A in registers; the accumulator in registers); the result
+    is in flight until a wait_group retires its commit group. Same operand rules as
+    `tile.dot`.
+
+    Example:
+
+        %d = nvgpu.wgmma.mma_async %a, %b, %acc : tensor<128x64xf16>, tensor<64x256xf16> -> tensor<128x256xf32>
+    """
 
     name = "nvgpu.wgmma.mma_async"
     a = operand_def(TensorType)
@@ -620,17 +699,27 @@ class WgmmaMmaAsyncOp(BodyThenAttrs):
 
 @irdl_op_definition
 class WgmmaCommitGroupOp(_NoOperands):
-    """Close the group of wgmmas issued since the last commit
-    (wgmma.commit_group.sync.aligned): `nvgpu.wgmma.commit_group`."""
+    """Closes the group of wgmmas issued since the last commit
+    (wgmma.commit_group.sync.aligned).
+
+    Example:
+
+        nvgpu.wgmma.commit_group
+    """
 
     name = "nvgpu.wgmma.commit_group"
 
 
 @irdl_op_definition
 class WgmmaWaitGroupOp(IRDLOperation):
-    """Wait until at most `pending` commit groups are in flight
-    (wgmma.wait_group.sync.aligned N); returns the accumulators, retired where their
-    group is: `%r = nvgpu.wgmma.wait_group %d {pending = 1} : tensor<128x256xf32>`."""
+    """Waits until at most `pending` (0 to 7) commit groups are in flight
+    (wgmma.wait_group.sync.aligned N); returns the accumulators, retired where their group
+    is.
+
+    Example:
+
+        %r = nvgpu.wgmma.wait_group %d {pending = 1} : tensor<128x256xf32>
+    """
 
     name = "nvgpu.wgmma.wait_group"
     pending = prop_def(IntegerAttr)
@@ -658,9 +747,19 @@ class WgmmaWaitGroupOp(IRDLOperation):
 
 @irdl_op_definition
 class SetMaxNRegOp(BodyThenAttrs):
-    """Every warp of the executing warp groups moves its register budget down (`dec`) or
-    up (`inc`) to `regs` per thread (setmaxnreg.{dec,inc}.sync.aligned.u32):
-    `nvgpu.setmaxnreg dec 40`."""
+    """Every warp of the executing warp groups moves its register budget down (`dec`) or up
+    (`inc`) to `regs` per thread, a multiple of 8 in [24, 256]
+    (setmaxnreg.{dec,inc}.sync.aligned.u32). It must be the first op of its
+    `nvgpu.wg.branch`.
+
+    Example:
+
+        nvgpu.wg.dispatch threads 128 {
+          nvgpu.wg.branch warps 0 to 4 "consumer" {
+            nvgpu.setmaxnreg dec 240
+          }
+        }
+    """
 
     name = "nvgpu.setmaxnreg"
     action = prop_def(StringAttr)
@@ -690,8 +789,20 @@ class SetMaxNRegOp(BodyThenAttrs):
 
 @irdl_op_definition
 class BranchOp(IRDLOperation):
-    """Warps [first, first + warps) of the CTA run the body (whole warp groups):
-    `nvgpu.wg.branch warps 0 to 4 producer { nvgpu.setmaxnreg dec 40 ... }`."""
+    """Warps [first, first + warps) of the CTA run the body: whole warp groups, directly
+    inside an `nvgpu.wg.dispatch`, with a role name.
+
+    Example:
+
+        nvgpu.wg.dispatch threads 384 {
+          nvgpu.wg.branch warps 0 to 4 "producer" {
+            nvgpu.setmaxnreg dec 40
+          }
+          nvgpu.wg.branch warps 4 to 12 "consumer" {
+            nvgpu.setmaxnreg inc 232
+          }
+        }
+    """
 
     name = "nvgpu.wg.branch"
     first = prop_def(IntegerAttr)
@@ -757,9 +868,19 @@ class BranchOp(IRDLOperation):
 
 @irdl_op_definition
 class DispatchOp(IRDLOperation):
-    """Warp-group dispatch: the CTA's `threads` threads split into branches by warp index,
-    all running concurrently; the branches' register budgets must fit the register file:
-    `nvgpu.wg.dispatch threads 384 { nvgpu.wg.branch warps 0 to 4 "producer" {...} ... }`."""
+    """Warp-group dispatch: the CTA's `threads` threads (whole warp groups, at most 1024)
+    split into branches by warp index, all running at the same time; the branches cover
+    the warps in order and their register budgets must fit the register file (65536).
+
+    Example:
+
+        nvgpu.wg.dispatch threads 256 {
+          nvgpu.wg.branch warps 0 to 4 "producer" {
+          }
+          nvgpu.wg.branch warps 4 to 8 "consumer" {
+          }
+        }
+    """
 
     name = "nvgpu.wg.dispatch"
     threads = prop_def(IntegerAttr)

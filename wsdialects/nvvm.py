@@ -27,8 +27,13 @@ MAX_NAMED_BARRIER = 15
 
 @irdl_op_definition
 class ReadSRegOp(BodyThenAttrs):
-    """Read a PTX special register (llvm.nvvm.read.ptx.sreg.*):
-    `%t = nvvm.read_sreg tid.x : i32`."""
+    """Reads a PTX special register (tid.x, laneid, warpid, ctaid.x, nctaid.x, smid, ...) as
+    i32 (llvm.nvvm.read.ptx.sreg.*).
+
+    Example:
+
+        %t = nvvm.read_sreg tid.x : i32
+    """
 
     name = "nvvm.read_sreg"
     reg = prop_def(StringAttr)
@@ -63,8 +68,13 @@ class ReadSRegOp(BodyThenAttrs):
 
 @irdl_op_definition
 class ShflSyncOp(BodyThenAttrs):
-    """Warp shuffle over all 32 lanes (shfl.sync.{bfly,down,up,idx}.b32 with a full mask):
-    `%y = nvvm.shfl_sync bfly %x, 2 : f32` reads x from lane (lane xor 2)."""
+    """Warp shuffle over all 32 lanes (shfl.sync.{bfly,down,up,idx}.b32 with a full mask) of
+    an i32 or f32: `bfly 2` reads the value of lane (lane xor 2).
+
+    Example:
+
+        %y = nvvm.shfl_sync bfly %x, 2 : f32
+    """
 
     name = "nvvm.shfl_sync"
     mode = prop_def(StringAttr)
@@ -109,8 +119,13 @@ class ShflSyncOp(BodyThenAttrs):
 
 @irdl_op_definition
 class BarrierOp(BodyThenAttrs):
-    """CTA barrier `bar.sync 0` (all threads), or named barrier `id` among `threads`
-    threads (bar.sync id, threads; a multiple of 32): `nvvm.barrier 1 threads 256`."""
+    """The CTA barrier `bar.sync 0` (all threads), or named barrier `id` (at most 15) among
+    `threads` threads (`bar.sync id, threads`; a multiple of 32).
+
+    Example:
+
+        nvvm.barrier 1 threads 256
+    """
 
     name = "nvvm.barrier"
     id = prop_def(IntegerAttr)
@@ -147,9 +162,14 @@ class BarrierOp(BodyThenAttrs):
 
 @irdl_op_definition
 class BarrierArriveOp(BodyThenAttrs):
-    """Arrive at named barrier `id` (of `threads` threads) without waiting (bar.arrive
-    id, threads): the signalling half of a producer/consumer named barrier whose other
-    threads `nvvm.barrier` there: `nvvm.barrier_arrive 4 threads 256`."""
+    """Arrives at named barrier `id` (1 to 15) of `threads` threads without waiting
+    (`bar.arrive id, threads`): the signalling half of a producer / consumer named barrier
+    whose other threads `nvvm.barrier` there.
+
+    Example:
+
+        nvvm.barrier_arrive 4 threads 256
+    """
 
     name = "nvvm.barrier_arrive"
     id = prop_def(IntegerAttr)
@@ -177,8 +197,12 @@ class BarrierArriveOp(BodyThenAttrs):
 
 @irdl_op_definition
 class ElectSyncOp(BodyThenAttrs):
-    """True in exactly one lane of the warp (elect.sync with a full mask):
-    `%leader = nvvm.elect_sync : i1`."""
+    """True in exactly one lane of the warp (elect.sync with a full mask).
+
+    Example:
+
+        %leader = nvvm.elect_sync : i1
+    """
 
     name = "nvvm.elect_sync"
     result = result_def(IntegerType)

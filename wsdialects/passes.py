@@ -1,7 +1,7 @@
 """The wsdialects pass pipeline, in one place.
 
 `PIPELINE` lists every pass `ws-opt -p` knows, in the order the compiler runs
-them (OVERVIEW.md, "The pipeline"). Passes are imported lazily so that `ws-opt`
+them (docs/passes.md describes each). Passes are imported lazily so that `ws-opt`
 starts fast and a broken pass never stops the others from loading.
 """
 

@@ -11,7 +11,11 @@ a `func.func` carrying the unit attribute `tile.kernel`:
       ...
     }
 
-Names, operand order and properties follow `shared/design/tile-dialect.md`.
+`tile.num_warps` (i32, default 4) is the number of warps the source program assumes
+for its compute; the compiler adds a producer warp group. Elementwise math is `arith`
+and `math` on tensors, control flow `scf.for` / `scf.if`. The reference of every op is
+docs/dialects/tile.md (generated from these definitions); docs/writing-a-kernel.md
+shows how to write a kernel.
 """
 
 from __future__ import annotations
@@ -57,7 +61,15 @@ from xdsl.utils.exceptions import VerifyException
 
 @irdl_attr_definition
 class PtrType(ParametrizedAttribute, TypeAttribute):
-    """A pointer into global memory to elements of `pointee`: `!tile.ptr<f16>`."""
+    """A pointer into global memory to elements of type `pointee` (f16, bf16, f32, f8E4M3FN,
+    f8E5M2, i1, i32 or i64). A kernel argument of this type takes a C-contiguous array,
+    addressed flat, in elements; a tile of pointers (`tensor<64x!tile.ptr<f16>>`) is what
+    `tile.load` and `tile.store` take.
+
+    Example:
+
+        !tile.ptr<f16>
+    """
 
     name = "tile.ptr"
     pointee: Attribute = param_def()
@@ -83,8 +95,15 @@ class PtrType(ParametrizedAttribute, TypeAttribute):
 
 @irdl_attr_definition
 class DescType(ParametrizedAttribute, TypeAttribute):
-    """A TMA tensor descriptor over a 2-D or 3-D global tensor; `block` is the box
-    one load or store moves: `!tile.desc<tensor<128x64xf16>>`."""
+    """A TMA tensor descriptor over a 2-D or 3-D global tensor; `block` is the box one
+    `tile.desc_load` or `tile.desc_store` moves (2-D or 3-D, static, a tile element type
+    other than i1 and pointers). A kernel argument of this type takes a 2-D (or 3-D) array;
+    out-of-bounds reads give 0, out-of-bounds writes are dropped.
+
+    Example:
+
+        !tile.desc<tensor<128x64xf16>>
+    """
 
     name = "tile.desc"
     block: TensorType = param_def()
@@ -125,7 +144,7 @@ INT_WIDTHS = (1, 32, 64)
 
 
 def is_element_type(t: Attribute) -> bool:
-    """Element types a tile may hold (tile-dialect.md, Types)."""
+    """Element types a tile may hold (docs/dialects/tile.md)."""
     if isinstance(t, (*FLOAT_TYPES, PtrType)):
         return True
     return isinstance(t, IntegerType) and t.width.data in INT_WIDTHS
@@ -235,21 +254,39 @@ class _AxisOp(BodyThenAttrs):
 
 @irdl_op_definition
 class ProgramIdOp(_AxisOp):
-    """This program's index along grid axis `axis`: `%p = tile.program_id 0 : i32`."""
+    """This program's index along grid axis `axis` (0, 1 or 2), as Triton's
+    `tl.program_id(axis)`.
+
+    Example:
+
+        %pid = tile.program_id 0 : i32
+    """
 
     name = "tile.program_id"
 
 
 @irdl_op_definition
 class NumProgramsOp(_AxisOp):
-    """The grid size along axis `axis`: `%n = tile.num_programs 0 : i32`."""
+    """The number of programs along grid axis `axis` (0, 1 or 2), as Triton's
+    `tl.num_programs(axis)`.
+
+    Example:
+
+        %n = tile.num_programs 0 : i32
+    """
 
     name = "tile.num_programs"
 
 
 @irdl_op_definition
 class MakeRangeOp(BodyThenAttrs):
-    """The integers [start, end): `%r = tile.make_range 0 to 128 : tensor<128xi32>`."""
+    """The integers [start, end) as a 1-D i32 tile, as Triton's `tl.arange(start, end)`;
+    the range is non-empty and starts at 0 or above.
+
+    Example:
+
+        %r = tile.make_range 0 to 128 : tensor<128xi32>
+    """
 
     name = "tile.make_range"
     start = prop_def(IntegerAttr)
@@ -328,7 +365,12 @@ class _UnaryTileOp(BodyThenAttrs):
 
 @irdl_op_definition
 class SplatOp(_UnaryTileOp):
-    """Every element is the scalar: `%t = tile.splat %x : i32 -> tensor<128xi32>`."""
+    """A tile whose every element is the scalar operand (Triton's implicit scalar broadcast).
+
+    Example:
+
+        %t = tile.splat %x : i32 -> tensor<128xi32>
+    """
 
     name = "tile.splat"
 
@@ -345,8 +387,12 @@ class SplatOp(_UnaryTileOp):
 
 @irdl_op_definition
 class BroadcastOp(_UnaryTileOp):
-    """Size-1 dims stretched to the result shape:
-    `%b = tile.broadcast %x : tensor<128x1xf32> -> tensor<128x64xf32>`."""
+    """Stretches the size-1 dims of a tile to the result shape (same rank, same element type).
+
+    Example:
+
+        %b = tile.broadcast %x : tensor<128x1xf32> -> tensor<128x64xf32>
+    """
 
     name = "tile.broadcast"
 
@@ -371,8 +417,13 @@ class BroadcastOp(_UnaryTileOp):
 
 @irdl_op_definition
 class ExpandDimsOp(_UnaryTileOp):
-    """Inserts a size-1 dim at `axis`:
-    `%e = tile.expand_dims %x, 1 : tensor<128xi32> -> tensor<128x1xi32>`."""
+    """Inserts a size-1 dim at `axis`, as Triton's `x[:, None]` (axis 1) or `x[None, :]`
+    (axis 0).
+
+    Example:
+
+        %e = tile.expand_dims %x, 1 : tensor<128xi32> -> tensor<128x1xi32>
+    """
 
     name = "tile.expand_dims"
     axis = prop_def(IntegerAttr)
@@ -411,8 +462,14 @@ class ExpandDimsOp(_UnaryTileOp):
 
 @irdl_op_definition
 class TransOp(_UnaryTileOp):
-    """Permutes dims, result dim i = operand dim order[i]:
-    `%t = tile.trans %b [1, 0] : tensor<256x64xf16> -> tensor<64x256xf16>`."""
+    """Permutes the dims of a tile: result dim i is operand dim `order[i]` (`[1, 0]`: the
+    transpose, Triton's `tl.trans`). The Hopper lowering reads a `tile.trans [1, 0]` of an
+    NxK shared-memory tile as wgmma's K-major B operand.
+
+    Example:
+
+        %t = tile.trans %b [1, 0] : tensor<256x64xf16> -> tensor<64x256xf16>
+    """
 
     name = "tile.trans"
     order = prop_def(DenseArrayBase)
@@ -456,8 +513,13 @@ class TransOp(_UnaryTileOp):
 
 @irdl_op_definition
 class AddPtrOp(BodyThenAttrs):
-    """Pointer plus an offset in elements:
-    `%q = tile.addptr %p, %off : tensor<64x!tile.ptr<f16>>, tensor<64xi32>`."""
+    """Pointer plus an offset in elements (i32 or i64), elementwise on tiles; the offset has
+    the pointer's shape.
+
+    Example:
+
+        %q = tile.addptr %p, %off : tensor<64x!tile.ptr<f16>>, tensor<64xi32>
+    """
 
     name = "tile.addptr"
     ptr = operand_def()
@@ -520,8 +582,13 @@ def _pointee_tile_type(ptr_type: Attribute) -> Attribute:
 
 @irdl_op_definition
 class LoadOp(BodyThenAttrs):
-    """Masked gather; masked-off lanes take `other` (default 0):
-    `%v = tile.load %ptrs, %mask : tensor<64x!tile.ptr<f16>> -> tensor<64xf16>`."""
+    """Masked gather through a pointer (or a tile of pointers): operands `ptrs [, mask
+    [, other]]`; masked-off elements take `other` (default 0).
+
+    Example:
+
+        %v = tile.load %ptrs, %mask : tensor<64x!tile.ptr<f16>> -> tensor<64xf16>
+    """
 
     name = "tile.load"
     ptr = operand_def()
@@ -573,7 +640,13 @@ class LoadOp(BodyThenAttrs):
 
 @irdl_op_definition
 class StoreOp(BodyThenAttrs):
-    """Masked scatter: `tile.store %ptrs, %v, %mask : tensor<64x!tile.ptr<f16>>`."""
+    """Masked scatter through a pointer (or a tile of pointers): operands `ptrs, value
+    [, mask]`; masked-off elements are not written.
+
+    Example:
+
+        tile.store %ptrs, %v, %mask : tensor<64x!tile.ptr<f16>>
+    """
 
     name = "tile.store"
     ptr = operand_def()
@@ -644,9 +717,14 @@ def _print_desc_access(printer: Printer, desc: SSAValue, idx: Sequence[SSAValue]
 
 @irdl_op_definition
 class DescLoadOp(BodyThenAttrs):
-    """TMA load of the block whose first element is at (idx0, idx1, ...); out of
-    bounds reads 0:
-    `%a = tile.desc_load %d[%i, %k] : !tile.desc<tensor<128x64xf16>> -> tensor<128x64xf16>`."""
+    """TMA load of the descriptor's block whose first element is at (idx0, idx1, ...), one
+    i32 index per block dim (or 3 for a 2-D block of a 3-D tensor: a leading index, then
+    the block's); out-of-bounds elements read 0.
+
+    Example:
+
+        %a = tile.desc_load %d[%i, %k] : !tile.desc<tensor<128x64xf16>> -> tensor<128x64xf16>
+    """
 
     name = "tile.desc_load"
     desc = operand_def()
@@ -679,8 +757,13 @@ class DescLoadOp(BodyThenAttrs):
 
 @irdl_op_definition
 class DescStoreOp(BodyThenAttrs):
-    """TMA store of a block; out of bounds is dropped:
-    `tile.desc_store %d[%i, %j], %v : !tile.desc<tensor<128x128xf16>>`."""
+    """TMA store of a block at (idx0, idx1, ...); out-of-bounds elements are dropped. Operands:
+    the descriptor, the indices, then the value (the descriptor's block).
+
+    Example:
+
+        tile.desc_store %d[%i, %j], %v : !tile.desc<tensor<128x128xf16>>
+    """
 
     name = "tile.desc_store"
     desc = operand_def()
@@ -735,8 +818,14 @@ class DescStoreOp(BodyThenAttrs):
 
 @irdl_op_definition
 class DotOp(BodyThenAttrs):
-    """acc + a·b with fp32 accumulation (tensor-core matmul):
-    `%d = tile.dot %a, %b, %acc : tensor<128x64xf16>, tensor<64x256xf16> -> tensor<128x256xf32>`."""
+    """`acc + a·b` with fp32 accumulation, on the tensor cores: a is MxK, b is KxN (f16,
+    bf16, f8E4M3FN or f8E5M2, both alike), acc and the result are MxN f32 (Triton's
+    `tl.dot(a, b, acc)`).
+
+    Example:
+
+        %d = tile.dot %a, %b, %acc : tensor<128x64xf16>, tensor<64x256xf16> -> tensor<128x256xf32>
+    """
 
     name = "tile.dot"
     a = operand_def(TensorType)
@@ -794,8 +883,13 @@ REDUCE_KINDS = ("sum", "max", "min")
 
 @irdl_op_definition
 class ReduceOp(_UnaryTileOp):
-    """Reduction along one axis (sum, max or min):
-    `%m = tile.reduce max %x, 1 : tensor<128x64xf32> -> tensor<128xf32>`."""
+    """Reduction of a tile along `axis` with `kind` = sum, max or min; the result drops that
+    dim (a scalar for a 1-D tile), as Triton's `tl.sum` / `tl.max` / `tl.min`.
+
+    Example:
+
+        %m = tile.reduce max %x, 1 : tensor<128x64xf32> -> tensor<128xf32>
+    """
 
     name = "tile.reduce"
     axis = prop_def(IntegerAttr)

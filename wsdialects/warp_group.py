@@ -49,9 +49,20 @@ REG_MIN, REG_MAX = 24, 256  # setmaxnreg range, multiples of 8
 
 @irdl_op_definition
 class PartitionOp(IRDLOperation):
-    """One partition: `num_warps` warps (whole warp groups) running the body, with
-    an optional per-thread register budget and a role name:
-    `warp_group.partition 1 consumer warps 8 regs 232 { ... }`."""
+    """One partition of a `warp_group.region`: `num_warps` warps (whole warp groups: a
+    positive multiple of 4) run the body, with an optional per-thread register budget
+    (`regs`, a multiple of 8 in [24, 256]) and a role name. It must sit directly in a
+    `warp_group.region`.
+
+    Example:
+
+        warp_group.region {
+          warp_group.partition 0 producer warps 4 regs 40 {
+          }
+          warp_group.partition 1 consumer warps 8 regs 232 {
+          }
+        }
+    """
 
     name = "warp_group.partition"
     id = prop_def(IntegerAttr)
@@ -157,8 +168,19 @@ def _value_owner(v: SSAValue) -> Operation | None:
 
 @irdl_op_definition
 class RegionOp(IRDLOperation):
-    """The partitions of a warp-specialized CTA, all running concurrently:
-    `warp_group.region { warp_group.partition 0 ... {} warp_group.partition 1 ... {} }`."""
+    """The partitions of a warp-specialized CTA, all running at the same time. It holds only
+    `warp_group.partition` ops with distinct ids; a value defined in one partition may not
+    be used in another (values cross partitions only through arefs).
+
+    Example:
+
+        warp_group.region {
+          warp_group.partition 0 producer warps 4 {
+          }
+          warp_group.partition 1 consumer warps 4 {
+          }
+        }
+    """
 
     name = "warp_group.region"
     body = region_def("single_block")
@@ -222,8 +244,17 @@ class RegionOp(IRDLOperation):
 
 @irdl_op_definition
 class BarrierOp(IRDLOperation):
-    """All warps of the enclosing partition meet here (a named barrier over the
-    partition's threads, `bar.sync id, n`): `warp_group.barrier`."""
+    """All warps of the enclosing partition meet here (a named barrier over the partition's
+    threads, `bar.sync id, n`); it must be inside a `warp_group.partition`.
+
+    Example:
+
+        warp_group.region {
+          warp_group.partition 0 consumer warps 8 {
+            warp_group.barrier
+          }
+        }
+    """
 
     name = "warp_group.barrier"
     assembly_format = "attr-dict"
@@ -306,19 +337,27 @@ class _SplitOp(IRDLOperation):
 
 @irdl_op_definition
 class ShareOp(_SplitOp):
-    """Group `group` of `groups` cooperating warp groups takes its share of a tile
-    they all read (an aref slot): the `group`-th of `groups` equal slices along
-    `axis`: `%a0 = warp_group.share %a, 0 of 2 along 0 : tensor<128x64xf16> -> tensor<64x64xf16>`."""
+    """Group `group` of `groups` cooperating warp groups takes its share of a tile they all
+    read (an aref slot): the `group`-th of `groups` equal slices along `axis`.
+
+    Example:
+
+        %a0 = warp_group.share %a, 0 of 2 along 0 : tensor<128x64xf16> -> tensor<64x64xf16>
+    """
 
     name = "warp_group.share"
 
 
 @irdl_op_definition
 class GatherOp(_SplitOp):
-    """The inverse of `share`: each of `groups` cooperating warp groups provides
-    its slice (group g: the g-th along `axis`) and receives the whole tile once all
-    groups have arrived, e.g. for one group to store it with TMA:
-    `%o = warp_group.gather %o0, 0 of 2 along 0 : tensor<64x128xf16> -> tensor<128x128xf16>`."""
+    """The inverse of `share`: each of `groups` cooperating warp groups provides its slice
+    (group g: the g-th along `axis`) and receives the whole tile once all groups have
+    arrived, e.g. for one group to store it with TMA.
+
+    Example:
+
+        %o = warp_group.gather %o0, 0 of 2 along 0 : tensor<64x128xf16> -> tensor<128x128xf16>
+    """
 
     name = "warp_group.gather"
     GATHERS: ClassVar[bool] = True
@@ -371,9 +410,19 @@ class _TurnOp(IRDLOperation):
 
 @irdl_op_definition
 class TurnWaitOp(_TurnOp):
-    """Group g of a cooperative team of G waits until the team's turn has come to it
-    (passed by group g - 1; the first turn of group 0 by group G - 1):
-    `warp_group.turn_wait 0 of 2`. Lowered to a named barrier (`bar.sync`)."""
+    """Group g of a cooperative team of G waits until the team's turn has come to it (passed
+    by group g - 1; the first turn of group 0 by group G - 1). Lowered to a named barrier
+    (`bar.sync`); it must be inside a `warp_group.partition`.
+
+    Example:
+
+        warp_group.region {
+          warp_group.partition 1 consumer0 warps 4 {
+            warp_group.turn_wait 0 of 2
+            warp_group.turn_pass 0 of 2
+          }
+        }
+    """
 
     name = "warp_group.turn_wait"
 
@@ -381,8 +430,17 @@ class TurnWaitOp(_TurnOp):
 @irdl_op_definition
 class TurnPassOp(_TurnOp):
     """Group g of a cooperative team of G hands the turn to group (g + 1) mod G without
-    waiting: `warp_group.turn_pass 0 of 2`. Lowered to a named barrier arrival
-    (`bar.arrive`)."""
+    waiting. Lowered to a named barrier arrival (`bar.arrive`); it must be inside a
+    `warp_group.partition`.
+
+    Example:
+
+        warp_group.region {
+          warp_group.partition 2 consumer1 warps 4 {
+            warp_group.turn_pass 1 of 2
+          }
+        }
+    """
 
     name = "warp_group.turn_pass"
 

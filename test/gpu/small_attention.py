@@ -14,9 +14,12 @@ KERNEL = ROOT / "examples" / "kernels" / "flash_attention.mlir"
 kernels = {"ws-hopper": wsdialects.compile(KERNEL, pipeline="ws-hopper"),
            # two cooperative groups taking turns through named barriers (ws-pingpong)
            "ws-hopper{cooperative=2 pingpong=true}": wsdialects.compile(KERNEL, pipeline="ws-hopper{cooperative=2 pingpong=true}"),
-           # ws-schedule's schedule (kept as IR): P and the 1-D row rescale through aref slots
+           # ws-schedule's choice (kept as IR): the two groups as a ping-pong team
            "ws-schedule{arch=h100},ws-hopper": wsdialects.compile(
-               ROOT / "test" / "Inputs" / "kernels" / "scheduled" / "flash_attention.mlir", pipeline="ws-hopper")}
+               ROOT / "test" / "Inputs" / "kernels" / "scheduled" / "flash_attention.mlir", pipeline="ws-hopper"),
+           # its split organisation: P and the 1-D row rescale through aref slots
+           "ws-schedule{arch=h100 pingpong=false},ws-hopper": wsdialects.compile(
+               ROOT / "test" / "Inputs" / "kernels" / "scheduled" / "flash_attention_split.mlir", pipeline="ws-hopper")}
 B, H, L, d = 1, 2, 300, 128
 q, kk, v = (torch.randn(B * H, L, d, device="cuda", dtype=torch.float16) for _ in range(3))
 ref = F.scaled_dot_product_attention(q.float(), kk.float(), v.float())

@@ -106,10 +106,19 @@ def test_ptxas_more_pipelines(name, path, spec, tmp_path):
 
 @pytest.mark.parametrize("name", ["flash_attention", "flash_attention_causal"])
 def test_ptxas_scheduled_attention(name, tmp_path):
-    """ws-schedule's attention (kept as IR in Inputs/kernels/scheduled; P and the 1-D row
-    rescale through aref slots) assembles. Known cost of that schedule on Hopper: one warp
-    group holds the whole 128x128 f32 score tile for its softmax, so at the 168 registers of
-    a 384-thread launch ptxas spills a little and serializes wgmma (C7520)."""
+    """ws-schedule's choice for attention (kept as IR in Inputs/kernels/scheduled): the two
+    compute groups as a ping-pong team; assembles without spills."""
     ptx = _ptx(INPUTS / "scheduled" / f"{name}.mlir", "ws-hopper")
+    assert "bar.arrive" in ptx
+    _assemble(ptx, tmp_path, name)
+
+
+@pytest.mark.parametrize("name", ["flash_attention", "flash_attention_causal"])
+def test_ptxas_scheduled_attention_split(name, tmp_path):
+    """ws-schedule{pingpong=false}'s attention (P and the 1-D row rescale through aref
+    slots) assembles. Known cost of that schedule on Hopper: one warp group holds the whole
+    128x128 f32 score tile for its softmax, so at the 168 registers of a 384-thread launch
+    ptxas spills a little and serializes wgmma (C7520)."""
+    ptx = _ptx(INPUTS / "scheduled" / f"{name}_split.mlir", "ws-hopper")
     assert ".shared .align" in ptx or "ld.shared.b32" in ptx
     _assemble(ptx, tmp_path, name, spills=True)

@@ -22,6 +22,9 @@ from wsdialects.warp_group import PartitionOp
 # for a loaded one (a limit hit leaves the loop unscheduled, which these tests would
 # report as a failure of the pass).
 SCHED = "ws-schedule{arch=h100 time-limit=60}"
+# The compute groups as independent warps only (no ping-pong team): the
+# organisation that splits attention's ops over two consumer partitions.
+SCHED_SPLIT = "ws-schedule{arch=h100 time-limit=60 pingpong=false}"
 
 # Ops computed from the induction variable alone: scheduled (stage, order) but
 # not assigned to a warp group; each partition using them computes its own copy.
@@ -90,7 +93,7 @@ def test_gemm_schedule_with_cooperative_groups(depth, mma, rng):
 
 def test_causal_mask_is_recomputed_by_its_users():
     case = by_name("causal_attention")
-    module = transform(case.path(), SCHED + ",ws-partition,ws-distribute{depth=2}")
+    module = transform(case.path(), SCHED_SPLIT + ",ws-partition,ws-distribute{depth=2}")
     parts = [p for p in module.walk() if isinstance(p, PartitionOp)]
     assert [p.role_name for p in parts][0] == "producer" and len(parts) >= 3
     sent = {v.name_hint for p in parts for op in p.body.walk() if isinstance(op, PutOp) for v in op.values}
@@ -132,9 +135,12 @@ def test_schedule_survives_partition_and_distribute(name):
 
 @pytest.mark.parametrize("case", CASES, ids=lambda c: c.name)
 @pytest.mark.parametrize("depth,mma", [(1, 0), (2, 1), (3, 2)])
-def test_scheduled_specialize_preserves_semantics(case, depth, mma, rng):
+@pytest.mark.parametrize("sched", [SCHED, SCHED_SPLIT], ids=["chosen", "split"])
+def test_scheduled_specialize_preserves_semantics(case, depth, mma, sched, rng):
+    """Whichever organisation the schedule chose (attention: a ping-pong team,
+    built by ws-cooperative + ws-pingpong) and the split one."""
     before = wsdialects.parse_file(case.path())
-    after = transform(case.path(), f"{SCHED},ws-specialize{{depth={depth} mma-depth={mma}}}")
+    after = transform(case.path(), f"{sched},ws-specialize{{depth={depth} mma-depth={mma}}}")
     grid, args = case.make(rng)
     want = run(before, case, grid, args)
     for seed in (None, 1, 2):
@@ -146,7 +152,7 @@ def test_scheduled_specialize_preserves_semantics(case, depth, mma, rng):
 def test_scheduled_distribute_preserves_semantics(case, depth, mma, rng):
     """The schedule's partitions without ws-pipeline-coarse (see above)."""
     before = wsdialects.parse_file(case.path())
-    after = transform(case.path(), f"{SCHED},ws-partition,ws-distribute{{depth={depth}}},"
+    after = transform(case.path(), f"{SCHED_SPLIT},ws-partition,ws-distribute{{depth={depth}}},"
                                    f"ws-pipeline-mma{{depth={mma}}}")
     grid, args = case.make(rng)
     want = run(before, case, grid, args)
@@ -156,7 +162,7 @@ def test_scheduled_distribute_preserves_semantics(case, depth, mma, rng):
 
 def test_attention_follows_the_warp_assignment():
     case = by_name("attention")
-    module = transform(case.path(), SCHED + ",ws-partition,ws-distribute{depth=2}")
+    module = transform(case.path(), SCHED_SPLIT + ",ws-partition,ws-distribute{depth=2}")
     parts = [p for p in module.walk() if isinstance(p, PartitionOp)]
     assert [p.role_name for p in parts] == ["producer", "consumer_w0", "consumer_w1"]
     # every scheduled op sits in the partition of its warp group

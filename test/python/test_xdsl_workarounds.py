@@ -125,6 +125,58 @@ def test_ours_accepts_tensor_int_float_casts(text):
     assert cast.results[0].type.get_shape() == (4,)
 
 
+# --- float widening / narrowing ---------------------------------------------------
+
+EXTF_NARROWER = fn("%a: tensor<4xf32>", "%h = arith.extf %a : tensor<4xf32> to tensor<4xf16>")
+TRUNCF_WIDER = fn("%a: f16", "%f = arith.truncf %a : f16 to f32")
+EXTF_SHAPE = fn("%a: tensor<4xf16>", "%f = arith.extf %a : tensor<4xf16> to tensor<8xf32>")
+FLOAT_RESIZE = [EXTF_NARROWER, TRUNCF_WIDER, EXTF_SHAPE]
+FLOAT_RESIZE_IDS = ["extf-narrower", "truncf-wider", "extf-shape"]
+
+
+@pytest.mark.parametrize("text", FLOAT_RESIZE, ids=FLOAT_RESIZE_IDS)
+def test_stock_accepts_bad_float_resize(text):
+    stock_parse(text)  # verifies: the LLVM emitter would then write an invalid fpext / fptrunc
+
+
+@pytest.mark.parametrize("text", FLOAT_RESIZE, ids=FLOAT_RESIZE_IDS)
+def test_ours_rejects_bad_float_resize(text):
+    with pytest.raises(WsError, match=r":2:3: error: 'arith\.(extf|truncf)' "):
+        parse_text(text, "f.mlir")
+
+
+def test_ours_accepts_float_resize():
+    ops = body_ops(parse_text(fn("%a: tensor<4xf8E4M3FN>", "%f = arith.extf %a : tensor<4xf8E4M3FN> to tensor<4xf32>\n"
+                                 "  %h = arith.truncf %f : tensor<4xf32> to tensor<4xbf16>")))
+    assert [str(o.results[0].type) for o in ops[:2]] == ["tensor<4xf32>", "tensor<4xbf16>"]
+
+
+# --- scf.if yields -----------------------------------------------------------------
+
+IF_NO_ELSE = fn("%c: i1, %x: f32", "%t = scf.if %c -> (f32) {\n    scf.yield %x : f32\n  }")
+IF_NO_YIELD = fn("%c: i1, %x: f32", "%t = scf.if %c -> (f32) {\n  } else {\n    scf.yield %x : f32\n  }")
+IF_YIELD_TYPE = fn("%c: i1, %x: f32, %i: i32",
+                   "%t = scf.if %c -> (f32) {\n    scf.yield %i : i32\n  } else {\n    scf.yield %x : f32\n  }")
+BAD_IFS = [IF_NO_ELSE, IF_NO_YIELD, IF_YIELD_TYPE]
+BAD_IF_IDS = ["no-else", "no-yield", "yield-type"]
+
+
+@pytest.mark.parametrize("text", BAD_IFS, ids=BAD_IF_IDS)
+def test_stock_accepts_bad_scf_if(text):
+    from xdsl.dialects.scf import Scf
+
+    ctx = Context()
+    for d in (Builtin, Func, StockArith, Scf):
+        ctx.load_dialect(d)
+    Parser(ctx, text).parse_module().verify()  # ws-cooperative and the emitter then index past the yield
+
+
+@pytest.mark.parametrize("text", BAD_IFS, ids=BAD_IF_IDS)
+def test_ours_rejects_bad_scf_if(text):
+    with pytest.raises(WsError, match=r"f\.mlir:2:3: error: 'scf\.if' (an scf\.if with results|the (then|else) branch)"):
+        parse_text(text, "f.mlir")
+
+
 # --- hexadecimal float literals ---------------------------------------------------
 
 

@@ -14,17 +14,25 @@ from wsdialects.schedule.modulo import rec_mii, res_mii
 SOLVERS = ["cpsat", "z3"]
 
 
+def _team(g):
+    """Members of a ping-pong team (the graph dict's warps.pingpong), 1 without one."""
+    return g.get("warps", {}).get("pingpong", 1)
+
+
 def check_valid(graph, sched):
-    """Every dependence and every modular unit capacity holds."""
+    """Every dependence and every modular unit capacity holds (each member of a
+    ping-pong team reserving the units again, offset by m * (II // members))."""
     ii = sched.ii
+    team = graph.warps.pingpong if graph.warps else 1
     s = {n: p.start for n, p in sched.ops.items()}
     for e in graph.edges:
         assert s[e.dst] + e.distance * ii >= s[e.src] + e.delay, e
     for unit, cap in graph.units.items():
         use = [0] * ii
         for op in graph.ops:
-            for c, x in enumerate(op.uses.get(unit, ())):
-                use[(s[op.name] + c) % ii] += x
+            for m in range(1 if op.variable_latency else team):
+                for c, x in enumerate(op.uses.get(unit, ())):
+                    use[(s[op.name] + m * (ii // team) + c) % ii] += x
         assert max(use) <= cap, (unit, use)
     for n, p in sched.ops.items():
         assert p.stage == p.start // ii
@@ -97,6 +105,7 @@ def brute_force_min_ii(g):
     names = [o["name"] for o in g["ops"]]
     idx = {n: i for i, n in enumerate(names)}
     uses = [o.get("uses", {}) for o in g["ops"]]
+    team = _team(g)
     ii = 1
     while True:
         for res in itertools.product(range(ii), repeat=len(names)):
@@ -104,8 +113,9 @@ def brute_force_min_ii(g):
             for unit, cap in g["units"].items():
                 table = [0] * ii
                 for i, u in enumerate(uses):
-                    for c, x in enumerate(u.get(unit, ())):
-                        table[(res[i] + c) % ii] += x
+                    for m in range(team):
+                        for c, x in enumerate(u.get(unit, ())):
+                            table[(res[i] + m * (ii // team) + c) % ii] += x
                 if max(table) > cap:
                     ok = False
                     break
@@ -157,6 +167,56 @@ def test_random_graphs_match_brute_force(seed):
         check_valid(graph, sched)
         iis[solver] = sched.ii
     assert iis == {s: expected for s in SOLVERS}
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_random_pingpong_graphs_match_brute_force(seed):
+    """The same with the ops run by a ping-pong team of two (members offset by II // 2)."""
+    g = random_graph(100 + seed)
+    g["warps"] = {"count": 1, "pingpong": 2}
+    expected = brute_force_min_ii(g)
+    graph = graph_from_dict(g)
+    assert graph.to_dict()["warps"]["pingpong"] == 2
+    assert max(res_mii(graph), rec_mii(graph)) <= expected
+    for solver in SOLVERS:
+        sched = solve(graph, solver=solver)
+        check_valid(graph, sched)
+        assert sched.ii == expected, solver
+
+
+def fa3_chain(team):
+    """One member's attention step, FA3-style: S = QK^T on the tensor cores, its
+    exponential P (blocking on S's wgmma), O += PV; a lockstep warp does the whole
+    128-row tile (2 cycles per op), a ping-pong member its 64 rows (1 cycle)."""
+    c = 2 // team
+    ops = [{"name": "S", "uses": {"TC": [1] * c}}, {"name": "P", "uses": {"EXP": [1] * c}},
+           {"name": "O", "uses": {"TC": [1] * c}}]
+    edges = [{"from": "S", "to": "P", "delay": c, "distance": 0, "blocking": True},
+             {"from": "P", "to": "O", "delay": c, "distance": 0},
+             {"from": "O", "to": "O", "delay": c, "distance": 1}]
+    warps = {"count": 1, **({"pingpong": team} if team > 1 else {})}
+    return {"units": {"TC": 1, "EXP": 1}, "ops": ops, "edges": edges, "warps": warps}
+
+
+@pytest.mark.parametrize("solver", SOLVERS)
+def test_pingpong_team_reaches_the_tensor_core_bound(solver):
+    """Twill's observation (§6, FA3's ping-pong): with one warp the exponential's
+    blocking wait keeps the tensor cores idle; two members offset by half the II
+    keep them busy: II = 4 = the TC's work per tile."""
+    lockstep = solve(fa3_chain(1), solver=solver)
+    team = solve(fa3_chain(2), solver=solver)
+    assert res_mii(graph_from_dict(fa3_chain(1))) == res_mii(graph_from_dict(fa3_chain(2))) == 4
+    assert lockstep.ii > 4 and team.ii == 4
+    check_valid(graph_from_dict(fa3_chain(2)), team)
+
+
+def test_twill_among_prefers_the_first_on_a_tie():
+    from wsdialects.schedule.joint import twill_among
+
+    g = graph_from_dict(fa3_chain(2))
+    assert twill_among([g, g])[0] == 0
+    chosen, sched = twill_among([graph_from_dict(fa3_chain(1)), g])
+    assert chosen == 1 and sched.ii == 4
 
 
 def test_rec_mii_of_a_recurrence():

@@ -86,3 +86,21 @@
 // LEFT: scf.for
 // BADDEPTH: error: ws-distribute: depth must be >= 1, got 0
 // BADDEPTH-NOT: Traceback
+
+// A TMA-loaded tile the consumer carries to the next iteration: a located error at
+// the load (it used to build invalid IR, reported at 1:1).
+// RUN: not ws-opt %S/Inputs/distribute-carried-tma-tile.mlir -p ws-specialize 2>&1 | filecheck %s --check-prefix=CARRIED
+// CARRIED: {{.*}}distribute-carried-tma-tile.mlir:11:5: error: ws-distribute: this TMA-loaded tile reaches the next iteration (the loop's scf.yield operand #2); it lives in an aref slot that is released every iteration: carry a tile computed from it instead, or load it in the iteration that uses it
+// CARRIED-NOT: Traceback
+
+// A view of a TMA tile used only inside an scf.if travels through the ring (it
+// used to stay behind in the producer), and the slot is released after the last
+// use of the if's result, not after the if.
+// RUN: ws-opt %S/Inputs/distribute-tile-through-if.mlir -p 'ws-partition,ws-distribute' | filecheck %s --check-prefix=THROUGH-IF
+// THROUGH-IF: aref.put %aref_a[%k], %a
+// THROUGH-IF: warp_group.partition 1 consumer
+// THROUGH-IF: %[[A:.*]] = aref.get %aref_a[%[[K:.*]]]
+// THROUGH-IF: tile.trans %[[A]]
+// THROUGH-IF: %sel = scf.if
+// THROUGH-IF: tile.dot %prev, %sel, %acc
+// THROUGH-IF-NEXT: aref.consumed %aref_a[%[[K]]]

@@ -263,8 +263,8 @@
 // group, the accumulator rescale and P.V on another; the row rescale `alpha` (1-D f32) goes
 // through an aref slot that is a plain shared-memory array: written from the row slice by
 // lane 4q of each quad, read back per element into the other group's row slice.
-// RUN: ws-opt %S/../Inputs/kernels/scheduled/flash_attention.mlir -p ws-hopper 2>&1 | filecheck %s --check-prefix=SCHED
-// RUN: ws-opt %S/../Inputs/kernels/scheduled/flash_attention.mlir -p ws-hopper -t llvm 2>&1 | filecheck %s --check-prefix=SCHEDLL
+// RUN: ws-opt %S/../Inputs/kernels/scheduled/flash_attention_split.mlir -p ws-hopper 2>&1 | filecheck %s --check-prefix=SCHED
+// RUN: ws-opt %S/../Inputs/kernels/scheduled/flash_attention_split.mlir -p ws-hopper -t llvm 2>&1 | filecheck %s --check-prefix=SCHEDLL
 // SCHED: %aref_alpha_buf0 = nvgpu.smem.alloc : memref<{{[0-9]+}}x128xf32, 3 : i64>
 // SCHED: nvgpu.smem.store %alpha, %aref_alpha_buf0[%{{.*}}] : tensor<128xf32, #layout.slice<dim = 1, parent = #layout.wgmma<warp_groups = 1>>>
 // SCHED: %[[A:.*]] = nvgpu.smem.view %aref_alpha_buf0[%{{.*}}] : memref<{{[0-9]+}}x128xf32, 3 : i64> -> tensor<128xf32, #layout.shared<swizzle = 0, order = [0]>>

@@ -9,6 +9,7 @@
 // RUN: not ws-opt %S/Inputs/layout_fit.mlir -p ws-hopper 2>&1 | filecheck %s --check-prefix=FIT
 // RUN: not ws-opt %S/Inputs/layout_register_a.mlir -p ws-hopper 2>&1 | filecheck %s --check-prefix=REGA
 // RUN: ws-opt %shared/kernels/attention.mlir -p ws-hopper | filecheck %s --check-prefix=ATTN
+// RUN: ws-opt %S/Inputs/layout_relay_row.mlir -p ws-hopper 2>&1 | filecheck %s --check-prefix=RELAY
 
 // The GEMM consumer (2 warp groups): aref slots are 128B-swizzled shared memory, B's
 // transposition is the column-major view of its slot, the accumulator chain is the
@@ -56,3 +57,10 @@
 // ATTN: %p16_1 = arith.truncf %p_1 : tensor<128x128xf32, #layout.wgmma<warp_groups = 2>> to tensor<128x128xf16, #layout.wgmma<warp_groups = 2>>
 // A register A that is the transposition of a fragment would need a conversion.
 // REGA: layout_register_a.mlir:20:5: error: ws-lower-layouts: the A operand of this dot is a register tile in #layout.permute<order = [1, 0], parent = #layout.wgmma<warp_groups = 1>>; wgmma reads register A in the accumulator fragment #layout.wgmma<warp_groups = 1>
+
+// A row vector that a group only relays (ws-schedule put `rowmax_s` on the PV group:
+// read from one slot, scaled by a splat, put into another) has no anchor; it takes the
+// row slice of the group's accumulator fragment, the 1-D default.
+// RELAY: "consumer_w1"
+// RELAY: %rowmax_r = nvgpu.smem.load {{.*}} -> tensor<128xf32, #layout.slice<dim = 1, parent = #layout.wgmma<warp_groups = 1>>>
+// RELAY: %rowmax_s{{.*}} = arith.mulf %rowmax_r, %scale_v {{.*}} : tensor<128xf32, #layout.slice<dim = 1, parent = #layout.wgmma<warp_groups = 1>>>

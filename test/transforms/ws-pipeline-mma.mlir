@@ -47,3 +47,17 @@
 // DUAL: mma.wait %{{.*}}, %{{.*}} {pending = 0}
 
 // TOODEEP: error: ws-pipeline-mma: depth 2 must be smaller than the aref ring depth 2 (P dots in flight hold P+1 slots)
+
+// One ring read at two positions per iteration (2k, 2k+1), both released: the
+// dot is waited for at once (the lag is counted in iterations, not positions),
+// each release stays where it was (it used to fail: "Cannot detach a toplevel operation").
+// RUN: ws-opt %S/Inputs/pipeline-mma-two-positions.mlir -p 'ws-pipeline-mma{depth=1}' | filecheck %s --check-prefix=TWOPOS
+// TWOPOS: %[[A:.*]], %{{.*}} = aref.get %aref_a_b[%q0]
+// TWOPOS-NEXT: %{{.*}}, %[[B:.*]] = aref.get %aref_a_b[%q1]
+// TWOPOS-NEXT: %bt = tile.trans %[[B]]
+// TWOPOS-NEXT: %acc2 = mma.async_dot %[[A]], %bt, %acc
+// TWOPOS-NEXT: mma.wait %acc2 {pending = 0}
+// TWOPOS-NEXT: aref.consumed %aref_a_b[%q0]
+// TWOPOS-NEXT: aref.consumed %aref_a_b[%q1]
+// TWOPOS-NEXT: scf.yield
+// TWOPOS-NOT: aref.consumed

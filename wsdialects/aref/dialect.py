@@ -37,8 +37,13 @@ from xdsl.utils.exceptions import VerifyException
 
 @irdl_attr_definition
 class RingType(ParametrizedAttribute, TypeAttribute):
-    """A ring of `depth` aref slots, each holding one value of every payload type:
-    `!aref.ring<tensor<128x64xf16>, depth = 3>`."""
+    """A ring of `depth` aref slots between a producer and its consumers; every slot holds one
+    value of each payload type (tiles), which travel together behind one pair of barriers.
+
+    Example:
+
+        !aref.ring<tensor<128x64xf16>, tensor<256x64xf16>, depth = 3>
+    """
 
     name = "aref.ring"
     payload: ArrayAttr[Attribute] = param_def()
@@ -93,6 +98,27 @@ def _check_position(op: IRDLOperation) -> None:
         raise VerifyException(f"ring position must be i32, i64 or index, got {t}")
 
 
+_NEVER_TWICE = {
+    "aref.put": "the second put waits for the slot to be empty, which needs this position's get and release",
+    "aref.get": "a get borrows the slot until it is released, so the second get waits forever",
+    "aref.consumed": "the slot is released twice",
+}
+
+
+def _check_once_per_block(op: IRDLOperation) -> None:
+    """No earlier op of the same kind in `op`'s block accesses the same position
+    (the same SSA value) of the same ring: that program deadlocks (Tawa Fig. 4)."""
+    block = op.parent_block()
+    if block is None:
+        return
+    for other in block.ops:
+        if other is op:
+            return
+        if other.name == op.name and other.operands[0] is op.ring and other.operands[1] is op.position:
+            raise VerifyException(f"an earlier {op.name} in this block accesses the same position of the same "
+                                  f"ring: {_NEVER_TWICE[op.name]}")
+
+
 def _parse_ring_type(parser: Parser) -> RingType:
     pos = parser.pos
     rt = parser.parse_type()
@@ -137,9 +163,13 @@ def _print_access(printer: Printer, ring: SSAValue, pos: SSAValue) -> None:
 
 @irdl_op_definition
 class CreateOp(BodyThenAttrs):
-    """A fresh ring, every slot empty (E = 1, F = 0). `consumers` is the number
-    of consumer warp groups that must release a slot (default 1):
-    `%r = aref.create : !aref.ring<tensor<64x64xf16>, depth = 2>`."""
+    """A fresh ring, every slot empty. `consumers` is the number of consumer warp groups that
+    must each release a slot before the producer may refill it (default 1).
+
+    Example:
+
+        %r = aref.create : !aref.ring<tensor<64x64xf16>, depth = 2>
+    """
 
     name = "aref.create"
     consumers = opt_prop_def(IntegerAttr)
@@ -175,8 +205,13 @@ class CreateOp(BodyThenAttrs):
 
 @irdl_op_definition
 class PutOp(BodyThenAttrs):
-    """Publish `values` in slot `position mod depth` once the slot is empty:
-    `aref.put %r[%k], %a : !aref.ring<tensor<64x64xf16>, depth = 2>`."""
+    """Waits until slot `position mod depth` is empty, then publishes `values` in it (one per
+    payload type) and marks it full. The position is i32 (the default), i64 or index.
+
+    Example:
+
+        aref.put %r[%k], %a : !aref.ring<tensor<64x64xf16>, depth = 2>
+    """
 
     name = "aref.put"
     ring = operand_def(RingType)
@@ -189,6 +224,7 @@ class PutOp(BodyThenAttrs):
     def verify_(self) -> None:
         _check_position(self)
         _check_payload(self, "put values")
+        _check_once_per_block(self)
 
     @classmethod
     def parse_body(cls, parser: Parser):
@@ -219,8 +255,13 @@ class PutOp(BodyThenAttrs):
 
 @irdl_op_definition
 class GetOp(BodyThenAttrs):
-    """Borrow the values in slot `position mod depth` once it is full:
-    `%a = aref.get %r[%k] : !aref.ring<tensor<64x64xf16>, depth = 2>`."""
+    """Waits until slot `position mod depth` is full, then borrows its values; they stay valid
+    until the matching `aref.consumed`.
+
+    Example:
+
+        %a = aref.get %r[%k] : !aref.ring<tensor<64x64xf16>, depth = 2>
+    """
 
     name = "aref.get"
     ring = operand_def(RingType)
@@ -233,6 +274,7 @@ class GetOp(BodyThenAttrs):
     def verify_(self) -> None:
         _check_position(self)
         _check_payload(self, "get results")
+        _check_once_per_block(self)
 
     @classmethod
     def parse_body(cls, parser: Parser):
@@ -249,8 +291,13 @@ class GetOp(BodyThenAttrs):
 
 @irdl_op_definition
 class ConsumedOp(BodyThenAttrs):
-    """Release slot `position mod depth` back to the producer (E := 1):
-    `aref.consumed %r[%k] : !aref.ring<tensor<64x64xf16>, depth = 2>`."""
+    """Releases slot `position mod depth` back to the producer: once every consumer has
+    released it, it is empty and may be refilled.
+
+    Example:
+
+        aref.consumed %r[%k] : !aref.ring<tensor<64x64xf16>, depth = 2>
+    """
 
     name = "aref.consumed"
     ring = operand_def(RingType)
@@ -262,6 +309,7 @@ class ConsumedOp(BodyThenAttrs):
     def verify_(self) -> None:
         _check_position(self)
         _ring(self)
+        _check_once_per_block(self)
 
     @classmethod
     def parse_body(cls, parser: Parser):

@@ -1,7 +1,7 @@
 """`ws-hopper{depth=D mma-depth=P cooperative=G pingpong=true|false persistent=true|false programs=N}`:
 the whole path to Hopper code.
 
-OVERVIEW.md defines `ws-hopper` as `ws-specialize` plus the lowering. This pass runs
+`ws-hopper` is `ws-specialize` plus the lowering. This pass runs
 `ws-specialize` with the same options (partition, distribute{depth=D},
 pipeline-mma{depth=P}, and cooperative / pingpong / persistent when asked), then the lowering
 passes `ws-lower-aref` (aref rings -> mbarriers, shared-memory slots, TMA),
@@ -63,8 +63,7 @@ def ring_smem_bytes(module: ModuleOp) -> int:
 
 @dataclass(frozen=True)
 class HopperPass(SpecializePass):
-    """ws-specialize + ws-lower-aref + ws-lower-warp-groups + ws-lower-mma + ws-lower-layouts
-    (same options as ws-specialize)."""
+    """ws-specialize, then ws-lower-aref, -warp-groups, -mma and -layouts: IR ready for -t ptx."""
 
     name = "ws-hopper"
     depth: int = 4

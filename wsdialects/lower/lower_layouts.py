@@ -271,15 +271,17 @@ class BranchLayouts:
                 self.register_a(o)
         self.propagate(fixed)
         # Tiles nothing anchors (a loop-carried tile built from scalars, a tile TMA-loaded
-        # into registers): the accumulator layout for 2-D tiles, then propagate again.
+        # into registers, a row vector read from a slot and put into another): the
+        # accumulator layout for 2-D tiles, its row slice for 1-D ones, then propagate again.
         tiles = [v for o in ops for v in [*o.results, *(a for r in o.regions for b in r.blocks for a in b.args)]
                  if is_tile(v) and not self.is_free(v)]
-        while True:
-            todo = [v for v in tiles if v not in self.L and len(v.type.get_shape()) == 2]
-            if not todo:
-                break
-            self.L[todo[0]] = self.acc
-            self.propagate(fixed)
+        for rank, default in ((2, self.acc), (1, SliceLayout(1, self.acc))):
+            while True:
+                todo = [v for v in tiles if v not in self.L and len(v.type.get_shape()) == rank]
+                if not todo:
+                    break
+                self.L[todo[0]] = default
+                self.propagate(fixed)
         for v in tiles:
             if v not in self.L:
                 where = v.owner if isinstance(v.owner, Operation) else v.owner.parent_op()

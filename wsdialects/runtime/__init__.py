@@ -5,7 +5,7 @@
     k.ptx, k.llvm_ir, k.ir          # the stages' text
     k[grid](a, b, c, M, N, K, N)    # torch CUDA tensors and Python numbers
 
-Argument conventions (OVERVIEW.md): a `!tile.desc<tensor<BxCxT>>` takes a 2-D tensor
+Argument conventions (docs/writing-a-kernel.md): a `!tile.desc<tensor<BxCxT>>` takes a 2-D tensor
 (a TMA descriptor with that box is built from it, swizzled as the kernel's shared
 memory needs); a `!tile.ptr<T>` takes a contiguous tensor addressed flat, in
 elements; scalars take Python numbers. Checks happen before the launch.

@@ -17,8 +17,35 @@ from xdsl.dialects import func, scf
 from xdsl.dialects.builtin import ModuleOp, TensorType
 from xdsl.ir import Block, BlockArgument, Operation, OpResult, SSAValue
 
-from .graph import Edge, Graph, GraphError, Op, Warps
+from .bounds import MAX_RESERVATION
+from .graph import MAX_VALUE, Edge, Graph, GraphError, Op, Warps
 from .machine import Machine, TileInfo, load_machine
+
+
+def error_at(op: Operation, message: str) -> GraphError:
+    """A :class:`GraphError` located at ``op`` (or its closest located ancestor)."""
+    from wsdialects.diagnostics import location_of
+
+    loc = location_of(op)
+    exc = GraphError(message) if loc is None else GraphError(message, loc[1], loc[2], file=loc[0])
+    exc.op = op  # for a remark at the op (ws-schedule's fallback)
+    return exc
+
+
+def warp_groups_of(fn: func.FuncOp) -> int:
+    """Compute warp groups of a kernel: ``tile.num_warps / 4`` (at least one;
+    4 warps when the attribute is absent).  A value that is not a positive
+    integer is bad input: a located :class:`~wsdialects.diagnostics.WsError`."""
+    from xdsl.dialects.builtin import IntegerAttr
+
+    from wsdialects.diagnostics import error_at as ws_error_at
+
+    attr = fn.attributes.get("tile.num_warps")
+    if attr is None:
+        return 1
+    if not isinstance(attr, IntegerAttr) or not 1 <= attr.value.data <= 1024:
+        raise ws_error_at(fn, f"'tile.num_warps' must be an integer from 1 to 1024 (warps per program), got {attr}")
+    return max(1, attr.value.data // 4)
 
 
 def _tile(t) -> TileInfo | None:
@@ -41,16 +68,13 @@ def find_kernel_loop(module: ModuleOp, kernel: str | None = None) -> tuple[func.
     if not kernels:
         raise GraphError("no function with the 'tile.kernel' attribute" + (f" named '{kernel}'" if kernel else ""))
     if len(kernels) > 1:
-        raise GraphError("several tile kernels; name one")
+        raise error_at(kernels[1], "several tile kernels; name one")
     fn = kernels[0]
     loops = [op for op in fn.body.block.ops if isinstance(op, scf.ForOp)]
     if len(loops) != 1:
-        raise GraphError(f"kernel '{fn.sym_name.data}' needs exactly one top-level scf.for, found {len(loops)}")
-    loop = loops[0]
-    if any(isinstance(op, scf.ForOp) for op in loop.body.walk()) or any(
-            isinstance(op, scf.IfOp) for op in loop.body.walk()):
-        raise GraphError("the loop body must be free of nested control flow (a singly-nested loop)")
-    return fn, loop
+        raise error_at(fn, f"kernel '{fn.sym_name.data}' needs exactly one top-level scf.for, found {len(loops)}")
+    check_loop(loops[0])
+    return fn, loops[0]
 
 
 def graph_from_module(module: ModuleOp, arch: str | Machine = "h100", kernel: str | None = None,
@@ -62,8 +86,9 @@ def graph_from_module(module: ModuleOp, arch: str | Machine = "h100", kernel: st
 
 def check_loop(loop: scf.ForOp) -> None:
     """The body must be straight-line code (a singly-nested loop)."""
-    if any(isinstance(op, (scf.ForOp, scf.IfOp)) for op in loop.body.walk() if op is not loop):
-        raise GraphError("the loop body must be free of nested control flow (a singly-nested loop)")
+    for op in loop.body.walk():
+        if op is not loop and isinstance(op, (scf.ForOp, scf.IfOp)):
+            raise error_at(op, "the loop body must be free of nested control flow (a singly-nested loop)")
 
 
 @dataclass
@@ -74,6 +99,7 @@ class LoopGraph:
     names: dict[Operation, str]  # node name of each body op that is a node
     index_ops: set[Operation]  # nodes computed from the induction variable alone (rematerialized)
     groups_per_warp: int  # warp groups that one scheduled warp stands for (cooperative M split)
+    pingpong: bool = False  # those groups are a ping-pong team (offset in time), not in lockstep
 
 
 def _data_values(body: Block, yield_op: scf.YieldOp) -> set[SSAValue]:
@@ -104,6 +130,13 @@ _LOADS = ("tile.desc_load", "tile.load")
 WGMMA_M = 64  # rows of one warp group's tensor-core MMA (wgmma m64nNk16)
 
 
+def _splits_rows(tiles: list[tuple[str, TileInfo]], s: int) -> bool:
+    """Every register tile splits along M into s parts, dot results into parts of
+    at least one wgmma's 64 rows."""
+    return not any(not t.shape or t.shape[0] % s or (kind == "tile.dot" and t.shape[0] // s < WGMMA_M)
+                   for kind, t in tiles)
+
+
 def cooperative_split(machine: Machine, tiles: list[tuple[str, TileInfo]], groups: int) -> int:
     """How many warp groups must share each register tile so that every one fits
     a thread's register budget: 1 when all fit one group; else the least s > 1
@@ -121,16 +154,25 @@ def cooperative_split(machine: Machine, tiles: list[tuple[str, TileInfo]], group
     for s in range(2, groups + 1):
         if groups % s:
             continue
-        if any(not t.shape or t.shape[0] % s or (kind == "tile.dot" and t.shape[0] // s < WGMMA_M)
-               for kind, t in tiles):
+        if not _splits_rows(tiles, s):
             continue
         if -(-need // s) <= machine.reg_limit(groups):
             return s
     return 1
 
 
+def pingpong_split(tiles: list[tuple[str, TileInfo]], groups: int, least: int) -> int | None:
+    """The team size of a ping-pong split: the least s >= max(2, least) dividing
+    ``groups`` whose row split every register tile allows (dot results keep at
+    least one wgmma's 64 rows), else None."""
+    for s in range(max(2, least), groups + 1):
+        if groups % s == 0 and _splits_rows(tiles, s):
+            return s
+    return None
+
+
 def graph_of_loop(fn: func.FuncOp, loop: scf.ForOp, arch: str | Machine = "h100",
-                  warp_groups: int | None = None) -> LoopGraph:
+                  warp_groups: int | None = None, pingpong: bool = False) -> LoopGraph | None:
     """The dependence graph of ``loop`` (a top-level loop of kernel ``fn``), with
     the node name of each body op that is a node.
 
@@ -142,7 +184,12 @@ def graph_of_loop(fn: func.FuncOp, loop: scf.ForOp, arch: str | Machine = "h100"
 
     Register footprints are per thread of one warp group; when a register tile
     does not fit one group's budget, the compute groups are modelled as
-    cooperative teams that split every tile along M (:func:`cooperative_split`)."""
+    cooperative teams that split every tile along M (:func:`cooperative_split`).
+
+    With ``pingpong``, the compute groups are modelled as ping-pong teams
+    (:func:`pingpong_split`): each team member runs the whole loop body on its
+    own rows, at 1/s of each compute op's cost, offset from the others by a
+    fraction of the II (``Warps.pingpong``); None when no such split exists."""
     machine = arch if isinstance(arch, Machine) else load_machine(arch)
     check_loop(loop)
     body: Block = loop.body.block
@@ -157,11 +204,15 @@ def graph_of_loop(fn: func.FuncOp, loop: scf.ForOp, arch: str | Machine = "h100"
             return True
         return op.name in ("tile.desc_store", "tile.store")
 
-    num_warps = fn.attributes.get("tile.num_warps")
-    groups = warp_groups or max(1, (int(num_warps.value.data) if num_warps is not None else 4) // 4)
+    groups = warp_groups or warp_groups_of(fn)
     reg_tiles = [(op.name, t) for op in body.ops if is_node(op) and machine.result_memory(op.name) == "regs"
                  for t in (_tile(r.type) for r in op.results) if t]
     split = cooperative_split(machine, reg_tiles, groups)
+    if pingpong:
+        split = pingpong_split(reg_tiles, groups, split)
+        if split is None:
+            return None
+    team = split if pingpong else 1
 
     names: dict[Operation, str] = {}
     index_ops: set[Operation] = set()
@@ -179,8 +230,14 @@ def graph_of_loop(fn: func.FuncOp, loop: scf.ForOp, arch: str | Machine = "h100"
         names[op] = name
         results = [t for t in (_tile(r.type) for r in op.results) if t]
         operands = [t for t in (_tile(o.type) for o in op.operands) if t]
+        if any(d < 0 for t in results + operands for d in t.shape):
+            raise error_at(op, "a tile of dynamic shape cannot be scheduled")
         cost = machine.op_cost(op.name, results, operands)
-        uses = {cost.unit: [1] * cost.cycles} if cost.unit and cost.cycles else {}
+        if cost.cycles > MAX_RESERVATION:
+            raise error_at(op, f"'{op.name}' would occupy {cost.unit} for {cost.cycles} cycles on {machine.name}, "
+                               f"more than the scheduler models ({MAX_RESERVATION}); the tile is too large")
+        cycles = cost.cycles if cost.variable_latency else -(-cost.cycles // team)  # a member's rows
+        uses = {cost.unit: [1] * cycles} if cost.unit and cycles else {}
         memory = machine.result_memory(op.name)
         footprint = sum(-(-machine.regs_per_thread(t) // split) for t in results) if memory == "regs" else 0
         smem = sum(t.bytes for t in results) if memory == "smem" else 0
@@ -188,10 +245,13 @@ def graph_of_loop(fn: func.FuncOp, loop: scf.ForOp, arch: str | Machine = "h100"
         if op.name not in _LOADS and op.results and not any(r in data for r in op.results):
             index_ops.add(op)
             spill = 0
-        ops.append(Op(name=name, uses=uses, latency=cost.cycles, regs=footprint, smem=smem,
+        if max(footprint, smem, spill) > MAX_VALUE:
+            raise error_at(op, f"the result of '{op.name}' is too large to schedule ({smem or footprint} "
+                               f"{'bytes' if smem else 'registers per thread'})")
+        ops.append(Op(name=name, uses=uses, latency=cycles, regs=footprint, smem=smem,
                       variable_latency=cost.variable_latency, spill_cost=spill, kind=op.name))
     if not ops:
-        raise GraphError("the loop body has no tile-level operations")
+        raise error_at(loop, "the loop body has no tile-level operations")
     latency = {o.name: o.cycles for o in ops}
 
     def producers(value: SSAValue, distance: int, seen: frozenset = frozenset()) -> list[tuple[str, int]]:
@@ -229,17 +289,16 @@ def graph_of_loop(fn: func.FuncOp, loop: scf.ForOp, arch: str | Machine = "h100"
                 src_kind = next(o.kind for o in ops if o.name == src)
                 edges.append(Edge(src, dst, latency[src], dist, blocking=src_kind in machine.blocking_from))
     graph = Graph(units=dict(machine.units), ops=ops, edges=edges,
-                  warps=Warps(count=groups // split, reg_limit=machine.reg_limit(groups), local_recurrences=True),
+                  warps=Warps(count=groups // split, reg_limit=machine.reg_limit(groups), local_recurrences=True,
+                              pingpong=team),
                   smem_capacity=machine.smem_capacity, name=fn.sym_name.data)
-    return LoopGraph(graph, names, index_ops, split)
+    return LoopGraph(graph, names, index_ops, split, team > 1)
 
 
 def graph_from_file(path: str, arch: str = "h100", kernel: str | None = None) -> Graph:
-    """Parse an ``.mlir`` file with :func:`wsdialects.parse_file` and build its graph."""
+    """Parse an ``.mlir`` file with :func:`wsdialects.parse_file` and build its
+    graph.  Bad input raises :class:`~wsdialects.diagnostics.WsError` (already
+    located: ``FILE:LINE:COL: error: ...``) or a located :class:`GraphError`."""
     import wsdialects
 
-    try:
-        module = wsdialects.parse_file(path)
-    except wsdialects.WsError as exc:
-        raise GraphError(str(exc)) from None
-    return graph_from_module(module, arch, kernel)
+    return graph_from_module(wsdialects.parse_file(path), arch, kernel)

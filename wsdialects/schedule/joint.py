@@ -18,12 +18,13 @@ from __future__ import annotations
 
 import math
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
-from .graph import Graph, GraphError, Warps
-from .modulo import ModuloModel, critical_length, modulo_schedule, rec_mii, res_mii, streaming_view
+from .bounds import Deadline, ModelTooLarge, check_model_size
+from .graph import Graph, GraphError
+from .modulo import ModuloModel, critical_length, latest_starts, least_length, rec_mii, res_mii, streaming_view
 from .solution import Placement, Schedule
-from .solvers import Backend, SolverTimeout, make_backend
+from .solvers import Backend, make_backend
 
 
 @dataclass
@@ -47,6 +48,7 @@ class JointModel(ModuloModel):
 
     def __init__(self, graph: Graph, ii: int, length: int, backend: Backend,
                  fixed_starts: dict[str, int] | None = None):
+        check_model_size(graph, ii, warp_layout(graph).total)
         super().__init__(graph, ii, backend, length)
         b = backend
         g = graph
@@ -234,13 +236,16 @@ class JointModel(ModuloModel):
         return next(w for w, lit in enumerate(self.opw[v]) if self.b.value(lit))
 
 
-def joint_schedule(graph: Graph, ii: int, length: int, solver: str = "cpsat", time_limit: float = 60.0,
+def joint_schedule(graph: Graph, ii: int, length: int, solver: str = "cpsat",
+                   time_limit: float | Deadline = 60.0,
                    fixed_starts: dict[str, int] | None = None, hint: dict[str, int] | None = None,
                    ) -> tuple[dict[str, int], dict[str, int]] | None:
     """``SWP-and-WS(G, M, II, L)``: starts and warps, or None when unsatisfiable.
     With ``fixed_starts`` only the warp assignment is searched; ``hint`` (starts,
-    e.g. of the modulo schedule) only guides the search."""
-    b = make_backend(solver)
+    e.g. of the modulo schedule) only guides the search.  ``time_limit``
+    (seconds or a shared :class:`Deadline`) bounds building and solving."""
+    deadline = time_limit if isinstance(time_limit, Deadline) else Deadline(time_limit)
+    b = make_backend(solver, deadline.at)
     m = JointModel(graph, ii, length, b, fixed_starts)
     if not m.feasible_bounds:
         return None
@@ -249,55 +254,108 @@ def joint_schedule(graph: Graph, ii: int, length: int, solver: str = "cpsat", ti
             b.hint(m.k[v], s // ii)
             for r in range(ii):
                 b.hint(m.rho[v][r], int(r == s % ii))
-    if not b.solve(time_limit):
+    if not b.solve(deadline.left()):
         return None
     starts = {op.name: m.start_value(op.name) for op in graph.ops}
     warps = {op.name: m.warp_value(op.name) for op in graph.ops}
     return starts, warps
 
 
-def _joint_feasible_relaxed(graph: Graph, ii: int, length: int, solver: str, time_limit: float) -> bool:
+def _joint_feasible_relaxed(graph: Graph, ii: int, length: int, solver: str, time_limit: Deadline) -> bool:
     """The joint problem without its memory constraints: a cheap necessary condition."""
     if (graph.warps is None or graph.warps.reg_limit is None) and graph.smem_capacity is None:
         return True
     relaxed = Graph(units=graph.units, ops=graph.ops, edges=graph.edges,
-                    warps=Warps(graph.warps.count, None, graph.warps.local_recurrences) if graph.warps else None,
+                    warps=replace(graph.warps, reg_limit=None) if graph.warps else None,
                     smem_capacity=None, streaming_depth=graph.streaming_depth, name=graph.name)
     return joint_schedule(relaxed, ii, length, solver, time_limit) is not None
 
 
-def twill(graph: Graph, solver: str = "cpsat", time_limit: float = 120.0, max_ii: int | None = None) -> Schedule:
-    """Algorithm 1: from the smallest II that has a modulo schedule, try the
-    joint problem at every L that keeps ceil(L/II) unchanged; on failure move
-    to the next II.  The modulo schedule M seeds each attempt: first with M's
-    starts fixed (warps only), then with the starts free."""
-    t0 = time.perf_counter()
-    deadline = t0 + time_limit
-
-    def left() -> float:
-        rest = deadline - time.perf_counter()
-        if rest <= 0:
-            raise SolverTimeout(f"no schedule within {time_limit:.0f} s")
-        return rest
-
+def _search_range(graph: Graph, deadline: Deadline) -> tuple[Graph, int, int, int]:
+    """The streaming view of the graph, its ResMII and RecMII, and the largest II
+    Algorithm 1 tries; GraphError when no II can work (ModelTooLarge when even the
+    smallest II's model is too large)."""
     g = streaming_view(graph)
     limit = g.warps.reg_limit if g.warps else None
-    for op in g.ops:
+    for i, op in enumerate(g.ops):
         # A live value must fit one warp's registers on its own, at any II.
         if limit is not None and op.regs > limit and g.succs(op.name) and not g.is_streaming(op.name):
             raise GraphError(f"no schedule at any II: op '{op.name}' holds {op.regs} registers per thread "
-                             f"while live, above the register limit of {limit}")
-    rmii, cmii = res_mii(g), rec_mii(g)
+                             f"while live, above the register limit of {limit}", path=("ops", i, "regs"))
+    rmii = res_mii(g)
+    total = warp_layout(g).total
+    # Both bounds are cheap, but RecMII is found by search over the delays:
+    # check the model at ResMII first (a huge reservation is refused at once).
+    check_model_size(g, rmii, total)
+    cmii = rec_mii(g, deadline)
     ii = max(rmii, cmii)
-    cap = max_ii if max_ii is not None else ii + sum(max(op.cycles, op.length, 1) for op in g.ops) + sum(
-        e.delay + 1 for e in g.edges) + 2 * len(g.ops)
-    attempts = []
+    check_model_size(g, ii, total)
+    cap = ii + sum(max(op.cycles, op.length, 1) for op in g.ops) + sum(e.delay + 1 for e in g.edges) + 2 * len(g.ops)
+    return g, rmii, cmii, cap
+
+
+def twill_among(graphs: list[Graph], solver: str = "cpsat", time_limit: float = 120.0) -> tuple[int, Schedule]:
+    """Algorithm 1 over several warp organisations of one loop (graphs in the
+    same cost units, e.g. the groups as independent warps and as a ping-pong
+    team): II by II from the least MII, the first graph (in the order given,
+    the order of preference) with a joint schedule at the smallest II.  Returns
+    its index and schedule.  ``time_limit`` covers the whole search."""
+    deadline = Deadline(time_limit)
+    ranges: dict[int, tuple[int, int]] = {}
+    failure: GraphError | None = None
+    for i, graph in enumerate(graphs):
+        try:
+            _, rmii, cmii, cap = _search_range(graph, deadline)
+            ranges[i] = (max(rmii, cmii), cap)
+        except GraphError as exc:
+            failure = failure or exc
+    if not ranges:
+        raise failure or GraphError("no warp organisation to schedule")
+    ii = min(lo for lo, _ in ranges.values())
+    while ranges:
+        for i in sorted(ranges):
+            lo, cap = ranges[i]
+            if lo > ii:
+                continue
+            try:
+                return i, twill(graphs[i], solver, deadline.left(), max_ii=ii, min_ii=ii)
+            except GraphError as exc:
+                if ii >= cap:
+                    failure = failure or exc
+                    del ranges[i]
+        ii += 1
+    raise failure
+
+
+def twill(graph: Graph, solver: str = "cpsat", time_limit: float = 120.0, max_ii: int | None = None,
+          min_ii: int | None = None) -> Schedule:
+    """Algorithm 1: from the smallest II that has a modulo schedule, try the
+    joint problem at every L that keeps ceil(L/II) unchanged; on failure move
+    to the next II.  The modulo schedule M seeds each attempt: first with M's
+    starts fixed (warps only), then with the starts free.  ``min_ii`` /
+    ``max_ii`` restrict the IIs tried (GraphError when none of them works).
+
+    Bounded: ``time_limit`` covers everything (the bounds, building each model
+    and each solve, which gets the time left as the solver's own limit), and no
+    model above :data:`~.bounds.MAX_TERMS` is built (:class:`~.bounds.ModelTooLarge`
+    when even the smallest II is too large; otherwise the search stops at the
+    last II whose model fits)."""
+    t0 = time.perf_counter()
+    deadline = Deadline(time_limit)
+    g, rmii, cmii, top = _search_range(graph, deadline)
     lay = warp_layout(g)
-    guess = critical_length(g, ii) + ii
+    ii = max(rmii, cmii, min_ii or 0)
+    cap = max_ii if max_ii is not None else top
+    attempts = []
+    guess = critical_length(g, ii, deadline) + ii
     while ii <= cap:
+        try:
+            check_model_size(g, ii, lay.total)
+        except ModelTooLarge as exc:
+            raise GraphError(f"no schedule for II up to {ii - 1}; {exc.message}", path=exc.path) from None
         # The least length at II-1 plus one is usually enough at II (a guess:
         # modulo_schedule falls back to the full horizon when it is not).
-        ms = modulo_schedule(g, ii, solver, left(), guess=guess)
+        ms = least_length(g, ii, solver, deadline, guess=guess)
         guess = ms.length + 1 if ms is not None else None
         if ms is None:
             attempts.append({"II": ii, "modulo": "infeasible"})
@@ -310,15 +368,17 @@ def twill(graph: Graph, solver: str = "cpsat", time_limit: float = 120.0, max_ii
         l_max = math.ceil(ms.length / ii) * ii
         l_range = ms.length if l_max == ms.length else f"{ms.length}..{l_max}"
         # The necessary condition first: when it fails, so would every query below.
-        if not _joint_feasible_relaxed(g, ii, l_max, solver, left()):
+        if not _joint_feasible_relaxed(g, ii, l_max, solver, deadline):
             attempts.append({"II": ii, "L": l_range, "joint": "unsat (without memory)"})
             ii += 1
             continue
-        found = joint_schedule(g, ii, ms.length, solver, left(), fixed_starts=ms.starts)
+        # M's tie-break (ops as late as possible) only matters from here on.
+        ms = latest_starts(g, ii, ms, solver, deadline)
+        found = joint_schedule(g, ii, ms.length, solver, deadline, fixed_starts=ms.starts)
         if found is not None:
             attempts.append({"II": ii, "L": ms.length, "joint": "sat (modulo starts kept)"})
         else:
-            top = joint_schedule(g, ii, l_max, solver, left(), hint=ms.starts)
+            top = joint_schedule(g, ii, l_max, solver, deadline, hint=ms.starts)
             if top is None:
                 attempts.append({"II": ii, "L": l_range, "joint": "unsat"})
                 ii += 1
@@ -327,7 +387,8 @@ def twill(graph: Graph, solver: str = "cpsat", time_limit: float = 120.0, max_ii
             # own length up are settled by it.
             top_len = max(top[0][op.name] + op.cycles for op in g.ops)
             for length in range(ms.length, max(top_len, ms.length) + 1):
-                found = top if length >= top_len else joint_schedule(g, ii, length, solver, left(), hint=ms.starts)
+                found = top if length >= top_len else joint_schedule(g, ii, length, solver, deadline,
+                                                                     hint=ms.starts)
                 attempts.append({"II": ii, "L": length, "joint": "sat" if found else "unsat"})
                 if found is not None:
                     break

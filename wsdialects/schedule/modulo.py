@@ -13,7 +13,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from .graph import Edge, Graph, GraphError, Op
+from .bounds import Deadline, check_model_size
+from .graph import Edge, Graph, GraphError, Op, components
 from .solvers import Backend, make_backend
 
 
@@ -22,22 +23,25 @@ from .solvers import Backend, make_backend
 
 
 def res_mii(graph: Graph) -> int:
-    """Resource-constrained lower bound: each unit's total use over its capacity."""
+    """Resource-constrained lower bound: each unit's total use over its capacity
+    (every member of a ping-pong team uses the units)."""
     best = 1
     for unit, cap in graph.units.items():
-        total = sum(sum(op.uses.get(unit, ())) for op in graph.ops)
+        total = sum(graph.replicas(op.name) * sum(op.uses.get(unit, ())) for op in graph.ops)
         best = max(best, math.ceil(total / cap))
     return best
 
 
-def _has_positive_cycle(graph: Graph, ii: int) -> bool:
+def _has_positive_cycle(n: int, edges: list[tuple[int, int, int, int]], ii: int,
+                        deadline: Deadline | None = None) -> bool:
     """Bellman-Ford (longest paths) on edge weights ``delay - distance*ii``."""
-    n = len(graph.ops)
     dist = [0] * n
-    edges = [(graph.index[e.src], graph.index[e.dst], e.delay - e.distance * ii) for e in graph.edges]
+    weighted = [(a, b, d - k * ii) for a, b, d, k in edges]
     for _ in range(n):
+        if deadline is not None:
+            deadline.left()
         changed = False
-        for a, b, w in edges:
+        for a, b, w in weighted:
             if dist[a] + w > dist[b]:
                 dist[b] = dist[a] + w
                 changed = True
@@ -46,24 +50,30 @@ def _has_positive_cycle(graph: Graph, ii: int) -> bool:
     return True
 
 
-def rec_mii(graph: Graph) -> int:
+def rec_mii(graph: Graph, deadline: Deadline | None = None) -> int:
     """Recurrence-constrained lower bound: the least II with no dependence cycle
-    whose delays exceed ``II`` times its iteration distance."""
-    hi = sum(e.delay for e in graph.edges) + 1
-    if _has_positive_cycle(graph, hi):
+    whose delays exceed ``II`` times its iteration distance.  Only edges inside
+    a strongly connected component can lie on a cycle, so only those are
+    searched (a long acyclic graph costs nothing)."""
+    comp = components(graph, graph.edges)
+    edges = [(graph.index[e.src], graph.index[e.dst], e.delay, e.distance) for e in graph.edges
+             if comp[graph.index[e.src]] == comp[graph.index[e.dst]]]
+    n = len(graph.ops)
+    hi = sum(d for _, _, d, _ in edges) + 1
+    if _has_positive_cycle(n, edges, hi, deadline):
         raise GraphError("a dependence cycle has iteration distance 0 and positive delay; no schedule exists")
     lo = 1
     while lo < hi:
         mid = (lo + hi) // 2
-        if _has_positive_cycle(graph, mid):
+        if _has_positive_cycle(n, edges, mid, deadline):
             lo = mid + 1
         else:
             hi = mid
     return lo
 
 
-def min_ii(graph: Graph) -> int:
-    return max(res_mii(graph), rec_mii(graph))
+def min_ii(graph: Graph, deadline: Deadline | None = None) -> int:
+    return max(res_mii(graph), rec_mii(graph, deadline))
 
 
 # --------------------------------------------------------------------------
@@ -83,13 +93,15 @@ def streaming_view(graph: Graph) -> Graph:
                  streaming_depth=graph.streaming_depth, name=graph.name)
 
 
-def critical_length(graph: Graph, ii: int) -> int:
+def critical_length(graph: Graph, ii: int, deadline: Deadline | None = None) -> int:
     """A lower bound on the length of any modulo schedule at this II: the
     longest path (edge weights ``delay - distance*II``, starts >= 0) plus the
     op's own cycles.  Assumes ``ii >= rec_mii`` (no positive cycle)."""
     n = len(graph.ops)
     dist = {op.name: 0 for op in graph.ops}
     for _ in range(n):
+        if deadline is not None:
+            deadline.left()
         changed = False
         for e in graph.edges:
             w = dist[e.src] + e.delay - e.distance * ii
@@ -117,6 +129,7 @@ class ModuloModel:
 
     def __init__(self, graph: Graph, ii: int, backend: Backend, length: int | None = None,
                  max_length: int | None = None):
+        check_model_size(graph, ii)
         self.graph, self.ii, self.b, self.length = graph, ii, backend, length
         b = backend
         if length is None:
@@ -154,14 +167,16 @@ class ModuloModel:
         for e in graph.edges:
             terms = self.start(e.dst) + [(-c, x) for c, x in self.start(e.src)]
             b.add(terms, lo=e.delay - e.distance * ii)
-        # Capacity of the modular reservation table.
+        # Capacity of the modular reservation table; the members of a ping-pong
+        # team reserve the units again at their offsets.
         for unit, cap in graph.units.items():
             per_res: list[list[tuple[int, object]]] = [[] for _ in range(ii)]
             for op in graph.ops:
                 for c, amount in enumerate(op.uses.get(unit, ())):
                     if amount:
-                        for r in range(ii):
-                            per_res[(r + c) % ii].append((amount, self.rho[op.name][r]))
+                        for shift in graph.member_offsets(op.name, ii):
+                            for r in range(ii):
+                                per_res[(r + c + shift) % ii].append((amount, self.rho[op.name][r]))
             for terms in per_res:
                 # Merge the coefficients of repeated literals.
                 merged: dict[int, list] = {}
@@ -198,59 +213,75 @@ def schedule_length(graph: Graph, starts: dict[str, int]) -> int:
     return max(starts[op.name] + op.cycles for op in graph.ops)
 
 
-def modulo_schedule(graph: Graph, ii: int, solver: str = "cpsat", time_limit: float = 60.0,
+def modulo_schedule(graph: Graph, ii: int, solver: str = "cpsat", time_limit: float | Deadline = 60.0,
                     guess: int | None = None) -> ModuloSchedule | None:
     """``Optimal-Modulo-Schedule(G, II)``: the shortest valid modulo schedule at
     this II (ties: ops as late as possible), or None when none exists.
 
     Solved lexicographically in two small problems rather than one with a
     heavily weighted objective (same optimum, about half the time): first the
-    least length L, then, at that L (which also tightens every stage domain),
-    the latest starts.  ``guess`` (a length the caller expects to suffice, e.g.
-    the previous II's) bounds the first search: if a schedule of length <=
-    guess exists, the least one is also the least overall; only if none does
-    is the search repeated over the full horizon.  The least L is bounded below
-    by the critical path, so a schedule that reaches it is proven optimal at once."""
-    import time
-
-    deadline = time.monotonic() + time_limit
-
-    def least_length(max_length):
-        b = make_backend(solver)
-        m = ModuloModel(graph, ii, b, max_length=max_length)
-        b.minimize([(1, m.length_var)])
-        if not b.solve(max(0.001, deadline - time.monotonic())):
-            return None
-        return b.value(m.length_var), {op.name: m.start_value(op.name) for op in graph.ops}
-
-    found = least_length(guess) if guess is not None else None
-    if found is None:
-        found = least_length(None)
+    least length L (:func:`least_length`), then, at that L (which also tightens
+    every stage domain), the latest starts (:func:`latest_starts`).
+    ``time_limit`` (seconds, or a :class:`Deadline` shared with the caller)
+    bounds building and solving."""
+    deadline = time_limit if isinstance(time_limit, Deadline) else Deadline(time_limit)
+    found = least_length(graph, ii, solver, deadline, guess)
     if found is None:
         return None
-    length, first = found
-    b = make_backend(solver)
+    return latest_starts(graph, ii, found, solver, deadline)
+
+
+def least_length(graph: Graph, ii: int, solver: str, deadline: Deadline,
+                 guess: int | None = None) -> ModuloSchedule | None:
+    """The least length of a modulo schedule at this II, with one schedule of
+    that length; None when none exists.  ``guess`` (a length the caller expects
+    to suffice, e.g. the previous II's) bounds the first search: if a schedule
+    of length <= guess exists, the least one is also the least overall; only if
+    none does is the search repeated over the full horizon.  The least L is
+    bounded below by the critical path, so a schedule that reaches it is
+    proven optimal at once."""
+
+    def search(max_length):
+        b = make_backend(solver, deadline.at)
+        m = ModuloModel(graph, ii, b, max_length=max_length)
+        b.minimize([(1, m.length_var)])
+        if not b.solve(deadline.left()):
+            return None
+        return ModuloSchedule(ii, {op.name: m.start_value(op.name) for op in graph.ops}, b.value(m.length_var))
+
+    found = search(guess) if guess is not None else None
+    return found if found is not None else search(None)
+
+
+def latest_starts(graph: Graph, ii: int, first: ModuloSchedule, solver: str,
+                  deadline: Deadline) -> ModuloSchedule:
+    """At ``first``'s length, the schedule with every op as late as possible
+    (the tie-break that reproduces Fig. 1(d)); ``first`` guides the search."""
+    length = first.length
+    b = make_backend(solver, deadline.at)
     m = ModuloModel(graph, ii, b, length)
     objective = []
     for op in graph.ops:
         objective += [(-c, x) for c, x in m.start(op.name)]
-        s = first[op.name]
+        s = first.starts[op.name]
         b.hint(m.k[op.name], s // ii)
         for r in range(ii):
             b.hint(m.rho[op.name][r], int(r == s % ii))
     b.minimize(objective)
-    if not b.solve(max(0.001, deadline - time.monotonic())):  # pragma: no cover - L is feasible
-        return None
+    if not b.solve(deadline.left()):  # pragma: no cover - L is feasible
+        raise RuntimeError(f"no modulo schedule of length {length} at II {ii}, though one was found")
     starts = {op.name: m.start_value(op.name) for op in graph.ops}
     return ModuloSchedule(ii, starts, schedule_length(graph, starts))
 
 
 def optimal_modulo_schedule(graph: Graph, solver: str = "cpsat", time_limit: float = 60.0) -> ModuloSchedule:
-    """The modulo schedule with the smallest II, searched upward from the MII."""
-    ii = min_ii(graph)
+    """The modulo schedule with the smallest II, searched upward from the MII
+    (bounded by ``time_limit`` and by the model size limit)."""
+    deadline = Deadline(time_limit)
+    ii = min_ii(graph, deadline)
     cap = ii + sum(max(op.cycles, op.length, 1) for op in graph.ops) + sum(e.delay for e in graph.edges)
     while ii <= cap:
-        ms = modulo_schedule(graph, ii, solver, time_limit)
+        ms = modulo_schedule(graph, ii, solver, deadline)
         if ms is not None:
             return ms
         ii += 1

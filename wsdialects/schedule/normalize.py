@@ -10,19 +10,50 @@ from __future__ import annotations
 
 import math
 
+from .bounds import MAX_NORMALIZE_BOUND, MAX_NORMALIZE_VALUES
 from .graph import Edge, Graph, Op
-from .solvers import make_backend
+from .solvers import SolverTimeout, make_backend
+
+
+def proportional_costs(costs: list[int], bound: int) -> list[int]:
+    """Every count scaled by one factor so that they sum to at most U (rounded,
+    at least 1 where U allows): the fallback when the §5.2 program is too large
+    or out of time.  Counts that already fit are kept."""
+    total = sum(costs)
+    if total <= bound:
+        return list(costs)
+    new = [max(1, round(c * bound / total)) for c in costs]
+    while sum(new) > bound:  # rounding (and the floor of 1) may overshoot U
+        i = max(range(len(new)), key=lambda j: new[j])
+        if new[i] == 0:
+            break
+        new[i] -= 1
+    return new
 
 
 def normalize_costs(costs: list[int], bound: int, solver: str = "cpsat", time_limit: float = 10.0) -> list[int]:
-    """The integer program of §5.2 over the given positive cycle counts."""
+    """The integer program of §5.2 over the given positive cycle counts
+    (:func:`proportional_costs` beyond :data:`~.bounds.MAX_NORMALIZE_VALUES`
+    distinct counts, or when ``time_limit`` runs out first)."""
     if not costs:
         return []
     if any(c <= 0 for c in costs):
         raise ValueError("cycle counts to normalize must be positive")
-    if bound < 1:
-        raise ValueError("the bound U must be at least 1")
-    b = make_backend(solver)
+    if not 1 <= bound <= MAX_NORMALIZE_BOUND:
+        raise ValueError(f"the normalization bound U must be between 1 and {MAX_NORMALIZE_BOUND}, got {bound}")
+    if len(costs) > MAX_NORMALIZE_VALUES:
+        return proportional_costs(costs, bound)
+    try:
+        return _normalize_program(costs, bound, solver, time_limit)
+    except SolverTimeout:
+        return proportional_costs(costs, bound)
+
+
+def _normalize_program(costs: list[int], bound: int, solver: str, time_limit: float) -> list[int]:
+    import time
+
+    deadline = time.monotonic() + time_limit
+    b = make_backend(solver, deadline)
     cmax = max(costs)
     new = [b.int(0, bound, f"c{i}") for i in range(len(costs))]
     fmax = cmax * bound
@@ -34,7 +65,7 @@ def normalize_costs(costs: list[int], bound: int, solver: str = "cpsat", time_li
             b.add([(costs[i], new[j]), (-costs[j], new[i]), (1, f)], lo=0)
     b.add([(1, x) for x in new], lo=1, hi=bound)
     b.minimize([(1, f)])
-    if not b.solve(time_limit):  # pragma: no cover - always feasible (all ones, or one 1)
+    if not b.solve(max(0.001, deadline - time.monotonic())):  # pragma: no cover - always feasible (all ones, or one 1)
         raise RuntimeError("cost normalization is infeasible")
     return [b.value(x) for x in new]
 
@@ -51,18 +82,31 @@ def _rescale_row(row: list[int], new_len: int) -> list[int]:
     return out
 
 
-def normalize_graph(graph: Graph, bound: int = 300, solver: str = "cpsat") -> Graph:
+def normalize_graph(graph: Graph, bound: int = 300, solver: str = "cpsat", time_limit: float = 10.0) -> Graph:
     """Rescale every duration in the graph (reservation lengths, latencies, edge
     delays, spill costs) through one normalized cost map over its distinct values."""
+    return normalize_graphs([graph], bound, solver, time_limit)[0]
+
+
+def normalize_graphs(graphs: list[Graph], bound: int = 300, solver: str = "cpsat",
+                     time_limit: float = 10.0) -> list[Graph]:
+    """Normalize several graphs of one loop (alternative warp organisations)
+    through one cost map over all their distinct durations, so that their IIs
+    are in the same unit and can be compared."""
     values: set[int] = set()
-    for op in graph.ops:
-        values.update(len(r) for r in op.uses.values())
-        if op.latency is not None:
-            values.add(op.latency)
-        values.add(op.spill_cost)
-    values.update(e.delay for e in graph.edges)
+    for graph in graphs:
+        for op in graph.ops:
+            values.update(len(r) for r in op.uses.values())
+            if op.latency is not None:
+                values.add(op.latency)
+            values.add(op.spill_cost)
+        values.update(e.delay for e in graph.edges)
     distinct = sorted(v for v in values if v > 0)
-    mapping = {0: 0, **dict(zip(distinct, normalize_costs(distinct, bound, solver)))}
+    mapping = {0: 0, **dict(zip(distinct, normalize_costs(distinct, bound, solver, time_limit)))}
+    return [_rescaled(graph, mapping) for graph in graphs]
+
+
+def _rescaled(graph: Graph, mapping: dict[int, int]) -> Graph:
     ops = []
     for op in graph.ops:
         uses = {u: _rescale_row(r, mapping[len(r)]) for u, r in op.uses.items()}

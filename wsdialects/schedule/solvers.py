@@ -9,6 +9,7 @@ arithmetic otherwise).
 
 from __future__ import annotations
 
+import time
 from typing import Any, Iterable, Sequence
 
 SOLVERS = ("cpsat", "z3")
@@ -22,9 +23,22 @@ class SolverTimeout(RuntimeError):
 
 
 class Backend:
-    """Interface: build variables and constraints, then :meth:`solve`."""
+    """Interface: build variables and constraints, then :meth:`solve`.
+
+    ``deadline`` (a ``time.monotonic()`` value) bounds the building too: every
+    so many variables and constraints the clock is read, and past it the build
+    stops with :class:`SolverTimeout` (the solve itself is bounded by the
+    solver's own time limit)."""
 
     name = ""
+    deadline: float | None = None
+    _built = 0
+
+    def tick(self) -> None:
+        """Count one variable or constraint; check the clock every 1024."""
+        self._built += 1
+        if self._built & 1023 == 0 and self.deadline is not None and time.monotonic() > self.deadline:
+            raise SolverTimeout("the time limit was reached while the model was being built")
 
     def bool(self, name: str) -> Any: ...
     def int(self, lo: int, hi: int, name: str) -> Any: ...
@@ -54,12 +68,15 @@ class CpSatBackend(Backend):
         self.solver = None
 
     def bool(self, name):
+        self.tick()
         return self.model.NewBoolVar(name)
 
     def int(self, lo, hi, name):
+        self.tick()
         return self.model.NewIntVar(lo, hi, name)
 
     def add(self, terms, lo=None, hi=None, when=()):
+        self.tick()
         cp = self._cp
         expr = cp.LinearExpr.weighted_sum([v for _, v in terms], [c for c, _ in terms]) if terms else 0
         ct = self.model.add_linear_constraint(expr, cp.INT_MIN if lo is None else lo,
@@ -69,9 +86,11 @@ class CpSatBackend(Backend):
             ct.only_enforce_if(when)
 
     def exactly_one(self, lits):
+        self.tick()
         self.model.AddExactlyOne(lits)
 
     def clause(self, pos, neg=()):
+        self.tick()
         self.model.add_bool_or(list(pos) + [x.Not() for x in neg])
 
     def minimize(self, terms):
@@ -101,7 +120,10 @@ class CpSatBackend(Backend):
             return True
         if status == cp.INFEASIBLE:
             return False
-        raise SolverTimeout(f"CP-SAT stopped with status {self.solver.StatusName(status)}")
+        if status == cp.MODEL_INVALID:  # a defect of the model builders, not of the input
+            raise RuntimeError(f"CP-SAT rejected the model: {self.model.Validate()}")
+        raise SolverTimeout(f"CP-SAT stopped with status {self.solver.StatusName(status)} "
+                            f"(time limit {time_limit:.3g} s)")
 
     def value(self, var):
         return int(self.solver.Value(var))
@@ -119,11 +141,13 @@ class Z3Backend(Backend):
         self._model = None
 
     def bool(self, name):
+        self.tick()
         b = self._z3.Bool(name)
         self._bools.add(b.get_id())
         return b
 
     def int(self, lo, hi, name):
+        self.tick()
         z3 = self._z3
         v = z3.Int(name)
         self.solver.add(v >= lo, v <= hi)
@@ -166,15 +190,18 @@ class Z3Backend(Backend):
         return out
 
     def add(self, terms, lo=None, hi=None, when=()):
+        self.tick()
         z3 = self._z3
         when = list(when)
         for c in self._constraint(terms, lo, hi):
             self.solver.add(z3.Implies(z3.And(when), c) if when else c)
 
     def exactly_one(self, lits):
+        self.tick()
         self.solver.add(self._z3.PbEq([(l, 1) for l in lits], 1))
 
     def clause(self, pos, neg=()):
+        self.tick()
         z3 = self._z3
         self.solver.add(z3.Or(list(pos) + [z3.Not(x) for x in neg]))
 
@@ -182,7 +209,6 @@ class Z3Backend(Backend):
         self._objective = list(terms)
 
     def solve(self, time_limit):
-        import time
         z3 = self._z3
         deadline = time.monotonic() + time_limit
 
@@ -224,10 +250,14 @@ class Z3Backend(Backend):
         return v.as_long()
 
 
-def make_backend(name: str) -> Backend:
-    """A fresh backend by name: ``cpsat`` or ``z3``."""
+def make_backend(name: str, deadline: float | None = None) -> Backend:
+    """A fresh backend by name: ``cpsat`` or ``z3``; ``deadline`` (a
+    ``time.monotonic()`` value) bounds building its model."""
     if name == "cpsat":
-        return CpSatBackend()
-    if name == "z3":
-        return Z3Backend()
-    raise ValueError(f"unknown solver '{name}' (choose from {', '.join(SOLVERS)})")
+        b: Backend = CpSatBackend()
+    elif name == "z3":
+        b = Z3Backend()
+    else:
+        raise ValueError(f"unknown solver '{name}' (choose from {', '.join(SOLVERS)})")
+    b.deadline = deadline
+    return b

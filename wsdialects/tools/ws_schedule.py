@@ -1,85 +1,186 @@
 """ws-schedule: optimal software pipelining + warp assignment of a dependence graph.
 
 Reads a graph JSON file (or a tile kernel ``.mlir`` file, whose loop body is
-turned into a graph with the ``--arch`` machine model) and prints the schedule
-as JSON.  Bad input gives ``FILE: error: ...`` (``FILE:line:col:`` for JSON
-syntax errors) and exit status 1.
+turned into a graph with the ``--arch`` machine model; ``-`` reads standard
+input) and prints the schedule as JSON.
+
+Conventions shared with ws-opt: exit status 0 on success, 1 for any user error
+(bad usage, bad input, no schedule, time limit), 2 only for a compiler defect
+(``ws-schedule: internal error: ...``; ``WS_OPT_TRACEBACK=1`` shows where).
+Diagnostics name the closest location there is, once:
+``graph.json:12:20: error: edges[3] refers to unknown op 'Q'``,
+``k.mlir:19:5: error: ...``, ``ws-schedule: error: ...`` for usage.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import math
+import os
 import sys
+import traceback
+
+PROG = "ws-schedule"
+
+
+class UsageError(Exception):
+    """Bad command-line usage (exit 1, like ws-opt)."""
+
+
+class _ArgParser(argparse.ArgumentParser):
+    def error(self, message: str):  # argparse would print usage and exit 2
+        raise UsageError(f"{message} (see {PROG} --help)")
+
+
+def _version() -> str:
+    try:
+        from importlib.metadata import version
+
+        return f"{PROG} (wsdialects) {version('wsdialects')}"
+    except Exception:  # noqa: BLE001 - not installed as a distribution
+        return f"{PROG} (wsdialects)"
 
 
 def _parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="ws-schedule", description=__doc__.split("\n\n")[0])
-    p.add_argument("graph", help="dependence graph JSON (or a tile kernel .mlir)")
+    p = _ArgParser(prog=PROG, description=__doc__.split("\n\n")[0])
+    p.add_argument("graph", help="dependence graph JSON (or a tile kernel .mlir; '-' for stdin)")
     p.add_argument("--solver", default="cpsat", choices=["cpsat", "z3"], help="constraint solver (default cpsat)")
     p.add_argument("--arch", default="h100", choices=["h100", "b200"],
                    help="machine model used to build graphs from .mlir input (JSON graphs carry their own units)")
     p.add_argument("--normalize", type=int, metavar="U", default=None,
                    help="rescale cycle counts with the §5.2 integer program so they sum to at most U "
                         "(default: off for JSON, 300 for .mlir, the paper's U)")
-    p.add_argument("--time-limit", type=float, default=120.0, metavar="S", help="overall solver time limit")
+    p.add_argument("--time-limit", type=float, default=120.0, metavar="S",
+                   help="time limit in seconds for the whole search, solver included (default 120)")
     p.add_argument("--dump-graph", action="store_true", help="print the (normalized) graph JSON instead of solving")
     p.add_argument("--svg-graph", metavar="F", help="write the dependence graph coloured by warp as SVG")
     p.add_argument("--svg-gantt", metavar="F", help="write the pipelined schedule as an SVG Gantt chart")
-    p.add_argument("-o", "--output", metavar="OUT", help="write the JSON here instead of stdout")
+    p.add_argument("-o", "--output-file", "--output", dest="output_file", metavar="OUT",
+                   help="write the JSON here instead of stdout (--output is an older spelling)")
+    p.add_argument("--version", action="version", version=_version())
     return p
 
 
-def _load(path: str, arch: str, normalize: int | None):
-    from wsdialects.schedule.graph import load_graph
+def _read(path: str) -> str:
+    """The input's text; a byte that is not UTF-8 is a located error."""
+    from wsdialects.schedule.graph import GraphError
+
+    if path == "-":
+        data = sys.stdin.buffer.read()
+    else:
+        try:
+            with open(path, "rb") as f:
+                data = f.read()
+        except OSError as exc:
+            raise GraphError(f"cannot read file: {exc.strerror}") from None
+    try:
+        return data.decode("utf-8").removeprefix("\ufeff")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        col = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
+        raise GraphError(f"the input is not UTF-8 text (byte 0x{data[exc.start]:02x})", line, col) from None
+
+
+def _load(path: str, name: str, arch: str, normalize: int | None, time_limit: float):
+    """The graph of a JSON or .mlir input, normalized as asked, and the JSON
+    text (None for .mlir) to locate later errors in."""
+    import wsdialects
+    from wsdialects.schedule.graph import graph_from_json, strip_line_comments
     from wsdialects.schedule.normalize import normalize_graph
 
-    if path.endswith(".mlir"):
-        from wsdialects.schedule.from_ir import graph_from_file
+    text = _read(path)
+    is_mlir = path.endswith(".mlir") or (path == "-" and not strip_line_comments(text).lstrip().startswith("{"))
+    if is_mlir:
+        from wsdialects.schedule.from_ir import graph_from_module
 
-        graph = graph_from_file(path, arch)
-        return normalize_graph(graph, 300 if normalize is None else normalize)
-    graph = load_graph(path)
-    return graph if normalize is None else normalize_graph(graph, normalize)
+        graph = graph_from_module(wsdialects.parse(text, name), arch)
+        return normalize_graph(graph, 300 if normalize is None else normalize, time_limit=time_limit / 4), None
+    graph = graph_from_json(text)
+    if normalize is not None:  # keeps the order of ops and edges: paths still locate
+        graph = normalize_graph(graph, normalize, time_limit=time_limit / 4)
+    return graph, text
+
+
+def _write(path: str, text: str) -> None:
+    from wsdialects.schedule.graph import GraphError
+
+    try:
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(text)
+    except OSError as exc:
+        raise GraphError(f"cannot write output: {exc.strerror}", file=path) from None
+
+
+def run(args: argparse.Namespace) -> int:
+    """Solve (or dump) the graph of ``args``; raises on user errors."""
+    import time
+
+    from wsdialects.schedule.bounds import MAX_NORMALIZE_BOUND
+    from wsdialects.schedule.graph import GraphError
+    from wsdialects.schedule.joint import twill
+
+    if not (math.isfinite(args.time_limit) and args.time_limit > 0):
+        raise UsageError(f"--time-limit must be a positive number of seconds, got {args.time_limit}")
+    if args.normalize is not None and not 1 <= args.normalize <= MAX_NORMALIZE_BOUND:
+        raise UsageError(f"--normalize must be from 1 to {MAX_NORMALIZE_BOUND}, got {args.normalize}")
+    name = "<stdin>" if args.graph == "-" else args.graph
+    start = time.monotonic()
+    graph, json_text = _load(args.graph, name, args.arch, args.normalize, args.time_limit)
+    if args.dump_graph:
+        text = json.dumps(graph.to_dict(), indent=2)
+    else:
+        left = max(0.01, args.time_limit - (time.monotonic() - start))
+        try:
+            schedule = twill(graph, solver=args.solver, time_limit=left)
+        except GraphError as exc:  # about a member of a JSON graph: located there
+            if exc.path is not None and exc.line is None and json_text is not None:
+                from wsdialects.schedule.graph import strip_line_comments
+                from wsdialects.schedule.jsonpos import locate
+
+                exc.line, exc.col = locate(strip_line_comments(json_text), exc.path) or (None, None)
+            raise
+        text = json.dumps(schedule.to_json_dict(), indent=2)
+        from wsdialects.schedule import render
+
+        if args.svg_graph:
+            _write(args.svg_graph, render.graph_svg(graph, schedule))
+        if args.svg_gantt:
+            _write(args.svg_gantt, render.gantt_svg(graph, schedule))
+    if args.output_file:
+        _write(args.output_file, text + "\n")
+    else:
+        print(text)
+    return 0
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = _parser().parse_args(argv)
+    from wsdialects.diagnostics import WsError
     from wsdialects.schedule import GraphError, SolverTimeout
-    from wsdialects.schedule.joint import twill
 
-    def fail(msg: str, line: int | None = None, col: int | None = None) -> int:
-        where = args.graph if line is None else f"{args.graph}:{line}:{col}"
-        print(f"{where}: error: {msg}", file=sys.stderr)
-        return 1
-
+    name = PROG
     try:
-        graph = _load(args.graph, args.arch, args.normalize)
-        if args.dump_graph:
-            text = json.dumps(graph.to_dict(), indent=2)
-        else:
-            schedule = twill(graph, solver=args.solver, time_limit=args.time_limit)
-            text = json.dumps(schedule.to_json_dict(), indent=2)
-            from wsdialects.schedule import render
-
-            if args.svg_graph:
-                render.write_svg(args.svg_graph, render.graph_svg(graph, schedule))
-            if args.svg_gantt:
-                render.write_svg(args.svg_gantt, render.gantt_svg(graph, schedule))
-        if args.output:
-            with open(args.output, "w", encoding="utf-8") as f:
-                f.write(text + "\n")
-        else:
-            print(text)
-        return 0
+        args = _parser().parse_args(argv)
+        name = "<stdin>" if args.graph == "-" else args.graph
+        return run(args)
+    except SystemExit as exc:  # --help, --version
+        return exc.code if isinstance(exc.code, int) else 0
+    except UsageError as exc:
+        print(f"{PROG}: error: {exc}", file=sys.stderr)
+    except WsError as exc:  # already located: FILE:LINE:COL: error: ...
+        print(exc, file=sys.stderr)
     except GraphError as exc:
-        return fail(exc.message, exc.line, exc.col)
+        print(f"{exc.where(name)}: error: {exc.message}", file=sys.stderr)
     except SolverTimeout as exc:
-        return fail(f"solver gave up: {exc}")
-    except (OSError, ValueError) as exc:
-        return fail(str(exc))
-    except Exception as exc:  # noqa: BLE001 - the contract is: never a traceback
-        return fail(f"internal error: {type(exc).__name__}: {exc}")
+        print(f"{name}: error: solver gave up: {exc} (--time-limit)", file=sys.stderr)
+    except Exception as exc:  # noqa: BLE001 - a compiler defect: no traceback unless asked
+        print(f"{PROG}: internal error: {type(exc).__name__}: {exc}", file=sys.stderr)
+        if os.environ.get("WS_OPT_TRACEBACK"):
+            traceback.print_exc()
+        else:
+            print(f"{PROG}: set WS_OPT_TRACEBACK=1 to see where", file=sys.stderr)
+        return 2
+    return 1
 
 
 if __name__ == "__main__":

@@ -88,12 +88,15 @@ class Channel:
 
 
 def _first_users(value: SSAValue) -> set[Operation]:
-    """The ops that compute with `value`, looking through view ops."""
+    """The ops that compute with `value`, looking through view ops; a value an
+    `scf.yield` passes on is used by the yield's region op."""
     out: set[Operation] = set()
     for use in value.uses:
         op = use.operation
         if isinstance(op, VIEW_OPS):
             out |= _first_users(op.results[0])
+        elif isinstance(op, scf.YieldOp) and op.parent_op() is not None:
+            out.add(op.parent_op())
         else:
             out.add(op)
     return out
@@ -141,17 +144,57 @@ def _position(block: Block, loop: scf.ForOp, iv: SSAValue, mapping) -> SSAValue:
     return pos.result
 
 
-def borrowed(block: Block, get: GetOp, views=VIEW_OPS) -> set[SSAValue]:
-    """The tiles of `get`'s slot and their views (they alias the slot)."""
-    values = set(get.results)
+def aliases(block: Block, values: set[SSAValue], views=VIEW_OPS) -> set[SSAValue]:
+    """`values` and what may hold the same tiles within `block`: their views, the
+    results of the region ops (`scf.if`, an inner `scf.for`) that yield them, and
+    the iter_args of an inner loop they enter (not the iter_args of `block`'s own loop)."""
+    values = set(values)
+    own = block.parent_op()
     changed = True
     while changed:
         changed = False
         for op in block.walk():
-            if isinstance(op, views) and op.operands[0] in values and op.results[0] not in values:
-                values.add(op.results[0])
-                changed = True
+            new: list[SSAValue] = []
+            if isinstance(op, views) and op.operands[0] in values:
+                new.append(op.results[0])
+            elif isinstance(op, scf.YieldOp) and (parent := op.parent_op()) is not own and parent is not None:
+                for j, v in enumerate(op.operands):
+                    if v in values and j < len(parent.results):
+                        new.append(parent.results[j])
+                        if isinstance(parent, scf.ForOp):
+                            new.append(parent.body.block.args[j + 1])
+            elif isinstance(op, scf.ForOp) and op is not own:
+                for j, v in enumerate(op.iter_args):
+                    if v in values:
+                        new += [op.body.block.args[j + 1], op.results[j]]
+            for v in new:
+                if v not in values:
+                    values.add(v)
+                    changed = True
     return values
+
+
+def borrowed(block: Block, get: GetOp, views=VIEW_OPS) -> set[SSAValue]:
+    """The tiles of `get`'s slot and what aliases them in `block` (see `aliases`)."""
+    return aliases(block, set(get.results), views)
+
+
+def _check_not_carried(loop: scf.ForOp, chans: list[Channel]) -> None:
+    """A tile the consumer borrows from a ring slot for one iteration cannot be
+    carried into the next: the slot is released (and refilled) every iteration."""
+    yield_op = loop.body.block.last_op
+    carried = loop.attributes[CARRIED_ATTR].data
+    for ch in chans:
+        if not ch.in_loop:
+            continue
+        for ld in ch.loads:
+            held = aliases(loop.body.block, {ld.results[0]})
+            for j, v in enumerate(yield_op.operands):
+                if v in held and CONSUMER in carried[j].get_values():
+                    raise error_at(ld, f"ws-distribute: this TMA-loaded tile reaches the next iteration (the "
+                                       f"loop's scf.yield operand #{j}); it lives in an aref slot that is released "
+                                       f"every iteration: carry a tile computed from it instead, or load it in the "
+                                       f"iteration that uses it")
 
 
 def users_in(block: Block, values: set[SSAValue]) -> list[Operation]:
@@ -262,8 +305,7 @@ class _Builder:
 
 @dataclass(frozen=True)
 class DistributePass(ModulePass):
-    """Split tagged kernels into producer / consumer warp-group partitions
-    communicating through aref rings of depth `depth`."""
+    """Split tagged kernels into warp-group partitions that talk through aref rings of depth `depth`."""
 
     name = "ws-distribute"
     depth: int = 3
@@ -290,6 +332,7 @@ class DistributePass(ModulePass):
         loads = [o for o in kernel.body.walk() if isinstance(o, DescLoadOp) and PRODUCER in partitions_of(o)
                  and CONSUMER not in partitions_of(o)]
         chans = channels(loads, loop)
+        _check_not_carried(loop, chans)
 
         entry = Block()
         for ch in chans:

@@ -342,7 +342,7 @@ def _scheduled_slice(roots, loop: scf.ForOp, home: dict[Operation, int], pid: in
 
 @dataclass(frozen=True)
 class PartitionPass(ModulePass):
-    """Tag ops with producer / consumer partitions (see the module docstring)."""
+    """Tag every op of a tile kernel with the partitions (producer, consumer) that need it."""
 
     name = "ws-partition"
 

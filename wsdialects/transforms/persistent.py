@@ -88,7 +88,7 @@ def _positions_per_tile(main: scf.ForOp) -> tuple[list[Operation], SSAValue]:
 
 @dataclass(frozen=True)
 class PersistentPass(ModulePass):
-    """Turn warp-specialized kernels into persistent ones (see module docstring)."""
+    """Make warp-specialized kernels persistent: `programs` programs loop over the output tiles."""
 
     name = "ws-persistent"
     programs: int = 132

@@ -435,8 +435,7 @@ def pipeline(loop: scf.ForOp, stage: dict[Operation, int], body: LoopBody, use_s
 
 @dataclass(frozen=True)
 class PipelineCoarsePass(ModulePass):
-    """Overlap one iteration's second dot with the next iteration's first dot and
-    its softmax-like work (see module docstring)."""
+    """Run a loop's second dot one iteration late, overlapping the next first dot and its softmax."""
 
     name = "ws-pipeline-coarse"
 

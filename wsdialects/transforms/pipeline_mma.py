@@ -6,8 +6,9 @@ only yielded back), up to P iterations of dots stay in flight: one `mma.wait
 {pending = P·dots}` after the dots, the aref slots they read are released P
 iterations late (`consumed` of iteration k-P), and the last P are drained after
 the loop, behind a `mma.wait {pending = 0}`. P = 0 means no overlap: each async
-dot is waited for at once. P must stay below the ring depth: P dots in flight
-hold P+1 slots.
+dot is waited for at once, as are the dots of a loop that reads a ring at
+more than one position per iteration (its releases stay where they are). P must
+stay below the ring depth: P dots in flight hold P+1 slots.
 
     %a, %b = aref.get %r[%k]                       %a, %b = aref.get %r[%k]
     %d = tile.dot %a, %bt, %acc            ==>     %d = mma.async_dot %a, %bt, %acc
@@ -48,6 +49,22 @@ def is_accumulation(dot: DotOp, loop: scf.ForOp) -> bool:
             and uses[0].index == acc.index - 1 and len(list(acc.uses)) == 1)
 
 
+def _deferred_rings(body: Block, gets: list[GetOp], dots: list[DotOp]) -> dict[SSAValue, tuple[GetOp, ConsumedOp]]:
+    """The rings whose release can wait for the dots, each with its first get and
+    its one `consumed`: only dots (and views) read the ring's tiles, and the loop
+    body reads one position of it -- however many gets -- and releases it once."""
+    out: dict[SSAValue, tuple[GetOp, ConsumedOp]] = {}
+    for ring in dict.fromkeys(g.ring for g in gets):
+        mine = [g for g in gets if g.ring is ring]
+        releases = [c for c in body.ops if isinstance(c, ConsumedOp) and c.ring is ring]
+        if len(releases) != 1 or any(g.position is not releases[0].position for g in mine):
+            continue
+        users = [u for g in mine for u in users_in(body, borrowed(body, g))]
+        if any(u in dots for u in users) and all(isinstance(u, DotOp) or u.name == "tile.trans" for u in users):
+            out[ring] = (mine[0], releases[0])
+    return out
+
+
 def trip_count(loop: scf.ForOp) -> tuple[list[Operation], SSAValue]:
     """Ops computing max(ceildiv(ub - lb, step), 0), and that value."""
     t = loop.lb.type
@@ -78,15 +95,8 @@ class PipelineMmaPass(ModulePass):
         body = loop.body.block
         dots = [o for o in body.ops if isinstance(o, DotOp)]
         gets = [o for o in body.ops if isinstance(o, GetOp)]
-        consumed = {c.ring: c for c in body.ops if isinstance(c, ConsumedOp)}
-        # Rings whose tiles only the dots read: their release can wait for the dots.
-        deferred = []
-        for g in gets:
-            users = users_in(body, borrowed(body, g))
-            if users and all(isinstance(u, DotOp) or u.name == "tile.trans" for u in users):
-                if any(u in dots for u in users) and g.ring in consumed:
-                    deferred.append(g)
-        read_by_dots = {g for g in gets for d in dots if d in users_in(body, borrowed(body, g))}
+        deferred = _deferred_rings(body, gets, dots)
+        read_by_dots = {g.ring for g in gets for d in dots if d in users_in(body, borrowed(body, g))}
         overlap = (self.depth > 0 and all(is_accumulation(d, loop) for d in dots)
                    and read_by_dots <= set(deferred))
         new_dots = []
@@ -107,8 +117,8 @@ class PipelineMmaPass(ModulePass):
                 a.result.replace_uses_with_if(w.outputs[0], lambda u, w=w: u.operation is not w)
             return
         P = self.depth
-        for g in deferred:
-            depth = g.ring.type.depth.data if isinstance(g.ring.type, RingType) else 1
+        for ring, (g, _) in deferred.items():
+            depth = ring.type.depth.data if isinstance(ring.type, RingType) else 1
             if P >= depth:
                 raise error_at(g, f"ws-pipeline-mma: depth {P} must be smaller than the aref ring depth "
                                   f"{depth} (P dots in flight hold P+1 slots)")
@@ -118,15 +128,14 @@ class PipelineMmaPass(ModulePass):
             out.name_hint = a.result.name_hint
             a.result.replace_uses_with_if(out, lambda u: u.operation is not wait)
         # Release slot k-P once iteration k's wait has retired iteration k-P's dots.
-        for g in deferred:
-            old = consumed[g.ring]
+        for ring, (g, old) in deferred.items():
             pos = g.position
             t = pos.type
             c = _const(P, t)
             ge = arith.CmpiOp(pos, c.result, "sge")
             prev = arith.SubiOp(pos, c.result)
             c.result.name_hint, ge.result.name_hint, prev.result.name_hint = "lag", "retired", "prev"
-            release = scf.IfOp(ge.result, [], Region(Block([ConsumedOp(g.ring, prev.result), scf.YieldOp()])))
+            release = scf.IfOp(ge.result, [], Region(Block([ConsumedOp(ring, prev.result), scf.YieldOp()])))
             body.insert_ops_after([c, ge, prev, release], wait)
             old.detach()
             old.erase()
@@ -146,8 +155,8 @@ class PipelineMmaPass(ModulePass):
         drain_body = Block(arg_types=[t])
         j = drain_body.args[0]
         j.name_hint = "j"
-        for g in deferred:
-            drain_body.add_op(ConsumedOp(g.ring, j))
+        for ring in deferred:
+            drain_body.add_op(ConsumedOp(ring, j))
         drain_body.add_op(scf.YieldOp())
         drain = scf.ForOp(start.result, n, one.result, [], Region(drain_body))
         final.parent_block().insert_ops_after([*count_ops, pc, zero, one, start0, start, drain], final)

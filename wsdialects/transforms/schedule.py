@@ -1,5 +1,5 @@
-"""`ws-schedule{arch=h100 solver=cpsat time-limit=S normalize=U}`: Twill's
-optimal schedule written on the IR (OVERVIEW.md stage 8; runs before ws-partition).
+"""`ws-schedule{arch=h100 solver=cpsat time-limit=S normalize=U pingpong=true}`:
+Twill's optimal schedule written on the IR (stage 8; it runs before ws-partition).
 
 For every tile kernel whose main loop (the top-level `scf.for` holding a TMA
 load) is straight-line code, builds the loop's dependence graph with the machine
@@ -15,7 +15,17 @@ the ops producing tiles, and stores) gets
 - `ws.warp` (i32): its warp group; compute groups are 0..n-1, the variable-
   latency (TMA) group is n;
 
-and the loop gets `ws.schedule = {II, L, warps = n, vl_warp = n, solver}`:
+and the loop gets `ws.schedule = {II, L, warps = n, vl_warp = n, solver}`, plus
+`cooperative = s` when each scheduled warp is a team of s warp groups splitting
+the tiles by rows, and `pingpong = true` when that team runs offset in time (FA3's
+ping-pong: one member's exponentials next to the other's MMAs).
+
+The joint problem chooses the warp organisation: the compute groups as
+independent warps (lockstep teams where a tile needs several groups'
+registers), or, with `pingpong=true` (the default), as ping-pong teams whose
+members reserve the units at offsets of II/s (`wsdialects.schedule.joint.twill_among`:
+the least II wins, ties go to the first). ws-specialize then builds the team
+(ws-cooperative, ws-pingpong) the schedule asks for:
 
     %qk = tile.dot %q, %kt, %z : ... -> tensor<128x128xf32> {ws.order = 1 : i32, ws.stage = 0 : i32, ws.warp = 0 : i32}
     %p = math.exp2 %qk_c {ws.order = 7 : i32, ws.stage = 0 : i32, ws.warp = 0 : i32} : tensor<128x128xf32>
@@ -23,17 +33,27 @@ and the loop gets `ws.schedule = {II, L, warps = n, vl_warp = n, solver}`:
 Layout-only ops (transpose, broadcast, ...) and scalar index arithmetic are not
 graph nodes and get no attributes; the partitioning passes place them with
 their users. A kernel that cannot be scheduled (no such loop, nested control
-flow, no schedule, solver time limit) is left as it is, with a remark.
-Solutions are cached per process by graph, so re-running the pass on the same
-kernel (tests) does not solve again.
+flow, no schedule, a model above the size limit, the time limit) is left as it
+is, with a remark at the loop, and the heuristic pipeline (Tawa's rules)
+compiles it:
+
+    k.mlir:24:5: remark: ws-schedule: @attention: no schedule within the time limit of 10 s; falling back to the heuristic pipeline (raise time-limit to search longer)
+
+`time-limit` (seconds, default 10) bounds the whole search: building the graph,
+normalizing it and every solve, each of which gets the time that is left as
+the solver's own limit; the model at each II is bounded in size before it is
+built (`wsdialects.schedule.bounds`). Solutions (and failures) are cached per
+process by graph, so re-running the pass on the same kernel (tests) does not
+solve again.
 """
 
 from __future__ import annotations
 
 import json
+import time
 from dataclasses import dataclass
 
-from xdsl.dialects.builtin import DictionaryAttr, IntegerAttr, ModuleOp, StringAttr, i32
+from xdsl.dialects.builtin import BoolAttr, DictionaryAttr, IntegerAttr, ModuleOp, StringAttr, i1, i32
 from xdsl.passes import ModulePass
 
 from wsdialects.diagnostics import WsError
@@ -50,13 +70,17 @@ from wsdialects.transforms.partition import (
 _CACHE: dict[str, object] = {}
 
 
-def solve_cached(graph, solver: str, time_limit: float):
-    from wsdialects.schedule.joint import twill
+def solve_cached(graphs, solver: str, time_limit: float, key_limit: float | None = None):
+    """`twill_among(graphs)` once per (graphs, solver, limit) per process: (index of
+    the chosen graph, its schedule); ``key_limit`` is the limit the caller was given
+    (the cache key), ``time_limit`` what is left of it."""
+    from wsdialects.schedule.joint import twill_among
 
-    key = json.dumps([graph.to_dict(), solver, time_limit], sort_keys=True)
+    key = json.dumps([[g.to_dict() for g in graphs], solver, key_limit if key_limit is not None else time_limit],
+                     sort_keys=True)
     if key not in _CACHE:
         try:
-            _CACHE[key] = twill(graph, solver=solver, time_limit=time_limit)
+            _CACHE[key] = twill_among(graphs, solver=solver, time_limit=time_limit)
         except Exception as exc:  # GraphError, SolverTimeout: remembered too
             _CACHE[key] = exc
     if isinstance(_CACHE[key], Exception):
@@ -66,16 +90,18 @@ def solve_cached(graph, solver: str, time_limit: float):
 
 @dataclass(frozen=True)
 class SchedulePass(ModulePass):
-    """Solve each kernel's main loop with Twill and annotate it (module docstring)."""
+    """Solve each kernel's main loop with Twill and write the schedule on it as ws.* attributes."""
 
     name = "ws-schedule"
     arch: str = "h100"
     solver: str = "cpsat"
-    time_limit: int = 120
+    time_limit: int | float = 10
     normalize: int = 300
+    pingpong: bool = True
 
     def apply(self, ctx, op: ModuleOp) -> None:
         from wsdialects.schedule import GraphError, SolverTimeout
+        from wsdialects.schedule.bounds import MAX_NORMALIZE_BOUND
         from wsdialects.schedule.solvers import SOLVERS
 
         if self.arch not in ("h100", "b200"):
@@ -83,27 +109,48 @@ class SchedulePass(ModulePass):
         if self.solver not in SOLVERS:
             raise WsError(f"ws-schedule: unknown solver '{self.solver}' (choose from {', '.join(SOLVERS)})",
                           "ws-opt")
-        if self.time_limit <= 0 or self.normalize < 1:
-            raise WsError("ws-schedule: time-limit and normalize must be positive", "ws-opt")
+        if not 0 < self.time_limit <= 86400:
+            raise WsError(f"ws-schedule: time-limit must be a number of seconds from 0 to 86400, "
+                          f"got {self.time_limit}", "ws-opt")
+        if not 1 <= self.normalize <= MAX_NORMALIZE_BOUND:
+            raise WsError(f"ws-schedule: normalize must be from 1 to {MAX_NORMALIZE_BOUND}, got {self.normalize}",
+                          "ws-opt")
         for kernel in kernels(op):
             loop = main_loop(kernel)
+            name = kernel.sym_name.data
             if loop is None:
-                remark(kernel, f"ws-schedule: @{kernel.sym_name.data} has no loop with a TMA load; not scheduled")
+                remark(kernel, f"ws-schedule: @{name} has no loop with a TMA load; not scheduled "
+                               f"(the heuristic pipeline applies)")
                 continue
             try:
                 self.schedule(kernel, loop)
-            except (GraphError, SolverTimeout) as exc:
-                msg = getattr(exc, "message", None) or str(exc)
-                remark(kernel, f"ws-schedule: @{kernel.sym_name.data} not scheduled: {msg}")
+            except SolverTimeout:
+                remark(loop, f"ws-schedule: @{name}: no schedule within the time limit of {self.time_limit:g} s; "
+                             f"falling back to the heuristic pipeline (raise time-limit to search longer)")
+            except GraphError as exc:  # at the op it is about, if any
+                remark(getattr(exc, "op", None) or loop, f"ws-schedule: @{name} not scheduled: {exc.message}; "
+                                                         f"falling back to the heuristic pipeline")
 
     def schedule(self, kernel, loop) -> None:
         from wsdialects.schedule.from_ir import graph_of_loop
-        from wsdialects.schedule.normalize import normalize_graph
+        from wsdialects.schedule.normalize import normalize_graphs
 
-        lg = graph_of_loop(kernel, loop, self.arch)
+        start = time.monotonic()
+        # The warp organisations the joint problem chooses among: the compute
+        # groups as independent warps (or lockstep cooperative teams, when a tile
+        # needs them), and as ping-pong teams; one cost map, so IIs compare.
+        organisations = [graph_of_loop(kernel, loop, self.arch)]
+        if self.pingpong:
+            organisations.append(graph_of_loop(kernel, loop, self.arch, pingpong=True))
+        loop_graphs = [lg for lg in organisations if lg is not None]
+        # §5.2's program gets at most a quarter of the time (it falls back to
+        # proportional scaling when out of time); the search gets the rest.
+        graphs = normalize_graphs([lg.graph for lg in loop_graphs], self.normalize, time_limit=self.time_limit / 4)
+        left = self.time_limit - (time.monotonic() - start)
+        # The least II wins; on a tie, the organisation listed first (no turn barriers).
+        chosen, sched = solve_cached(graphs, self.solver, max(left, 0.01), key_limit=float(self.time_limit))
+        lg = loop_graphs[chosen]
         names = lg.names
-        graph = normalize_graph(lg.graph, self.normalize)
-        sched = solve_cached(graph, self.solver, float(self.time_limit))
         index = {name: i for i, name in enumerate(names.values())}
         ranked = sorted(names.values(), key=lambda n: (sched.ops[n].start % sched.ii, index[n]))
         order = {n: i for i, n in enumerate(ranked)}
@@ -120,6 +167,8 @@ class SchedulePass(ModulePass):
                 "warps": IntegerAttr(sched.warp_count, i32), "solver": StringAttr(self.solver)}
         if lg.groups_per_warp > 1:
             info["cooperative"] = IntegerAttr(lg.groups_per_warp, i32)
+        if lg.pingpong:
+            info["pingpong"] = BoolAttr(True, i1)
         if sched.vl_warp is not None:
             info["vl_warp"] = IntegerAttr(sched.vl_warp, i32)
         loop.attributes[SCHEDULE_ATTR] = DictionaryAttr(info)

@@ -1,12 +1,13 @@
 """`ws-specialize{depth=D mma-depth=P cooperative=G pingpong=true|false persistent=true|false
-programs=N}`: the whole warp-specialization pipeline (OVERVIEW.md stages 2-7) under one name.
+programs=N}`: the whole warp-specialization pipeline (stages 2-7, ws-partition to ws-persistent) under one name.
 
 Runs ws-partition, ws-distribute{depth=D}, ws-pipeline-mma{depth=P},
 ws-pipeline-coarse, ws-cooperative{groups=G} (when G > 1), ws-pingpong (when
 pingpong; it needs G > 1) and ws-persistent{programs=N} (when persistent), then the
 synchronization check ws-verify-sync (a violation is an internal error). Defaults follow Tawa's measurements:
 D = 3, P = 2; when `ws-schedule` planned a cooperative team of k warp groups (a
-tile above one group's registers), G defaults to k. The result is still IR the
+tile above one group's registers, or a ping-pong team), G defaults to k, and
+pingpong to the schedule's choice. The result is still IR the
 interpreter runs.
 """
 
@@ -20,22 +21,26 @@ from xdsl.passes import ModulePass
 from wsdialects.diagnostics import WsError
 
 
-def scheduled_team(module: ModuleOp) -> int:
-    """The cooperative team `ws-schedule` planned (`ws.schedule = {cooperative = k}` on
-    a loop, when a tile needs more registers than one warp group has), else 1."""
+def scheduled_team(module: ModuleOp) -> tuple[int, bool]:
+    """The team `ws-schedule` planned: (k, pingpong) from `ws.schedule = {cooperative =
+    k, pingpong = true}` on a loop (a tile above one group's registers, or the
+    groups taking turns), else (1, False)."""
     from xdsl.dialects.builtin import DictionaryAttr, IntegerAttr
 
-    teams = [1]
+    team, pingpong = 1, False
     for o in module.walk():
         sched = o.attributes.get("ws.schedule")
-        if isinstance(sched, DictionaryAttr) and isinstance(k := sched.data.get("cooperative"), IntegerAttr):
-            teams.append(k.value.data)
-    return max(teams)
+        if isinstance(sched, DictionaryAttr):
+            if isinstance(k := sched.data.get("cooperative"), IntegerAttr):
+                team = max(team, k.value.data)
+            pp = sched.data.get("pingpong")
+            pingpong |= isinstance(pp, IntegerAttr) and bool(pp.value.data)
+    return team, pingpong
 
 
 @dataclass(frozen=True)
 class SpecializePass(ModulePass):
-    """Partition, distribute, pipeline (and optionally cooperate / persist)."""
+    """Partition, distribute, pipeline (and optionally cooperate, ping-pong, persist): stages 2-7."""
 
     name = "ws-specialize"
     depth: int = 3
@@ -84,9 +89,10 @@ class SpecializePass(ModulePass):
 
         check_schedule(op)  # before scheduled_team reads ws.schedule
         me = self
-        team = scheduled_team(op)
+        team, pingpong = scheduled_team(op)
         if self.cooperative == 1 and team > 1:
-            me = replace(self, cooperative=team)  # the schedule planned a cooperative team
+            # the schedule planned a cooperative team (taking turns, when it planned ping-pong)
+            me = replace(self, cooperative=team, pingpong=self.pingpong or pingpong)
         for p in me.passes():
             if check and p.name == "ws-lower-aref":
                 verify_sync(op)

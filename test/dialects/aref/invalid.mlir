@@ -72,4 +72,13 @@
 // RUN: not ws-opt %S/Inputs/consumed-position-type.mlir 2>&1 | filecheck %s --check-prefixes=NOTB,CONSUMED-POSITION-TYPE
 // CONSUMED-POSITION-TYPE: {{.*}}Inputs/consumed-position-type.mlir:4:3: error: 'aref.consumed' ring position must be i32, i64 or index, got tensor<4xi32>
 
+// get, consumed, put: one per position of a ring in a block (the same SSA
+// position twice deadlocks or releases twice; ws-pipeline-mma failed on it).
+// RUN: not ws-opt %S/Inputs/get-twice.mlir 2>&1 | filecheck %s --check-prefixes=NOTB,GET-TWICE
+// GET-TWICE: {{.*}}Inputs/get-twice.mlir:6:3: error: 'aref.get' an earlier aref.get in this block accesses the same position of the same ring: a get borrows the slot until it is released, so the second get waits forever
+// RUN: not ws-opt %S/Inputs/consumed-twice.mlir 2>&1 | filecheck %s --check-prefixes=NOTB,CONSUMED-TWICE
+// CONSUMED-TWICE: {{.*}}Inputs/consumed-twice.mlir:7:3: error: 'aref.consumed' an earlier aref.consumed in this block accesses the same position of the same ring: the slot is released twice
+// RUN: not ws-opt %S/Inputs/put-twice.mlir 2>&1 | filecheck %s --check-prefixes=NOTB,PUT-TWICE
+// PUT-TWICE: {{.*}}Inputs/put-twice.mlir:5:3: error: 'aref.put' an earlier aref.put in this block accesses the same position of the same ring: the second put waits for the slot to be empty, which needs this position's get and release
+
 // NOTB-NOT: {{Traceback|internal error}}

@@ -68,4 +68,20 @@
 // RUN: not ws-opt %S/Inputs/dense-hex-width.mlir 2>&1 | filecheck %s --check-prefixes=NOTB,DENSE-HEX-WIDTH
 // DENSE-HEX-WIDTH: {{.*}}Inputs/dense-hex-width.mlir:3:29: error: hexadecimal literal too wide for f16
 
+// extf widens: a narrower result is a truncf (xDSL 0.74 accepts it; LLVM's fpext would not).
+// RUN: not ws-opt %S/Inputs/extf-narrower.mlir 2>&1 | filecheck %s --check-prefixes=NOTB,EXTF-NARROWER
+// EXTF-NARROWER: {{.*}}Inputs/extf-narrower.mlir:3:3: error: 'arith.extf' result element type f16 must be wider than the operand's f32 (use arith.truncf)
+
+// truncf narrows: a wider result is an extf.
+// RUN: not ws-opt %S/Inputs/truncf-wider.mlir 2>&1 | filecheck %s --check-prefixes=NOTB,TRUNCF-WIDER
+// TRUNCF-WIDER: {{.*}}Inputs/truncf-wider.mlir:3:3: error: 'arith.truncf' result element type f32 must be narrower than the operand's f16 (use arith.extf)
+
+// truncf between two 16-bit types is no truncation.
+// RUN: not ws-opt %S/Inputs/truncf-same-width.mlir 2>&1 | filecheck %s --check-prefixes=NOTB,TRUNCF-SAME-WIDTH
+// TRUNCF-SAME-WIDTH: {{.*}}Inputs/truncf-same-width.mlir:3:3: error: 'arith.truncf' result element type bf16 must be narrower than the operand's f16{{$}}
+
+// extf is elementwise: one shape.
+// RUN: not ws-opt %S/Inputs/extf-shape.mlir 2>&1 | filecheck %s --check-prefixes=NOTB,EXTF-SHAPE
+// EXTF-SHAPE: {{.*}}Inputs/extf-shape.mlir:3:3: error: 'arith.extf' operand tensor<4xf16> and result tensor<8xf32> differ in shape
+
 // NOTB-NOT: {{Traceback|internal error}}

@@ -1,0 +1,9 @@
+// get: a slot is borrowed once per put; a second get of the same position waits forever.
+func.func @f(%k: i32, %x: tensor<64xf32>) {
+  %r = aref.create : !aref.ring<tensor<64xf32>, depth = 2>
+  aref.put %r[%k], %x : !aref.ring<tensor<64xf32>, depth = 2>
+  %a = aref.get %r[%k] : !aref.ring<tensor<64xf32>, depth = 2>
+  %b = aref.get %r[%k] : !aref.ring<tensor<64xf32>, depth = 2>
+  aref.consumed %r[%k] : !aref.ring<tensor<64xf32>, depth = 2>
+  func.return
+}

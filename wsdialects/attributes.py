@@ -1,0 +1,169 @@
+"""The discardable attributes of the `tile` and `ws` namespaces, verified like
+MLIR's dialect attributes (`verifyOperationAttribute`): `diagnostics.verify`
+checks every op's `tile.*` / `ws.*` attributes after the op's own verifier, on
+the input and after every pass, so no pass ever reads one of the wrong type.
+
+    func.func @k(...) attributes {tile.kernel, tile.num_warps = 8 : i32} { ... }
+    scf.for ... { ... } {ws.schedule = {II = 23 : i32, L = 39 : i32, warps = 2 : i32}}
+    %d = tile.dot ... {ws.stage = 0 : i32, ws.order = 1 : i32, ws.warp = 0 : i32}
+
+`tile.num_warps` is the number of warps that run the kernel's tile code: whole
+warp groups (wgmma and `setmaxnreg` work on groups of 4 warps), so a positive
+multiple of 4. A CTA has at most 1024 threads (32 warps) on sm_90 and
+`ws-distribute` adds a producer warp group, so a kernel not yet warp-specialized
+has at most 28; a warp-specialized one (`ws.distributed`, written by
+`ws-distribute`, or a `warp_group.region` / `nvgpu.wg.dispatch` in its body)
+counts every warp, at most 32. Only types and shapes are checked here: whether a
+`ws.stage` / `ws.order` / `ws.warp` schedule respects the dependences is a
+separate check.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from xdsl.dialects import func, scf
+from xdsl.dialects.builtin import (
+    ArrayAttr,
+    DenseArrayBase,
+    DictionaryAttr,
+    IndexType,
+    IntegerAttr,
+    IntegerType,
+    StringAttr,
+    UnitAttr,
+)
+from xdsl.ir import Attribute, Operation
+from xdsl.utils.exceptions import VerifyException
+
+from wsdialects.tile import KERNEL_ATTR, NUM_WARPS_ATTR
+
+WARP_GROUP_WARPS = 4  # warps per warp group (wgmma, setmaxnreg)
+MAX_CTA_WARPS = 32  # 1024 threads per CTA (sm_90)
+MAX_KERNEL_WARPS = MAX_CTA_WARPS - WARP_GROUP_WARPS  # room for ws-distribute's producer group
+DISTRIBUTED_ATTR = "ws.distributed"
+SPECIALIZED_OPS = ("warp_group.region", "nvgpu.wg.dispatch")
+
+
+def _int(a: Attribute) -> int | None:
+    """The value of an integer attribute (`8 : i32`, `8 : index`), else None."""
+    if isinstance(a, IntegerAttr) and isinstance(a.type, IntegerType | IndexType):
+        return a.value.data
+    return None
+
+
+def _nonneg_int(name: str, a: Attribute, low: int = 0) -> None:
+    v = _int(a)
+    if v is None:
+        example = f" (e.g. `{name} = {low} : i32`)" if ":" not in name else ""
+        raise VerifyException(f"{name} must be an integer{example}, got {a}")
+    if v < low:
+        raise VerifyException(f"{name} must be at least {low}, got {v}")
+
+
+def _pid_array(name: str, a: Attribute) -> None:
+    if not isinstance(a, DenseArrayBase) or a.elt_type != IntegerType(32):
+        raise VerifyException(f"{name} must be an array<i32: ...> of partition ids, got {a}")
+    if any(v < 0 for v in a.get_values()):
+        raise VerifyException(f"{name}: partition ids are non-negative, got {list(a.get_values())}")
+
+
+def _on(op: Operation, kind: type, what: str, name: str) -> None:
+    if not isinstance(op, kind):
+        raise VerifyException(f"{name} belongs on {what}, not on '{op.name}'")
+
+
+def _num_warps(op: Operation, a: Attribute) -> None:
+    n = _int(a)
+    if n is None:
+        raise VerifyException(f"{NUM_WARPS_ATTR} must be an integer number of warps (e.g. "
+                              f"`{NUM_WARPS_ATTR} = 8 : i32`), got {a}")
+    specialized = DISTRIBUTED_ATTR in op.attributes or any(
+        o.name in SPECIALIZED_OPS for r in op.regions for b in r.blocks for o in b.ops)
+    most = MAX_CTA_WARPS if specialized else MAX_KERNEL_WARPS
+    if n <= 0 or n % WARP_GROUP_WARPS or n > most:
+        why = ("a CTA has at most 1024 threads" if specialized else
+               f"a CTA has at most {MAX_CTA_WARPS} warps and ws-distribute adds a producer warp group")
+        raise VerifyException(f"{NUM_WARPS_ATTR} must be a multiple of {WARP_GROUP_WARPS} (whole warp groups) "
+                              f"from {WARP_GROUP_WARPS} to {most} ({why}), got {n}")
+
+
+def _kernel(op: Operation, a: Attribute) -> None:
+    _on(op, func.FuncOp, "a func.func", KERNEL_ATTR)
+    if not isinstance(a, UnitAttr):
+        raise VerifyException(f"{KERNEL_ATTR} is a unit attribute (`attributes {{{KERNEL_ATTR}}}`), got {a}")
+
+
+def _schedule(op: Operation, a: Attribute) -> None:
+    name = "ws.schedule"
+    _on(op, scf.ForOp, "an scf.for (the scheduled loop)", name)
+    if not isinstance(a, DictionaryAttr):
+        raise VerifyException(f"{name} must be a dictionary such as {{II = 4 : i32, L = 8 : i32, warps = 2 : i32}}, "
+                              f"got {a}")
+    for key, low in (("II", 1), ("L", 1), ("warps", 1), ("vl_warp", 0), ("cooperative", 1)):
+        if key in a.data:
+            _nonneg_int(f"{name}: {key}", a.data[key], low)
+    if "solver" in a.data and not isinstance(a.data["solver"], StringAttr):
+        raise VerifyException(f"{name}: solver must be a string, got {a.data['solver']}")
+
+
+def _carried(op: Operation, a: Attribute) -> None:
+    name = "ws.carried"
+    _on(op, scf.ForOp, "an scf.for", name)
+    if not isinstance(a, ArrayAttr):
+        raise VerifyException(f"{name} must be a list of array<i32: ...>, one per iter_arg, got {a}")
+    if len(a.data) != len(op.iter_args):
+        raise VerifyException(f"{name} has {len(a.data)} entries for {len(op.iter_args)} iter_args")
+    for e in a.data:
+        _pid_array(name, e)
+
+
+def _string(name: str, choices: tuple[str, ...] = ()) -> Callable[[Operation, Attribute], None]:
+    def check(op: Operation, a: Attribute) -> None:
+        if not isinstance(a, StringAttr) or (choices and a.data not in choices):
+            want = " or ".join(f'"{c}"' for c in choices) if choices else "a string"
+            raise VerifyException(f"{name} must be {want}, got {a}")
+    return check
+
+
+def _partitioned(op: Operation, a: Attribute) -> None:
+    name = "ws.partitioned"
+    _on(op, func.FuncOp, "a func.func", name)
+    _string(name)(op, a)
+    names = [n.strip() for n in a.data.split(",")]
+    if len(names) < 2 or not all(names):
+        raise VerifyException(f'{name} must name two or more partitions, e.g. "producer, consumer", got "{a.data}"')
+
+
+def _persistent(op: Operation, a: Attribute) -> None:
+    name = "ws.persistent"
+    _on(op, func.FuncOp, "a func.func", name)
+    if not isinstance(a, DictionaryAttr) or "programs" not in a.data:
+        raise VerifyException(f"{name} must be a dictionary {{programs = N : i32}}, got {a}")
+    _nonneg_int(f"{name}: programs", a.data["programs"], 1)
+
+
+CHECKS: dict[str, Callable[[Operation, Attribute], None]] = {
+    KERNEL_ATTR: _kernel,
+    NUM_WARPS_ATTR: _num_warps,
+    "ws.schedule": _schedule,
+    "ws.stage": lambda op, a: _nonneg_int("ws.stage", a),
+    "ws.order": lambda op, a: _nonneg_int("ws.order", a),
+    "ws.warp": lambda op, a: _nonneg_int("ws.warp", a),
+    "ws.peeled": lambda op, a: _nonneg_int("ws.peeled", a),
+    "ws.partition": lambda op, a: _pid_array("ws.partition", a),
+    "ws.role": _string("ws.role", ("iter", "tile")),
+    "ws.carried": _carried,
+    "ws.partitioned": _partitioned,
+    "ws.persistent": _persistent,
+    DISTRIBUTED_ATTR: _string(DISTRIBUTED_ATTR),
+}
+
+
+def verify_attributes(op: Operation) -> None:
+    """Raise VerifyException for a `tile.*` / `ws.*` attribute of `op` of the wrong
+    type or shape (other attributes, e.g. `ws.note`, are free-form)."""
+    for name, a in op.attributes.items():
+        check = CHECKS.get(name)
+        if check is not None:
+            check(op, a)
