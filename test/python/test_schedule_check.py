@@ -61,3 +61,35 @@ def test_consistent_schedule_computes_the_tile_kernel(pipeline, rng):
     for s in (None, 1, 2):
         got = run(m, np.random.default_rng(seed), seed=s)
         assert np.allclose(got, want, rtol=1e-3, atol=1e-3), np.abs(got - want).max()
+
+
+@pytest.mark.parametrize("attr,value,message", [
+    ("ws.order", "late", "'math.exp2' has ws.order = \"late\", which is not an integer"),
+    ("ws.stage", 1.5, "'math.exp2' has ws.stage = 1.5"),
+])
+def test_attributes_of_the_wrong_kind(attr, value, message):
+    """What the verifier rejects in text, the check rejects in IR a pass or a script built."""
+    from xdsl.dialects.builtin import FloatAttr, StringAttr, f32
+
+    from wsdialects.transforms.schedule_check import check_schedule
+
+    m = wsdialects.parse_file(GOOD)
+    exp2 = next(o for o in m.walk() if o.name == "math.exp2")
+    exp2.attributes[attr] = StringAttr(value) if isinstance(value, str) else FloatAttr(value, f32)
+    with pytest.raises(wsdialects.WsError, match=message):
+        check_schedule(m)
+
+
+def test_schedule_of_the_wrong_kind():
+    from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, IntegerAttr, i32
+
+    from wsdialects.transforms.schedule_check import check_schedule
+
+    m = wsdialects.parse_file(GOOD)
+    loop = next(o for o in m.walk() if "ws.schedule" in o.attributes)
+    loop.attributes["ws.schedule"] = ArrayAttr([IntegerAttr(8, i32)])
+    with pytest.raises(wsdialects.WsError, match="ws.schedule must be a dictionary"):
+        check_schedule(m)
+    loop.attributes["ws.schedule"] = DictionaryAttr({"II": IntegerAttr(8, i32), "warps": IntegerAttr(0, i32)})
+    with pytest.raises(wsdialects.WsError, match="ws.schedule's warps must be >= 1, got 0"):
+        check_schedule(m)
