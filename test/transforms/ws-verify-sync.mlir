@@ -25,7 +25,7 @@
 // RUN: not ws-opt %S/Inputs/verify-sync/cycle.mlir -p ws-verify-sync 2>&1 | filecheck %s --check-prefix=CYCLE
 // CYCLE: cycle.mlir:19:9: error: ws-verify-sync: deadlock: partition 1 (first) waits here for position 0 of ring %y to be put; partition 2 (second) waits at 27:9 for position 0 of ring %x to be put
 // RUN: not ws-opt %S/Inputs/verify-sync/turns.mlir -p ws-verify-sync 2>&1 | filecheck %s --check-prefix=TURNS
-// TURNS: turns.mlir:10:9: error: ws-verify-sync: group 0 of 2 (partition 1 (consumer0)) passes a turn it does not hold (no turn_wait before this turn_pass)
+// TURNS: turns.mlir:10:9: error: ws-verify-sync: the turn passed here to group 1 of 2 is never taken (no turn_wait of that group is left to take it)
 
 // mbarrier / named-barrier level.
 // RUN: not ws-opt %S/Inputs/verify-sync/mbarrier-count.mlir -p ws-verify-sync 2>&1 | filecheck %s --check-prefix=COUNT

@@ -15,9 +15,8 @@ per trace (one partition's executed ops for sampled inputs):
 - each partition puts / gets / releases the positions of a ring in increasing order,
   each once; every position put is got and then released by each consumer partition,
   and nothing else is;
-- each group of a team reaches the same number of gathers; a group takes a turn
-  (`turn_wait`) only when it does not hold one and passes it (`turn_pass`) only when it
-  does (the last group starts holding it).
+- each group of a team reaches the same number of gathers (turns are counted by the
+  simulation: every turn passed is taken, and no group waits for one that never comes).
 """
 
 from __future__ import annotations
@@ -171,7 +170,6 @@ def check_trace(trace: Trace) -> None:
     _check_positions(trace)
     _check_phases(trace)
     _check_gathers(trace)
-    _check_turns(trace)
 
 
 def _check_positions(trace: Trace) -> None:
@@ -256,25 +254,3 @@ def _check_gathers(trace: Trace) -> None:
                 short = next(q for q, e in groups.values() if len(e) == fewest)
                 raise Violation(evs[fewest].op, f"{p.name} reaches gather #{fewest} (group {g} of {n}), which "
                                                 f"{short.name} never reaches (it gathers {fewest} time(s))")
-
-
-def _check_turns(trace: Trace) -> None:
-    for p in trace.parties:
-        holding, held_at = None, None
-        for ev in p.events:
-            if ev.kind not in ("turn_wait", "turn_pass"):
-                continue
-            if holding is None:
-                holding = ev.arg == ev.obj - 1  # the last group starts with the turn
-            who = f"group {ev.arg} of {ev.obj} ({p.name})"
-            if ev.kind == "turn_wait":
-                if holding:
-                    since = f"took it at {at(held_at.op)}" if held_at is not None else "starts with it"
-                    raise Violation(ev.op, f"{who} waits for a turn while it holds one (it {since} and has not "
-                                           "passed it on: a turn_pass is missing, or this turn_wait is repeated)")
-                holding, held_at = True, ev
-            else:
-                if not holding:
-                    raise Violation(ev.op, f"{who} passes a turn it does not hold (no turn_wait before this "
-                                           "turn_pass)")
-                holding, held_at = False, None

@@ -366,6 +366,13 @@ class Simulation:
         self.culprit: dict[Party, object] = {}
         waits = {p: self.why(p, p.events[self.ptr[p]]) for p in blocked}
         edges = {p: sorted((q for q in w if q in waits), key=lambda q: q.index) for p, (_, w) in waits.items()}
+        for p in blocked:  # a group that waits for another turn while it holds one
+            ev = p.events[self.ptr[p]]
+            held = self.holder.get((ev.obj, ev.arg)) if ev.kind == "turn_wait" else None
+            if held is not None:
+                return Violation(ev.op, f"deadlock: group {ev.arg} of {ev.obj} ({p.name}) waits here for a turn "
+                                        f"while it holds the one it took at {at(held.op)} (a turn_pass is missing, or "
+                                        "this turn_wait is repeated)")
         for p in blocked:  # a party that waits for nobody who could still move
             if not edges[p]:
                 desc, w = waits[p]
@@ -386,11 +393,29 @@ class Simulation:
         parts += [f"{q.name} waits at {at(q.events[self.ptr[q]].op)} for {waits[q][0]}" for q in cycle[1:]]
         return Violation(lead.events[self.ptr[lead]].op, "deadlock: " + "; ".join(parts))
 
+    def _repeated_turn_op(self, n: int, g: int, kind: str) -> Ev | None:
+        """The first of group g's turn ops of `kind` that follows another one of that kind with
+        no turn op of the other kind between (a turn passed twice, a turn waited for twice):
+        where an unbalanced turn most likely comes from."""
+        party = self.group_party.get((n, g))
+        last = None
+        for ev in party.events if party is not None else ():
+            if ev.kind in ("turn_wait", "turn_pass") and ev.obj == n:
+                if ev.kind == kind and last == kind:
+                    return ev
+                last = ev.kind
+        return None
+
     def leftovers(self) -> None:
         for (n, g), ev in self.last_pass.items():
             if self.passed[(n, g)] != self.taken[(n, g)]:
-                raise Violation(ev.op, f"the turn passed here to group {g} of {n} is never taken (no turn_wait "
-                                       "of that group is left to take it)")
+                ev = self._repeated_turn_op(n, (g - 1) % n, "turn_pass") or ev
+                raise Violation(ev.op, f"a turn passed to group {g} of {n} is never taken (group {(g - 1) % n} "
+                                       f"passes {self.passed[(n, g)]} turns, group {g} takes {self.taken[(n, g)]}; "
+                                       "this turn_pass is the first that follows another without a turn_wait between)"
+                                if ev is not self.last_pass[(n, g)] else
+                                f"the turn passed here to group {g} of {n} is never taken (no turn_wait of that "
+                                "group is left to take it)")
         for (obj, s), slot in self.slots.items():
             if slot.pos is not None:
                 raise Violation(slot.ev.op, f"position {slot.pos} of ring {name_of(obj)} put here is never released "
