@@ -78,3 +78,43 @@ def test_turns_block(lowered, rng):
     _drop_first_turn(m, BarrierArriveOp if lowered else TurnPassOp)
     with pytest.raises(wsdialects.Deadlock, match="turn_wait 0 of 2|named barrier"):
         flash(m, "flash_attention", rng, L=130, BH=1, seed=0)
+
+
+@pytest.mark.parametrize("lowered", [False, True], ids=["warp_group", "named_barriers"])
+def test_persistent_ping_pong_same_as_persistent(lowered, rng):
+    """ws-persistent around ping-pong: the first turn and the last one are taken once per
+    program, outside the tile loop (ws-specialize runs ws-pingpong after ws-persistent), and
+    each program computes several tiles as without turns."""
+    base = "ws-hopper{{cooperative=2 persistent=true programs=2{}}}" if lowered else \
+        "ws-specialize{{depth=2 mma-depth=1 cooperative=2 persistent=true programs=2{}}}"
+    before = compiled(ATTN / "flash_attention.mlir", base.format(""))
+    after = compiled(ATTN / "flash_attention.mlir", base.format(" pingpong=true"))
+    loop_turns = [o for o in after.walk() if isinstance(o, TurnWaitOp | TurnPassOp)
+                  and o.parent_op().name == "warp_group.partition"]
+    assert len(loop_turns) == (0 if lowered else 2)  # the team's first pass and last wait, outside the loops
+    seed = int(rng.integers(1 << 30))
+    ref = flash(before, "flash_attention", np.random.default_rng(seed), L=300, BH=2, seed=1)
+    for s in (2, 5):
+        got = flash(after, "flash_attention", np.random.default_rng(seed), L=300, BH=2, seed=s)
+        assert np.array_equal(ref, got, equal_nan=True)
+
+
+def test_turns_inside_the_tile_loop_are_reported(monkeypatch):
+    """The old order (ws-pingpong, then ws-persistent wrapping the first turn and the last in
+    the tile loop): the last group can pass a turn twice before group 0 takes the one it owes,
+    and a named barrier then completes with one group's threads only. ws-verify-sync stops it."""
+    from wsdialects.transforms.persistent import PersistentPass
+    from wsdialects.transforms.pingpong import PingPongPass
+    from wsdialects.transforms.specialize import SpecializePass
+
+    passes = SpecializePass.passes
+
+    def old_order(self):
+        out = passes(self)
+        return [p for p in out if not isinstance(p, PingPongPass | PersistentPass)] + \
+            [p for p in out if isinstance(p, PingPongPass)] + [p for p in out if isinstance(p, PersistentPass)]
+
+    monkeypatch.setattr(SpecializePass, "passes", old_order)
+    with pytest.raises(wsdialects.WsError, match="internal compiler error: ws-verify-sync: .* reaches named barrier "
+                                                 r"\d+ twice in one phase"):
+        compiled(ATTN / "flash_attention.mlir", "ws-hopper{cooperative=2 pingpong=true persistent=true}")

@@ -66,15 +66,15 @@ class SpecializePass(ModulePass):
             from wsdialects.transforms.cooperative import CooperativePass
 
             out.append(CooperativePass(self.cooperative))
-        if self.pingpong:
+        if self.persistent:
+            out.append(PersistentPass(self.programs))
+        if self.pingpong:  # after ws-persistent: the first turn and the last are taken once, outside the tile loop
             if self.cooperative < 2:
                 raise WsError(f"{self.name}: pingpong orders the groups of a cooperative team; it needs "
                               f"cooperative >= 2, got {self.cooperative}", "ws-opt")
             from wsdialects.transforms.pingpong import PingPongPass
 
             out.append(PingPongPass())
-        if self.persistent:
-            out.append(PersistentPass(self.programs))
         return out
 
     def apply(self, ctx, op: ModuleOp) -> None:
@@ -83,9 +83,8 @@ class SpecializePass(ModulePass):
     def run_passes(self, ctx, op: ModuleOp, check: bool) -> None:
         """Run `passes()`; with `check`, ws-verify-sync on the aref IR (before a lowering) and at the end."""
         from wsdialects.diagnostics import verify
-        from wsdialects.transforms.verify_sync import verify_sync
-
         from wsdialects.transforms.schedule_check import check_schedule
+        from wsdialects.transforms.verify_sync import verify_sync
 
         check_schedule(op)  # before scheduled_team reads ws.schedule
         me = self
