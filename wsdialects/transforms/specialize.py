@@ -2,8 +2,9 @@
 programs=N}`: the whole warp-specialization pipeline (stages 2-7, ws-partition to ws-persistent) under one name.
 
 Runs ws-partition, ws-distribute{depth=D}, ws-pipeline-mma{depth=P},
-ws-pipeline-coarse, ws-cooperative{groups=G} (when G > 1), ws-pingpong (when
-pingpong; it needs G > 1) and ws-persistent{programs=N} (when persistent), then the
+ws-pipeline-coarse, ws-cooperative{groups=G} (when G > 1), ws-persistent{programs=N}
+(when persistent) and ws-pingpong (when pingpong; it needs G > 1; after ws-persistent, so
+that the team's first and last turns are taken once, outside the tile loop), then the
 synchronization check ws-verify-sync (a violation is an internal error). Defaults follow Tawa's measurements:
 D = 3, P = 2; when `ws-schedule` planned a cooperative team of k warp groups (a
 tile above one group's registers, or a ping-pong team), G defaults to k, and

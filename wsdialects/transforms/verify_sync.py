@@ -77,7 +77,9 @@ def verify_sync(module: ModuleOp, internal: bool = True) -> None:
 
 @dataclass(frozen=True)
 class VerifySyncPass(ModulePass):
-    """Check the synchronization of every warp-specialized kernel (module docstring)."""
+    """Check the synchronization of every warp-specialized kernel: its aref rings, cooperative
+    gathers and turns, mbarriers and named barriers (a deadlock, a race on a slot, an
+    unbalanced release, arrival or turn is an error at the op)."""
 
     name = "ws-verify-sync"
 

@@ -10,6 +10,7 @@
 // docs: ws-schedule
 // docs: ws-hopper{depth=2}
 // docs: ws-lower-aref after ws-specialize{depth=2 mma-depth=1}
+// docs: ws-verify-sync after ws-specialize{depth=2 mma-depth=1}
 // docs: ws-lower-warp-groups after ws-specialize{depth=2 mma-depth=1},ws-lower-aref
 // docs: ws-lower-mma after ws-specialize{depth=2 mma-depth=1},ws-lower-aref,ws-lower-warp-groups
 // docs: ws-lower-layouts after ws-specialize{depth=2 mma-depth=1},ws-lower-aref,ws-lower-warp-groups,ws-lower-mma
