@@ -104,6 +104,9 @@ class WsParser(Parser):
             # raised by an op's custom parser (e.g. an unknown predicate): report
             # it at the op, not at whatever token the parser had reached
             raise ParseError(start, _verify_message(e)) from None
+        except (IndexError, AttributeError, AssertionError, ArithmeticError) as e:
+            # a custom parser that trusted its input: still at the op, never one line off
+            raise ParseError(start, f"cannot parse this op ({type(e).__name__}: {e})") from None
         if not isinstance(op.location, FileLineColLoc):
             line, col = _span_line_col(start)
             op.location = FileLineColLoc(StringAttr(self.lexer.input.name), IntAttr(line), IntAttr(col))

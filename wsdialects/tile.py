@@ -187,6 +187,16 @@ def _parse_type_of(parser: Parser, kind, what: str) -> Attribute:
     return t
 
 
+def _parse_operand_list(parser: Parser, least: int, most: int, what: str) -> list:
+    """`%a, %b, ...` with between `least` and `most` operands, else a parse error
+    at the list (not at the next line, where the types end)."""
+    pos = parser.pos
+    ops = parser.parse_comma_separated_list(parser.Delimiter.NONE, parser.parse_unresolved_operand)
+    if not least <= len(ops) <= most:
+        parser.raise_error(f"{what}, got {len(ops)} operands", pos, parser.pos)
+    return ops
+
+
 def _is_ptr_like(t: Attribute) -> bool:
     return isinstance(element_type(t), PtrType)
 
@@ -556,7 +566,7 @@ class LoadOp(BodyThenAttrs):
 
     @classmethod
     def parse_body(cls, parser: Parser):
-        ops = parser.parse_comma_separated_list(parser.Delimiter.NONE, parser.parse_unresolved_operand)
+        ops = _parse_operand_list(parser, 1, 3, "tile.load takes ptrs [, mask [, other]]")
         parser.parse_punctuation(":")
         pt = _parse_type_of(parser, _is_ptr_like, "a pointer or a tile of pointers")
         parser.parse_punctuation("->")
@@ -601,7 +611,7 @@ class StoreOp(BodyThenAttrs):
 
     @classmethod
     def parse_body(cls, parser: Parser):
-        ops = parser.parse_comma_separated_list(parser.Delimiter.NONE, parser.parse_unresolved_operand)
+        ops = _parse_operand_list(parser, 2, 3, "tile.store takes ptrs, value [, mask]")
         parser.parse_punctuation(":")
         pt = _parse_type_of(parser, _is_ptr_like, "a pointer or a tile of pointers")
         types = [pt, _pointee_tile_type(pt), _mask_type_for(pt)][: len(ops)]
@@ -769,9 +779,7 @@ class DotOp(BodyThenAttrs):
 
     @classmethod
     def parse_body(cls, parser: Parser):
-        ops = parser.parse_comma_separated_list(parser.Delimiter.NONE, parser.parse_unresolved_operand)
-        if len(ops) != 3:
-            parser.raise_error("tile.dot takes three operands: a, b, acc")
+        ops = _parse_operand_list(parser, 3, 3, "tile.dot takes three operands: a, b, acc")
         parser.parse_punctuation(":")
         at = parser.parse_type()
         parser.parse_punctuation(",")
