@@ -47,6 +47,7 @@ from wsdialects.nvgpu import (
     SmemViewOp,
     TmaAsyncLoadOp,
 )
+from wsdialects.lower.llvm.types import SMEM_LIMIT
 from wsdialects.nvvm import BarrierOp
 from wsdialects.tile import DescLoadOp
 from wsdialects.warp_group import PartitionOp
@@ -79,8 +80,6 @@ def _check_fits(rt, put: PutOp) -> None:
     """The ring's slots fit in shared memory (so a slot's TMA bytes also fit one
     `arrive_expect_tx`, whose count is below 2^20): else an error at the op that
     computes the first payload (a user's tile.desc_load), before any IR is built."""
-    from wsdialects.lower.hopper import SMEM_LIMIT
-
     slot = sum(tile_bytes(t) for t in rt.types)
     ring = rt.depth.data * sum((tile_bytes(t) + 1023) // 1024 * 1024 for t in rt.types)
     if ring <= SMEM_LIMIT:
