@@ -11,6 +11,11 @@ a `func.func` carrying the unit attribute `tile.kernel`:
       ...
     }
 
+`tile.num_warps` is how many warps run the tile code: whole warp groups, a
+multiple of 4 from 4 to 28 (ws-distribute adds a producer warp group to a CTA
+of at most 32 warps); once warp-specialized it counts every warp, at most 32.
+`wsdialects/attributes.py` verifies it (and `tile.kernel`) on every func.
+
 Names, operand order and properties follow `shared/design/tile-dialect.md`.
 """
 
