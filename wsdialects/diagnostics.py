@@ -104,6 +104,9 @@ class WsParser(Parser):
             # raised by an op's custom parser (e.g. an unknown predicate): report
             # it at the op, not at whatever token the parser had reached
             raise ParseError(start, _verify_message(e)) from None
+        except (IndexError, AttributeError, AssertionError, ArithmeticError) as e:
+            # a custom parser that trusted its input: still at the op, never one line off
+            raise ParseError(start, f"cannot parse this op ({type(e).__name__}: {e})") from None
         if not isinstance(op.location, FileLineColLoc):
             line, col = _span_line_col(start)
             op.location = FileLineColLoc(StringAttr(self.lexer.input.name), IntAttr(line), IntAttr(col))
@@ -197,14 +200,30 @@ def verify(module: Operation, file: str = "<input>") -> None:
     from wsdialects.attributes import verify_attributes  # imports the tile dialect
     from wsdialects.scf import verify_scf
 
+    def check(op: Operation) -> None:
+        op.verify(verify_nested_ops=False)
+        verify_attributes(op)  # the tile.* / ws.* attributes, as MLIR's dialects do
+        verify_scf(op)  # scf.if yields (xDSL 0.74 checks none)
+
     order: dict[int, int] = {}
     for op in module.walk(reverse=False, region_first=True):
         try:
-            op.verify(verify_nested_ops=False)
-            verify_attributes(op)  # the tile.* / ws.* attributes, as MLIR's dialects do
-            verify_scf(op)  # scf.if yields (xDSL 0.74 checks none)
+            check(op)
         except (VerifyException, DiagnosticException, ValueError, TypeError) as e:
             raise error_at(op, f"'{op.name}' {_verify_message(e)}", file) from None
+        except (KeyError, IndexError, AttributeError) as e:
+            # a verifier that reads a malformed parent (e.g. func.return reading a
+            # generic func.func without function_type): report the parent's own error
+            anc = op.parent_op()
+            while anc is not None:
+                try:
+                    check(anc)
+                except (VerifyException, DiagnosticException, ValueError, TypeError) as e2:
+                    raise error_at(anc, f"'{anc.name}' {_verify_message(e2)}", file) from None
+                except (KeyError, IndexError, AttributeError):
+                    pass
+                anc = anc.parent_op()
+            raise error_at(op, f"'{op.name}' cannot be verified ({type(e).__name__}: {e})", file) from None
     # after the ops' own verifiers, which say more (e.g. a value crossing partitions)
     for op in module.walk():
         if (i := _undominated_operand(op, order)) is not None:

@@ -96,6 +96,7 @@ class WaitOp(IRDLOperation):
 
     @classmethod
     def parse(cls, parser: Parser):
+        start = parser.pos
         vals = parser.parse_optional_undelimited_comma_separated_list(
             parser.parse_optional_unresolved_operand, parser.parse_unresolved_operand
         ) or []
@@ -108,7 +109,7 @@ class WaitOp(IRDLOperation):
         if parser.parse_optional_punctuation(":") is not None:
             types = parser.parse_comma_separated_list(parser.Delimiter.NONE, parser.parse_type)
         if len(types) != len(vals):
-            parser.raise_error(f"{cls.name}: {len(vals)} operands but {len(types)} types")
+            parser.raise_error(f"{cls.name}: {len(vals)} operands but {len(types)} types", start, parser.pos)
         return cls(parser.resolve_operands(vals, types, parser.pos), pending)
 
     def print(self, printer: Printer) -> None:

@@ -11,11 +11,13 @@ a `func.func` carrying the unit attribute `tile.kernel`:
       ...
     }
 
-`tile.num_warps` (i32, default 4) is the number of warps the source program assumes
-for its compute; the compiler adds a producer warp group. Elementwise math is `arith`
-and `math` on tensors, control flow `scf.for` / `scf.if`. The reference of every op is
-docs/dialects/tile.md (generated from these definitions); docs/writing-a-kernel.md
-shows how to write a kernel.
+`tile.num_warps` is how many warps run the tile code: whole warp groups, a
+multiple of 4 from 4 to 28 (default 4; ws-distribute adds a producer warp group to
+a CTA of at most 32 warps); once warp-specialized it counts every warp, at most 32.
+`wsdialects/attributes.py` verifies it (and `tile.kernel`) on every func.
+Elementwise math is `arith` and `math` on tensors, control flow `scf.for` /
+`scf.if`. The reference of every op is docs/dialects/tile.md (generated from these
+definitions); docs/writing-a-kernel.md shows how to write a kernel.
 """
 
 from __future__ import annotations
@@ -204,6 +206,16 @@ def _parse_type_of(parser: Parser, kind, what: str) -> Attribute:
     if not kind(t):
         parser.raise_error(f"expected {what}, got {t}", pos, parser.pos)
     return t
+
+
+def _parse_operand_list(parser: Parser, least: int, most: int, what: str) -> list:
+    """`%a, %b, ...` with between `least` and `most` operands, else a parse error
+    at the list (not at the next line, where the types end)."""
+    pos = parser.pos
+    ops = parser.parse_comma_separated_list(parser.Delimiter.NONE, parser.parse_unresolved_operand)
+    if not least <= len(ops) <= most:
+        parser.raise_error(f"{what}, got {len(ops)} operands", pos, parser.pos)
+    return ops
 
 
 def _is_ptr_like(t: Attribute) -> bool:
@@ -623,7 +635,7 @@ class LoadOp(BodyThenAttrs):
 
     @classmethod
     def parse_body(cls, parser: Parser):
-        ops = parser.parse_comma_separated_list(parser.Delimiter.NONE, parser.parse_unresolved_operand)
+        ops = _parse_operand_list(parser, 1, 3, "tile.load takes ptrs [, mask [, other]]")
         parser.parse_punctuation(":")
         pt = _parse_type_of(parser, _is_ptr_like, "a pointer or a tile of pointers")
         parser.parse_punctuation("->")
@@ -674,7 +686,7 @@ class StoreOp(BodyThenAttrs):
 
     @classmethod
     def parse_body(cls, parser: Parser):
-        ops = parser.parse_comma_separated_list(parser.Delimiter.NONE, parser.parse_unresolved_operand)
+        ops = _parse_operand_list(parser, 2, 3, "tile.store takes ptrs, value [, mask]")
         parser.parse_punctuation(":")
         pt = _parse_type_of(parser, _is_ptr_like, "a pointer or a tile of pointers")
         types = [pt, _pointee_tile_type(pt), _mask_type_for(pt)][: len(ops)]
@@ -858,9 +870,7 @@ class DotOp(BodyThenAttrs):
 
     @classmethod
     def parse_body(cls, parser: Parser):
-        ops = parser.parse_comma_separated_list(parser.Delimiter.NONE, parser.parse_unresolved_operand)
-        if len(ops) != 3:
-            parser.raise_error("tile.dot takes three operands: a, b, acc")
+        ops = _parse_operand_list(parser, 3, 3, "tile.dot takes three operands: a, b, acc")
         parser.parse_punctuation(":")
         at = parser.parse_type()
         parser.parse_punctuation(",")

@@ -56,3 +56,37 @@ def test_distribute_tile_through_scf_if(pipeline, rng):
     assert np.abs(want).max() > 0
     for seed in (None, 1, 2):
         np.testing.assert_array_equal(want, out(after, seed))
+
+
+PTRS = "%p: tensor<4x!tile.ptr<f16>>, %m: tensor<4xi1>, %v: tensor<4xf16>"
+
+
+@pytest.mark.parametrize("op,col", [
+    ("%x = tile.load %p, %m, %v, %v : tensor<4x!tile.ptr<f16>> -> tensor<4xf16>", 18),
+    ("tile.store %p : tensor<4x!tile.ptr<f16>>", 14),
+    ("%a = tile.dot %v, %v : tensor<4xf16>, tensor<4xf16> -> tensor<4xf32>", 17),
+    ("%a = mma.wait %v, %v {pending = 0} : tensor<4xf16>", 17),
+])
+def test_operand_count_errors_are_on_the_op_line(op, col):
+    """Reported at the operand list (line 2), not where the parser stopped (line 3)."""
+    text = f"func.func @f({PTRS}) {{\n  {op}\n  func.return\n}}\n"
+    with pytest.raises(wsdialects.WsError) as e:
+        wsdialects.parse(text, "f.mlir")
+    assert (e.value.line, e.value.col) == (2, col), str(e.value)
+    assert "operands" in e.value.message
+
+
+def test_a_custom_parser_exception_is_located_at_its_op(monkeypatch):
+    """An op's parser that raises a Python exception is reported at that op."""
+    from wsdialects.tile import TransOp
+
+    real = TransOp.parse_body.__func__
+
+    def broken(cls, parser):
+        real(cls, parser)  # the whole op, up to the next line's first token
+        return [][0]
+
+    monkeypatch.setattr(TransOp, "parse_body", classmethod(broken))
+    text = f"func.func @f({PTRS}) {{\n  %t = tile.trans %v [0] : tensor<4xf16> -> tensor<4xf16>\n  func.return\n}}\n"
+    with pytest.raises(wsdialects.WsError, match=r"f\.mlir:2:3: error: cannot parse this op \(IndexError: list index"):
+        wsdialects.parse(text, "f.mlir")

@@ -104,3 +104,24 @@
 // THROUGH-IF: %sel = scf.if
 // THROUGH-IF: tile.dot %prev, %sel, %acc
 // THROUGH-IF-NEXT: aref.consumed %aref_a[%[[K]]]
+
+// Tags written by hand (or left stale) are checked before anything is built: one
+// located error at the op, never a KeyError / IndexError or IR that does not verify.
+// RUN: ws-opt %S/Inputs/distribute-tagged.mlir -p ws-distribute | filecheck %s --check-prefix=TAGGED
+// TAGGED: warp_group.partition 1 consumer warps 8
+// RUN: sed 's/%c64 = arith.constant {ws.partition = array<i32: 0>, ws.role = "iter"}/%c64 = arith.constant/' %S/Inputs/distribute-tagged.mlir | not ws-opt -p ws-distribute 2>&1 | filecheck %s --check-prefix=UNTAGGED
+// UNTAGGED: <stdin>:6:5: error: ws-distribute: this op has no ws.partition tag; the kernel's partition tags are stale; run ws-partition again
+// RUN: sed '7s/array<i32: 1>/array<i32: 5>/' %S/Inputs/distribute-tagged.mlir | not ws-opt -p ws-distribute 2>&1 | filecheck %s --check-prefix=NOPART
+// NOPART: <stdin>:7:5: error: ws-distribute: ws.partition [5] names a partition the kernel does not have (ws.partitioned lists 2)
+// RUN: sed '14s/ws.carried = \[array<i32: 1>/ws.carried = [array<i32: 2>/' %S/Inputs/distribute-tagged.mlir | not ws-opt -p ws-distribute 2>&1 | filecheck %s --check-prefix=NOCARRY
+// NOCARRY: <stdin>:8:5: error: ws-distribute: ws.carried entry #0 [2] names a partition the kernel does not have (ws.partitioned lists 2)
+// The accumulator's zero only in the producer: the consumer's loop cannot start from it.
+// RUN: sed '7s/array<i32: 1>/array<i32: 0>/' %S/Inputs/distribute-tagged.mlir | not ws-opt -p ws-distribute 2>&1 | filecheck %s --check-prefix=MISSING
+// MISSING: <stdin>:8:5: error: ws-distribute: 'scf.for' runs in partition 1, which does not have its operand (computed by 'arith.constant' in partitions [0]): the ws.partition / ws.carried tags are inconsistent; run ws-partition again
+// The store moved to the producer, which does not carry the accumulator.
+// RUN: sed '15s/array<i32: 1>/array<i32: 0>/' %S/Inputs/distribute-tagged.mlir | not ws-opt -p ws-distribute 2>&1 | filecheck %s --check-prefix=STORE-IN-PRODUCER
+// STORE-IN-PRODUCER: <stdin>:15:5: error: ws-distribute: 'tile.desc_store' runs in partition 0, which does not have its operand (loop value #0, which ws.carried gives to partitions [1]): the ws.partition / ws.carried tags are inconsistent; run ws-partition again
+// With a ws-schedule warp assignment (three partitions), a scalar that one partition
+// computes and another uses (it used to become an aref of an i32, reported without a location).
+// RUN: ws-opt %S/../Inputs/kernels/scheduled/flash_attention.mlir -p ws-partition | sed '6s/array<i32: 0, 1, 2>/array<i32: 0>/' | not ws-opt -p ws-distribute 2>&1 | filecheck %s --check-prefix=SCALAR
+// SCALAR: <stdin>:22:5: error: ws-distribute: 'arith.ceildivsi' runs in partition 1 but uses a i32 that only partitions [0] compute (a scalar is recomputed where it is needed, not sent); the ws.partition tags are inconsistent; run ws-partition again

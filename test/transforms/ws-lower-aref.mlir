@@ -52,3 +52,12 @@
 
 // The lowered IR prints, re-parses and verifies.
 // RT: nvgpu.tma.async_load
+
+// A ring that cannot fit in shared memory is an error at the tile's load, before
+// any IR is built (a 1 MiB slot used to become an arrive_expect_tx past its 2^20 limit).
+// RUN: not ws-opt %S/Inputs/lower-aref-huge-slot.mlir -p 'ws-specialize,ws-lower-aref' 2>&1 | filecheck %s --check-prefix=HUGE
+// RUN: not ws-opt %S/Inputs/lower-aref-huge-slot.mlir -p ws-hopper 2>&1 | filecheck %s --check-prefix=HUGE
+// HUGE: {{.*}}lower-aref-huge-slot.mlir:9:5: error: ws-lower-aref: this tile's aref ring does not fit in shared memory: one slot (tensor<1024x512xf16>) holds 1048576 bytes, more than the 232448 bytes a block can have
+// HUGE-NOT: arrive_expect_tx
+// RUN: not ws-opt %shared/kernels/gemm.mlir -p 'ws-partition,ws-distribute{depth=8},ws-lower-aref' 2>&1 | filecheck %s --check-prefix=DEEP
+// DEEP: gemm.mlir:{{[0-9]+}}:7: error: ws-lower-aref: this tile's aref ring does not fit in shared memory: 8 slots of tensor<128x64xf16>, tensor<256x64xf16> take 393216 bytes, more than the 232448 bytes a block can have (give ws-distribute a smaller depth; ws-hopper picks the deepest ring that fits)

@@ -47,6 +47,7 @@ from wsdialects.nvgpu import (
     SmemViewOp,
     TmaAsyncLoadOp,
 )
+from wsdialects.lower.llvm.types import SMEM_LIMIT
 from wsdialects.nvvm import BarrierOp
 from wsdialects.tile import DescLoadOp
 from wsdialects.warp_group import PartitionOp
@@ -73,6 +74,25 @@ def _is_tma(v: SSAValue, put: PutOp) -> bool:
     o = v.owner
     return (isinstance(o, DescLoadOp) and o.parent_block() is put.parent_block()
             and all(u.operation is put for u in o.result.uses))
+
+
+def _check_fits(rt, put: PutOp) -> None:
+    """The ring's slots fit in shared memory (so a slot's TMA bytes also fit one
+    `arrive_expect_tx`, whose count is below 2^20): else an error at the op that
+    computes the first payload (a user's tile.desc_load), before any IR is built."""
+    slot = sum(tile_bytes(t) for t in rt.types)
+    ring = rt.depth.data * sum((tile_bytes(t) + 1023) // 1024 * 1024 for t in rt.types)
+    if ring <= SMEM_LIMIT:
+        return
+    at = next((v.owner for v in put.values if isinstance(v.owner, Operation)), put)
+    what = ", ".join(str(t) for t in rt.types)
+    if slot > SMEM_LIMIT:
+        why, hint = f"one slot ({what}) holds {slot} bytes", ""
+    else:
+        why = f"{rt.depth.data} slots of {what} take {ring} bytes"
+        hint = " (give ws-distribute a smaller depth; ws-hopper picks the deepest ring that fits)"
+    raise error_at(at, f"ws-lower-aref: this tile's aref ring does not fit in shared memory: {why}, more than "
+                       f"the {SMEM_LIMIT} bytes a block can have{hint}")
 
 
 @dataclass
@@ -171,6 +191,7 @@ class LowerAref:
                               "EMPTY barrier")
         if None in releasers:
             raise error_at(c, "ws-lower-aref: aref.consumed outside a warp_group.partition")
+        _check_fits(rt, puts[0])
         full_count = (1 if any(tma) else 0) + (putter.warps if not all(tma) else 0)
         empty_count = sum(p.warps for p in releasers)
         new: list[Operation] = []

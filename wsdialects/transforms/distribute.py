@@ -38,7 +38,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from xdsl.dialects import arith, func, scf
-from xdsl.dialects.builtin import IntegerAttr, IntegerType, ModuleOp, StringAttr
+from xdsl.dialects.builtin import IntegerAttr, IntegerType, ModuleOp, StringAttr, TensorType
 from xdsl.ir import Block, Operation, OpResult, Region, SSAValue
 from xdsl.passes import ModulePass
 
@@ -221,7 +221,29 @@ class _Builder:
     def mine(self, op: Operation) -> bool:
         return self.pid in partitions_of(op)
 
+    def value(self, v: SSAValue, user: Operation) -> SSAValue:
+        """`v` as this partition has it; a located error if it does not (the
+        ws.partition / ws.carried tags do not give it the value `user` needs)."""
+        got = self.mapping.get(v)
+        if got is None:
+            where = v.owner if isinstance(v, OpResult) else v.owner.parent_op()
+            if where is self.loop:  # a loop result or iter_arg: who carries it
+                j = v.index if isinstance(v, OpResult) else v.index - 1
+                what = f"loop value #{j}, which ws.carried gives to partitions " \
+                       f"{list(self.loop.attributes[CARRIED_ATTR].data[j].get_values())}"
+            else:
+                what = f"computed by '{where.name}' in partitions {partitions_of(where)}"
+            raise error_at(user, f"ws-distribute: '{user.name}' runs in partition {self.pid}, which does not have "
+                                 f"its operand ({what}): the ws.partition / ws.carried tags are inconsistent; "
+                                 "run ws-partition again")
+        return got
+
     def clone_into(self, block: Block, op: Operation) -> None:
+        for inner in op.walk():  # every value the op (and its regions) takes from outside
+            for v in inner.operands:
+                owner = v.owner if isinstance(v, OpResult) else v.owner.parent_op()
+                if owner is None or not op.is_ancestor(owner):
+                    self.value(v, op)
         new = op.clone(value_mapper=self.mapping)
         for inner in new.walk():
             for a in (PARTITION_ATTR, ROLE_ATTR, CARRIED_ATTR):
@@ -262,8 +284,8 @@ class _Builder:
         m = self.mapping
         body = Block(arg_types=[loop.body.block.args[0].type,
                                 *(loop.body.block.args[j + 1].type for j in carried)])
-        new = scf.ForOp(m[loop.lb], m[loop.ub], m[loop.step],
-                        [m[loop.iter_args[j]] for j in carried], Region(body))
+        new = scf.ForOp(*(self.value(v, loop) for v in (loop.lb, loop.ub, loop.step)),
+                        [self.value(loop.iter_args[j], loop) for j in carried], Region(body))
         iv = body.args[0]
         iv.name_hint = loop.body.block.args[0].name_hint
         m[loop.body.block.args[0]] = iv
@@ -280,7 +302,7 @@ class _Builder:
 
         gets = self.ops(body, list(loop.body.block.ops), pos_of)
         yield_op = loop.body.block.last_op
-        body.add_op(scf.YieldOp(*[m[yield_op.operands[j]] for j in carried]))
+        body.add_op(scf.YieldOp(*[self.value(yield_op.operands[j], yield_op) for j in carried]))
         for get, ch in gets:
             _release_after_last_use(body, get, ConsumedOp(ch.ring, get.position), self.views)
         if SCHEDULE_ATTR in loop.attributes:  # every loop copy keeps the ws-schedule result
@@ -326,6 +348,7 @@ class DistributePass(ModulePass):
         if loop is None or CARRIED_ATTR not in loop.attributes:
             raise error_at(kernel, "ws-distribute: the kernel's partition tags are stale; run ws-partition again")
         names = [n.strip() for n in kernel.attributes[PARTITIONED_ATTR].data.split(",")]
+        _check_tags(kernel, loop, len(names))
         if len(names) > 2:
             _ScheduledDistribution(kernel, loop, names, self.depth).run()
             return
@@ -349,6 +372,29 @@ class DistributePass(ModulePass):
                                                 (CONSUMER, "consumer", consumer_warps,
                                                  consumer_regs(consumer_warps)))]
         _install(kernel, entry, parts, consumer_warps)
+
+
+def _check_tags(kernel: func.FuncOp, loop: scf.ForOp, n: int) -> None:
+    """Every op that runs (yields and returns follow their parent) is tagged with
+    partitions among the kernel's `n` (ws.partitioned), and so is every iter_arg."""
+    for op in kernel.body.walk():
+        if op.name in ("scf.yield", "func.return"):
+            continue
+        parts = partitions_of(op)
+        if not parts and op is not loop:
+            raise error_at(op, "ws-distribute: this op has no ws.partition tag; the kernel's partition tags are "
+                               "stale; run ws-partition again")
+        if any(not 0 <= p < n for p in parts):
+            raise error_at(op, f"ws-distribute: ws.partition {parts} names a partition the kernel does not have "
+                               f"(ws.partitioned lists {n})")
+    for j, a in enumerate(loop.attributes[CARRIED_ATTR].data):
+        parts = list(a.get_values())
+        if any(not 0 <= p < n for p in parts):
+            raise error_at(loop, f"ws-distribute: ws.carried entry #{j} {parts} names a partition the kernel does "
+                                 f"not have (ws.partitioned lists {n})")
+        if not parts and any(u.operation is not loop for u in loop.results[j].uses):
+            raise error_at(loop, f"ws-distribute: loop result #{j} is used but ws.carried gives it no partition; "
+                                 "run ws-partition again")
 
 
 def _partition(pid: int, role: str, warps: int, regs: int, builder: "_Builder") -> PartitionOp:
@@ -425,6 +471,11 @@ def transfers_of(kernel: func.FuncOp, loop: scf.ForOp) -> list[_Transfer]:
                         continue  # defined inside the op itself
                     if p in partitions_of(owner):
                         continue
+                    if not isinstance(v.type, TensorType):  # an aref carries tiles only
+                        raise error_at(op, f"ws-distribute: '{op.name}' runs in partition {p} but uses a {v.type} "
+                                           f"that only partitions {partitions_of(owner)} compute (a scalar is "
+                                           "recomputed where it is needed, not sent); the ws.partition tags are "
+                                           "inconsistent; run ws-partition again")
                     kind = "loop" if owner.parent_op() is loop else "pre"
                     out.setdefault((v, p), _Transfer(v, partitions_of(owner)[0], p, kind))
     for j, parts in enumerate(carried):

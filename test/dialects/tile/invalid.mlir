@@ -182,7 +182,7 @@
 
 // dot (custom form): three operands.
 // RUN: not ws-opt %S/Inputs/dot-operands.mlir 2>&1 | filecheck %s --check-prefixes=NOTB,DOT-OPERANDS
-// DOT-OPERANDS: {{.*}}Inputs/dot-operands.mlir:3:24: error: tile.dot takes three operands: a, b, acc
+// DOT-OPERANDS: {{.*}}Inputs/dot-operands.mlir:3:17: error: tile.dot takes three operands: a, b, acc, got 2 operands
 
 // reduce: kinds are sum, max and min.
 // RUN: not ws-opt %S/Inputs/reduce-kind.mlir 2>&1 | filecheck %s --check-prefixes=NOTB,REDUCE-KIND
@@ -199,5 +199,11 @@
 // reduce: no reductions of pointer tiles.
 // RUN: not ws-opt %S/Inputs/reduce-ptr.mlir 2>&1 | filecheck %s --check-prefixes=NOTB,REDUCE-PTR
 // REDUCE-PTR: {{.*}}Inputs/reduce-ptr.mlir:3:3: error: 'tile.reduce' cannot reduce a tile of pointers
+
+// load / store: an operand count error is reported at the operands, not on the next line.
+// RUN: not ws-opt %S/Inputs/load-operand-count.mlir 2>&1 | filecheck %s --check-prefixes=NOTB,LOAD-COUNT
+// LOAD-COUNT: {{.*}}Inputs/load-operand-count.mlir:3:18: error: tile.load takes ptrs [, mask [, other]], got 4 operands
+// RUN: not ws-opt %S/Inputs/store-operand-count.mlir 2>&1 | filecheck %s --check-prefixes=NOTB,STORE-COUNT
+// STORE-COUNT: {{.*}}Inputs/store-operand-count.mlir:3:14: error: tile.store takes ptrs, value [, mask], got 1 operands
 
 // NOTB-NOT: {{Traceback|internal error}}
