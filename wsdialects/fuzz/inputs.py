@@ -79,6 +79,71 @@ def make_inputs(kernel, rng: np.random.Generator) -> tuple[tuple[int, ...], list
     return grid, args
 
 
+class _WriteLog:
+    """Who wrote what during one run, to find inputs on which the kernel's own
+    result depends on an order nothing fixes: two lanes of one store, or two
+    programs, writing different values to one element.  (A pipeline may then
+    reorder those writes -- a cooperative split divides a store between warp
+    groups, a persistent kernel runs its tiles in another order -- and the
+    difference is the input's race, not a miscompile.)"""
+
+    def __init__(self):
+        self.owner: dict[int, np.ndarray] = {}
+        self.flat: dict[int, np.ndarray] = {}
+        self.race: str | None = None
+
+    def record(self, frame, buf: np.ndarray, index: np.ndarray, values: np.ndarray) -> None:
+        if self.race is not None or index.size == 0:
+            return
+        key = id(buf)
+        owner = self.owner.setdefault(key, np.full(buf.size, -1, dtype=np.int64))
+        pid = (frame.pid[2] * 4096 + frame.pid[1]) * 4096 + frame.pid[0]
+        old = buf.reshape(-1)[index].astype(np.float64)
+        new = np.asarray(values, dtype=np.float64).reshape(-1)
+        same = (old == new) | (np.isnan(old) & np.isnan(new))
+        if np.any((owner[index] >= 0) & (owner[index] != pid) & ~same):
+            self.race = "two programs write different values to one element"
+        order = np.argsort(index, kind="stable")
+        dup = index[order][1:] == index[order][:-1]
+        if np.any(dup & (new[order][1:] != new[order][:-1])):
+            self.race = "two lanes of one store write different values to one element"
+        owner[index] = pid
+
+    def flat_index(self, array: np.ndarray) -> np.ndarray:
+        if id(array) not in self.flat:
+            self.flat[id(array)] = np.arange(array.size).reshape(array.shape)
+        return self.flat[id(array)]
+
+
+def racy_run(module, name: str, grid, args) -> tuple[list, str | None]:
+    """:func:`run`, and whether the result depends on the order of writes
+    (see :class:`_WriteLog`); the interpreter's store ops are wrapped meanwhile."""
+    from wsdialects.interpreter import core, ops_tile
+
+    log = _WriteLog()
+    saved = {n: core.IMPLS[n] for n in ("tile.store", "tile.desc_store")}
+
+    def store(frame, op, a):
+        buf, offs, m = ops_tile._lanes(op, a[0], a[2] if len(a) > 2 else None)
+        v = np.broadcast_to(np.asarray(a[1], dtype=buf.dtype), offs.shape)
+        log.record(frame, buf, offs[m].reshape(-1), v[m].reshape(-1))
+        return saved["tile.store"](frame, op, a)
+
+    def desc_store(frame, op, a):
+        desc, idx = a[0], [int(i) for i in a[1:-1]]
+        w = ops_tile._window(desc, idx)
+        if w is not None:
+            log.record(frame, desc.array, log.flat_index(desc.array)[w[0]].reshape(-1),
+                       np.asarray(a[-1])[w[1]].reshape(-1))
+        return saved["tile.desc_store"](frame, op, a)
+
+    core.IMPLS.update({"tile.store": store, "tile.desc_store": desc_store})
+    try:
+        return run(module, name, grid, args), log.race
+    finally:
+        core.IMPLS.update(saved)
+
+
 def run(module, name: str, grid, args, seed=None) -> list:
     """Interpret ``name`` on copies of ``args``; the arrays afterwards."""
     import wsdialects
