@@ -37,6 +37,8 @@ BAD = {"unlocated", "internal", "timeout", "mismatch", "bad-output", "fuzzer-err
 MODES = ("syntax", "semantic", "schedule")
 
 LOCATED = re.compile(r"^\S[^\n]*?:\d+:\d+: error: ", re.M)
+# Errors about the whole input, which have no line to name (FILE: error: ...).
+WHOLE_FILE = re.compile(r"^\S+: error: solver gave up: ", re.M)
 
 
 @dataclass
@@ -137,7 +139,7 @@ def classify(code: int | None, err: str) -> tuple[str, str]:
     if code not in (0, 1) or "internal error" in err:
         return "internal", next((ln for ln in lines if "internal error" in ln), first_error or f"exit {code}")
     if code == 1:
-        m = LOCATED.search(err)
+        m = LOCATED.search(err) or WHOLE_FILE.search(err)
         if m is None:
             return "unlocated", first_error
         return "error", err[m.start():].split("\n", 1)[0]

@@ -33,6 +33,9 @@ def _child(job: Job, case: Case, conn, memory_mb: int) -> None:
     """The body of a case's process."""
     try:
         os.setsid()  # its own process group: the parent kills it and its children as one
+        import faulthandler
+
+        faulthandler.disable()  # a crash is the parent's to report (pytest's handler writes to the terminal)
         if memory_mb:
             import resource
 
