@@ -1,0 +1,111 @@
+"""A mutation fuzzer for the compiler: `python -m wsdialects.fuzz`.
+
+It mutates the bundled kernels (and the scheduler's JSON graphs), runs each
+mutant through a pipeline of `ws-opt` (or `ws-schedule`) in a child process
+with a time limit, and sorts the outcomes: ok, located error, and the bad ones
+(unlocated error, internal error, time-out, mismatch, output that does not
+re-parse, a failure of the fuzzer itself).  Three modes:
+
+- `syntax`: textual mutations (tokens, lines, numbers, attributes, types,
+  truncation, raw bytes) and IR-level ones (tile shapes, `tile.num_warps`,
+  schedule attributes) through every pipeline (ws-specialize and ws-hopper
+  variants, `-t llvm`, ws-schedule when OR-Tools is installed);
+- `semantic`: mutations that keep kernels valid (tile resizing, warp counts);
+  the kernel is interpreted before and after the pipeline on the same random
+  inputs (and a random interleaving of the warp groups) and must compute the
+  same arrays bit for bit; a deadlock after but not before is a mismatch;
+- `schedule`: random (dependence-consistent or arbitrary) `ws.stage` /
+  `ws.order` / `ws.warp` schedules, mutated solver schedules, compared like
+  `semantic`; and malformed `ws-schedule` graphs.
+
+    python -m wsdialects.fuzz --mode syntax --seed 1 --cases 2000 --jobs 2 --out fuzz-out
+    -> fuzz-out/outcomes.md, fuzz-out/repro/<outcome>/case-N.{mlir,json,txt}
+
+In Python: ``fuzz("semantic", seed=1, cases=100).counts``.
+"""
+
+from __future__ import annotations
+
+import shutil
+import time
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from .case import BAD, MODES, OUTCOMES, Case, Result, draw, execute, make_input
+from .corpus import pipelines, seed_graphs, seed_kernels
+from .pool import Job, run_cases, scratch_dir
+
+__all__ = ["BAD", "MODES", "OUTCOMES", "Campaign", "fuzz"]
+
+
+@dataclass
+class Campaign:
+    """What a run found: every case with its input and result, in case order."""
+
+    mode: str
+    seed: int
+    results: list[tuple[Case, bytes | None, Result]]
+    seconds: float
+
+    @property
+    def counts(self) -> Counter:
+        return Counter(r.outcome for _, _, r in self.results)
+
+    @property
+    def bad(self) -> list[tuple[Case, bytes | None, Result]]:
+        return [x for x in self.results if x[2].outcome in BAD]
+
+
+def warm_up() -> None:
+    """Import what the cases use once, before the children are forked from us."""
+    import wsdialects.interpreter  # noqa: F401
+    import wsdialects.tools.ws_opt  # noqa: F401
+    import wsdialects.tools.ws_schedule  # noqa: F401
+    from wsdialects.passes import available_passes
+
+    for load in available_passes().values():
+        try:
+            load()
+        except Exception:  # noqa: BLE001 - a pass that does not import fails in its cases
+            pass
+    try:
+        import ortools.sat.python.cp_model  # noqa: F401
+    except ImportError:
+        pass
+
+
+def fuzz(mode: str, seed: int = 0, cases: int = 100, jobs: int = 1, timeout: float = 60.0,
+         semantic_timeout: float = 60.0, corpus: list[str] = (), first: int = 0, memory_mb: int = 4096,
+         job: Job | None = None, progress: Callable[[int, Case, Result], None] | None = None) -> Campaign:
+    """Run cases ``first`` .. ``first + cases - 1`` of ``(mode, seed)``."""
+    if mode not in MODES:
+        raise ValueError(f"unknown mode '{mode}' (choose from {', '.join(MODES)})")
+    kernels = seed_kernels(list(corpus))
+    graphs = seed_graphs(list(corpus)) if mode == "schedule" else []
+    if not kernels:
+        raise ValueError("no seed kernels found: run from a checkout, or give --corpus DIR")
+    pipes = pipelines(mode)
+    kmap = {k.name: k for k in kernels}
+    gmap = {g.name: g for g in graphs}
+    drawn = [draw(mode, seed, i, kernels, graphs, pipes) for i in range(first, first + cases)]
+    warm_up()
+    workdir = scratch_dir()
+
+    def default_job(case: Case, send) -> Result:
+        data = make_input(case, kmap, gmap)
+        send(("input", data))
+        return execute(case, data, workdir, lambda phase: send(("phase", phase)))
+
+    start = time.monotonic()
+    results = []
+    try:
+        for n, (case, data, result) in enumerate(run_cases(drawn, job or default_job, jobs, timeout,
+                                                           semantic_timeout, memory_mb)):
+            results.append((case, data, result))
+            if progress is not None:
+                progress(n + 1, case, result)
+    finally:
+        shutil.rmtree(workdir, ignore_errors=True)
+    results.sort(key=lambda x: x[0].index)
+    return Campaign(mode, seed, results, time.monotonic() - start)
