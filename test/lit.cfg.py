@@ -36,13 +36,51 @@ config.environment.pop("WS_OPT_TRACEBACK", None)
 
 # Resolve each tool to an absolute path (clearer failure output). A tool that is
 # not installed is left as its bare name: the RUN line then fails by itself.
+tools = {}
 for tool in ("ws-opt", "ws-schedule", "filecheck"):
     found = shutil.which(tool, path=path)
     if found:
-        # Only the tool name as a command word, never inside a path or a flag.
-        config.substitutions.append(
-            (r"(?<![\w./%-])" + re.escape(tool) + r"(?![\w.-])", found)
-        )
+        tools[tool] = found
+
+
+def _interpreter(script):
+    """The Python that a console script's `#!` line names ('' if none)."""
+    with open(script, "rb") as f:
+        line = f.readline().decode(errors="replace")
+    return line[2:].strip() if line.startswith("#!") else ""
+
+
+def _start_zygote(tools):
+    """Start test/tools/zygote.py's fork server (the tools imported once, not once per
+    RUN line); returns {tool: client command} for the tools it serves."""
+    if os.environ.get("WSDIALECTS_LIT_ZYGOTE", "1") == "0" or "ws-opt" not in tools:
+        return {}
+    python = _interpreter(tools["ws-opt"])  # the tools' own venv
+    served = {t: p for t, p in tools.items() if _interpreter(p) == python}
+    if not os.path.isfile(python) or not hasattr(os, "fork"):
+        return {}
+    import subprocess
+    import tempfile
+    import time
+
+    zygote = os.path.join(config.test_source_root, "tools", "zygote.py")
+    sock = os.path.join(tempfile.mkdtemp(prefix="ws-lit-"), "zygote.sock")
+    env = dict(config.environment, OPENBLAS_NUM_THREADS="1")  # no BLAS threads: it forks
+    subprocess.Popen(
+        [python, zygote, "serve", sock, str(os.getpid()), "--preload=wsdialects", "--skip=wsdialects.runtime"]
+        + [f"{t}={p}" for t, p in served.items()],
+        env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )
+    deadline = time.monotonic() + 10  # it binds the socket before importing anything
+    while not os.path.exists(sock) and time.monotonic() < deadline:
+        time.sleep(0.01)
+    return {t: f"{python} -S -E {zygote} client {sock} {p}" for t, p in served.items()}
+
+
+commands = {**tools, **_start_zygote(tools)}
+for tool, command in commands.items():
+    # Only the tool name as a command word, never inside a path or a flag.
+    config.substitutions.append((r"(?<![\w./%-])" + re.escape(tool) + r"(?![\w.-])", command))
 
 # --- %shared: design docs and reference kernels ---------------------------------
 # Fallback without shared/: the bundled copies in examples/kernels/ (checked equal

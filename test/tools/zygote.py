@@ -1,0 +1,193 @@
+"""A fork server for the lit suite: console scripts started without paying their imports.
+
+Every lit RUN line starts `ws-opt`, `ws-schedule` or `filecheck`, and most of such a
+process's time is Python importing xDSL, numpy and llvmlite (about 0.6 s of CPU each,
+some 300 times per run). The server imports those tools once; each RUN line's
+command is then a small client (`python -S -E zygote.py client ...`, about 20 ms) that
+hands the server its argv, working directory, environment and its own stdin, stdout
+and stderr file descriptors. The server forks, the child takes over those
+descriptors, runs the console script's entry point exactly as the script would
+(`sys.exit(main())`) and sends the exit status back; the client exits with it. So
+output, exit codes, files written and environment variables are those of the real
+process; only the start is shared. Without a server (not started, or it died) the
+client runs the real tool instead (`os.execv`), so a broken server costs time, never
+results. `test/python` still runs the real `ws-opt` executable as a process.
+
+    python zygote.py serve SOCKET PARENT_PID [--preload=PKG] [--skip=PKG.SUB] TOOL=SCRIPT...
+    python -S -E zygote.py client SOCKET SCRIPT ARGS...       # one RUN-line command
+
+test/lit.cfg.py starts the server; `WSDIALECTS_LIT_ZYGOTE=0 lit ...` runs every RUN
+line in a fresh process instead.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import select
+import signal
+import socket
+import struct
+import sys
+
+_HDR = struct.Struct("!I")
+_STATUS = struct.Struct("!i")
+
+
+# --- client: one per RUN-line command, no site imports -------------------------------
+
+def client(sock_path: str, script: str, args: list[str]) -> None:
+    payload = json.dumps({"argv": [script, *args], "cwd": os.getcwd(), "env": dict(os.environ)}).encode()
+    try:
+        s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        s.connect(sock_path)
+        socket.send_fds(s, [_HDR.pack(len(payload))], [0, 1, 2])
+        s.sendall(payload)
+    except OSError:
+        os.execv(script, [script, *args])  # no server: the real process
+    data = b""
+    while len(data) < _STATUS.size:
+        chunk = s.recv(_STATUS.size - len(data))
+        if not chunk:
+            sys.stderr.write(f"zygote: the forked {os.path.basename(script)} died without an exit status\n")
+            sys.exit(70)
+        data += chunk
+    sys.exit(_STATUS.unpack(data)[0])
+
+
+# --- server ---------------------------------------------------------------------------
+
+def _entry_point(script: str):
+    """The `from MODULE import NAME` that a pip console script calls, imported now."""
+    import importlib
+    import re
+
+    with open(script, encoding="utf-8") as f:
+        m = re.search(r"^from (\S+) import (\w+)$", f.read(), re.M)
+    if m is None:
+        raise RuntimeError(f"{script}: not a console script")
+    return getattr(importlib.import_module(m.group(1)), m.group(2))
+
+
+def _preload(package: str, skip: tuple[str, ...]) -> None:
+    """Import every module of `package` (what the tools import lazily, e.g. the passes
+    and the dialect context), so that no child pays for it; `skip` are left out."""
+    import importlib
+    import pkgutil
+
+    pkg = importlib.import_module(package)
+    for info in pkgutil.walk_packages(pkg.__path__, package + "."):
+        if not info.name.startswith(skip):
+            try:
+                importlib.import_module(info.name)
+            except Exception:  # noqa: BLE001 - an optional dependency missing: imported on use
+                pass
+
+
+def _std_streams() -> None:
+    """Fresh sys.stdin/stdout/stderr over fds 0-2, as a new interpreter would make them."""
+    import io
+
+    def wrap(fd: int, old, write: bool):
+        raw = io.FileIO(fd, "wb" if write else "rb", closefd=False)
+        buf = io.BufferedWriter(raw) if write else io.BufferedReader(raw)
+        # stdout is line-buffered on a terminal only, stderr always (Python >= 3.9)
+        return io.TextIOWrapper(buf, encoding=old.encoding, errors=old.errors, newline="\n",
+                                line_buffering=fd == 2 or (write and raw.isatty()))
+
+    sys.stdin = sys.__stdin__ = wrap(0, sys.__stdin__, False)
+    sys.stdout = sys.__stdout__ = wrap(1, sys.__stdout__, True)
+    sys.stderr = sys.__stderr__ = wrap(2, sys.__stderr__, True)
+
+
+def _run_child(conn: socket.socket, tools: dict) -> None:
+    """In the forked child: become the client's process and run its tool."""
+    import traceback
+
+    code = 70
+    try:
+        msg, fds, _, _ = socket.recv_fds(conn, _HDR.size, 3)
+        (n,) = _HDR.unpack(msg)
+        payload = b""
+        while len(payload) < n:
+            chunk = conn.recv(n - len(payload))
+            if not chunk:
+                os._exit(70)
+            payload += chunk
+        req = json.loads(payload)
+        for i, fd in enumerate(fds):
+            os.dup2(fd, i)
+            os.close(fd)
+        os.chdir(req["cwd"])
+        os.environ.clear()
+        os.environ.update(req["env"])
+        sys.argv = req["argv"]
+        _std_streams()
+        main = tools.get(os.path.realpath(sys.argv[0]))
+        if main is None:
+            print(f"zygote: no tool {sys.argv[0]} in this server", file=sys.stderr)
+            return
+        try:
+            code = main()
+            raise SystemExit(code)
+        except SystemExit as e:  # what the interpreter does with sys.exit(x)
+            if e.code is None:
+                code = 0
+            elif isinstance(e.code, int):
+                code = e.code
+            else:
+                print(e.code, file=sys.stderr)
+                code = 1
+        except BaseException:  # noqa: BLE001 - an uncaught exception: traceback, status 1
+            traceback.print_exc()
+            code = 1
+        for f in (sys.stdout, sys.stderr):
+            try:
+                f.flush()
+            except Exception:  # noqa: BLE001 - a closed pipe, as at interpreter exit
+                code = code or 120
+    finally:
+        try:
+            conn.sendall(_STATUS.pack(code))
+        finally:
+            os._exit(0)
+
+
+def serve(sock_path: str, parent: int, specs: list[str]) -> None:
+    srv = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    srv.bind(sock_path)
+    srv.listen(256)  # clients queue here while the tools are imported
+    tools, preload, skip = {}, [], []
+    for spec in specs:
+        key, value = spec.split("=", 1)
+        if key == "--preload":
+            preload.append(value)
+        elif key == "--skip":
+            skip.append(value)
+        else:
+            tools[os.path.realpath(value)] = _entry_point(value)
+    for package in preload:
+        _preload(package, tuple(skip))
+    signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # children are reaped by the kernel
+    try:
+        while os.getppid() == parent:
+            if not select.select([srv], [], [], 1.0)[0]:
+                continue
+            conn, _ = srv.accept()
+            sys.stdout.flush()
+            sys.stderr.flush()
+            if os.fork() == 0:
+                srv.close()
+                signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+                _run_child(conn, tools)
+            conn.close()
+    finally:
+        os.unlink(sock_path)
+        os.rmdir(os.path.dirname(sock_path))
+
+
+if __name__ == "__main__":
+    if sys.argv[1] == "client":
+        client(sys.argv[2], sys.argv[3], sys.argv[4:])
+    else:
+        serve(sys.argv[2], int(sys.argv[3]), sys.argv[4:])
