@@ -123,5 +123,5 @@
 // STORE-IN-PRODUCER: <stdin>:15:5: error: ws-distribute: 'tile.desc_store' runs in partition 0, which does not have its operand (loop value #0, which ws.carried gives to partitions [1]): the ws.partition / ws.carried tags are inconsistent; run ws-partition again
 // With a ws-schedule warp assignment (three partitions), a scalar that one partition
 // computes and another uses (it used to become an aref of an i32, reported without a location).
-// RUN: ws-opt %S/../Inputs/kernels/scheduled/flash_attention.mlir -p ws-partition | sed '6s/array<i32: 0, 1, 2>/array<i32: 0>/' | not ws-opt -p ws-distribute 2>&1 | filecheck %s --check-prefix=SCALAR
+// RUN: ws-opt %S/../Inputs/kernels/scheduled/flash_attention_split.mlir -p ws-partition | sed '6s/array<i32: 0, 1, 2>/array<i32: 0>/' | not ws-opt -p ws-distribute 2>&1 | filecheck %s --check-prefix=SCALAR
 // SCALAR: <stdin>:22:5: error: ws-distribute: 'arith.ceildivsi' runs in partition 1 but uses a i32 that only partitions [0] compute (a scalar is recomputed where it is needed, not sent); the ws.partition tags are inconsistent; run ws-partition again

@@ -102,10 +102,11 @@
 // SCALAR-NOT: st.global.v4.b32
 
 // ws-hopper's depth is the deepest ring it uses: rings that do not fit in shared memory
-// get the largest depth that does (a remark); the emitter refuses a plan that does not fit.
+// get the largest depth that does (a remark); an explicit depth whose ring does not fit is an
+// error at the tile's load (ws-lower-aref).
 // FIT: gemm.mlir:4:3: remark: ws-hopper: rings of depth 5 need {{[0-9]+}} bytes of shared memory, more than the 232448 a block can have; using depth 4
 // FIT-ATTN: attention.mlir:4:3: remark: ws-hopper: rings of depth 4 need 328848 bytes of shared memory, more than the 232448 a block can have; using depth 2
-// SMEM: gemm.mlir:4:3: error: @matmul needs {{[0-9]+}} bytes of shared memory
+// SMEM: gemm.mlir:21:7: error: ws-lower-aref: this tile's aref ring does not fit in shared memory: 5 slots of tensor<128x64xf16>, tensor<256x64xf16> take 245760 bytes, more than the 232448 bytes a block can have
 
 // Without ws-pipeline-mma every dot retires (wait 0) before its slot is released.
 // NOPIPE: wgmma.commit_group.sync.aligned;

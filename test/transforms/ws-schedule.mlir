@@ -169,4 +169,4 @@
 // TOOBIG: warp_group.partition 1 consumer warps
 
 // A tile.num_warps that is not a positive integer is bad input (located, exit 1).
-// WARPS: .warps.mlir:4:3: error: 'tile.num_warps' must be an integer from 1 to 1024 (warps per program), got 2.500000e+00 : f32
+// WARPS: .warps.mlir:4:3: error: 'func.func' tile.num_warps must be an integer number of warps {{.*}}, got 2.500000e+00 : f32

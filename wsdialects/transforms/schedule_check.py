@@ -13,9 +13,9 @@ between the partitions ws-distribute made):
   iter_arg): `ws.stage(d) <= ws.stage(u) + 1`, and when d's stage is u's + 1 (both
   in one steady-state step) d is ordered before u.
 
-Plus the shape of the attributes: integers; `ws.schedule` a dictionary whose II, L,
-warps, vl_warp and cooperative are integers (warps, cooperative >= 1); `ws.warp` one of
-the schedule's warp groups 0..warps (warps: the variable-latency group). A broken rule
+Plus the shape of the attributes (checked by wsdialects.attributes, the verifier
+that also runs on parsed input) and `ws.warp` one of the schedule's warp groups
+0..warps (warps: the variable-latency group). A broken rule
 is an error at the op, naming the dependence:
 
     attention.mlir:31:7: error: schedule: 'math.exp2' is ordered before its operand's producer %s
@@ -27,9 +27,10 @@ their bodies hold two iterations.
 
 from __future__ import annotations
 
-from xdsl.dialects.builtin import DictionaryAttr, IntegerAttr, StringAttr
 from xdsl.ir import Block, BlockArgument, Operation, OpResult, SSAValue
+from xdsl.utils.exceptions import VerifyException
 
+from wsdialects.attributes import CHECKS
 from wsdialects.diagnostics import error_at
 
 STAGE, ORDER, WARP, SCHEDULE, PEELED = "ws.stage", "ws.order", "ws.warp", "ws.schedule", "ws.peeled"
@@ -48,32 +49,28 @@ def _name(op: Operation) -> str:
     return f"%{hint} ('{op.name}'{_where(op)})" if hint else f"'{op.name}'{_where(op)}"
 
 
-def _int(op: Operation, attr: str) -> int | None:
+def _checked(op: Operation, attr: str):
+    """`op`'s attribute `attr` (or None), its type and shape verified by the one
+    attribute verifier (wsdialects.attributes) that also runs on parsed input."""
     a = op.attributes.get(attr)
-    if a is None:
-        return None
-    if not isinstance(a, IntegerAttr):
-        raise error_at(op, f"schedule: '{op.name}' has {attr} = {a}, which is not an integer")
-    return a.value.data
+    if a is not None:
+        try:
+            CHECKS[attr](op, a)
+        except VerifyException as e:
+            raise error_at(op, f"'{op.name}' {e}") from None
+    return a
+
+
+def _int(op: Operation, attr: str) -> int | None:
+    a = _checked(op, attr)
+    return None if a is None else a.value.data
 
 
 def _check_schedule_attr(loop: Operation) -> dict[str, int]:
-    info = loop.attributes.get(SCHEDULE)
+    info = _checked(loop, SCHEDULE)
     if info is None:
         return {}
-    if not isinstance(info, DictionaryAttr):
-        raise error_at(loop, f"schedule: ws.schedule must be a dictionary ({{II = ..., warps = ...}}), got {info}")
-    out = {}
-    for k, v in info.data.items():
-        if k in _INT_FIELDS:
-            if not isinstance(v, IntegerAttr):
-                raise error_at(loop, f"schedule: ws.schedule's {k} must be an integer, got {v}")
-            out[k] = v.value.data
-        elif k == "solver" and not isinstance(v, StringAttr):
-            raise error_at(loop, f"schedule: ws.schedule's solver must be a string, got {v}")
-    for k in ("warps", "cooperative", "II"):
-        if k in out and out[k] < 1:
-            raise error_at(loop, f"schedule: ws.schedule's {k} must be >= 1, got {out[k]}")
+    out = {k: v.value.data for k, v in info.data.items() if k in _INT_FIELDS}
     if "vl_warp" in out and "warps" in out and not 0 <= out["vl_warp"] <= out["warps"]:
         raise error_at(loop, f"schedule: ws.schedule's vl_warp {out['vl_warp']} is not one of the warp groups "
                              f"0..{out['warps']}")
