@@ -10,6 +10,10 @@ during the run (the card's clocks are left as they are). Measured:
 - `math.exp2`: ex2.approx per clock (a dependent chain, 8 independent chains per thread);
 - `arith.*`: f32 FMA per clock (same shape), the ALU rule;
 - `arith.truncf`/`extf`: f32 -> f16 -> f32 round trips per clock, minus the multiply they wrap;
+- `tile.dot` latency: the clocks a dependent dot adds over the tensor core's own time
+  (a 64x128x128 dot whose result feeds the next one's A, one warp group per SM, minus
+  the same dot accumulating and minus the convert): the issue, pipeline and wait
+  latency after which the result can be used, the rule's `latency`;
 - `tile.load` bytes per clock from L2 (pointer loads of an L2-resident matrix), and
   `tile.desc_load` (TMA, through device-side tensor descriptors, where this Triton has them).
 
@@ -81,6 +85,30 @@ def _dot_kernel(a_ptr, b_ptr, c_ptr, ITERS: tl.constexpr, BM: tl.constexpr, BN: 
 
 
 @triton.jit
+def _dot_chain_kernel(a_ptr, b_ptr, c_ptr, ITERS: tl.constexpr, BM: tl.constexpr, BN: tl.constexpr,
+                      MODE: tl.constexpr):
+    """One warp group repeating a BMxBNxBN dot. MODE 0: accumulate (the tensor core's
+    throughput), 1: the next dot's A is this dot's result (issue, tensor core, wait,
+    convert: the latency), 2: the convert alone (what mode 1 adds besides the dot)."""
+    rm = tl.arange(0, BM)
+    rn = tl.arange(0, BN)
+    a = tl.load(a_ptr + rm[:, None] * BN + rn[None, :])
+    b = tl.load(b_ptr + rn[:, None] * BN + rn[None, :])
+    acc = tl.zeros((BM, BN), tl.float32)
+    for _ in range(ITERS):
+        if MODE == 0:
+            acc = tl.dot(a, b, acc)
+        elif MODE == 1:
+            acc = tl.dot(a, b)
+            a = (acc * 0.0078125).to(tl.float16)
+        else:
+            acc = a.to(tl.float32) * 0.0078125 + acc
+            a = acc.to(tl.float16)
+    pid = tl.program_id(0)
+    tl.store(c_ptr + pid * BM * BN + rm[:, None] * BN + rn[None, :], acc)
+
+
+@triton.jit
 def _load_kernel(x_ptr, out_ptr, ROWS, ITERS: tl.constexpr, BM: tl.constexpr, BK: tl.constexpr):
     pid = tl.program_id(0)
     rm = tl.arange(0, BM)
@@ -146,6 +174,18 @@ def measure() -> dict:
         out[f"tile.dot (num_warps={warps})"] = r
         best = max(best, r)
     out["tile.dot"] = best
+    # wgmma latency: one warp group per SM, a 64x128x128 dot whose result is the next
+    # dot's A, against the same dot accumulating (throughput) and the convert alone.
+    a = torch.randn(64, 128, device="cuda", dtype=torch.float16) * 0.1
+    b = torch.randn(128, 128, device="cuda", dtype=torch.float16) * 0.1
+    c = torch.empty(sms, 64, 128, device="cuda")
+    its = 1024
+    cyc = {}
+    for mode in (0, 1, 2):
+        per_prog = rate(lambda: _dot_chain_kernel[(sms,)](a, b, c, its, 64, 128, mode, num_warps=4), its, sms, clocks)
+        cyc[mode] = 1 / per_prog / sms  # clocks per iteration of one program (one per SM)
+    out["tile.dot 64x128x128 clocks (accumulate, chained, convert)"] = [round(cyc[m], 1) for m in (0, 1, 2)]
+    out["tile.dot latency"] = cyc[1] - cyc[0] - cyc[2]
     # Loads from L2: a 16 MiB f16 matrix (L2-resident on an H100's 50 MB), 128x64 tiles.
     rows = 128 * 1024
     src = torch.randn(rows, 64, device="cuda", dtype=torch.float16)
@@ -187,6 +227,8 @@ def write_machine(path: Path, m: dict, date: str) -> None:
     for rule, key in RULES.items():
         if m.get(key) and rule in data["costs"]:
             data["costs"][rule]["per_cycle"] = nice(m[key])
+    if m.get("tile.dot latency") and m["tile.dot latency"] > 0:
+        data["costs"]["tile.dot"]["latency"] = nice(m["tile.dot latency"])
     data["measured"] = {"date": date, "command": "python bench/calibrate.py --write-machine " + str(path.name),
                         "device": m["device"],
                         "values": {k: (round(v, 2) if isinstance(v, float) else v) for k, v in m.items()}}

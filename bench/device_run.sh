@@ -1,7 +1,7 @@
 #!/bin/bash
 # One GPU session: GPU tests, compute-sanitizer on a small GEMM and a small attention, the
-# GEMM and attention benchmarks, ncu profiles of attention (STEPS picks: tests, sanitize, bench, attn-bench,
-# profile).
+# GEMM and attention benchmarks, ncu profiles of attention (STEPS picks: calibrate, tests, sanitize, bench,
+# attn-bench, profile).
 # Run from the repo root on the GPU machine; needs torch, triton, cuda-python there.
 # PYTHONPATH: the repo, plus a folder with xdsl (+ immutabledict, ordered_set) if not installed.
 # WSDIALECTS_PTX_CACHE: PTX keyed by LLVM IR hash (so a machine whose llvmlite lacks sm_90a works).
@@ -17,6 +17,10 @@ if ls .whl/*.whl >/dev/null 2>&1; then
 fi
 python3 -c "import torch, triton, llvmlite, cuda.bindings as cb; print('torch', torch.__version__, 'triton', triton.__version__, 'llvmlite', llvmlite.__version__, 'cuda.bindings', cb.__version__, torch.cuda.get_device_name())"
 STEPS=${STEPS:-tests,sanitize,bench}
+if [[ $STEPS == *calibrate* ]]; then
+  # the machine model's rates and the wgmma latency (bench/calibrate.py), written to $OUT
+  timeout 240 python3 bench/calibrate.py --out $OUT 2>&1 | tee $OUT/calibrate.log | tail -30
+fi
 if [[ $STEPS == *tests* ]]; then
   timeout ${TESTS_TIMEOUT:-300} python3 -m pytest -q -p no:cacheprovider ${GPU_TESTS:-test/gpu} 2>&1 | tee $OUT/gpu_tests.log | tail -40
 fi

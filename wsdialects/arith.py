@@ -348,7 +348,12 @@ def _float_resize_verify(op, wider: bool) -> None:
 
 @irdl_op_definition
 class ExtFOp(_Cast):
-    """Float widening, elementwise: `arith.extf %h : tensor<8xf16> to tensor<8xf32>`."""
+    """Float widening, elementwise; the result's element type is wider than the operand's.
+
+    Example:
+
+        %f = arith.extf %h : tensor<8xf16> to tensor<8xf32>
+    """
 
     name = "arith.extf"
     input = operand_def(_FLOAT_LIKE)
@@ -360,8 +365,13 @@ class ExtFOp(_Cast):
 
 @irdl_op_definition
 class TruncFOp(_Cast):
-    """Float narrowing (round to nearest even), elementwise:
-    `arith.truncf %f : tensor<8xf32> to tensor<8xf16>`."""
+    """Float narrowing (round to nearest even), elementwise; the result's element type is
+    narrower than the operand's.
+
+    Example:
+
+        %h = arith.truncf %f : tensor<8xf32> to tensor<8xf16>
+    """
 
     name = "arith.truncf"
     input = operand_def(_FLOAT_LIKE)

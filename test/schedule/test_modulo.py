@@ -19,6 +19,15 @@ def _team(g):
     return g.get("warps", {}).get("pingpong", 1)
 
 
+def fig2_graph(**extra):
+    g = {"units": {"TC": 1, "EXP": 1, "ALU": 1},
+         "ops": [{"name": "GEMM", "uses": {"TC": [1, 1]}}, {"name": "ADD", "uses": {"ALU": [1]}},
+                 {"name": "EXP", "uses": {"EXP": [1, 1]}}],
+         "edges": [{"from": "GEMM", "to": "ADD", "delay": 2, "distance": 0, "blocking": True}]}
+    g.update(extra)
+    return g
+
+
 def check_valid(graph, sched):
     """Every dependence and every modular unit capacity holds (each member of a
     ping-pong team reserving the units again, offset by m * (II // members))."""
@@ -71,13 +80,27 @@ def test_register_limit_raises_ii(solver):
 
 @pytest.mark.parametrize("solver", SOLVERS)
 def test_blocking_edge_needs_second_warp(solver):
-    edges = fig1_graph()["edges"]
-    edges[0]["blocking"] = True  # P waits for S's result; nothing else may run on P's warp then
-    one = solve(fig1_graph(edges=edges), solver=solver)
-    two = solve(fig1_graph(edges=edges, warps={"count": 2}), solver=solver)
+    """The paper's Fig. 2: an addition waits (blocking) for a GEMM's result while an
+    independent exponential, a synchronous op, issues on the same warp: the wait
+    interrupts it. The exponential takes the whole II of 2, so the addition needs
+    another warp."""
+    one = solve(fig2_graph(), solver=solver)
+    two = solve(fig2_graph(warps={"count": 2}), solver=solver)
     assert one.ii > 2 and two.ii == 2
-    # at II = 2, P issues in the residue where S executes, so they must be on different warps
-    assert two.ops["P"].warp != two.ops["S"].warp
+    assert two.ops["ADD"].warp != two.ops["EXP"].warp
+
+
+@pytest.mark.parametrize("solver", SOLVERS)
+def test_wait_for_a_dot_does_not_interrupt_a_later_dot(solver):
+    """An asynchronous op (a wgmma: its results are only read through blocking
+    waits) runs without its warp's issue slots: one warp may wait for S of
+    iteration j while S of j+1 runs (wgmma.wait_group 1, FA3's intra-warpgroup
+    overlap), so P waiting on S reaches II = 2 on one warp."""
+    edges = fig1_graph()["edges"]
+    edges[0]["blocking"] = True
+    one = solve(fig1_graph(edges=edges), solver=solver)
+    assert one.ii == 2 and one.warp_count == 1
+    check_valid(graph_from_dict(fig1_graph(edges=edges)), one)
 
 
 @pytest.mark.parametrize("solver", SOLVERS)
@@ -200,13 +223,17 @@ def fa3_chain(team):
 
 @pytest.mark.parametrize("solver", SOLVERS)
 def test_pingpong_team_reaches_the_tensor_core_bound(solver):
-    """Twill's observation (§6, FA3's ping-pong): with one warp the exponential's
-    blocking wait keeps the tensor cores idle; two members offset by half the II
-    keep them busy: II = 4 = the TC's work per tile."""
+    """FA3's two ways to keep the tensor cores busy while P blocks on S: one warp
+    issuing S of the next iteration before it waits for this one (P a stage
+    after S: the intra-warpgroup overlap), or two members offset by half the II
+    (ping-pong). Both reach II = 4 = the TC's work per tile."""
     lockstep = solve(fa3_chain(1), solver=solver)
     team = solve(fa3_chain(2), solver=solver)
     assert res_mii(graph_from_dict(fa3_chain(1))) == res_mii(graph_from_dict(fa3_chain(2))) == 4
-    assert lockstep.ii > 4 and team.ii == 4
+    assert lockstep.ii == 4 and team.ii == 4
+    s, p = lockstep.ops["S"], lockstep.ops["P"]
+    assert p.start - s.start >= 4  # P of j waits while S of j+1 runs
+    check_valid(graph_from_dict(fa3_chain(1)), lockstep)
     check_valid(graph_from_dict(fa3_chain(2)), team)
 
 
@@ -215,8 +242,10 @@ def test_twill_among_prefers_the_first_on_a_tie():
 
     g = graph_from_dict(fa3_chain(2))
     assert twill_among([g, g])[0] == 0
-    chosen, sched = twill_among([graph_from_dict(fa3_chain(1)), g])
-    assert chosen == 1 and sched.ii == 4
+    assert twill_among([g, graph_from_dict(fa3_chain(1))])[0] == 0
+    # the least II wins over the order: Fig. 2 on one warp (II > 2) and on two
+    chosen, sched = twill_among([graph_from_dict(fig2_graph()), graph_from_dict(fig2_graph(warps={"count": 2}))])
+    assert chosen == 1 and sched.ii == 2
 
 
 def test_rec_mii_of_a_recurrence():

@@ -44,11 +44,15 @@ class ModelTooLarge(GraphError):
 
 
 class Deadline:
-    """A point in time a solve must finish by (``time.monotonic`` based)."""
+    """A point in time a solve must finish by (``time.monotonic`` based), and
+    optionally a cap on each solver call's work (``work``: CP-SAT's
+    deterministic seconds, the same on every machine), past which that call
+    stops with :class:`~.solvers.SolverTimeout`."""
 
-    def __init__(self, seconds: float):
+    def __init__(self, seconds: float, work: float | None = None):
         self.limit = float(seconds)
         self.at = time.monotonic() + self.limit
+        self.work = work
 
     def left(self) -> float:
         """Seconds left; raises :class:`~.solvers.SolverTimeout` when none are."""

@@ -248,7 +248,7 @@ def graph_of_loop(fn: func.FuncOp, loop: scf.ForOp, arch: str | Machine = "h100"
         if max(footprint, smem, spill) > MAX_VALUE:
             raise error_at(op, f"the result of '{op.name}' is too large to schedule ({smem or footprint} "
                                f"{'bytes' if smem else 'registers per thread'})")
-        ops.append(Op(name=name, uses=uses, latency=cycles, regs=footprint, smem=smem,
+        ops.append(Op(name=name, uses=uses, latency=cycles + cost.extra_latency, regs=footprint, smem=smem,
                       variable_latency=cost.variable_latency, spill_cost=spill, kind=op.name))
     if not ops:
         raise error_at(loop, "the loop body has no tile-level operations")

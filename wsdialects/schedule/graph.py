@@ -128,6 +128,13 @@ class Graph:
         n = self.replicas(name)
         return [m * (ii // n) for m in range(n)]
 
+    def is_async(self, name: str) -> bool:
+        """A fixed-latency op whose results are only read through a blocking wait
+        (a wgmma): once issued it runs on its unit without the warp's issue slots,
+        so a wait of its warp for an earlier op does not interrupt it."""
+        succs = self.succs(name)
+        return not self.op(name).variable_latency and bool(succs) and all(e.blocking for e in succs)
+
     def is_streaming(self, name: str) -> bool:
         """§5.3: a variable-latency op with no incoming dependence streams ahead
         of the pipeline on its own warp; it is scheduled with zero latency."""

@@ -24,7 +24,9 @@ from .bounds import Deadline, ModelTooLarge, check_model_size
 from .graph import Graph, GraphError
 from .modulo import ModuloModel, critical_length, latest_starts, least_length, rec_mii, res_mii, streaming_view
 from .solution import Placement, Schedule
-from .solvers import Backend, make_backend
+from .solvers import Backend, SolverTimeout, make_backend
+
+QUERY_WORK = 1.0  # deterministic seconds per query of a less preferred warp organisation
 
 
 @dataclass
@@ -134,7 +136,11 @@ class JointModel(ModuloModel):
         for v, conds in guards.items():
             always = v in blocked_static
             for o in g.ops:
-                if o.name == v or o.cycles <= 0:
+                # An asynchronous op (a wgmma in flight) does not need its warp's
+                # issue slots, so v's wait does not interrupt it: v may wait for an
+                # earlier dot while a later one runs (FA3's intra-warpgroup overlap;
+                # completion is in issue order, so the wait never waits for it).
+                if o.name == v or o.cycles <= 0 or g.is_async(o.name):
                     continue
                 sw = self._same_warp(v, o.name) if self.layout.total > 1 else None
                 for cond in ([None] if always else conds):
@@ -245,7 +251,7 @@ def joint_schedule(graph: Graph, ii: int, length: int, solver: str = "cpsat",
     e.g. of the modulo schedule) only guides the search.  ``time_limit``
     (seconds or a shared :class:`Deadline`) bounds building and solving."""
     deadline = time_limit if isinstance(time_limit, Deadline) else Deadline(time_limit)
-    b = make_backend(solver, deadline.at)
+    b = make_backend(solver, deadline.at, deadline.work)
     m = JointModel(graph, ii, length, b, fixed_starts)
     if not m.feasible_bounds:
         return None
@@ -261,14 +267,15 @@ def joint_schedule(graph: Graph, ii: int, length: int, solver: str = "cpsat",
     return starts, warps
 
 
-def _joint_feasible_relaxed(graph: Graph, ii: int, length: int, solver: str, time_limit: Deadline) -> bool:
+def _joint_feasible_relaxed(graph: Graph, ii: int, length: int, solver: str, time_limit: Deadline,
+                            hint: dict[str, int] | None = None) -> bool:
     """The joint problem without its memory constraints: a cheap necessary condition."""
     if (graph.warps is None or graph.warps.reg_limit is None) and graph.smem_capacity is None:
         return True
     relaxed = Graph(units=graph.units, ops=graph.ops, edges=graph.edges,
                     warps=replace(graph.warps, reg_limit=None) if graph.warps else None,
                     smem_capacity=None, streaming_depth=graph.streaming_depth, name=graph.name)
-    return joint_schedule(relaxed, ii, length, solver, time_limit) is not None
+    return joint_schedule(relaxed, ii, length, solver, time_limit, hint=hint) is not None
 
 
 def _search_range(graph: Graph, deadline: Deadline) -> tuple[Graph, int, int, int]:
@@ -313,21 +320,25 @@ def twill_among(graphs: list[Graph], solver: str = "cpsat", time_limit: float = 
         raise failure or GraphError("no warp organisation to schedule")
     ii = min(lo for lo, _ in ranges.values())
     while ranges:
-        for i in sorted(ranges):
-            lo, cap = ranges[i]
-            if lo > ii:
-                continue
+        for i in [i for i in sorted(ranges) if ranges[i][0] <= ii]:
+            # The preferred organisation gets the time left; each query of the
+            # others at most QUERY_WORK of the solver's deterministic time, so a
+            # hard proof for a less preferred one cannot hold up the compile (its
+            # II is then unknown, and the search goes on).
+            share = Deadline(deadline.left(), work=None if i == 0 else QUERY_WORK)
             try:
-                return i, twill(graphs[i], solver, deadline.left(), max_ii=ii, min_ii=ii)
+                return i, twill(graphs[i], solver, share, max_ii=ii, min_ii=ii)
             except GraphError as exc:
-                if ii >= cap:
+                if ii >= ranges[i][1]:
                     failure = failure or exc
                     del ranges[i]
+            except SolverTimeout:
+                deadline.left()  # out of time altogether: SolverTimeout
         ii += 1
     raise failure
 
 
-def twill(graph: Graph, solver: str = "cpsat", time_limit: float = 120.0, max_ii: int | None = None,
+def twill(graph: Graph, solver: str = "cpsat", time_limit: float | Deadline = 120.0, max_ii: int | None = None,
           min_ii: int | None = None) -> Schedule:
     """Algorithm 1: from the smallest II that has a modulo schedule, try the
     joint problem at every L that keeps ceil(L/II) unchanged; on failure move
@@ -341,7 +352,7 @@ def twill(graph: Graph, solver: str = "cpsat", time_limit: float = 120.0, max_ii
     when even the smallest II is too large; otherwise the search stops at the
     last II whose model fits)."""
     t0 = time.perf_counter()
-    deadline = Deadline(time_limit)
+    deadline = time_limit if isinstance(time_limit, Deadline) else Deadline(time_limit)
     g, rmii, cmii, top = _search_range(graph, deadline)
     lay = warp_layout(g)
     ii = max(rmii, cmii, min_ii or 0)
@@ -368,7 +379,7 @@ def twill(graph: Graph, solver: str = "cpsat", time_limit: float = 120.0, max_ii
         l_max = math.ceil(ms.length / ii) * ii
         l_range = ms.length if l_max == ms.length else f"{ms.length}..{l_max}"
         # The necessary condition first: when it fails, so would every query below.
-        if not _joint_feasible_relaxed(g, ii, l_max, solver, deadline):
+        if not _joint_feasible_relaxed(g, ii, l_max, solver, deadline, hint=ms.starts):
             attempts.append({"II": ii, "L": l_range, "joint": "unsat (without memory)"})
             ii += 1
             continue
@@ -384,14 +395,22 @@ def twill(graph: Graph, solver: str = "cpsat", time_limit: float = 120.0, max_ii
                 ii += 1
                 continue
             # The solution found at l_max may already be shorter: lengths from its
-            # own length up are settled by it.
-            top_len = max(top[0][op.name] + op.cycles for op in g.ops)
-            for length in range(ms.length, max(top_len, ms.length) + 1):
-                found = top if length >= top_len else joint_schedule(g, ii, length, solver, deadline,
-                                                                     hint=ms.starts)
-                attempts.append({"II": ii, "L": length, "joint": "sat" if found else "unsat"})
-                if found is not None:
-                    break
+            # own length up are settled by it.  Below, feasibility being monotone
+            # in L, a search finds the least L Algorithm 1's scan would reach: one
+            # below the solution's length first (the solver's solutions are
+            # usually shortest: one unsat proof settles it), then by bisection.
+            found = top
+            lo, hi = ms.length, max(ms.length, max(top[0][op.name] + op.cycles for op in g.ops))
+            probe = hi - 1
+            while lo < hi:
+                at = joint_schedule(g, ii, probe, solver, deadline, hint=found[0])
+                attempts.append({"II": ii, "L": probe, "joint": "sat" if at else "unsat"})
+                if at is None:
+                    lo = probe + 1
+                else:
+                    found, hi = at, max(ms.length, max(at[0][op.name] + op.cycles for op in g.ops))
+                probe = (lo + hi) // 2
+            attempts.append({"II": ii, "L": hi, "joint": "sat"})
         starts, warps = found
         return Schedule(
             ii=ii,

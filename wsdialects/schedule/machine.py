@@ -2,7 +2,8 @@
 
 A machine is a data file (``machines/<name>.json``) listing unit capacities,
 per-op throughput rules (which unit an op occupies, and for how many cycles
-given its tile size), which ops are variable latency, which results need a
+given its tile size; ``latency``: the cycles after that until its result can be
+used, e.g. the tensor-core pipeline and the wait of a wgmma), which ops are variable latency, which results need a
 blocking wait, where results live (registers, shared or tensor memory) and the
 register-file and shared-memory capacities.
 """
@@ -40,6 +41,7 @@ class OpCost:
     unit: str | None
     cycles: int
     variable_latency: bool
+    extra_latency: int = 0  # cycles after the unit is free until the result can be used
 
 
 class Machine:
@@ -86,7 +88,8 @@ class Machine:
         else:
             raise ValueError(f"machine {self.name}: unknown cost measure '{measure}'")
         cycles = max(1, math.ceil(work / rule["per_cycle"])) if work else 0
-        return OpCost(rule["unit"], cycles, bool(rule.get("variable_latency", False)))
+        return OpCost(rule["unit"], cycles, bool(rule.get("variable_latency", False)),
+                      int(rule.get("latency", 0)) if work else 0)
 
     def result_memory(self, op_name: str) -> str:
         mem = self.data.get("result_memory", {})

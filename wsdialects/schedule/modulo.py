@@ -242,7 +242,7 @@ def least_length(graph: Graph, ii: int, solver: str, deadline: Deadline,
     proven optimal at once."""
 
     def search(max_length):
-        b = make_backend(solver, deadline.at)
+        b = make_backend(solver, deadline.at, deadline.work)
         m = ModuloModel(graph, ii, b, max_length=max_length)
         b.minimize([(1, m.length_var)])
         if not b.solve(deadline.left()):
@@ -258,7 +258,7 @@ def latest_starts(graph: Graph, ii: int, first: ModuloSchedule, solver: str,
     """At ``first``'s length, the schedule with every op as late as possible
     (the tie-break that reproduces Fig. 1(d)); ``first`` guides the search."""
     length = first.length
-    b = make_backend(solver, deadline.at)
+    b = make_backend(solver, deadline.at, deadline.work)
     m = ModuloModel(graph, ii, b, length)
     objective = []
     for op in graph.ops:

@@ -32,6 +32,7 @@ class Backend:
 
     name = ""
     deadline: float | None = None
+    work_limit: float | None = None  # deterministic work per solve (CP-SAT), None: none
     _built = 0
 
     def tick(self) -> None:
@@ -104,6 +105,8 @@ class CpSatBackend(Backend):
         self.solver = cp.CpSolver()
         params = self.solver.parameters
         params.max_time_in_seconds = float(time_limit)
+        if self.work_limit is not None:
+            params.max_deterministic_time = float(self.work_limit)
         params.num_workers = self.workers
         # The models are small and already tight (one-hot residues, clauses):
         # CP-SAT's presolve costs more than it saves on every one of them
@@ -250,9 +253,10 @@ class Z3Backend(Backend):
         return v.as_long()
 
 
-def make_backend(name: str, deadline: float | None = None) -> Backend:
+def make_backend(name: str, deadline: float | None = None, work_limit: float | None = None) -> Backend:
     """A fresh backend by name: ``cpsat`` or ``z3``; ``deadline`` (a
-    ``time.monotonic()`` value) bounds building its model."""
+    ``time.monotonic()`` value) bounds building its model; ``work_limit`` caps
+    each solve's deterministic work (CP-SAT; z3 has the deadline only)."""
     if name == "cpsat":
         b: Backend = CpSatBackend()
     elif name == "z3":
@@ -260,4 +264,5 @@ def make_backend(name: str, deadline: float | None = None) -> Backend:
     else:
         raise ValueError(f"unknown solver '{name}' (choose from {', '.join(SOLVERS)})")
     b.deadline = deadline
+    b.work_limit = work_limit
     return b

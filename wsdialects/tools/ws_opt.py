@@ -93,6 +93,16 @@ def emit(module: ModuleOp, target: str, generic: bool = False, debuginfo: bool =
     return out.getvalue()
 
 
+def _decode(data: bytes, file: str) -> str:
+    """The input as text: UTF-8 (a byte-order mark is dropped); other bytes are a located error."""
+    try:
+        return data.decode("utf-8").removeprefix("\ufeff")
+    except UnicodeDecodeError as e:
+        line = data.count(b"\n", 0, e.start) + 1
+        col = e.start - (data.rfind(b"\n", 0, e.start) + 1) + 1
+        raise WsError(f"input is not UTF-8 text (byte 0x{data[e.start]:02x})", file, line, col) from None
+
+
 def run(argv: list[str] | None = None) -> int:
     args = _arg_parser().parse_args(argv)
     file = args.file
@@ -100,13 +110,14 @@ def run(argv: list[str] | None = None) -> int:
         raise WsError(f"unknown target '{args.target}' (available: {', '.join(TARGETS)})", "ws-opt")
     pipeline = build_pipeline(_pipeline_spec(args), file)
     if file == "-":
-        text, file = sys.stdin.read(), "<stdin>"
+        data, file = sys.stdin.buffer.read(), "<stdin>"
     else:
         try:
-            with open(file, encoding="utf-8") as f:
-                text = f.read()
+            with open(file, "rb") as f:
+                data = f.read()
         except OSError as e:
             raise WsError(f"cannot read input: {e.strerror}", file) from None
+    text = _decode(data, file)
     module = parse_text(text, file)
     try:
         pipeline.apply(None, module)  # our passes take no context
@@ -116,8 +127,11 @@ def run(argv: list[str] | None = None) -> int:
         raise WsError(str(e).splitlines()[0], file) from None
     result = emit(module, args.target, args.print_op_generic, args.print_debuginfo)
     if args.output_file:
-        with open(args.output_file, "w", encoding="utf-8") as f:
-            f.write(result)
+        try:
+            with open(args.output_file, "w", encoding="utf-8") as f:
+                f.write(result)
+        except OSError as e:
+            raise WsError(f"cannot write output: {e.strerror}", args.output_file) from None
     else:
         sys.stdout.write(result)
     return 0

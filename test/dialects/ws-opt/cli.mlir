@@ -48,6 +48,17 @@
 // DIRECTORY: {{.*}}Inputs: error: cannot read input: Is a directory
 
 // A missing type: reported at the next token, as MLIR does.
+// Bytes that are not UTF-8 are bad input, located at the first bad byte (a UTF-8
+// byte-order mark is dropped); an output that cannot be written is named.
+// RUN: printf 'builtin.module \377{\n}\n' > %t.bin
+// RUN: not ws-opt %t.bin 2>&1 | filecheck %s --check-prefixes=NOTB,NOT-UTF8
+// NOT-UTF8: .bin:1:16: error: input is not UTF-8 text (byte 0xff)
+// RUN: printf '\357\273\277' > %t.bom
+// RUN: cat %t.bom %S/Inputs/ok.mlir > %t.bom.mlir
+// RUN: ws-opt %t.bom.mlir | filecheck %s --check-prefixes=NOTB,OK
+// RUN: not ws-opt %S/Inputs/ok.mlir -o %t.missing-dir/out.mlir 2>&1 | filecheck %s --check-prefixes=NOTB,UNWRITABLE
+// UNWRITABLE: missing-dir/out.mlir: error: cannot write output: No such file or directory
+
 // RUN: not ws-opt %S/Inputs/syntax-error.mlir 2>&1 | filecheck %s --check-prefixes=NOTB,SYNTAX
 // SYNTAX: {{.*}}Inputs/syntax-error.mlir:4:3: error: type expected
 
