@@ -31,8 +31,12 @@ def _eval(node, env):
 def compiles_in(path: Path):
     tree = ast.parse(path.read_text())
     names = dict(NAMES)
+    marks = {}  # NAME = pytest.mark.parametrize(...) at module level, used as @NAME
     for st in tree.body:  # module constants the parametrizations name (VARIANTS = [...])
         if isinstance(st, ast.Assign) and len(st.targets) == 1 and isinstance(st.targets[0], ast.Name):
+            if isinstance(st.value, ast.Call) and ast.unparse(st.value.func).endswith("parametrize"):
+                marks[st.targets[0].id] = st.value
+                continue
             try:
                 names[st.targets[0].id] = _eval(st.value, names)
             except Exception:  # noqa: BLE001 - a value only known at run time
@@ -41,6 +45,7 @@ def compiles_in(path: Path):
     for fn in [n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef)] + [top]:
         params: list[tuple[list[str], list]] = []
         for d in getattr(fn, "decorator_list", []):
+            d = marks.get(d.id, d) if isinstance(d, ast.Name) else d
             if isinstance(d, ast.Call) and ast.unparse(d.func).endswith("parametrize"):
                 pnames = [s.strip() for s in _eval(d.args[0], names).split(",")]
                 params.append((pnames, _eval(d.args[1], names)))

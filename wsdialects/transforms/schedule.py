@@ -24,7 +24,9 @@ The joint problem chooses the warp organisation: the compute groups as
 independent warps (lockstep teams where a tile needs several groups'
 registers), or, with `pingpong=true` (the default), as ping-pong teams whose
 members reserve the units at offsets of II/s (`wsdialects.schedule.joint.twill_among`:
-the least II wins, ties go to the ping-pong team). ws-specialize then builds the team
+the least II wins; a tie goes to the ping-pong team when the groups have work besides
+their MMAs for the partner's MMAs to overlap, else to the lockstep one, which pays no
+turn barriers). ws-specialize then builds the team
 (ws-cooperative, ws-pingpong) the schedule asks for:
 
     %qk = tile.dot %q, %kt, %z : ... -> tensor<128x128xf32> {ws.order = 1 : i32, ws.stage = 0 : i32, ws.warp = 0 : i32}
@@ -68,6 +70,15 @@ from wsdialects.transforms.partition import (
 )
 
 _CACHE: dict[str, object] = {}
+
+
+def _has_non_mma_work(lg) -> bool:
+    """Whether a scheduled warp runs fixed-latency ops of its own besides asynchronous
+    MMAs (exponentials, reductions, conversions; index arithmetic recomputed per
+    partition does not count): what a ping-pong partner's MMAs can overlap."""
+    g = lg.graph
+    index = {lg.names[op] for op in lg.index_ops}
+    return any(not op.variable_latency and not g.is_async(op.name) and op.name not in index for op in g.ops)
 
 
 def solve_cached(graphs, solver: str, time_limit: float, key_limit: float | None = None):
@@ -132,6 +143,7 @@ class SchedulePass(ModulePass):
                                                          f"falling back to the heuristic pipeline")
 
     def schedule(self, kernel, loop) -> None:
+        """Solve the joint problem for `loop` and write the schedule on it."""
         from wsdialects.schedule.from_ir import graph_of_loop
         from wsdialects.schedule.normalize import normalize_graphs
 
@@ -139,19 +151,25 @@ class SchedulePass(ModulePass):
         # The warp organisations the joint problem chooses among: the compute
         # groups as independent warps (or lockstep cooperative teams, when a tile
         # needs them), and as ping-pong teams; one cost map, so IIs compare.
-        # The ping-pong team comes first: on a tie it is preferred, its members
-        # keeping every value in their own registers (no cross-warp transfers;
-        # on the H100 it ran attention 1.3-1.6x faster than the split groups at
-        # the same modelled II, bench/results/2026-11-24-attention-h100-10.md).
         organisations = [graph_of_loop(kernel, loop, self.arch)]
         if self.pingpong:
-            organisations.insert(0, graph_of_loop(kernel, loop, self.arch, pingpong=True))
+            pingpong = graph_of_loop(kernel, loop, self.arch, pingpong=True)
+            # On a tie the organisation listed first wins. The ping-pong team goes
+            # first when its members have work of their own besides their MMAs (the
+            # softmax) for the partner's MMAs to overlap: on the H100 it ran attention
+            # 1.3-1.6x faster than split groups at the same modelled II
+            # (bench/results/2026-11-24-attention-h100-10.md). A loop of MMAs alone has
+            # nothing to overlap and only pays the turn barriers: the bundled GEMM ran
+            # 0.75x cuBLAS as a ping-pong team against 0.87-0.91x in lockstep
+            # (2026-11-25-gemm-h100-12.md, 2026-11-24-gemm-h100-10.md).
+            first = pingpong is not None and _has_non_mma_work(pingpong)
+            organisations.insert(0 if first else 1, pingpong)
         loop_graphs = [lg for lg in organisations if lg is not None]
         # §5.2's program gets at most a quarter of the time (it falls back to
         # proportional scaling when out of time); the search gets the rest.
         graphs = normalize_graphs([lg.graph for lg in loop_graphs], self.normalize, time_limit=self.time_limit / 4)
         left = self.time_limit - (time.monotonic() - start)
-        # The least II wins; on a tie, the organisation listed first (no turn barriers).
+        # The least II wins; on a tie, the organisation listed first.
         chosen, sched = solve_cached(graphs, self.solver, max(left, 0.01), key_limit=float(self.time_limit))
         lg = loop_graphs[chosen]
         names = lg.names

@@ -1,5 +1,5 @@
 // `ws-opt examples/kernels/gemm.mlir -p 'ws-schedule{arch=h100}'` (CP-SAT, 2026-11-25): the solver's
-// choice for the bundled GEMM (the two compute groups as a ping-pong team), kept as IR for machines
+// choice for the bundled GEMM (the two compute groups as one lockstep cooperative team), kept as IR for machines
 // without OR-Tools (bench/gemm.py's ws-schedule column).
 builtin.module {
   func.func @matmul(%a_desc: !tile.desc<tensor<128x64xf16>>, %b_desc: !tile.desc<tensor<256x64xf16>>, %c_ptr: !tile.ptr<f16>, %M: i32, %N: i32, %K: i32, %stride_cm: i32) attributes {tile.kernel, tile.num_warps = 8 : i32} {
@@ -23,7 +23,7 @@ builtin.module {
       %acc2 = tile.dot %a, %bt, %acc : tensor<128x64xf16>, tensor<64x256xf16> -> tensor<128x256xf32> {ws.stage = 0 : i32, ws.order = 2 : i32, ws.warp = 0 : i32}
       %o_k2 = arith.addi %o_k, %Kt : i32
       scf.yield %acc2, %o_k2 : tensor<128x256xf32>, i32
-    } {ws.schedule = {II = 12 : i32, L = 9 : i32, warps = 1 : i32, solver = "cpsat", cooperative = 2 : i32, pingpong = true, vl_warp = 1 : i32}}
+    } {ws.schedule = {II = 12 : i32, L = 13 : i32, warps = 1 : i32, solver = "cpsat", cooperative = 2 : i32, vl_warp = 1 : i32}}
     %c = arith.truncf %res : tensor<128x256xf32> to tensor<128x256xf16>
     %rm = tile.make_range 0 to 128 : tensor<128xi32>
     %rn = tile.make_range 0 to 256 : tensor<256xi32>
