@@ -1,7 +1,7 @@
 #!/bin/bash
 # One GPU session: GPU tests, compute-sanitizer on a small GEMM and a small attention, the
 # GEMM and attention benchmarks, ncu profiles of attention (STEPS picks: calibrate, tests, sanitize, bench,
-# attn-bench, profile).
+# attn-bench, profile, fuzz).
 # Run from the repo root on the GPU machine; needs torch, triton, cuda-python there.
 # PYTHONPATH: the repo, plus a folder with xdsl (+ immutabledict, ordered_set) if not installed.
 # WSDIALECTS_PTX_CACHE: PTX keyed by LLVM IR hash (so a machine whose llvmlite lacks sm_90a works).
@@ -37,15 +37,32 @@ if [[ $STEPS == *attn-bench* ]]; then
   timeout ${ATTN_TIMEOUT:-400} python3 bench/attention.py --out $OUT ${ATTN_VARIANTS:+--variants "$ATTN_VARIANTS"} ${ATTN_ARGS} 2>&1 | tee $OUT/attn_bench.log | tail -60
 fi
 if [[ $STEPS == *profile* ]]; then
-  # ncu + SASS of attention per pipeline (PROFILE_PIPELINES, ';'-separated): bench/profile_attention.py
-  IFS=';' read -ra pipes <<< "${PROFILE_PIPELINES:-ws-hopper}"
-  for i in "${!pipes[@]}"; do
-    p=${pipes[$i]}; echo "== ncu [$i] $p"
-    timeout 200 ncu --kernel-name regex:flash --launch-skip 1 --launch-count 1 --section SpeedOfLight \
-      --section WarpStateStats --section SchedulerStats --section ComputeWorkloadAnalysis --section InstructionStats \
-      python3 bench/profile_attention.py --pipeline "$p" ${PROFILE_ARGS} --sass $OUT/sass-$i > $OUT/ncu-$i.txt 2>&1
+  # ncu + SASS: PROFILE_SPECS, ';'-separated commands (shell words, quoted as needed) of
+  # bench/profile_attention.py or bench/profile_gemm.py, e.g.
+  # "bench/profile_attention.py --pipeline 'ws-hopper{cooperative=2 pingpong=true}';bench/profile_attention.py --fa3";
+  # or PROFILE_PIPELINES, ';'-separated attention pipelines (each with PROFILE_ARGS)
+  if [[ -n $PROFILE_SPECS ]]; then IFS=';' read -ra specs <<< "$PROFILE_SPECS"
+  else IFS=';' read -ra pipes <<< "${PROFILE_PIPELINES:-ws-hopper}"; specs=()
+    for p in "${pipes[@]}"; do specs+=("bench/profile_attention.py --pipeline '$p' ${PROFILE_ARGS}"); done; fi
+  for i in "${!specs[@]}"; do
+    spec=${specs[$i]}; echo "== ncu [$i] $spec"
+    # ours: flash_attention* / matmul; FlashAttention-3: CUTLASS's device_kernel
+    eval "timeout 200 ncu --kernel-name 'regex:flash|matmul|device_kernel' --launch-skip 1 --launch-count 1 \
+      --section SpeedOfLight --section WarpStateStats --section SchedulerStats --section ComputeWorkloadAnalysis \
+      --section InstructionStats python3 $spec --sass $OUT/sass-$i" > $OUT/ncu-$i.txt 2>&1
     grep -E "Duration|Issue Slots Busy|Eligible Warps|No Eligible|Executed Instructions  |Registers Per" $OUT/ncu-$i.txt | head -8
-    ptxas -arch=sm_90a $OUT/sass-$i/*.ptx -o /tmp/prof-$i.cubin && cuobjdump --dump-sass /tmp/prof-$i.cubin > $OUT/sass-$i/kernel.sass
+    if ls $OUT/sass-$i/*.ptx >/dev/null 2>&1; then
+      ptxas -arch=sm_90a $OUT/sass-$i/*.ptx -o /tmp/prof-$i.cubin && cuobjdump --dump-sass /tmp/prof-$i.cubin > $OUT/sass-$i/kernel.sass
+    fi
+  done
+fi
+if [[ $STEPS == *fuzz* ]]; then
+  # the long fuzz campaign on this machine's cores: FUZZ_RUNS, ';'-separated "MODE CASES SEED"
+  IFS=';' read -ra runs <<< "${FUZZ_RUNS:-syntax 2000 1}"
+  for r in "${runs[@]}"; do
+    read -r mode cases seed <<< "$r"; echo "== fuzz $mode $cases cases, seed $seed"
+    timeout ${FUZZ_TIMEOUT:-300} python3 -m wsdialects.fuzz --mode $mode --cases $cases --seed $seed --jobs $(nproc) -q \
+      --out $OUT/fuzz-$mode-$seed 2>&1 | head -14
   done
 fi
 if [[ $STEPS == *,bench* || $STEPS == bench* ]]; then

@@ -15,6 +15,7 @@ Works around two xDSL 0.74 defects (see test/python/test_xdsl_workarounds.py):
 from __future__ import annotations
 
 import re
+from collections import defaultdict
 from dataclasses import dataclass
 
 import numpy as np
@@ -22,8 +23,10 @@ from xdsl.dialects.builtin import FileLineColLoc, IntAttr, ModuleOp, StringAttr
 from xdsl.ir import Block, Operation
 from xdsl.parser import Parser
 from xdsl.parser.attribute_parser import AttrParser
+from xdsl.parser.generic_parser import ParserState
 from xdsl.utils.exceptions import DiagnosticException, ParseError, VerifyException
-from xdsl.utils.lexer import Span
+from xdsl.utils.lexer import Input, Span
+from xdsl.utils.mlir_lexer import MLIRLexer
 
 
 class WsError(Exception):
@@ -69,9 +72,28 @@ class _Relocated(ParseError):
     """A parse error already moved to the construct it is about."""
 
 
+class WsLexer(MLIRLexer):
+    """xDSL 0.74's lexer with a string-literal pattern that fails in linear time.
+    Its `"(?:[^"...]+|\\...)*"` nests a repetition in a repetition: an unterminated
+    literal of n characters backtracks through 2^n splits (40 characters: hours).
+    One character per repetition matches the same strings without the ambiguity."""
+
+    _unescaped_characters_regex = re.compile(r'"(?:[^"\\\n\v\f]|\\(?:["nt\\]|[0-9A-Fa-f]{2}))*"')
+
+
 class WsParser(Parser):
-    """xDSL's parser plus source locations on every op and MLIR's reading of
-    hexadecimal float literals in `dense<...>`."""
+    """xDSL's parser plus source locations on every op, MLIR's reading of
+    hexadecimal float literals in `dense<...>` and a lexer without xDSL 0.74's
+    exponential string-literal backtracking (`WsLexer`)."""
+
+    def __init__(self, ctx, input: str | bytes, name: str = "<unknown>") -> None:
+        text = input.decode("utf-8") if isinstance(input, bytes) else input
+        # Parser.__init__ with our lexer (it builds xDSL's MLIRLexer itself)
+        super(Parser, self).__init__(ParserState(WsLexer(Input(text, name))), ctx)
+        self.ssa_values = {}
+        self.blocks = {}
+        self.forward_block_references = defaultdict(list)
+        self.forward_ssa_references = {}
 
     def resolve_operand(self, operand, type):
         # remember where a not-yet-defined value is first used: xDSL reports
@@ -236,21 +258,24 @@ def parse_text(text: str, file: str = "<input>") -> ModuleOp:
 
     if not re.sub(r"//[^\n]*", "", text).strip():
         return ModuleOp([])  # an empty file is an empty module
-    parser = WsParser(make_context(), text, file)
+    parser = None
     try:
+        parser = WsParser(make_context(), text, file)  # lexes the first token: may raise ParseError
         module = parser.parse_module()
     except ParseError as e:
         line, col = _span_line_col(e.span)
         msg = e.msg
         if msg[:1].isspace():  # xDSL's " in block definition": the "expected ..." is missing
             msg = f"unexpected '{e.span.text}'{msg}"
+        elif msg.startswith("Unexpected character"):  # the character may be invisible (U+2028, NUL)
+            msg = f"unexpected character {e.span.text!r} (U+{ord(e.span.text[:1] or ' '):04X})"
         raise WsError(msg, file, line, col) from None
     except (VerifyException, DiagnosticException, ValueError, TypeError, KeyError) as e:
         # raised while building a type or attribute during parsing
-        line, col = _span_line_col(parser._current_token.span)
+        line, col = _span_line_col(parser._current_token.span) if parser else (1, 1)
         raise WsError(_verify_message(e), file, line, col) from None
     except Exception as e:  # a defect of a custom parser must not escape as a traceback
-        line, col = _span_line_col(parser._current_token.span)
+        line, col = _span_line_col(parser._current_token.span) if parser else (1, 1)
         raise WsError(f"cannot parse here ({type(e).__name__}: {e})", file, line, col) from None
     verify(module, file)
     return module

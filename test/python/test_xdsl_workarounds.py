@@ -287,3 +287,36 @@ def test_ws_opt_prints_one_located_line(tmp_path, text, expected):
     assert r.stdout == ""
     lines = r.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith(str(f.parent) + "/" + expected)
+
+
+# ---- an unterminated string literal: exponential backtracking in xDSL 0.74's lexer
+
+UNTERMINATED = 'func.func @f() attributes {sym = "' + "x" * 40 + "\n"
+
+
+def test_stock_lexer_backtracks_exponentially_on_an_unterminated_string():
+    # 40 characters take hours in the stock lexer; a child process is stopped after 3 s
+    code = f"from test_xdsl_workarounds import stock_parse, UNTERMINATED\nstock_parse(UNTERMINATED)"
+    here = os.path.dirname(__file__)
+    with pytest.raises(subprocess.TimeoutExpired):
+        subprocess.run([sys.executable, "-c", code], cwd=here, timeout=3, capture_output=True,
+                       env={**os.environ, "PYTHONPATH": os.pathsep.join([here, os.environ.get("PYTHONPATH", "")])})
+
+
+def test_ours_reports_an_unterminated_string_at_once():
+    import time
+
+    start = time.monotonic()
+    with pytest.raises(WsError, match="1:34: error: End of file reached before closing string literal"):
+        parse_text(UNTERMINATED, "k.mlir")
+    assert time.monotonic() - start < 1.0
+
+
+def test_ours_lexes_string_literals_like_stock():
+    from xdsl.utils.mlir_lexer import MLIRLexer
+
+    from wsdialects.diagnostics import WsLexer
+
+    for text in ['"plain"', '"esc \\" \\n \\t \\\\ \\41"', '""', '"a\\zz"', '"a\nb"', '"\\4"']:
+        ours, stock = WsLexer._unescaped_characters_regex.match(text), MLIRLexer._unescaped_characters_regex.match(text)
+        assert (ours and ours.group()) == (stock and stock.group()), text

@@ -9,6 +9,8 @@
 // RUN: ws-opt %shared/kernels/gemm.mlir -p 'ws-specialize,ws-pingpong' 2>&1 | filecheck %s --check-prefix=NOTEAM
 // RUN: not ws-opt %shared/kernels/gemm.mlir -p 'ws-specialize{pingpong=true}' 2>&1 | filecheck %s --check-prefix=NOCOOP
 // RUN: not ws-opt %shared/kernels/gemm.mlir -p 'ws-pingpong' 2>&1 | filecheck %s --check-prefix=NOREGION
+// A module without a tile kernel has nothing to order (found by the fuzzer: an unlocated error).
+// RUN: sed 's/tile.kernel, //' %shared/kernels/gemm.mlir | ws-opt -p 'ws-hopper{cooperative=2 pingpong=true}' 2>&1 | filecheck %s --check-prefix=NOKERNEL
 
 // CHECK: warp_group.partition 1 consumer0 warps 4
 // Prologue: QK^T_0 alone.
@@ -66,4 +68,6 @@
 // NOTEAM: remark: ws-pingpong: no cooperative team to order
 // NOTEAM-NOT: turn_
 // NOCOOP: error: ws-specialize: pingpong orders the groups of a cooperative team; it needs cooperative >= 2, got 1
+// NOKERNEL-NOT: error
+// NOKERNEL: func.func @matmul
 // NOREGION: gemm.mlir:{{[0-9]+}}:{{[0-9]+}}: error: ws-pingpong: no warp_group.region (run ws-specialize{cooperative=2} first)

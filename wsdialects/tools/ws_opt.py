@@ -125,7 +125,12 @@ def run(argv: list[str] | None = None) -> int:
         raise
     except (VerifyException, DiagnosticException) as e:
         raise WsError(str(e).splitlines()[0], file) from None
-    result = emit(module, args.target, args.print_op_generic, args.print_debuginfo)
+    try:
+        result = emit(module, args.target, args.print_op_generic, args.print_debuginfo)
+    except WsError as e:
+        if e.file == "<input>" and not e.line:  # about the whole module: the start of the file
+            e.file, e.line, e.col = file, 1, 1
+        raise
     if args.output_file:
         try:
             with open(args.output_file, "w", encoding="utf-8") as f:

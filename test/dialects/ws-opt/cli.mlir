@@ -53,6 +53,19 @@
 // RUN: printf 'builtin.module \377{\n}\n' > %t.bin
 // RUN: not ws-opt %t.bin 2>&1 | filecheck %s --check-prefixes=NOTB,NOT-UTF8
 // NOT-UTF8: .bin:1:16: error: input is not UTF-8 text (byte 0xff)
+// -t llvm with no tile kernel: located at the function without 'tile.kernel', or at the
+// start of a file with no function (found by the fuzzer: '<input>: error').
+// RUN: sed 's/ attributes {tile.kernel}//' %S/Inputs/ok.mlir > %t.nokernel.mlir
+// RUN: not ws-opt %t.nokernel.mlir -t llvm 2>&1 | filecheck %s --check-prefixes=NOTB,NOKERNEL
+// NOKERNEL: .nokernel.mlir:2:1: error: no tile.kernel function to lower: @k has no 'tile.kernel' attribute
+// RUN: not ws-opt %S/Inputs/empty.mlir -t llvm 2>&1 | filecheck %s --check-prefixes=NOTB,NOFUNC
+// NOFUNC: empty.mlir:1:1: error: no tile.kernel function to lower
+
+// A character the lexer rejects as the very first token (the parser lexes it while being
+// built) is located too, and shown even when invisible (U+2028, found by the fuzzer).
+// RUN: printf '\342\200\250builtin.module {\n}\n' > %t.ls.mlir
+// RUN: not ws-opt %t.ls.mlir 2>&1 | filecheck %s --check-prefixes=NOTB,FIRST-TOKEN
+// FIRST-TOKEN: .ls.mlir:1:1: error: unexpected character '\u2028' (U+2028)
 // RUN: printf '\357\273\277' > %t.bom
 // RUN: cat %t.bom %S/Inputs/ok.mlir > %t.bom.mlir
 // RUN: ws-opt %t.bom.mlir | filecheck %s --check-prefixes=NOTB,OK

@@ -62,6 +62,10 @@ def lower_module(module: ModuleOp) -> Lowered:
             infos.append(info)
             decls |= k.decls
     if not bodies:
+        funcs = [op for op in module.walk() if op.name == "func.func"]
+        if funcs:  # at the function the user probably meant
+            raise error_at(funcs[0], f"no tile.kernel function to lower: @{funcs[0].sym_name.data} has no "
+                                     f"'tile.kernel' attribute")
         raise error_at(module, "no tile.kernel function to lower")
     head = [f'target datalayout = "{DATALAYOUT}"', f'target triple = "{TRIPLE}"', "",
             "@__ws_smem = external addrspace(3) global [0 x i8], align 1024", ""]
