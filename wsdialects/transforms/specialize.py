@@ -7,8 +7,9 @@ ws-pipeline-coarse, ws-cooperative{groups=G} (when G > 1), ws-persistent{program
 that the team's first and last turns are taken once, outside the tile loop), then the
 synchronization check ws-verify-sync (a violation is an internal error). Defaults follow Tawa's measurements:
 D = 3, P = 2; when `ws-schedule` planned a cooperative team of k warp groups (a
-tile above one group's registers, or a ping-pong team), G defaults to k, and
-pingpong to the schedule's choice. The result is still IR the
+tile above one group's registers, or a ping-pong team), a ping-pong team gets G = k
+and pingpong; a lockstep team stays one partition of its k groups (the wgmma layout
+splits the rows; two branches made ptxas serialize their wgmmas). The result is still IR the
 interpreter runs.
 """
 
@@ -90,9 +91,13 @@ class SpecializePass(ModulePass):
         check_schedule(op)  # before scheduled_team reads ws.schedule
         me = self
         team, pingpong = scheduled_team(op)
-        if self.cooperative == 1 and team > 1:
-            # the schedule planned a cooperative team (taking turns, when it planned ping-pong)
-            me = replace(self, cooperative=team, pingpong=self.pingpong or pingpong)
+        if self.cooperative == 1 and team > 1 and (pingpong or self.pingpong):
+            # the schedule planned a ping-pong team: one partition per member, taking turns.
+            # A lockstep team stays one partition of all its groups (the wgmma layout splits
+            # the rows): as two branches ptxas serialized their wgmmas (C7520, divergent
+            # warpgroup.arrive) and the GEMM ran 6-10 % slower on the H100
+            # (bench/results/2026-11-25-schedule-notes.md)
+            me = replace(self, cooperative=team, pingpong=True)
         for p in me.passes():
             if check and p.name == "ws-lower-aref":
                 verify_sync(op)
