@@ -67,6 +67,8 @@ OVERHEAD = 28  # scalars of a branch: addresses, loop counters, descriptors, par
 # evaluated per element where it is used); tile.reduce reads its whole input at once.
 HELD_OPS = ("nvgpu.wgmma.mma_async", "nvgpu.wgmma.wait_group", "scf.for", "scf.if", "tile.reduce")
 # Tiles whose elements are those of their operand, a scalar or an immediate: no registers of their own.
+# Tiles read from memory: never index tiles.
+LOAD_OPS = ("tile.load", "tile.desc_load", "nvgpu.smem.load", "warp_group.share", "warp_group.gather")
 # tile.make_range counts here too: its elements are the thread's fragment coordinate plus a
 # constant, which ptxas folds into the instructions that use them or recomputes.
 ALIAS_OPS = ("tile.broadcast", "tile.expand_dims", "tile.trans", "tile.splat", "arith.constant", "tile.make_range")
@@ -185,6 +187,7 @@ class _BranchLiveness:
         self.n = self._number(br.body.block, 0, {})
         self._reads: dict[SSAValue, list[int]] = {}
         self._evals: dict[SSAValue, list[_Live]] = {}
+        self._index: dict[SSAValue, bool] = {}
 
     def _number(self, block: Block, i: int, ifs: dict) -> int:
         for op in block.ops:
@@ -226,7 +229,7 @@ class _BranchLiveness:
         outside that scope evaluates it again)."""
         if v not in self._evals:
             pts = self.reads(v)
-            regs = 0 if v.owner.name in ALIAS_OPS else tile_regs(v.type, self.groups)
+            regs = 0 if self._index_tile(v) else tile_regs(v.type, self.groups)
             out = []
             i = 0
             while i < len(pts):
@@ -238,6 +241,16 @@ class _BranchLiveness:
                 i = j + 1
             self._evals[v] = out
         return self._evals[v]
+
+    def _index_tile(self, v: SSAValue) -> bool:
+        """A tile computed from ranges, splats and constants only (offsets, masks): ptxas
+        recomputes its elements where they are used rather than hold them. Aliases count too."""
+        if v not in self._index:
+            op = v.owner
+            self._index[v] = isinstance(op, Operation) and (op.name in ALIAS_OPS or (
+                _lazy(op) and op.name not in LOAD_OPS and all(
+                    not isinstance(x.type, TensorType) or self._index_tile(x) for x in op.operands)))
+        return self._index[v]
 
     @staticmethod
     def required(op: Operation) -> list[SSAValue]:
