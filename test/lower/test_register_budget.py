@@ -42,7 +42,12 @@ CASES = [(p.stem, p, "ws-hopper") for p in sorted(EX.glob("*.mlir"))] + [
     ("flash_attention_d64", EX / "flash_attention_d64.mlir", "ws-hopper{cooperative=2 pingpong=true}"),
     ("scheduled/flash_attention", INPUTS / "scheduled" / "flash_attention.mlir", "ws-hopper"),
     ("scheduled/flash_attention_causal", INPUTS / "scheduled" / "flash_attention_causal.mlir", "ws-hopper"),
+    ("scheduled/flash_attention_split", INPUTS / "scheduled" / "flash_attention_split.mlir", "ws-hopper"),
 ]
+# ws-schedule{pingpong=false}'s causal attention: one warp group holds the whole 128x128 f32
+# PV accumulator, rescales it and runs the PV wgmma on it under setmaxnreg 232; ptxas needs
+# 250 registers and spills ~100 bytes (test_ptxas.py::test_ptxas_scheduled_attention_split).
+SPLIT_CAUSAL = INPUTS / "scheduled" / "flash_attention_causal_split.mlir"
 IDS = [f"{n}-{s}" for n, _, s in CASES]
 
 # How far the estimate may be from ptxas's need (the smallest .maxnreg without spills):
@@ -112,6 +117,16 @@ def test_gemm_w4_warns(tmp_path, capsys):
     assert "128x256xf32 tile alone takes 256 registers per thread in 1 warp group" in w, w
     (consumer,) = [b for b in _branches(m) if b.role.data == "consumer"]
     assert consumer.attributes[REGS_ATTR].value.data == regs
+
+
+def test_split_causal_warns(capsys):
+    """Where the work is already split between warp groups, the advice is not more warps."""
+    _lower(SPLIT_CAUSAL, "ws-hopper")
+    (w,) = [ln for ln in capsys.readouterr().err.splitlines() if "warning: ws-register-budget" in ln]
+    dot = next(i for i, ln in enumerate(SPLIT_CAUSAL.read_text().splitlines(), 1) if "%acc_new = tile.dot" in ln)
+    assert w.startswith(f"{SPLIT_CAUSAL}:{dot}:") and "the consumer_w1 branch (warps 8 to 12)" in w, w
+    assert "above its budget of 232 (setmaxnreg 232)" in w and "give this warp group less of the work" in w, w
+    assert "tile.num_warps" not in w, w
 
 
 def test_gemm_w4_cooperative_fits(tmp_path, capsys):
@@ -240,10 +255,18 @@ def test_estimate_near_ptxas(name, path, spec, capsys):
     assert not _fits(ptx, ptxas, est.regs - OVER - 1), f"ptxas needs fewer than {est.regs} - {OVER}"
 
 
-def test_estimate_gemm_w4_vs_ptxas(tmp_path, capsys):
+VERDICT = NEAR + [c for c in CASES if c[0] == "scheduled/flash_attention_split"] + [
+    ("scheduled/flash_attention_causal_split", SPLIT_CAUSAL, "ws-hopper"), ("gemm_w4", None, "ws-hopper")]
+
+
+@pytest.mark.parametrize("name,path,spec", VERDICT, ids=[f"{n}-{s}" for n, _, s in VERDICT])
+def test_warns_where_ptxas_spills(name, path, spec, tmp_path, capsys):
+    """The estimate is above the budget exactly where ptxas spills (as compiled, with
+    setmaxnreg), also on the split schedules where the model is least close (see the
+    calibration table in register_budget.py)."""
     ptxas = _ptxas()
-    est, ptx, info = _compiled(_gemm_w4(tmp_path), "ws-hopper", ptxas)
-    assert est.spills and info.spills and not _fits(ptx, ptxas, 255)
+    est, _, info = _compiled(path or _gemm_w4(tmp_path), spec, ptxas)
+    assert est.spills == info.spills, (est.regs, est.budget, info)
 
 
 def calibrate() -> None:
@@ -254,7 +277,8 @@ def calibrate() -> None:
     if ptxas is None:
         sys.exit("ptxas not installed")
     with tempfile.TemporaryDirectory() as d:
-        cases = CASES + [("gemm tile.num_warps = 4", _gemm_w4(Path(d)), "ws-hopper")]
+        cases = CASES + [("scheduled/flash_attention_causal_split", SPLIT_CAUSAL, "ws-hopper"),
+                         ("gemm tile.num_warps = 4", _gemm_w4(Path(d)), "ws-hopper")]
         print(f"{'kernel':34} {'pipeline':40} {'est':>4} {'budget':>6} {'need':>4} {'used':>4} {'spill':>5}")
         for name, path, spec in cases:
             est, ptx, info = _compiled(path, spec, ptxas)
