@@ -162,6 +162,46 @@ def test_parse_report():
     assert parse_report("ptxas fatal   : Unresolved extern function 'f'\n") == {}
 
 
+def _fake_ptxas(tmp_path: Path, text: str, rc: int) -> str:
+    f = tmp_path / "fake-ptxas"
+    (tmp_path / "report.txt").write_text(text)
+    f.write_text(f"#!/bin/sh\ncat {tmp_path / 'report.txt'} >&2\nexit {rc}\n")
+    f.chmod(0o755)
+    return str(f)
+
+
+def test_check_ptx_warns_at_the_kernel(tmp_path, monkeypatch, capsys):
+    """check_ptx on ptxas's captured report (a stand-in ptxas: no CUDA needed): one located
+    warning per function that spills, at its func.func."""
+    from wsdialects.lower.ptxas import check_ptx
+
+    monkeypatch.setenv("WSDIALECTS_PTXAS", _fake_ptxas(tmp_path, CAPTURED, 0))
+    m = wsdialects.parse_file(str(GEMM))
+    infos = check_ptx("// ptx", m)
+    assert set(infos) == {"matmul", "attn_fwd"}
+    err = capsys.readouterr().err
+    func_line = next(i for i, ln in enumerate(GEMM.read_text().splitlines(), 1) if "func.func @matmul" in ln)
+    assert err == (f"{GEMM}:{func_line}:3: warning: ptxas: kernel 'matmul' spills registers to local memory: "
+                   "2568 bytes spill stores, 2056 bytes spill loads, 936-byte stack frame (255 registers per thread)\n")
+
+
+def test_check_ptx_rejected(tmp_path, monkeypatch, capsys):
+    from wsdialects.lower.ptxas import check_ptx
+
+    monkeypatch.setenv("WSDIALECTS_PTXAS", _fake_ptxas(tmp_path, "ptxas fatal   : Parsing error near 'x'\n", 255))
+    assert check_ptx("// ptx", wsdialects.parse_file(str(GEMM))) is None
+    err = capsys.readouterr().err
+    assert "warning: ptxas could not assemble the PTX (exit 255): ptxas fatal   : Parsing error near 'x'" in err, err
+
+
+def test_check_ptx_off(monkeypatch, capsys):
+    from wsdialects.lower.ptxas import check_ptx
+
+    monkeypatch.setenv("WSDIALECTS_PTXAS", "0")
+    assert check_ptx("// ptx", wsdialects.parse_file(str(GEMM))) is None
+    assert capsys.readouterr().err == ""
+
+
 def _ws_opt_ptx(path: Path, tmp_path: Path, env_extra: dict | None = None) -> subprocess.CompletedProcess:
     import os
 
