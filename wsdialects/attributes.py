@@ -143,6 +143,13 @@ def _persistent(op: Operation, a: Attribute) -> None:
     _nonneg_int(f"{name}: programs", a.data["programs"], 1)
 
 
+def _regs_per_thread(op: Operation, a: Attribute) -> None:
+    name = "ws.regs_per_thread"  # written by ws-register-budget
+    if op.name != "nvgpu.wg.branch":
+        raise VerifyException(f"{name} belongs on an nvgpu.wg.branch, not on '{op.name}'")
+    _nonneg_int(name, a)
+
+
 CHECKS: dict[str, Callable[[Operation, Attribute], None]] = {
     KERNEL_ATTR: _kernel,
     NUM_WARPS_ATTR: _num_warps,
@@ -157,6 +164,7 @@ CHECKS: dict[str, Callable[[Operation, Attribute], None]] = {
     "ws.partitioned": _partitioned,
     "ws.persistent": _persistent,
     DISTRIBUTED_ATTR: _string(DISTRIBUTED_ATTR),
+    "ws.regs_per_thread": _regs_per_thread,
 }
 
 

@@ -15,6 +15,7 @@ Works around two xDSL 0.74 defects (see test/python/test_xdsl_workarounds.py):
 from __future__ import annotations
 
 import re
+import sys
 from collections import defaultdict
 from dataclasses import dataclass
 
@@ -177,6 +178,22 @@ def location_of(op: Operation) -> tuple[str, int, int] | None:
             return loc.filename.data, loc.line.data, loc.column.data
         cur = cur.parent_op()
     return None
+
+
+def note(op: Operation, severity: str, message: str) -> None:
+    """Print `FILE:LINE:COL: severity: message` (a remark or a warning: the compilation goes
+    on) on stderr, at `op` or its closest located ancestor."""
+    loc = location_of(op)
+    where = f"{loc[0]}:{loc[1]}:{loc[2]}: " if loc else ""
+    print(f"{where}{severity}: {message}", file=sys.stderr)
+
+
+def remark(op: Operation, message: str) -> None:
+    note(op, "remark", message)
+
+
+def warning(op: Operation, message: str) -> None:
+    note(op, "warning", message)
 
 
 def error_at(op: Operation, message: str, default_file: str = "<input>") -> WsError:

@@ -74,8 +74,10 @@ class HopperPass(SpecializePass):
         from wsdialects.lower.lower_layouts import LowerLayoutsPass
         from wsdialects.lower.lower_mma import LowerMmaPass
         from wsdialects.lower.lower_warp_groups import LowerWarpGroupsPass
+        from wsdialects.lower.register_budget import RegisterBudgetPass
 
-        return [*super().passes(), LowerArefPass(), LowerWarpGroupsPass(), LowerMmaPass(), LowerLayoutsPass()]
+        return [*super().passes(), LowerArefPass(), LowerWarpGroupsPass(), LowerMmaPass(), LowerLayoutsPass(),
+                RegisterBudgetPass()]
 
     def apply(self, ctx, op: ModuleOp) -> None:
         need = {}

@@ -21,8 +21,10 @@ def _init():
     return llvm
 
 
-def llvm_to_ptx(text: str, opt: int = 3) -> str:
-    """Assemble LLVM IR text into PTX (`.version 8.0 .target sm_90a`)."""
+def llvm_to_ptx(text: str, opt: int = 3, module=None) -> str:
+    """Assemble LLVM IR text into PTX (`.version 8.0 .target sm_90a`). Given the `module` the
+    text was lowered from, also run ptxas where it is installed and warn, at the kernel
+    function, where it spills registers (wsdialects/lower/ptxas.py)."""
     llvm = _init()
     try:
         mod = llvm.parse_assembly(text)
@@ -41,4 +43,8 @@ def llvm_to_ptx(text: str, opt: int = 3) -> str:
     ptx = tm.emit_assembly(mod)
     if ".target sm_90a" not in ptx:
         raise WsError("llvmlite's NVPTX back end did not produce sm_90a PTX", "ws-opt")
+    if module is not None:
+        from wsdialects.lower.ptxas import check_ptx
+
+        check_ptx(ptx, module)
     return ptx

@@ -86,7 +86,7 @@ def emit(module: ModuleOp, target: str, generic: bool = False, debuginfo: bool =
         if target == "ptx":
             from wsdialects.lower.ptx import llvm_to_ptx
 
-            text = llvm_to_ptx(text)
+            text = llvm_to_ptx(text, module=module)  # ptxas's spill report, where installed
         out.write(text)
     else:
         raise WsError(f"unknown target '{target}' (available: {', '.join(TARGETS)})", "ws-opt")

@@ -28,7 +28,6 @@ consumer_w0, consumer_w1"`), see `analyze_scheduled`.  Without those attributes
 
 from __future__ import annotations
 
-import sys
 from dataclasses import dataclass
 
 from xdsl.dialects import func, scf
@@ -36,7 +35,7 @@ from xdsl.dialects.builtin import ArrayAttr, DenseArrayBase, IntegerAttr, Module
 from xdsl.ir import Block, BlockArgument, Operation, SSAValue
 from xdsl.passes import ModulePass
 
-from wsdialects.diagnostics import location_of
+from wsdialects.diagnostics import remark
 from wsdialects.tile import KERNEL_ATTR, DescLoadOp
 from wsdialects.transforms.schedule_check import check_schedule
 
@@ -50,12 +49,6 @@ SCHEDULE_ATTR = "ws.schedule"
 STAGE_ATTR = "ws.stage"
 ORDER_ATTR = "ws.order"
 WARP_ATTR = "ws.warp"
-
-
-def remark(op: Operation, message: str) -> None:
-    loc = location_of(op)
-    where = f"{loc[0]}:{loc[1]}:{loc[2]}: " if loc else ""
-    print(f"{where}remark: {message}", file=sys.stderr)
 
 
 def kernels(module: ModuleOp) -> list[func.FuncOp]:

@@ -14,6 +14,7 @@
 // docs: ws-lower-warp-groups after ws-specialize{depth=2 mma-depth=1},ws-lower-aref
 // docs: ws-lower-mma after ws-specialize{depth=2 mma-depth=1},ws-lower-aref,ws-lower-warp-groups
 // docs: ws-lower-layouts after ws-specialize{depth=2 mma-depth=1},ws-lower-aref,ws-lower-warp-groups,ws-lower-mma
+// docs: ws-register-budget after ws-specialize{depth=2 mma-depth=1},ws-lower-aref,ws-lower-warp-groups,ws-lower-mma,ws-lower-layouts
 func.func @gemm(%a_desc: !tile.desc<tensor<64x64xf16>>, %b_desc: !tile.desc<tensor<64x64xf16>>,
                 %c_desc: !tile.desc<tensor<64x64xf32>>, %K: i32)
     attributes {tile.kernel, tile.num_warps = 4 : i32} {

@@ -1,0 +1,111 @@
+"""What ptxas says about generated PTX: registers, spills and stack frame per function
+(`ptxas -v`), and a located warning at the kernel function where ptxas spills.
+
+    $ ws-opt gemm_w4.mlir -p ws-hopper -t ptx -o k.ptx
+    gemm_w4.mlir:3:3: warning: ptxas: kernel 'matmul' spills registers to local memory:
+    2568 bytes spill stores, 2056 bytes spill loads, 936-byte stack frame (255 registers per thread)
+
+`-t ptx` runs ptxas only where it is installed (`ptxas` on PATH, or WSDIALECTS_PTXAS names
+it); where it is not, or WSDIALECTS_PTXAS=0, the check is skipped without a word: the PTX
+is the same either way. ptxas rejecting the PTX is reported as a warning too (the PTX is
+still written, for the bug report).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from xdsl.dialects import func
+from xdsl.dialects.builtin import ModuleOp
+
+from wsdialects.diagnostics import warning
+
+ARCH = "sm_90a"
+TIMEOUT_S = 300
+
+
+@dataclass
+class PtxasInfo:
+    """ptxas's `-v` report for one function."""
+
+    name: str
+    registers: int | None = None
+    stack_frame: int = 0
+    spill_stores: int = 0
+    spill_loads: int = 0
+
+    @property
+    def spills(self) -> bool:
+        return self.spill_stores > 0 or self.spill_loads > 0
+
+
+_FUNC = re.compile(r"(?:Compiling entry function|Function properties for)\s+'?([\w$.]+)'?")
+_PROPS = re.compile(r"(\d+) bytes stack frame, (\d+) bytes spill stores, (\d+) bytes spill loads")
+_USED = re.compile(r"Used (\d+) registers")
+
+
+def parse_report(text: str) -> dict[str, PtxasInfo]:
+    """Per function, what `ptxas -v` printed (its stderr): registers used, stack frame and
+    spill bytes. Lines are attributed to the function named last ("Compiling entry
+    function 'f'", "Function properties for f")."""
+    out: dict[str, PtxasInfo] = {}
+    cur: PtxasInfo | None = None
+    for line in text.splitlines():
+        if m := _FUNC.search(line):
+            cur = out.setdefault(m.group(1), PtxasInfo(m.group(1)))
+        if cur is None:
+            continue
+        if m := _PROPS.search(line):
+            cur.stack_frame, cur.spill_stores, cur.spill_loads = (int(g) for g in m.groups())
+        if m := _USED.search(line):
+            cur.registers = int(m.group(1))
+    return out
+
+
+def find_ptxas() -> str | None:
+    """The ptxas to run, or None (not installed, or WSDIALECTS_PTXAS=0)."""
+    env = os.environ.get("WSDIALECTS_PTXAS")
+    if env is not None and env.strip().lower() in ("0", "off", "no", "false", ""):
+        return None
+    return shutil.which(env or "ptxas")
+
+
+def run_ptxas(ptx: str, ptxas: str, extra: tuple[str, ...] = ()) -> tuple[int, str]:
+    """Assemble `ptx` for sm_90a with `-v`: (exit status, ptxas's diagnostics)."""
+    with tempfile.TemporaryDirectory(prefix="ws-ptxas-") as d:
+        src = Path(d) / "k.ptx"
+        src.write_text(ptx)
+        try:
+            r = subprocess.run([ptxas, f"-arch={ARCH}", "-v", *extra, str(src), "-o", str(Path(d) / "k.cubin")],
+                               capture_output=True, text=True, timeout=TIMEOUT_S)
+        except (OSError, subprocess.TimeoutExpired) as e:
+            return -1, str(e)
+        return r.returncode, r.stderr + r.stdout
+
+
+def check_ptx(ptx: str, module: ModuleOp) -> dict[str, PtxasInfo] | None:
+    """Run ptxas on `ptx` (made from `module`) where it is installed and warn, at each kernel
+    function, about the spills ptxas reports; None where ptxas is not run."""
+    ptxas = find_ptxas()
+    if ptxas is None:
+        return None
+    rc, text = run_ptxas(ptx, ptxas)
+    funcs = {f.sym_name.data: f for f in module.walk() if isinstance(f, func.FuncOp)}
+    if rc != 0:
+        first = next((ln.strip() for ln in text.splitlines() if "error" in ln.lower()), text.strip()[:200])
+        warning(next(iter(funcs.values()), module), f"ptxas could not assemble the PTX (exit {rc}): {first}")
+        return None
+    infos = parse_report(text)
+    for name, info in infos.items():
+        if info.spills:
+            regs = f" ({info.registers} registers per thread)" if info.registers is not None else ""
+            warning(funcs.get(name, module),
+                    f"ptxas: kernel '{name}' spills registers to local memory: {info.spill_stores} bytes spill "
+                    f"stores, {info.spill_loads} bytes spill loads, {info.stack_frame}-byte stack frame{regs}")
+    return infos
