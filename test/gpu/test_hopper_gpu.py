@@ -200,25 +200,16 @@ def _run_gemm_team(k, M, N, K):
     assert rel_err(c, a.float() @ b.float().T) < 2e-3
 
 
-@pytest.mark.parametrize("opts", [{}, {"cooperative": 2}, {"cooperative": 2, "persistent": True, "programs": 3}])
+@pytest.mark.parametrize("src,opts", [(KERN, {}), (KERN, {"cooperative": 2}),
+                                      (KERN, {"cooperative": 2, "persistent": True, "programs": 3}), (SCHED, {})],
+                         ids=["heuristic", "cooperative", "persistent", "ws-schedule"])
 @pytest.mark.parametrize("M,N,K", [(128, 128, 64), (300, 200, 200), (77, 136, 520)])
-def test_tma_store_gemm_gather(opts, M, N, K):
+def test_tma_store_gemm_gather(src, opts, M, N, K):
     """cooperative=2: both groups write their rows to one staging buffer (warp_group.gather),
-    group 0 issues the TMA store; rows / columns past M, N are dropped by TMA."""
-    k = wsdialects.compile(KERN / "tma_store_gemm.mlir", **opts)
+    group 0 issues the TMA store; rows / columns past M, N are dropped by TMA. SCHED: the
+    solver's schedule of the same kernel."""
+    k = wsdialects.compile(src / "tma_store_gemm.mlir", **opts)
     torch.manual_seed(M + N + K)
-    a = torch.randn(M, K, device="cuda", dtype=torch.float16)
-    b = torch.randn(N, K, device="cuda", dtype=torch.float16)
-    c = torch.full((M, N), float("nan"), device="cuda", dtype=torch.float16)
-    k[cdiv(M, 128), cdiv(N, 128)](a, b, c, K)
-    torch.cuda.synchronize()
-    assert rel_err(c, a.float() @ b.float().T) < 2e-3
-
-
-@pytest.mark.parametrize("M,N,K", [(128, 128, 64), (300, 200, 200), (77, 136, 520)])
-def test_scheduled_tma_store_gemm(M, N, K):
-    k = wsdialects.compile(SCHED / "tma_store_gemm.mlir")
-    torch.manual_seed(M + N + K + 1)
     a = torch.randn(M, K, device="cuda", dtype=torch.float16)
     b = torch.randn(N, K, device="cuda", dtype=torch.float16)
     c = torch.full((M, N), float("nan"), device="cuda", dtype=torch.float16)

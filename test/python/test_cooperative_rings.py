@@ -52,10 +52,9 @@ def test_consumers_count_the_releasing_partitions(path, pipeline):
     m = compiled(path, pipeline)
     releasers = partitions_of(m, ConsumedOp)
     rings = [o for o in m.walk() if isinstance(o, CreateOp)]
-    if "ws-schedule" not in pipeline:  # the S1 schedule: the dots on different warp groups
-        # (the solver itself now plans a ping-pong team for this kernel, one group's work)
-        assert any(len(releasers[r.ring]) == 1 for r in rings)  # the unsplit partition's rings
-        assert any(len(releasers[r.ring]) == 2 for r in rings)  # the split one's
+    # the S1 schedule (the solver's too): the dots on different warp groups
+    assert any(len(releasers[r.ring]) == 1 for r in rings)  # the unsplit partition's rings
+    assert any(len(releasers[r.ring]) == 2 for r in rings)  # the split one's
     for r in rings:
         assert r.num_consumers == len(releasers[r.ring]), r
 
