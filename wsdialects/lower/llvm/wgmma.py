@@ -67,8 +67,10 @@ class Wgmma:
         regs = self.frag_of(o.a, o)
         out = []
         for i in range(0, len(regs), 2):
-            h = [self.op(f"bitcast {T} {r} to i{bits}") for r in regs[i:i + 2]]
-            out.append(self.asm("mov.b32 $0, {$1, $2};", "=r,h,h", [("i16", h[0]), ("i16", h[1])], "i32"))
+            # plain LLVM (not an inline mov.b32 {lo, hi}) so that LLVM sees through a pair
+            # that ev_truncf_pair unpacked from one cvt.rn.bf16x2 and keeps the packed word
+            lo, hi = (self.op(f"zext i16 {self.op(f'bitcast {T} {r} to i{bits}')} to i32") for r in regs[i:i + 2])
+            out.append(self.op(f"or i32 {lo}, {self.op(f'shl i32 {hi}, 16')}"))
         return out
 
     def lower_wgmma(self, o: WgmmaMmaAsyncOp) -> None:
