@@ -254,9 +254,13 @@
 // then P.V with P in registers (four packed f16x2 per k16 step) and V N-major (transpose-B
 // = 1; leading offset 16384 >> 4 = the column-block stride, in 4611686293372403712);
 // QK^T_j is waited for with P.V_{j-1} still in flight (wait_group 1).
+// QK^T starts from a zero constant: its first k-step runs with scale-d = 0 on undefined
+// accumulator inputs (no register zeroed per iteration), the next ones accumulate.
 // ATTN: for_body
 // ATTN: wgmma.fence.sync.aligned;
-// ATTN: wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16 {{.*}}, $64, $65, p, 1, 1, 0, 0; }
+// ATTN: wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16 {{.*}}, $64, $65, p, 1, 1, 0, 0; }{{.*}}i32 0, float undef
+// ATTN-NEXT: extractvalue
+// ATTN: wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16 {{.*}}, $64, $65, p, 1, 1, 0, 0; }{{.*}}i32 1, float %
 // ATTN: cvt.rn.f16x2.f32
 // ATTN: shl i32 %{{.*}}, 16
 // ATTN: or i32

@@ -108,6 +108,10 @@ class Wgmma:
         nper = N // 2
         reps = M // (64 * L.wg_count)
         out = list(regs)
+        # An accumulator that is a zero constant (attention's QK^T) is not read: the first
+        # k-step of each row block runs with scale-d = 0 and undefined inputs, so no register
+        # is zeroed per iteration.
+        fresh = _is_zero_tile(acc)
         bdesc0 = self._desc(B.addr, B.swizzle, B.block_bytes if n_major and B.block_bytes else 16)
         st = "{" + ", ".join(["float"] * nper) + "}"
         dl = ", ".join(f"${i}" for i in range(nper))
@@ -118,8 +122,9 @@ class Wgmma:
                 rb = self.op(f"add i32 {self.op(f'mul i32 {wgi}, 64')}, {rep * L.wg_count * 64}")
                 aoff = self.op(f"mul i32 {rb}, {A.row_stride}")
                 adesc0 = self._desc(self.op(f"add i32 {A.addr}, {aoff}"), A.swizzle)
-            cur = out[rep * nper:(rep + 1) * nper]
+            cur = ["undef"] * nper if fresh else out[rep * nper:(rep + 1) * nper]
             for ks in range(K // kstep):
+                scale_d = "0" if fresh and ks == 0 else "1"
                 if not reg_a:
                     astep = self._k_offset(A, ks * kstep * eb) >> 4
                     ad = self.op(f"add i64 {adesc0}, {astep}") if astep else adesc0
@@ -133,13 +138,13 @@ class Wgmma:
                             f"{{${nper}, ${nper + 1}, ${nper + 2}, ${nper + 3}}}, ${nper + 4}, p, 1, 1, "
                             f"{int(n_major)}; }}")
                     cons = ",".join(["=f"] * nper + ["r"] * 4 + ["l", "r"] + [str(i) for i in range(nper)])
-                    args = [("i32", x) for x in aregs] + [("i64", bd), ("i32", "1")]
+                    args = [("i32", x) for x in aregs] + [("i64", bd), ("i32", scale_d)]
                 else:
                     tail = f", 1, 1, 0, {int(n_major)};" if kstep == 16 else ", 1, 1;"
                     text = (f"{{ .reg .pred p; setp.ne.b32 p, ${nper + 2}, 0; "
                             f"wgmma.mma_async.sync.aligned.m64n{N}k{kstep}.f32.{kind} {{{dl}}}, ${nper}, ${nper + 1}, p{tail} }}")
                     cons = ",".join(["=f"] * nper + ["l", "l", "r"] + [str(i) for i in range(nper)])
-                    args = [("i64", ad), ("i64", bd), ("i32", "1")]
+                    args = [("i64", ad), ("i64", bd), ("i32", scale_d)]
                 res = self.asm(text, cons, args + [("float", x) for x in cur], st)
                 cur = [self.op(f"extractvalue {st} {res}, {i}") for i in range(nper)]
             out[rep * nper:(rep + 1) * nper] = cur
@@ -162,3 +167,15 @@ class Wgmma:
         for r, g in zip(o.results, groups):
             self.vals[r] = Frag(flat[i:i + len(g)])
             i += len(g)
+
+
+def _is_zero_tile(v) -> bool:
+    """`v` is an `arith.constant` tile of zeros (a dot's accumulator that starts empty)."""
+    op = v.owner
+    if not isinstance(op, Operation) or op.name != "arith.constant":
+        return False
+    val = op.properties.get("value") or op.attributes.get("value")
+    try:
+        return all(float(x) == 0.0 for x in set(val.get_values()))
+    except (AttributeError, TypeError, ValueError):
+        return False
