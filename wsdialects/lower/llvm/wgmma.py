@@ -11,8 +11,11 @@ from __future__ import annotations
 from xdsl.dialects.builtin import (
     BFloat16Type,
     Float16Type,
+    TensorType,
 )
 from xdsl.ir import Operation
+
+from wsdialects.layout import SliceLayout, WgmmaLayout, layout_of
 
 from wsdialects.nvgpu import (
     WgmmaMmaAsyncOp,
@@ -150,6 +153,30 @@ class Wgmma:
             out[rep * nper:(rep + 1) * nper] = cur
         self.vals[o.result] = Frag(out)  # in flight until an nvgpu.wgmma.wait_group
 
+    def compute_before(self, wait: Operation) -> None:
+        """Tiles are computed lazily where they are used; a wait keeps the IR's order: the
+        register tiles that ops before `wait` in its block define and ops after it use are
+        computed before it (the softmax that a schedule put between QK^T's wait and P.V's
+        runs while P.V is in flight). A tile used after the wait only inside a nested region
+        (the slow path of a versioned mask) is left to that region, and so are narrow tiles
+        (f16 / bf16 / fp8: packed register-A operands such as P): written before the wait,
+        they would overwrite registers that the in-flight wgmma still reads, and ptxas
+        serializes the wgmmas (C7513)."""
+        block = wait.parent_block()
+        if block is None:
+            return
+        ops = list(block.ops)
+        at = ops.index(wait)
+        after = set(ops[at + 1:])
+        for x in ops[:at]:
+            for r in x.results:
+                if not isinstance(r.type, TensorType) or r in self.vals:
+                    continue
+                if not isinstance(layout_of(r.type), WgmmaLayout | SliceLayout) or bits_of(elem_of(r.type)) < 32:
+                    continue
+                if any(u.operation in after for u in r.uses):
+                    self.frag_of(r, x)
+
     def wgmma_wait(self, regs: list[str], pending: int) -> list[str]:
         """`wgmma.wait_group pending`; the accumulators pass through the asm so that no
         read of them is scheduled before the wait."""
@@ -161,6 +188,7 @@ class Wgmma:
 
     def lower_mma_wait(self, o: Operation) -> None:
         pending = o.pending.value.data
+        self.compute_before(o)
         groups = [self.frag_of(v, o) for v in o.operands]
         flat = self.wgmma_wait([r for g in groups for r in g], pending)
         i = 0
