@@ -1,8 +1,16 @@
-"""Loading PTX and launching kernels through cuda-python's driver API on torch tensors."""
+"""Loading PTX and launching kernels through cuda-python's driver API on torch tensors.
+
+Compiling needs neither package; launching without one of them raises `MissingDependency`
+(an ImportError) that names what to install, e.g.
+
+    wsdialects.runtime.launch.MissingDependency: launching a kernel needs torch (with CUDA),
+    which is not installed here: pip install 'wsdialects[gpu]' (compiling needs neither)
+"""
 
 from __future__ import annotations
 
 import ctypes
+import importlib
 import struct
 
 from wsdialects.lower.to_llvm import KernelInfo
@@ -12,12 +20,41 @@ class LaunchError(RuntimeError):
     pass
 
 
-def _drv():
+class MissingDependency(LaunchError, ImportError):
+    """A package the GPU runtime needs (torch, cuda-python) is not installed."""
+
+
+def install_hint(package: str) -> str:
+    """The command that installs `package` for the runtime: the `gpu` extra where the
+    installed wsdialects has one, else the package itself."""
     try:
-        from cuda.bindings import driver
-    except ImportError:  # older cuda-python
-        from cuda import cuda as driver  # type: ignore
-    return driver
+        from importlib.metadata import metadata
+
+        extras = metadata("wsdialects").get_all("Provides-Extra") or []
+    except Exception:  # noqa: BLE001 - not installed as a distribution
+        extras = []
+    return "pip install 'wsdialects[gpu]'" if "gpu" in extras else f"pip install {package}"
+
+
+def _require(modules: tuple[str, ...], package: str):
+    """The first of `modules` that imports; MissingDependency naming `package` if none does."""
+    for name in modules:
+        try:
+            return importlib.import_module(name)
+        except ImportError:
+            continue
+    what = "torch (with CUDA)" if package == "torch" else package
+    raise MissingDependency(f"launching a kernel needs {what}, which is not installed here: "
+                            f"{install_hint(package)} (compiling needs neither torch nor cuda-python)")
+
+
+def _torch():
+    return _require(("torch",), "torch")
+
+
+def _drv():
+    # cuda-python 12.6+ has cuda.bindings.driver; older releases cuda.cuda
+    return _require(("cuda.bindings.driver", "cuda.cuda"), "cuda-python")
 
 
 def _check(res, what: str):
@@ -60,6 +97,7 @@ class Launcher:
         self._descs: dict = {}
 
     def __getitem__(self, grid):
+        _torch(), _drv()  # a missing package is named now, not as a bare ModuleNotFoundError later
         if isinstance(grid, int):
             grid = (grid,)
         grid = tuple(int(g) for g in grid) + (1,) * (3 - len(grid))
@@ -91,7 +129,7 @@ class Launcher:
         return LaunchError(f"{self.info.name}: argument {i} ({p.name}): {msg}")
 
     def _tensor(self, i, x, dtype_name, device):
-        import torch
+        torch = _torch()
 
         if not isinstance(x, torch.Tensor):
             raise self._err(i, f"expected a torch CUDA tensor, got {type(x).__name__}")
@@ -105,7 +143,7 @@ class Launcher:
         return x
 
     def _desc(self, i, x, p):
-        import torch
+        torch = _torch()
 
         rank = len(p.block)
         if x.dim() != rank:
@@ -142,7 +180,7 @@ class Launcher:
         return buf.data_ptr()
 
     def launch(self, grid, args, stream=None):
-        import torch
+        torch = _torch()
 
         info = self.info
         if info.persistent_programs:  # ws-persistent contract: the user's grid travels as 3 trailing i32

@@ -70,6 +70,12 @@ class ArgParser(argparse.ArgumentParser):
             self.error(f"{what} '{first}'{hint}")
         return ns
 
+    def _check_value(self, action, value):  # argparse's hook for `choices`
+        if action.choices is not None and value not in action.choices:
+            choices = [str(c) for c in action.choices]
+            raise argparse.ArgumentError(action, f"invalid choice '{value}'{did_you_mean(str(value), choices)}; "
+                                                 f"choose from {', '.join(choices)}")
+
     def error(self, message: str):
         raise WsError(f"{message}; see {self.prog} --help", self.prog)
 
