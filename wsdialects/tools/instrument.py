@@ -7,8 +7,8 @@ timing, and the warning for a pass that had no kernel to work on.
   `// -----// IR Dump After SpecializePass (ws-specialize) //----- //`;
 - `--mlir-timing` collects each pass's wall time for `Timing.report()`, a table in the
   layout of MLIR's execution time report;
-- a module with no `tile.kernel` function left unchanged by a pass gets a warning at
-  its first function (or the start of the file): the pass did nothing.
+- a module with functions but no `tile.kernel` function, left unchanged by a pass, gets
+  a warning at its first function: the pass did nothing.
 """
 
 from __future__ import annotations
@@ -63,7 +63,7 @@ def has_kernel(module: ModuleOp) -> bool:
 
 
 def _no_kernel_location(module: ModuleOp, file: str) -> tuple[str, int, int]:
-    """The first function (the one the user probably meant to mark), else the file's start."""
+    """The first function (the one the user probably meant to mark)."""
     for op in module.walk():
         if op.name == "func.func" and (loc := location_of(op)):
             return loc
@@ -106,7 +106,10 @@ class PassObserver:
         if nxt is not None:
             if self.instr.print_before:
                 self.dump("Before", nxt, module)
-            self.before = None if has_kernel(module) else module.clone()
+            # a module with functions but no kernel: watch whether the pass changes anything
+            # (one with no function at all, e.g. the comment-only part of a split file, is quiet)
+            watch = not has_kernel(module) and any(op.name == "func.func" for op in module.walk())
+            self.before = module.clone() if watch else None
             self.running = nxt
             self.started = time.perf_counter()
 

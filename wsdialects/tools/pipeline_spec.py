@@ -111,8 +111,13 @@ def describe(cls: type[ModulePass]) -> str:
     return " ".join(doc.split("\n\n")[0].split()) if doc else "(no description)"
 
 
-def pass_help(width: int = 100) -> str:
-    """Every pass in pipeline order: name, one-line description, options with defaults."""
+def pass_help(width: int | None = None) -> str:
+    """Every pass in pipeline order: name, one-line description, options with defaults
+    (wrapped between words to `width`, by default the terminal's, at most 100)."""
+    if width is None:
+        import shutil
+
+        width = max(40, min(100, shutil.get_terminal_size().columns - 2))
     known = available_passes()
     wrap = dict(width=width, break_long_words=False, break_on_hyphens=False)
     out = ["passes (-p 'a,b{option=value other=value}' or --pass-pipeline='builtin.module(a,b)'):"]
