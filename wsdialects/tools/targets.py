@@ -51,9 +51,13 @@ def _missing_lowering(module: ModuleOp) -> list:
     return []
 
 
-def complete_lowering(module: ModuleOp, target: str, file: str) -> None:
+_SPECIALIZING = ("ws-hopper", "ws-specialize", "ws-distribute", "ws-partition")
+
+
+def complete_lowering(module: ModuleOp, target: str, file: str, ran: tuple[str, ...] = ()) -> None:
     """Refuse a kernel that is not warp-specialized; run the lowering `module` still
-    needs, in place, with a remark (see the module docstring)."""
+    needs, in place, with a remark (see the module docstring). `ran`: the names of the
+    passes that ran before (a kernel they left alone is not sent back to them)."""
     from wsdialects.lower.register_budget import RegisterBudgetPass
     from wsdialects.tile import KERNEL_ATTR
     from wsdialects.transforms.verify_sync import verify_sync
@@ -61,8 +65,14 @@ def complete_lowering(module: ModuleOp, target: str, file: str) -> None:
     kernels = [o for o in module.walk() if o.name == "func.func" and KERNEL_ATTR in o.attributes]
     for k in kernels:
         if not any(o.name in ("warp_group.region", "nvgpu.wg.dispatch") for o in k.walk()):
+            name = k.sym_name.data
+            done = next((p for p in _SPECIALIZING if p in ran), None)
+            if done:  # the pass had its say in a remark (no loop with a TMA load, ...)
+                raise error_at(k, f"-t {target}: @{name} is not warp-specialized ({done} left it as it is, see "
+                                  "its remark); the Hopper lowering needs a kernel whose main loop loads tiles "
+                                  "with tile.desc_load", file)
             shown = file if file not in ("<stdin>", "<input>") else "FILE"
-            raise error_at(k, f"-t {target}: @{k.sym_name.data} is not warp-specialized yet; run the Hopper "
+            raise error_at(k, f"-t {target}: @{name} is not warp-specialized yet; run the Hopper "
                               f"pipeline first: ws-opt {shown} -p ws-hopper -t {target}", file)
     passes = _missing_lowering(module)
     if not kernels or not passes:
@@ -88,14 +98,15 @@ def check_target(target: str) -> None:
 
 
 def emit(module: ModuleOp, target: str, generic: bool = False, debuginfo: bool = False,
-         file: str = "<input>") -> str:
-    """The text of `module` for `target` (llvm / ptx may lower `module` in place first)."""
+         file: str = "<input>", ran: tuple[str, ...] = ()) -> str:
+    """The text of `module` for `target` (llvm / ptx may lower `module` in place first;
+    `ran`: the passes that ran on it, for the diagnostics)."""
     check_target(target)
     if target == "mlir":
         return print_mlir(module, generic, debuginfo)
     from wsdialects.lower.to_llvm import lower_module  # stages 9-11: LLVM IR text, PTX
 
-    complete_lowering(module, target, file)
+    complete_lowering(module, target, file, ran)
     try:
         text = lower_module(module).llvm_ir
     except WsError as e:

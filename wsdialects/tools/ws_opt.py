@@ -128,7 +128,8 @@ class _Run:
                 raise WsError(str(e).splitlines()[0], self.file) from None
             raise
         a = self.args
-        return self._timed("Output", emit, module, a.target, a.print_op_generic, a.print_debuginfo, self.file)
+        return self._timed("Output", emit, module, a.target, a.print_op_generic, a.print_debuginfo, self.file,
+                           tuple(p.name for p in self.passes))
 
     def verified(self, text: str) -> tuple[str | None, bool]:
         """`process` under --verify-diagnostics: (output or None, whether the diagnostics matched)."""
