@@ -68,6 +68,15 @@ def _check(res, what: str):
     return None
 
 
+def tma_stride_problem(strides_bytes: list[int]) -> str | None:
+    """Why TMA cannot address an array with these outer strides (in bytes), or None: each
+    must be a multiple of 16 (an fp16 matrix needs a row length that is a multiple of 8)."""
+    for d, s in enumerate(strides_bytes):
+        if s % 16:
+            return f"stride of dim {d} is {s} bytes; TMA needs a multiple of 16"
+    return None
+
+
 _TORCH_DTYPES = {
     "f16": "float16", "bf16": "bfloat16", "f32": "float32", "f64": "float64",
     "f8E4M3FN": "float8_e4m3fn", "f8E5M2": "float8_e5m2",
@@ -154,9 +163,9 @@ class Launcher:
             raise self._err(i, "the innermost dimension must be contiguous (stride 1)")
         if x.data_ptr() % 16:
             raise self._err(i, "the data must be 16-byte aligned for TMA")
-        for d in range(rank - 1):
-            if (x.stride(d) * es) % 16:
-                raise self._err(i, f"stride of dim {d} is {x.stride(d) * es} bytes; TMA needs a multiple of 16")
+        problem = tma_stride_problem([x.stride(d) * es for d in range(rank - 1)])
+        if problem:
+            raise self._err(i, problem)
         key = (x.data_ptr(), tuple(x.shape), tuple(x.stride()), p.dtype, p.block, p.swizzle, x.device.index)
         hit = self._descs.get(key)
         if hit is not None:

@@ -120,7 +120,8 @@ def pass_help(width: int | None = None) -> str:
         width = max(40, min(100, shutil.get_terminal_size().columns - 2))
     known = available_passes()
     wrap = dict(width=width, break_long_words=False, break_on_hyphens=False)
-    out = ["passes (-p 'a,b{option=value other=value}' or --pass-pipeline='builtin.module(a,b)'):"]
+    out = textwrap.wrap("passes (-p 'a,b{option=value other=value}' or --pass-pipeline='builtin.module(a,b)'):",
+                        subsequent_indent="  ", **wrap)
     for name, _target in PIPELINE:
         cls = known[name]()
         out.append(f"  {name}")
