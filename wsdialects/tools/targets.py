@@ -6,7 +6,9 @@ Given less, they say what they do instead of lowering quietly:
 - a kernel that is not warp-specialized (no `warp_group.region`, e.g. `-t ptx` with no
   pass) is refused, at the kernel, with the command to run:
   `k.mlir:4:3: error: -t ptx: @matmul is not warp-specialized yet; run the Hopper
-  pipeline first: ws-opt k.mlir -p ws-hopper -t ptx`;
+  pipeline first: ws-opt k.mlir -p ws-hopper -t ptx` (when ws-hopper or ws-specialize ran
+  and left the kernel alone, e.g. one with no loop of TMA loads, the error says that
+  instead, next to the pass's remark);
 - IR that is warp-specialized but not lowered (after `-p ws-specialize`) gets the
   lowering half of ws-hopper (ws-lower-aref, ws-lower-warp-groups, ws-lower-mma,
   ws-lower-layouts, ws-register-budget, and ws-verify-sync), with a remark that says so

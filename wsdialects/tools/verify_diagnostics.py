@@ -14,6 +14,11 @@ each mismatch is reported located, as mlir-opt does:
 
     k.mlir:7:6: error: expected error "element type" was not produced
     k.mlir:9:3: error: unexpected warning: ws-partition did nothing: ...
+
+With `--split-input-file` (MLIR's invalid-input test layout) the input is cut at each
+line `// -----`; every part is parsed, run, emitted and checked by itself, with its
+lines numbered as in the whole file. Outputs are joined with `// -----`; the run exits 1
+when any part failed, after running the others.
 """
 
 from __future__ import annotations
