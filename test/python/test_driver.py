@@ -225,3 +225,19 @@ def test_readme_example_shapes_are_valid_for_tma():
     _, _, k = (int(x) for x in m.groups())
     assert tma_stride_problem([k * 2]) is None, f"README example: K = {k} gives fp16 rows of {2 * k} bytes"
     assert tma_stride_problem([200]) is not None  # the check itself: K = 100 was rejected on the GPU
+
+
+def test_runtime_messages_have_no_python_reprs(monkeypatch):
+    import types
+
+    from wsdialects.diagnostics import WsError
+    from wsdialects.runtime import _pipeline_spec, launch
+
+    with pytest.raises(WsError) as e:
+        _pipeline_spec("ws-specialize,ws-lower-aref", {"depth": 3, "mma_depth": 1})
+    assert "compile: options depth, mma_depth need a single pass name" in str(e.value)
+    monkeypatch.setattr(launch, "_torch", lambda: None)
+    monkeypatch.setattr(launch, "_drv", lambda: None)
+    with pytest.raises(launch.LaunchError) as e:
+        launch.Launcher("", types.SimpleNamespace(name="k"))[0, 2]
+    assert str(e.value) == "k: grid must be 1 to 3 positive numbers, got 0, 2, 1"

@@ -111,7 +111,7 @@ class Launcher:
             grid = (grid,)
         grid = tuple(int(g) for g in grid) + (1,) * (3 - len(grid))
         if len(grid) != 3 or any(g < 1 for g in grid):
-            raise LaunchError(f"{self.info.name}: grid must be 1 to 3 positive numbers, got {grid}")
+            raise LaunchError(f"{self.info.name}: grid must be 1 to 3 positive numbers, got {', '.join(map(str, grid))}")
         return lambda *args, stream=None: self.launch(grid, args, stream)
 
     # ---- module / function
@@ -226,7 +226,7 @@ class Launcher:
                     raise self._err(i, f"expected a Python number for {p.dtype}, got {type(x).__name__}")
                 if p.dtype.startswith("i"):
                     if not isinstance(x, int):
-                        raise self._err(i, f"expected an int for {p.dtype}, got {x!r}")
+                        raise self._err(i, f"expected an int for {p.dtype}, got {x}")
                     bits = int(p.dtype[1:])
                     if not -(1 << (bits - 1)) <= x < (1 << bits):
                         raise self._err(i, f"{x} does not fit {p.dtype}")
