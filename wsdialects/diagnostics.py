@@ -17,6 +17,7 @@ from __future__ import annotations
 import re
 import sys
 from collections import defaultdict
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 import numpy as np
@@ -180,10 +181,34 @@ def location_of(op: Operation) -> tuple[str, int, int] | None:
     return None
 
 
+# Where remarks and warnings go: stderr, unless a driver collects them (ws-opt
+# --verify-diagnostics matches them against `expected-*` comments).
+_collectors: list[list[tuple[str, tuple[str, int, int] | None, str]]] = []
+
+
+@contextmanager
+def collect_notes():
+    """Collect the remarks and warnings emitted inside the block, as
+    (severity, (file, line, col) or None, message), instead of printing them."""
+    notes: list[tuple[str, tuple[str, int, int] | None, str]] = []
+    _collectors.append(notes)
+    try:
+        yield notes
+    finally:
+        _collectors.remove(notes)
+
+
 def note(op: Operation, severity: str, message: str) -> None:
     """Print `FILE:LINE:COL: severity: message` (a remark or a warning: the compilation goes
     on) on stderr, at `op` or its closest located ancestor."""
-    loc = location_of(op)
+    note_at(location_of(op), severity, message)
+
+
+def note_at(loc: tuple[str, int, int] | None, severity: str, message: str) -> None:
+    """`note` at a (file, line, col) location (None: unlocated)."""
+    if _collectors:
+        _collectors[-1].append((severity, loc, message))
+        return
     where = f"{loc[0]}:{loc[1]}:{loc[2]}: " if loc else ""
     print(f"{where}{severity}: {message}", file=sys.stderr)
 

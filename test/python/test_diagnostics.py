@@ -107,11 +107,11 @@ def test_stdin_is_named_stdin():
     "args, expected",
     [
         (["-p", "no-such-pass"], "ws-opt: error: unknown pass"),
-        (["-p", "ws-partition{bogus=1}"], "ws-opt: error: bad pass option in 'ws-partition{bogus=1}'"),
+        (["-p", "ws-partition{bogus=1}"], "ws-opt: error: ws-partition has no option 'bogus'"),
         (["-p", "ws-partition{"], "ws-opt: error: bad pass pipeline 'ws-partition{'"),
         (["--pass-pipeline", "ws-partition"], "ws-opt: error: --pass-pipeline must be 'builtin.module(...)'"),
         (["-t", "no-such-target"], "ws-opt: error: unknown target 'no-such-target'"),
-        (["--no-such-flag"], "ws-opt: error: unrecognized arguments: --no-such-flag"),
+        (["--no-such-flag"], "ws-opt: error: unknown flag '--no-such-flag'"),
     ],
     ids=["unknown-pass", "bad-option", "bad-pipeline", "pass-pipeline-syntax", "unknown-target", "unknown-flag"],
 )

@@ -241,7 +241,7 @@ def test_cli_usage_errors_exit_1(capsys):
     assert main(["--bogus"]) == 1
     assert main([os.path.join(LIT_DIR, "fig1.json"), "--solver", "yices"]) == 1
     err = capsys.readouterr().err
-    assert err.count("ws-schedule: error:") == 2 and "(see ws-schedule --help)" in err
+    assert err.count("ws-schedule: error:") == 2 and "; see ws-schedule --help" in err
 
 
 def test_cli_internal_error_exits_2(monkeypatch, capsys):

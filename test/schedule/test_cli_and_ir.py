@@ -69,7 +69,7 @@ def test_cli_diagnostics(kind, tmp_path, capsys):
 
 def test_cli_missing_file(capsys):
     assert main(["/nonexistent/graph.json"]) == 1
-    assert "error: cannot read file" in capsys.readouterr().err
+    assert "/nonexistent/graph.json: error: cannot read input: No such file or directory" in capsys.readouterr().err
 
 
 def test_normalize_costs_keeps_ratios():

@@ -162,7 +162,7 @@
 // MEAN: add i32 %{{.*}}, 8192
 // MEAN: add i32 %{{.*}}, 32
 // MEAN: cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes
-// NOWS: no_loop.mlir:2:1: error: the Hopper lowering needs a warp-specialized kernel
+// NOWS: no_loop.mlir:2:1: error: -t ptx: @scale is not warp-specialized (ws-hopper left it as it is, see its remark); the Hopper lowering needs a kernel whose main loop loads tiles with tile.desc_load
 
 // ws-schedule's lockstep team on the gemm (cooperative = 2, no ping-pong) stays one consumer
 // branch of two warp groups: the kernel is the heuristic pipeline's, to the byte (as two

@@ -82,28 +82,7 @@
 // GENERIC-NEXT: "nvgpu.wgmma.commit_group"() : () -> ()
 // GENERIC-NEXT: "nvgpu.wgmma.wait_group"(%{{.*}}) <{pending = 1 : i32}>
 
-// Invalid inputs: what wgmma cannot do is a located error (file:line:col of the dot),
-// never a traceback.
-// NOTB-NOT: {{Traceback|internal error}}
-// RUN: not ws-opt %S/Inputs/lower-mma-a-registers-fp8.mlir -p ws-lower-mma 2>&1 | filecheck %s --check-prefixes=NOTB,AREG
-// AREG: lower-mma-a-registers-fp8.mlir:11:7: error: ws-lower-mma: tile.dot: operand A must be a K-contiguous MxK shared-memory tile {{.*}} or an f16/bf16 tile in registers; got %a (arith.constant), a f8E4M3FN tile in registers (register A is lowered for f16 and bf16 only)
-// RUN: not ws-opt %S/Inputs/lower-mma-a-trans.mlir -p ws-lower-mma 2>&1 | filecheck %s --check-prefixes=NOTB,ATRANS
-// ATRANS: lower-mma-a-trans.mlir:13:7: error: ws-lower-mma: mma.async_dot: operand A must be a K-contiguous MxK shared-memory tile {{.*}}; got %a (tile.trans), a transposed shared-memory tile (M-contiguous)
-// RUN: not ws-opt %S/Inputs/lower-mma-a-share-k.mlir -p ws-lower-mma 2>&1 | filecheck %s --check-prefixes=NOTB,ASHARE
-// ASHARE: lower-mma-a-share-k.mlir:13:7: error: ws-lower-mma: tile.dot: operand A {{.*}}; got %a (warp_group.share) along 1 (a slice across K)
-// RUN: not ws-opt %S/Inputs/lower-mma-b-kn-fp8.mlir -p ws-lower-mma 2>&1 | filecheck %s --check-prefixes=NOTB,BKN
-// BKN: lower-mma-b-kn-fp8.mlir:11:7: error: ws-lower-mma: tile.dot: operand B must be tile.trans [1, 0] of an NxK shared-memory tile (K-major B) or, for f16/bf16, a KxN shared-memory tile (N-major B); got %b (nvgpu.smem.view), a KxN shared-memory tile (N-contiguous), which wgmma reads for f16/bf16 only
-// RUN: not ws-opt %S/Inputs/lower-mma-k-step.mlir -p ws-lower-mma 2>&1 | filecheck %s --check-prefixes=NOTB,KSTEP
-// KSTEP: lower-mma-k-step.mlir:12:7: error: ws-lower-mma: tile.dot: K = 16 is not a multiple of the wgmma K step 32 for f8E4M3FN
-// RUN: not ws-opt %S/Inputs/lower-mma-n-wide.mlir -p ws-lower-mma 2>&1 | filecheck %s --check-prefixes=NOTB,NWIDE
-// NWIDE: lower-mma-n-wide.mlir:12:7: error: ws-lower-mma: tile.dot: N = 272 must be a multiple of 8 and at most 256
-// RUN: not ws-opt %S/Inputs/lower-mma-m-groups.mlir -p ws-lower-mma 2>&1 | filecheck %s --check-prefixes=NOTB,MROWS
-// MROWS: lower-mma-m-groups.mlir:12:7: error: ws-lower-mma: tile.dot: M = 64 is not a multiple of 128 (64 rows per warp group, 2 warp group(s) in this branch)
-// RUN: not ws-opt %S/Inputs/lower-mma-pending.mlir -p ws-lower-mma 2>&1 | filecheck %s --check-prefixes=NOTB,PENDING
-// PENDING: lower-mma-pending.mlir:6:7: error: ws-lower-mma: mma.wait leaves 8 dots in flight; wgmma.wait_group can leave at most 7 groups pending
-// An f32 dot is rejected by the tile.dot verifier, before any pass runs.
-// RUN: not ws-opt %S/Inputs/lower-mma-f32.mlir -p ws-lower-mma 2>&1 | filecheck %s --check-prefixes=NOTB,F32
-// F32: lower-mma-f32.mlir:12:7: error: 'tile.dot' dot operand a must be f16, bf16, f8E4M3FN or f8E5M2, got f32
+// Invalid inputs (what wgmma cannot do: a located error at the dot): ws-lower-mma-invalid.mlir.
 
 // Register A (f16) and the N-major B (a KxN slot) are wgmma operands too.
 // RUN: ws-opt %S/Inputs/lower-mma-a-registers-ok.mlir -p ws-lower-mma | filecheck %s --check-prefix=REGA

@@ -31,7 +31,8 @@ def _pipeline_spec(pipeline: str, options: dict) -> str:
     if not options:
         return pipeline
     if "," in pipeline or "{" in pipeline:
-        raise WsError(f"compile: options {sorted(options)} need a single pass name as pipeline, got '{pipeline}'",
+        raise WsError(f"compile: options {', '.join(sorted(options))} need a single pass name as pipeline, got "
+                      f"'{pipeline}'",
                       "wsdialects.compile")
     opts = " ".join(f"{k.replace('_', '-')}={str(v).lower() if isinstance(v, bool) else v}"
                     for k, v in options.items())
@@ -73,11 +74,11 @@ class Compiled:
     def kernel(self, name: str | None = None):
         if name is None:
             if len(self.kernels) != 1:
-                raise WsError(f"the module has kernels {sorted(self.kernels)}: name one with .kernel(name)",
+                raise WsError(f"the module has kernels {', '.join(sorted(self.kernels))}: name one with .kernel(name)",
                               "wsdialects.compile")
             name = next(iter(self.kernels))
         if name not in self.kernels:
-            raise WsError(f"no kernel '{name}' (have {sorted(self.kernels)})", "wsdialects.compile")
+            raise WsError(f"no kernel '{name}' (kernels: {', '.join(sorted(self.kernels))})", "wsdialects.compile")
         if name not in self._launchers:
             from wsdialects.runtime.launch import Launcher
 

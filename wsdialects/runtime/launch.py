@@ -1,8 +1,16 @@
-"""Loading PTX and launching kernels through cuda-python's driver API on torch tensors."""
+"""Loading PTX and launching kernels through cuda-python's driver API on torch tensors.
+
+Compiling needs neither package; launching without one of them raises `MissingDependency`
+(an ImportError) that names what to install, e.g.
+
+    wsdialects.runtime.launch.MissingDependency: launching a kernel needs torch (with CUDA),
+    which is not installed here: pip install 'wsdialects[gpu]' (compiling needs neither)
+"""
 
 from __future__ import annotations
 
 import ctypes
+import importlib
 import struct
 
 from wsdialects.lower.to_llvm import KernelInfo
@@ -12,12 +20,41 @@ class LaunchError(RuntimeError):
     pass
 
 
-def _drv():
+class MissingDependency(LaunchError, ImportError):
+    """A package the GPU runtime needs (torch, cuda-python) is not installed."""
+
+
+def install_hint(package: str) -> str:
+    """The command that installs `package` for the runtime: the `gpu` extra where the
+    installed wsdialects has one, else the package itself."""
     try:
-        from cuda.bindings import driver
-    except ImportError:  # older cuda-python
-        from cuda import cuda as driver  # type: ignore
-    return driver
+        from importlib.metadata import metadata
+
+        extras = metadata("wsdialects").get_all("Provides-Extra") or []
+    except Exception:  # noqa: BLE001 - not installed as a distribution
+        extras = []
+    return "pip install 'wsdialects[gpu]'" if "gpu" in extras else f"pip install {package}"
+
+
+def _require(modules: tuple[str, ...], package: str):
+    """The first of `modules` that imports; MissingDependency naming `package` if none does."""
+    for name in modules:
+        try:
+            return importlib.import_module(name)
+        except ImportError:
+            continue
+    what = "torch (with CUDA)" if package == "torch" else package
+    raise MissingDependency(f"launching a kernel needs {what}, which is not installed here: "
+                            f"{install_hint(package)} (compiling needs neither torch nor cuda-python)")
+
+
+def _torch():
+    return _require(("torch",), "torch")
+
+
+def _drv():
+    # cuda-python 12.6+ has cuda.bindings.driver; older releases cuda.cuda
+    return _require(("cuda.bindings.driver", "cuda.cuda"), "cuda-python")
 
 
 def _check(res, what: str):
@@ -28,6 +65,15 @@ def _check(res, what: str):
         raise LaunchError(f"{what} failed: {name.decode() if isinstance(name, bytes) else name}")
     if isinstance(res, tuple):
         return res[1] if len(res) == 2 else res[1:]
+    return None
+
+
+def tma_stride_problem(strides_bytes: list[int]) -> str | None:
+    """Why TMA cannot address an array with these outer strides (in bytes), or None: each
+    must be a multiple of 16 (an fp16 matrix needs a row length that is a multiple of 8)."""
+    for d, s in enumerate(strides_bytes):
+        if s % 16:
+            return f"stride of dim {d} is {s} bytes; TMA needs a multiple of 16"
     return None
 
 
@@ -60,11 +106,12 @@ class Launcher:
         self._descs: dict = {}
 
     def __getitem__(self, grid):
+        _torch(), _drv()  # a missing package is named now, not as a bare ModuleNotFoundError later
         if isinstance(grid, int):
             grid = (grid,)
         grid = tuple(int(g) for g in grid) + (1,) * (3 - len(grid))
         if len(grid) != 3 or any(g < 1 for g in grid):
-            raise LaunchError(f"{self.info.name}: grid must be 1 to 3 positive numbers, got {grid}")
+            raise LaunchError(f"{self.info.name}: grid must be 1 to 3 positive numbers, got {', '.join(map(str, grid))}")
         return lambda *args, stream=None: self.launch(grid, args, stream)
 
     # ---- module / function
@@ -91,7 +138,7 @@ class Launcher:
         return LaunchError(f"{self.info.name}: argument {i} ({p.name}): {msg}")
 
     def _tensor(self, i, x, dtype_name, device):
-        import torch
+        torch = _torch()
 
         if not isinstance(x, torch.Tensor):
             raise self._err(i, f"expected a torch CUDA tensor, got {type(x).__name__}")
@@ -105,7 +152,7 @@ class Launcher:
         return x
 
     def _desc(self, i, x, p):
-        import torch
+        torch = _torch()
 
         rank = len(p.block)
         if x.dim() != rank:
@@ -116,9 +163,9 @@ class Launcher:
             raise self._err(i, "the innermost dimension must be contiguous (stride 1)")
         if x.data_ptr() % 16:
             raise self._err(i, "the data must be 16-byte aligned for TMA")
-        for d in range(rank - 1):
-            if (x.stride(d) * es) % 16:
-                raise self._err(i, f"stride of dim {d} is {x.stride(d) * es} bytes; TMA needs a multiple of 16")
+        problem = tma_stride_problem([x.stride(d) * es for d in range(rank - 1)])
+        if problem:
+            raise self._err(i, problem)
         key = (x.data_ptr(), tuple(x.shape), tuple(x.stride()), p.dtype, p.block, p.swizzle, x.device.index)
         hit = self._descs.get(key)
         if hit is not None:
@@ -142,7 +189,7 @@ class Launcher:
         return buf.data_ptr()
 
     def launch(self, grid, args, stream=None):
-        import torch
+        torch = _torch()
 
         info = self.info
         if info.persistent_programs:  # ws-persistent contract: the user's grid travels as 3 trailing i32
@@ -179,7 +226,7 @@ class Launcher:
                     raise self._err(i, f"expected a Python number for {p.dtype}, got {type(x).__name__}")
                 if p.dtype.startswith("i"):
                     if not isinstance(x, int):
-                        raise self._err(i, f"expected an int for {p.dtype}, got {x!r}")
+                        raise self._err(i, f"expected an int for {p.dtype}, got {x}")
                     bits = int(p.dtype[1:])
                     if not -(1 << (bits - 1)) <= x < (1 << bits):
                         raise self._err(i, f"{x} does not fit {p.dtype}")

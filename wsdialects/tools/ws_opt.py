@@ -1,45 +1,64 @@
-"""`ws-opt`: parse a tile kernel, run wsdialects passes, print the result.
+"""`ws-opt`: parse a tile kernel, run wsdialects passes, print the result (mlir-opt's conventions).
 
     ws-opt FILE [-p PIPE | --pass-pipeline='builtin.module(PIPE)'] [-t mlir|llvm|ptx] [-o OUT]
-           [--print-op-generic]
+           [--split-input-file] [--verify-diagnostics] [--mlir-print-ir-after-all]
+           [--mlir-print-ir-before-all] [--mlir-print-ir-after-failure] [--mlir-timing]
+           [--print-op-generic] [--print-debuginfo] [--version]
 
 Bad input (syntax, types, verifier, unknown pass or option) prints
-`FILE:LINE:COL: error: ...` (or the closest location there is) and exits 1.
+`FILE:LINE:COL: error: ...` (or the closest location there is) and exits 1; exit 2 is
+only for a compiler defect (wsdialects/tools/driver_common.py has the conventions).
 """
 
 from __future__ import annotations
 
 import argparse
-import os
+import re
 import sys
-import traceback
-from io import StringIO
+import time
 
-from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import PassPipeline
-from xdsl.printer import Printer
-from xdsl.utils.exceptions import DiagnosticException, VerifyException
 
-from wsdialects.diagnostics import WsError, parse_text, verify
-from wsdialects.passes import available_passes
+from wsdialects.diagnostics import WsError, collect_notes, parse_text
+from wsdialects.tools.driver_common import ArgParser, add_common_flags, read_input, run_tool, write_output
+from wsdialects.tools.instrument import Instrumentation, PassObserver, Timing
+from wsdialects.tools.pipeline_spec import parse_pipeline
+from wsdialects.tools.targets import TARGETS, check_target, emit, print_mlir
 
-TARGETS = ("mlir", "llvm", "ptx")
+__all__ = ["TARGETS", "build_pipeline", "emit", "main", "run"]
+
+PROG = "ws-opt"
+SPLIT_MARKER = "// -----"
+_SPLIT_LINE = re.compile(r"^[ \t]*// -----[ \t]*$")
 
 
-class _ArgParser(argparse.ArgumentParser):
-    def error(self, message: str):  # argparse would print usage and exit 2
-        raise WsError(f"{message} (see ws-opt --help)", "ws-opt")
+def _arg_parser(with_passes: bool = True) -> argparse.ArgumentParser:
+    """The flags; `with_passes`: the pass list as the help's epilog (imports every pass)."""
+    from wsdialects.tools.pipeline_spec import pass_help
 
-
-def _arg_parser() -> argparse.ArgumentParser:
-    p = _ArgParser(prog="ws-opt", description="wsdialects optimizer driver")
-    p.add_argument("file", nargs="?", default="-", help="input .mlir file ('-' for stdin)")
-    p.add_argument("-p", "--passes", default="", help="comma-separated passes, e.g. 'ws-partition,ws-distribute{depth=3}'; available: " + ", ".join(available_passes()))
-    p.add_argument("--pass-pipeline", default=None, help="MLIR style: 'builtin.module(PIPE)'")
-    p.add_argument("-t", "--target", default="mlir", help=f"output: {', '.join(TARGETS)}")
-    p.add_argument("-o", "--output-file", default=None)
-    p.add_argument("--print-op-generic", action="store_true", help="print ops in generic form")
-    p.add_argument("--print-debuginfo", action="store_true", help="print op locations")
+    p = ArgParser(prog=PROG, description="wsdialects optimizer driver: parse, run passes, print (mlir-opt's flags).",
+                  epilog=pass_help() if with_passes else None)
+    p.add_argument("file", nargs="?", default="-", help="input .mlir file ('-' or nothing: standard input)")
+    p.add_argument("-p", "--passes", default="", metavar="PIPE",
+                   help="comma-separated passes with options, e.g. 'ws-partition,ws-distribute{depth=3}'")
+    p.add_argument("--pass-pipeline", default=None, metavar="'builtin.module(PIPE)'", help="MLIR's spelling of -p")
+    p.add_argument("-t", "--target", default="mlir", metavar="TARGET",
+                   help=f"output: {', '.join(TARGETS)} (llvm and ptx lower the output of ws-hopper; default mlir)")
+    add_common_flags(p, PROG)
+    p.add_argument("--split-input-file", action="store_true",
+                   help=f"split the input at '{SPLIT_MARKER}' lines and process each part by itself; "
+                        f"outputs are joined with '{SPLIT_MARKER}'")
+    p.add_argument("--verify-diagnostics", action="store_true",
+                   help="check the diagnostics against the input's expected-error/-warning/-remark/-note "
+                        "comments (MLIR's syntax) instead of printing them; exit 0 when they match")
+    p.add_argument("--mlir-print-ir-before-all", action="store_true", help="print the IR before every pass (stderr)")
+    p.add_argument("--mlir-print-ir-after-all", action="store_true", help="print the IR after every pass (stderr)")
+    p.add_argument("--mlir-print-ir-after-failure", action="store_true",
+                   help="print the IR as the failing pass left it (stderr)")
+    p.add_argument("--mlir-timing", action="store_true", help="print each pass's wall time (stderr)")
+    p.add_argument("--print-op-generic", "--mlir-print-op-generic", action="store_true",
+                   help="print ops in generic form")
+    p.add_argument("--print-debuginfo", "--mlir-print-debuginfo", action="store_true", help="print op locations")
     return p
 
 
@@ -47,117 +66,123 @@ def _pipeline_spec(args: argparse.Namespace) -> str:
     if args.pass_pipeline is None:
         return args.passes
     if args.passes:
-        raise WsError("give either -p or --pass-pipeline, not both", "ws-opt")
+        raise WsError("give either -p or --pass-pipeline, not both", PROG)
     spec = args.pass_pipeline.strip()
     if spec.startswith("builtin.module(") and spec.endswith(")"):
         return spec[len("builtin.module(") : -1]
-    raise WsError(f"--pass-pipeline must be 'builtin.module(...)', got '{spec}'", "ws-opt")
+    raise WsError(f"--pass-pipeline must be 'builtin.module(...)', got '{spec}'", PROG)
 
 
-def build_pipeline(spec: str, file: str) -> PassPipeline:
-    """A PassPipeline from `a,b{opt=1}`, verifying the module after every pass."""
-
-    def after_each(prev, module, nxt):
-        if prev is not None:
-            verify(module, file)
-
-    try:
-        return PassPipeline.parse_spec(available_passes(), spec, after_each)
-    except ValueError as e:
-        if "Unrecognized passes" in str(e):
-            raise WsError(str(e).replace("Unrecognized passes", "unknown pass"), "ws-opt") from None
-        raise WsError(f"bad pass option in '{spec}': {e}", "ws-opt") from None
-    except Exception as e:
-        raise WsError(f"bad pass option: {e}", "ws-opt") from None
-    except BaseException as e:  # xDSL's ArgSpecParseError derives from BaseException
-        lines = [ln.strip() for ln in str(e).splitlines()[1:] if ln.strip() and set(ln.strip()) != {"^"}]
-        raise WsError(f"bad pass pipeline '{spec}': {lines[-1] if lines else e}", "ws-opt") from None
+def build_pipeline(spec: str, file: str, instr: Instrumentation | None = None) -> PassPipeline:
+    """A PassPipeline from `a,b{opt=1}` that verifies the module after every pass (and
+    warns where a pass did nothing for lack of a tile.kernel function)."""
+    return PassPipeline(tuple(parse_pipeline(spec)), PassObserver(file, instr))
 
 
-def emit(module: ModuleOp, target: str, generic: bool = False, debuginfo: bool = False) -> str:
-    out = StringIO()
-    if target == "mlir":
-        Printer(stream=out, print_generic_format=generic, print_debuginfo=debuginfo).print_op(module)
-        out.write("\n")
-    elif target in ("llvm", "ptx"):
-        from wsdialects.lower.to_llvm import lower_module  # stages 9-11: LLVM IR text, PTX
-
-        text = lower_module(module).llvm_ir
-        if target == "ptx":
-            from wsdialects.lower.ptx import llvm_to_ptx
-
-            text = llvm_to_ptx(text, module=module)  # ptxas's spill report, where installed
-        out.write(text)
-    else:
-        raise WsError(f"unknown target '{target}' (available: {', '.join(TARGETS)})", "ws-opt")
-    return out.getvalue()
+def _chunks(text: str, split: bool) -> list[str]:
+    """The parts of the input; each keeps its lines' numbers (earlier lines left blank)."""
+    if not split:
+        return [text]
+    lines = text.split("\n")
+    out, start = [], 0
+    for n, line in enumerate(lines + [SPLIT_MARKER]):
+        if _SPLIT_LINE.match(line):
+            out.append("\n" * start + "\n".join(lines[start:n]))
+            start = n + 1
+    return out
 
 
-def _decode(data: bytes, file: str) -> str:
-    """The input as text: UTF-8 (a byte-order mark is dropped); other bytes are a located error."""
-    try:
-        return data.decode("utf-8").removeprefix("\ufeff")
-    except UnicodeDecodeError as e:
-        line = data.count(b"\n", 0, e.start) + 1
-        col = e.start - (data.rfind(b"\n", 0, e.start) + 1) + 1
-        raise WsError(f"input is not UTF-8 text (byte 0x{data[e.start]:02x})", file, line, col) from None
+class _Run:
+    """One ws-opt invocation: the passes, the flags, the input's name."""
+
+    def __init__(self, args: argparse.Namespace):
+        self.args, self.file = args, "<stdin>"
+        self.timing = Timing() if args.mlir_timing else None
+        self.instr = Instrumentation(args.mlir_print_ir_before_all, args.mlir_print_ir_after_all,
+                                     args.mlir_print_ir_after_failure, self.timing,
+                                     lambda m: print_mlir(m, args.print_op_generic, args.print_debuginfo))
+        self.passes = parse_pipeline(_pipeline_spec(args))
+
+    def _timed(self, row: str, fn, *a):
+        t0 = time.perf_counter()
+        try:
+            return fn(*a)
+        finally:
+            if self.timing is not None:
+                self.timing.add(row, time.perf_counter() - t0)
+
+    def process(self, text: str) -> str:
+        """Parse, run the passes and emit one input (one part with --split-input-file)."""
+        module = self._timed("Parser", parse_text, text, self.file)
+        observer = PassObserver(self.file, self.instr)
+        try:
+            PassPipeline(tuple(self.passes), observer).apply(None, module)  # our passes take no context
+        except WsError:
+            observer.failed(module)
+            raise
+        except Exception as e:
+            from xdsl.utils.exceptions import DiagnosticException, VerifyException
+
+            observer.failed(module)
+            if isinstance(e, (VerifyException, DiagnosticException)):
+                raise WsError(str(e).splitlines()[0], self.file) from None
+            raise
+        a = self.args
+        return self._timed("Output", emit, module, a.target, a.print_op_generic, a.print_debuginfo, self.file,
+                           tuple(p.name for p in self.passes))
+
+    def verified(self, text: str) -> tuple[str | None, bool]:
+        """`process` under --verify-diagnostics: (output or None, whether the diagnostics matched)."""
+        from wsdialects.tools.verify_diagnostics import Diagnostic, check, expectations
+
+        expected = expectations(text, self.file)
+        produced, out = [], None
+        with collect_notes() as notes:
+            try:
+                out = self.process(text)
+            except WsError as e:
+                if getattr(e, "exit_code", 1) != 1:
+                    raise  # a compiler defect is never an expected diagnostic
+                here = e.file == self.file and e.line
+                produced.append(Diagnostic("error", e.line if here else 0, e.col if here else 0, e.message))
+        for sev, loc, msg in notes:
+            here = loc is not None and loc[0] == self.file
+            produced.insert(0, Diagnostic(sev, loc[1] if here else 0, loc[2] if here else 0, msg))
+        problems = check(self.file, expected, produced)
+        for p in problems:
+            print(p, file=sys.stderr)
+        return out, not problems
 
 
 def run(argv: list[str] | None = None) -> int:
-    args = _arg_parser().parse_args(argv)
-    file = args.file
-    if args.target not in TARGETS:
-        raise WsError(f"unknown target '{args.target}' (available: {', '.join(TARGETS)})", "ws-opt")
-    pipeline = build_pipeline(_pipeline_spec(args), file)
-    if file == "-":
-        data, file = sys.stdin.buffer.read(), "<stdin>"
-    else:
-        try:
-            with open(file, "rb") as f:
-                data = f.read()
-        except OSError as e:
-            raise WsError(f"cannot read input: {e.strerror}", file) from None
-    text = _decode(data, file)
-    module = parse_text(text, file)
-    try:
-        pipeline.apply(None, module)  # our passes take no context
-    except WsError:
-        raise
-    except (VerifyException, DiagnosticException) as e:
-        raise WsError(str(e).splitlines()[0], file) from None
-    try:
-        result = emit(module, args.target, args.print_op_generic, args.print_debuginfo)
-    except WsError as e:
-        if e.file == "<input>" and not e.line:  # about the whole module: the start of the file
-            e.file, e.line, e.col = file, 1, 1
-        raise
-    if args.output_file:
-        try:
-            with open(args.output_file, "w", encoding="utf-8") as f:
-                f.write(result)
-        except OSError as e:
-            raise WsError(f"cannot write output: {e.strerror}", args.output_file) from None
-    else:
-        sys.stdout.write(result)
-    return 0
+    argv = sys.argv[1:] if argv is None else argv
+    args = _arg_parser(with_passes=any(a in ("-h", "--help") for a in argv)).parse_args(argv)
+    check_target(args.target)
+    r = _Run(args)  # usage errors (passes, options) before the input is read
+    text, r.file = read_input(args.file)
+    outputs, ok = [], True
+    for chunk in _chunks(text, args.split_input_file):
+        if args.verify_diagnostics:
+            out, good = r.verified(chunk)
+            ok &= good
+        else:
+            try:
+                out = r.process(chunk)
+            except WsError as e:
+                if not args.split_input_file or getattr(e, "exit_code", 1) != 1:
+                    raise
+                print(e, file=sys.stderr)  # the other parts still run, as mlir-opt does
+                out, ok = None, False
+        if out is not None:
+            outputs.append(out)
+    write_output(args.output_file, f"{SPLIT_MARKER}\n".join(outputs))
+    if r.timing is not None:
+        sys.stderr.write(r.timing.report())
+    return 0 if ok else 1
 
 
 def main(argv: list[str] | None = None) -> int:
-    try:
-        code = run(argv)
-    except WsError as e:
-        print(e, file=sys.stderr)
-        code = getattr(e, "exit_code", 1)  # 2: a located internal compiler error (ws-verify-sync)
-    except SystemExit as e:  # --help
-        code = e.code if isinstance(e.code, int) else 0
-    except Exception as e:  # an internal compiler error, not bad input
-        print(f"ws-opt: internal error: {type(e).__name__}: {e}", file=sys.stderr)
-        if os.environ.get("WS_OPT_TRACEBACK"):
-            traceback.print_exc()
-        else:
-            print("ws-opt: set WS_OPT_TRACEBACK=1 to see where", file=sys.stderr)
-        code = 2
-    sys.exit(code)
+    sys.exit(run_tool(PROG, lambda: run(argv)))
 
 
 if __name__ == "__main__":

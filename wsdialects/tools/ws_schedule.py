@@ -17,33 +17,15 @@ from __future__ import annotations
 import argparse
 import json
 import math
-import os
 import sys
-import traceback
+
+from wsdialects.tools.driver_common import ArgParser, add_common_flags, read_input, run_tool, write_output
 
 PROG = "ws-schedule"
 
 
-class UsageError(Exception):
-    """Bad command-line usage (exit 1, like ws-opt)."""
-
-
-class _ArgParser(argparse.ArgumentParser):
-    def error(self, message: str):  # argparse would print usage and exit 2
-        raise UsageError(f"{message} (see {PROG} --help)")
-
-
-def _version() -> str:
-    try:
-        from importlib.metadata import version
-
-        return f"{PROG} (wsdialects) {version('wsdialects')}"
-    except Exception:  # noqa: BLE001 - not installed as a distribution
-        return f"{PROG} (wsdialects)"
-
-
 def _parser() -> argparse.ArgumentParser:
-    p = _ArgParser(prog=PROG, description=__doc__.split("\n\n")[0])
+    p = ArgParser(prog=PROG, description=__doc__.split("\n\n")[0])
     p.add_argument("graph", help="dependence graph JSON (or a tile kernel .mlir; '-' for stdin)")
     p.add_argument("--solver", default="cpsat", choices=["cpsat", "z3"], help="constraint solver (default cpsat)")
     p.add_argument("--arch", default="h100", choices=["h100", "b200"],
@@ -56,30 +38,8 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--dump-graph", action="store_true", help="print the (normalized) graph JSON instead of solving")
     p.add_argument("--svg-graph", metavar="F", help="write the dependence graph coloured by warp as SVG")
     p.add_argument("--svg-gantt", metavar="F", help="write the pipelined schedule as an SVG Gantt chart")
-    p.add_argument("-o", "--output-file", "--output", dest="output_file", metavar="OUT",
-                   help="write the JSON here instead of stdout (--output is an older spelling)")
-    p.add_argument("--version", action="version", version=_version())
+    add_common_flags(p, PROG)
     return p
-
-
-def _read(path: str) -> str:
-    """The input's text; a byte that is not UTF-8 is a located error."""
-    from wsdialects.schedule.graph import GraphError
-
-    if path == "-":
-        data = sys.stdin.buffer.read()
-    else:
-        try:
-            with open(path, "rb") as f:
-                data = f.read()
-        except OSError as exc:
-            raise GraphError(f"cannot read file: {exc.strerror}") from None
-    try:
-        return data.decode("utf-8").removeprefix("\ufeff")
-    except UnicodeDecodeError as exc:
-        line = data.count(b"\n", 0, exc.start) + 1
-        col = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
-        raise GraphError(f"the input is not UTF-8 text (byte 0x{data[exc.start]:02x})", line, col) from None
 
 
 def _load(path: str, name: str, arch: str, normalize: int | None, time_limit: float):
@@ -89,7 +49,7 @@ def _load(path: str, name: str, arch: str, normalize: int | None, time_limit: fl
     from wsdialects.schedule.graph import graph_from_json, strip_line_comments
     from wsdialects.schedule.normalize import normalize_graph
 
-    text = _read(path)
+    text, _ = read_input(path)
     is_mlir = path.endswith(".mlir") or (path == "-" and not strip_line_comments(text).lstrip().startswith("{"))
     if is_mlir:
         from wsdialects.schedule.from_ir import graph_from_module
@@ -102,28 +62,19 @@ def _load(path: str, name: str, arch: str, normalize: int | None, time_limit: fl
     return graph, text
 
 
-def _write(path: str, text: str) -> None:
-    from wsdialects.schedule.graph import GraphError
-
-    try:
-        with open(path, "w", encoding="utf-8") as f:
-            f.write(text)
-    except OSError as exc:
-        raise GraphError(f"cannot write output: {exc.strerror}", file=path) from None
-
-
 def run(args: argparse.Namespace) -> int:
     """Solve (or dump) the graph of ``args``; raises on user errors."""
     import time
 
+    from wsdialects.diagnostics import WsError
     from wsdialects.schedule.bounds import MAX_NORMALIZE_BOUND
     from wsdialects.schedule.graph import GraphError
     from wsdialects.schedule.joint import twill
 
     if not (math.isfinite(args.time_limit) and args.time_limit > 0):
-        raise UsageError(f"--time-limit must be a positive number of seconds, got {args.time_limit}")
+        raise WsError(f"--time-limit must be a positive number of seconds, got {args.time_limit}", PROG)
     if args.normalize is not None and not 1 <= args.normalize <= MAX_NORMALIZE_BOUND:
-        raise UsageError(f"--normalize must be from 1 to {MAX_NORMALIZE_BOUND}, got {args.normalize}")
+        raise WsError(f"--normalize must be from 1 to {MAX_NORMALIZE_BOUND}, got {args.normalize}", PROG)
     name = "<stdin>" if args.graph == "-" else args.graph
     start = time.monotonic()
     graph, json_text = _load(args.graph, name, args.arch, args.normalize, args.time_limit)
@@ -144,43 +95,30 @@ def run(args: argparse.Namespace) -> int:
         from wsdialects.schedule import render
 
         if args.svg_graph:
-            _write(args.svg_graph, render.graph_svg(graph, schedule))
+            write_output(args.svg_graph, render.graph_svg(graph, schedule))
         if args.svg_gantt:
-            _write(args.svg_gantt, render.gantt_svg(graph, schedule))
-    if args.output_file:
-        _write(args.output_file, text + "\n")
-    else:
-        print(text)
+            write_output(args.svg_gantt, render.gantt_svg(graph, schedule))
+    write_output(args.output_file, text + "\n")
     return 0
 
 
 def main(argv: list[str] | None = None) -> int:
+    """The exit status (driver_common's conventions, shared with ws-opt)."""
     from wsdialects.diagnostics import WsError
     from wsdialects.schedule import GraphError, SolverTimeout
 
-    name = PROG
-    try:
+    def body() -> int:
         args = _parser().parse_args(argv)
         name = "<stdin>" if args.graph == "-" else args.graph
-        return run(args)
-    except SystemExit as exc:  # --help, --version
-        return exc.code if isinstance(exc.code, int) else 0
-    except UsageError as exc:
-        print(f"{PROG}: error: {exc}", file=sys.stderr)
-    except WsError as exc:  # already located: FILE:LINE:COL: error: ...
-        print(exc, file=sys.stderr)
-    except GraphError as exc:
-        print(f"{exc.where(name)}: error: {exc.message}", file=sys.stderr)
-    except SolverTimeout as exc:
-        print(f"{name}: error: solver gave up: {exc} (--time-limit)", file=sys.stderr)
-    except Exception as exc:  # noqa: BLE001 - a compiler defect: no traceback unless asked
-        print(f"{PROG}: internal error: {type(exc).__name__}: {exc}", file=sys.stderr)
-        if os.environ.get("WS_OPT_TRACEBACK"):
-            traceback.print_exc()
-        else:
-            print(f"{PROG}: set WS_OPT_TRACEBACK=1 to see where", file=sys.stderr)
-        return 2
-    return 1
+        try:
+            return run(args)
+        except GraphError as exc:  # located in the input (or the file it names) once
+            file = exc.file or name
+            raise WsError(exc.message, file, exc.line or 0, exc.col or 0) from None
+        except SolverTimeout as exc:
+            raise WsError(f"solver gave up: {exc} (--time-limit)", name) from None
+
+    return run_tool(PROG, body)
 
 
 if __name__ == "__main__":

@@ -93,18 +93,30 @@
 // RUN: not ws-opt %S/Inputs/missing-terminator.mlir 2>&1 | filecheck %s --check-prefixes=NOTB,TERMINATOR
 // TERMINATOR: {{.*}}Inputs/missing-terminator.mlir:3:3: error: 'arith.addi' Operation arith.addi terminates block in single-block region but is not a terminator
 
-// --- bad options ------------------------------------------------------------
+// --- bad options: answered in the user's spelling, with the closest name -----
 
-// RUN: not ws-opt %S/Inputs/ok.mlir -p no-such-pass 2>&1 | filecheck %s --check-prefixes=NOTB,UNKNOWN-PASS
-// UNKNOWN-PASS: ws-opt: error: unknown pass: ['no-such-pass']
+// RUN: not ws-opt %S/Inputs/ok.mlir -p ws-specialise 2>&1 | filecheck %s --check-prefixes=NOTB,UNKNOWN-PASS
+// UNKNOWN-PASS: ws-opt: error: unknown pass 'ws-specialise' (did you mean 'ws-specialize'?); ws-opt --help lists the passes
+// RUN: not ws-opt %S/Inputs/ok.mlir --pass-pipeline='builtin.module(ws-specialise)' 2>&1 | filecheck %s --check-prefixes=NOTB,UNKNOWN-PASS
+// RUN: not ws-opt %S/Inputs/ok.mlir -p no-such-pass 2>&1 | filecheck %s --check-prefixes=NOTB,NO-SUCH-PASS
+// NO-SUCH-PASS: ws-opt: error: unknown pass 'no-such-pass'; ws-opt --help lists the passes
 
-// RUN: not ws-opt %S/Inputs/ok.mlir --pass-pipeline='builtin.module(no-such-pass)' 2>&1 | filecheck %s --check-prefixes=NOTB,UNKNOWN-PASS
-
-// RUN: not ws-opt %S/Inputs/ok.mlir -p 'ws-partition{bogus=1}' 2>&1 | filecheck %s --check-prefixes=NOTB,BAD-OPTION
-// BAD-OPTION: ws-opt: error: bad pass option in 'ws-partition{bogus=1}': {{.*}}bogus
+// Options are named with dashes, as written; values are checked against the option's type.
+// RUN: not ws-opt %S/Inputs/ok.mlir -p 'ws-specialize{mma-dept=2}' 2>&1 | filecheck %s --check-prefixes=NOTB,BAD-OPTION
+// BAD-OPTION: ws-opt: error: ws-specialize has no option 'mma-dept' (did you mean 'mma-depth'?); its options: depth, mma-depth, cooperative, pingpong, persistent, programs
+// RUN: not ws-opt %S/Inputs/ok.mlir -p 'ws-partition{bogus=1}' 2>&1 | filecheck %s --check-prefixes=NOTB,NO-OPTIONS
+// NO-OPTIONS: ws-opt: error: ws-partition has no option 'bogus'; it takes no options
+// RUN: not ws-opt %S/Inputs/ok.mlir -p 'ws-specialize{mma-depth=x}' 2>&1 | filecheck %s --check-prefixes=NOTB,OPTION-TYPE
+// OPTION-TYPE: ws-opt: error: option 'mma-depth' of ws-specialize expects an integer, got 'x'
+// RUN: not ws-opt %S/Inputs/ok.mlir -p 'ws-specialize{depth=1,2}' 2>&1 | filecheck %s --check-prefixes=NOTB,OPTION-LIST
+// OPTION-LIST: ws-opt: error: option 'depth' of ws-specialize takes one value, an integer; got 2 values (1,2)
+// RUN: not ws-opt %S/Inputs/ok.mlir -p 'ws-hopper{pingpong=3}' 2>&1 | filecheck %s --check-prefixes=NOTB,OPTION-BOOL
+// OPTION-BOOL: ws-opt: error: option 'pingpong' of ws-hopper expects true or false, got '3'
+// An underscore spelling is still accepted (xDSL's), and means the same option.
+// RUN: ws-opt %S/Inputs/ok.mlir -p 'ws-specialize{mma_depth=1}' 2>&1 | filecheck %s --check-prefixes=NOTB,OK
 
 // RUN: not ws-opt %S/Inputs/ok.mlir -p 'ws-partition{' 2>&1 | filecheck %s --check-prefixes=NOTB,BAD-PIPELINE
-// BAD-PIPELINE: ws-opt: error: bad pass pipeline 'ws-partition{': Expected argument name here
+// BAD-PIPELINE: ws-opt: error: bad pass pipeline 'ws-partition{' at column 14: expected an option name here
 
 // RUN: not ws-opt %S/Inputs/ok.mlir --pass-pipeline=ws-partition 2>&1 | filecheck %s --check-prefixes=NOTB,NOT-MODULE
 // NOT-MODULE: ws-opt: error: --pass-pipeline must be 'builtin.module(...)', got 'ws-partition'
@@ -112,14 +124,51 @@
 // RUN: not ws-opt %S/Inputs/ok.mlir -p ws-partition --pass-pipeline='builtin.module(ws-partition)' 2>&1 | filecheck %s --check-prefixes=NOTB,BOTH
 // BOTH: ws-opt: error: give either -p or --pass-pipeline, not both
 
-// RUN: not ws-opt %S/Inputs/ok.mlir -t no-such-target 2>&1 | filecheck %s --check-prefixes=NOTB,TARGET
-// TARGET: ws-opt: error: unknown target 'no-such-target' (available: mlir
+// RUN: not ws-opt %S/Inputs/ok.mlir -t ptxx 2>&1 | filecheck %s --check-prefixes=NOTB,TARGET
+// TARGET: ws-opt: error: unknown target 'ptxx' (did you mean 'ptx'?); targets: mlir, llvm, ptx
 
-// RUN: not ws-opt %S/Inputs/ok.mlir --no-such-flag 2>&1 | filecheck %s --check-prefixes=NOTB,FLAG
-// FLAG: ws-opt: error: unrecognized arguments: --no-such-flag
+// Usage errors exit 1, never argparse's 2, the status of a compiler defect (test/python/test_driver.py).
+// RUN: not ws-opt %S/Inputs/ok.mlir --split-inpt-file 2>&1 | filecheck %s --check-prefixes=NOTB,FLAG
+// FLAG: ws-opt: error: unknown flag '--split-inpt-file' (did you mean '--split-input-file'?); see ws-opt --help
+// RUN: not ws-opt %S/Inputs/ok.mlir extra 2>&1 | filecheck %s --check-prefixes=NOTB,EXTRA
+// EXTRA: ws-opt: error: unexpected argument 'extra'; see ws-opt --help
+// Flags are not abbreviated.
+// RUN: not ws-opt %S/Inputs/ok.mlir --split 2>&1 | filecheck %s --check-prefixes=NOTB,ABBREV
+// ABBREV: ws-opt: error: unknown flag '--split'
 
-// RUN: ws-opt --help | filecheck %s --check-prefixes=NOTB,HELP
+// No Python reprs (lists, tuples, class names) in any of the messages above.
+// RUN: not ws-opt %S/Inputs/ok.mlir -p 'ws-specialize{depth=1,2}' 2>&1 | filecheck %s --check-prefixes=NOREPR
+// RUN: not ws-opt %S/Inputs/ok.mlir -p 'ws-specialise,ws-partitio' 2>&1 | filecheck %s --check-prefixes=NOREPR
+// RUN: not ws-opt %S/Inputs/ok.mlir -p 'ws-specialize{mma_dept=2}' 2>&1 | filecheck %s --check-prefixes=NOREPR
+// NOREPR-NOT: {{\[\'|\(\'|<class|\(1, 2\)}}
+
+// --- output flags shared with ws-schedule -----------------------------------
+
+// RUN: ws-opt %S/Inputs/ok.mlir --output-file %t.b.out && filecheck %s --check-prefixes=NOTB,OK < %t.b.out
+// RUN: ws-opt %S/Inputs/ok.mlir --output %t.c.out && filecheck %s --check-prefixes=NOTB,OK < %t.c.out
+// RUN: ws-opt --version | filecheck %s --check-prefixes=VERSION
+// VERSION: ws-opt (wsdialects) {{[0-9]+\.[0-9]+}}
+
+// --- --help: every pass with its description and its options with defaults ---
+
+// RUN: env COLUMNS=200 ws-opt --help | filecheck %s --check-prefixes=NOTB,HELP
 // HELP: usage: ws-opt
 // HELP: --pass-pipeline
+// HELP: --split-input-file
+// HELP: --verify-diagnostics
+// HELP: --mlir-print-ir-after-all
+// HELP: --mlir-timing
+// HELP: passes (-p
+// HELP:       ws-partition
+// HELP-NEXT:      Tag every op of a tile kernel with the partitions (producer, consumer) that need it.
+// HELP:       ws-specialize
+// HELP-NEXT:      Partition, distribute, pipeline
+// HELP-NEXT:      options: depth=3  mma-depth=2  cooperative=1  pingpong=false  persistent=false  programs=132
+// HELP:       ws-hopper
+// HELP:           options: depth=4  mma-depth=1
+// HELP:       ws-register-budget
+// A narrow terminal wraps between words, never inside a pass or flag name.
+// RUN: env COLUMNS=40 ws-opt --help | filecheck %s --check-prefixes=NARROW
+// NARROW-NOT: {{[a-z]-$}}
 
 // NOTB-NOT: {{Traceback|internal error}}

@@ -1,5 +1,0 @@
-// create gives a ring.
-func.func @f() {
-  %r = "aref.create"() : () -> tensor<64xf32>
-  func.return
-}
