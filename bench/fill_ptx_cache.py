@@ -90,6 +90,8 @@ def main() -> None:
     from gemm_variants import compile_variant  # the bench's own compile of a GEMM variant
 
     for v in (argv[0].split(";") if argv else []):
+        if not v:
+            continue  # an empty list of GEMM variants (only --attention=...)
         compile_variant(v)
         print("compiled gemm", v)
     if attn:

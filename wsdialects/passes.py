@@ -32,6 +32,8 @@ PIPELINE: list[tuple[str, str]] = [
     ("ws-lower-warp-groups", "wsdialects.lower.lower_warp_groups:LowerWarpGroupsPass"),
     ("ws-lower-mma", "wsdialects.lower.lower_mma:LowerMmaPass"),
     ("ws-lower-layouts", "wsdialects.lower.lower_layouts:LowerLayoutsPass"),
+    # After the layouts (ws-hopper runs it there): interior tiles skip their boundary masks.
+    ("ws-version-masks", "wsdialects.transforms.version_masks:VersionMasksPass"),
     # Last in ws-hopper: registers per thread of each branch, a warning where a tile will spill.
     ("ws-register-budget", "wsdialects.lower.register_budget:RegisterBudgetPass"),
 ]

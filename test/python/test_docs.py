@@ -18,7 +18,7 @@ from xdsl.ir import Operation
 
 from conftest import REPO
 from wsdialects.docgen import generate
-from wsdialects.docgen.dialects import DIALECTS, op_section, attr_section, project_ops
+from wsdialects.docgen.dialects import DIALECTS, attr_section, defined_in, op_section, project_ops
 from wsdialects.docgen.examples import DocError, parse_op_example
 from wsdialects.docgen.guide import GuideError, GuideRunner, code_blocks, run_guide
 
@@ -32,7 +32,7 @@ def _dialect_members():
         for op in project_ops(name, module, dialect):
             yield pytest.param(op, id=op.name)
         for a in dialect.attributes:
-            if a.__module__ == module.__name__:
+            if defined_in(a, module):
                 yield pytest.param(a, id=a.name)
 
 

@@ -8,7 +8,8 @@ passes `ws-lower-aref` (aref rings -> mbarriers, shared-memory slots, TMA),
 `ws-lower-warp-groups` (warp-group dispatch with setmaxnreg), `ws-lower-mma`
 (dots -> wgmma fence / mma_async / commit_group / wait_group) and `ws-lower-layouts`
 (every tile gets its thread layout: wgmma fragment, row/column slices, swizzled shared
-memory). `ws-verify-sync` checks the synchronization on the aref IR and again on the
+memory), then `ws-version-masks` (a select on a boundary mask runs only on the tiles
+the bound cuts). `ws-verify-sync` checks the synchronization on the aref IR and again on the
 lowered mbarriers and named barriers (a violation is an internal compiler error). The IR it leaves is nvgpu / nvvm ops around tile ops on laid-out tiles; it
 prints, re-parses and still runs in the interpreter. `-t llvm` / `-t ptx` then write
 each op per thread (`wsdialects/lower/llvm/`, `wsdialects/lower/ptx.py`).
@@ -63,7 +64,7 @@ def ring_smem_bytes(module: ModuleOp) -> int:
 
 @dataclass(frozen=True)
 class HopperPass(SpecializePass):
-    """ws-specialize, then ws-lower-aref, -warp-groups, -mma and -layouts: IR ready for -t ptx."""
+    """ws-specialize, then ws-lower-aref, -warp-groups, -mma, -layouts and ws-version-masks: IR ready for -t ptx."""
 
     name = "ws-hopper"
     depth: int = 4
@@ -75,9 +76,10 @@ class HopperPass(SpecializePass):
         from wsdialects.lower.lower_mma import LowerMmaPass
         from wsdialects.lower.lower_warp_groups import LowerWarpGroupsPass
         from wsdialects.lower.register_budget import RegisterBudgetPass
+        from wsdialects.transforms.version_masks import VersionMasksPass
 
         return [*super().passes(), LowerArefPass(), LowerWarpGroupsPass(), LowerMmaPass(), LowerLayoutsPass(),
-                RegisterBudgetPass()]
+                VersionMasksPass(remarks=False), RegisterBudgetPass()]
 
     def apply(self, ctx, op: ModuleOp) -> None:
         need = {}

@@ -11,8 +11,11 @@ from __future__ import annotations
 from xdsl.dialects.builtin import (
     BFloat16Type,
     Float16Type,
+    TensorType,
 )
 from xdsl.ir import Operation
+
+from wsdialects.layout import SliceLayout, WgmmaLayout, layout_of
 
 from wsdialects.nvgpu import (
     WgmmaMmaAsyncOp,
@@ -67,8 +70,10 @@ class Wgmma:
         regs = self.frag_of(o.a, o)
         out = []
         for i in range(0, len(regs), 2):
-            h = [self.op(f"bitcast {T} {r} to i{bits}") for r in regs[i:i + 2]]
-            out.append(self.asm("mov.b32 $0, {$1, $2};", "=r,h,h", [("i16", h[0]), ("i16", h[1])], "i32"))
+            # plain LLVM (not an inline mov.b32 {lo, hi}) so that LLVM sees through a pair
+            # that ev_truncf_pair unpacked from one cvt.rn.bf16x2 and keeps the packed word
+            lo, hi = (self.op(f"zext i16 {self.op(f'bitcast {T} {r} to i{bits}')} to i32") for r in regs[i:i + 2])
+            out.append(self.op(f"or i32 {lo}, {self.op(f'shl i32 {hi}, 16')}"))
         return out
 
     def lower_wgmma(self, o: WgmmaMmaAsyncOp) -> None:
@@ -106,6 +111,10 @@ class Wgmma:
         nper = N // 2
         reps = M // (64 * L.wg_count)
         out = list(regs)
+        # An accumulator that is a zero constant (attention's QK^T) is not read: the first
+        # k-step of each row block runs with scale-d = 0 and undefined inputs, so no register
+        # is zeroed per iteration.
+        fresh = _is_zero_tile(acc)
         bdesc0 = self._desc(B.addr, B.swizzle, B.block_bytes if n_major and B.block_bytes else 16)
         st = "{" + ", ".join(["float"] * nper) + "}"
         dl = ", ".join(f"${i}" for i in range(nper))
@@ -116,8 +125,9 @@ class Wgmma:
                 rb = self.op(f"add i32 {self.op(f'mul i32 {wgi}, 64')}, {rep * L.wg_count * 64}")
                 aoff = self.op(f"mul i32 {rb}, {A.row_stride}")
                 adesc0 = self._desc(self.op(f"add i32 {A.addr}, {aoff}"), A.swizzle)
-            cur = out[rep * nper:(rep + 1) * nper]
+            cur = ["undef"] * nper if fresh else out[rep * nper:(rep + 1) * nper]
             for ks in range(K // kstep):
+                scale_d = "0" if fresh and ks == 0 else "1"
                 if not reg_a:
                     astep = self._k_offset(A, ks * kstep * eb) >> 4
                     ad = self.op(f"add i64 {adesc0}, {astep}") if astep else adesc0
@@ -131,17 +141,41 @@ class Wgmma:
                             f"{{${nper}, ${nper + 1}, ${nper + 2}, ${nper + 3}}}, ${nper + 4}, p, 1, 1, "
                             f"{int(n_major)}; }}")
                     cons = ",".join(["=f"] * nper + ["r"] * 4 + ["l", "r"] + [str(i) for i in range(nper)])
-                    args = [("i32", x) for x in aregs] + [("i64", bd), ("i32", "1")]
+                    args = [("i32", x) for x in aregs] + [("i64", bd), ("i32", scale_d)]
                 else:
                     tail = f", 1, 1, 0, {int(n_major)};" if kstep == 16 else ", 1, 1;"
                     text = (f"{{ .reg .pred p; setp.ne.b32 p, ${nper + 2}, 0; "
                             f"wgmma.mma_async.sync.aligned.m64n{N}k{kstep}.f32.{kind} {{{dl}}}, ${nper}, ${nper + 1}, p{tail} }}")
                     cons = ",".join(["=f"] * nper + ["l", "l", "r"] + [str(i) for i in range(nper)])
-                    args = [("i64", ad), ("i64", bd), ("i32", "1")]
+                    args = [("i64", ad), ("i64", bd), ("i32", scale_d)]
                 res = self.asm(text, cons, args + [("float", x) for x in cur], st)
                 cur = [self.op(f"extractvalue {st} {res}, {i}") for i in range(nper)]
             out[rep * nper:(rep + 1) * nper] = cur
         self.vals[o.result] = Frag(out)  # in flight until an nvgpu.wgmma.wait_group
+
+    def compute_before(self, wait: Operation) -> None:
+        """Tiles are computed lazily where they are used; a wait keeps the IR's order: the
+        register tiles that ops before `wait` in its block define and ops after it use are
+        computed before it (the softmax that a schedule put between QK^T's wait and P.V's
+        runs while P.V is in flight). A tile used after the wait only inside a nested region
+        (the slow path of a versioned mask) is left to that region, and so are narrow tiles
+        (f16 / bf16 / fp8: packed register-A operands such as P): written before the wait,
+        they would overwrite registers that the in-flight wgmma still reads, and ptxas
+        serializes the wgmmas (C7513)."""
+        block = wait.parent_block()
+        if block is None:
+            return
+        ops = list(block.ops)
+        at = ops.index(wait)
+        after = set(ops[at + 1:])
+        for x in ops[:at]:
+            for r in x.results:
+                if not isinstance(r.type, TensorType) or r in self.vals:
+                    continue
+                if not isinstance(layout_of(r.type), WgmmaLayout | SliceLayout) or bits_of(elem_of(r.type)) < 32:
+                    continue
+                if any(u.operation in after for u in r.uses):
+                    self.frag_of(r, x)
 
     def wgmma_wait(self, regs: list[str], pending: int) -> list[str]:
         """`wgmma.wait_group pending`; the accumulators pass through the asm so that no
@@ -154,9 +188,22 @@ class Wgmma:
 
     def lower_mma_wait(self, o: Operation) -> None:
         pending = o.pending.value.data
+        self.compute_before(o)
         groups = [self.frag_of(v, o) for v in o.operands]
         flat = self.wgmma_wait([r for g in groups for r in g], pending)
         i = 0
         for r, g in zip(o.results, groups):
             self.vals[r] = Frag(flat[i:i + len(g)])
             i += len(g)
+
+
+def _is_zero_tile(v) -> bool:
+    """`v` is an `arith.constant` tile of zeros (a dot's accumulator that starts empty)."""
+    op = v.owner
+    if not isinstance(op, Operation) or op.name != "arith.constant":
+        return False
+    val = op.properties.get("value") or op.attributes.get("value")
+    try:
+        return all(float(x) == 0.0 for x in set(val.get_values()))
+    except (AttributeError, TypeError, ValueError):
+        return False

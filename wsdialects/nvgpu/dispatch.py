@@ -1,0 +1,214 @@
+"""`nvgpu` register budgets and warp-group dispatch: `nvgpu.setmaxnreg`, `nvgpu.wg.branch`,
+`nvgpu.wg.dispatch`."""
+
+from __future__ import annotations
+
+from xdsl.dialects.builtin import IntegerAttr, StringAttr
+from xdsl.ir import Block, Region
+from xdsl.irdl import IRDLOperation, irdl_op_definition, prop_def, region_def, traits_def
+from xdsl.parser import Parser
+from xdsl.printer import Printer
+from xdsl.traits import NoTerminator
+from xdsl.utils.exceptions import VerifyException
+
+from wsdialects.nvgpu.types import REG_MAX, REG_MIN, REGFILE
+from wsdialects.syntax import BodyThenAttrs
+
+
+# ----------------------------------------------------------------------------- registers, dispatch
+
+@irdl_op_definition
+class SetMaxNRegOp(BodyThenAttrs):
+    """Every warp of the executing warp groups moves its register budget down (`dec`) or up
+    (`inc`) to `regs` per thread, a multiple of 8 in [24, 256]
+    (setmaxnreg.{dec,inc}.sync.aligned.u32). It must be the first op of its
+    `nvgpu.wg.branch`.
+
+    Example:
+
+        nvgpu.wg.dispatch threads 128 {
+          nvgpu.wg.branch warps 0 to 4 "consumer" {
+            nvgpu.setmaxnreg dec 240
+          }
+        }
+    """
+
+    name = "nvgpu.setmaxnreg"
+    action = prop_def(StringAttr)
+    regs = prop_def(IntegerAttr)
+
+    def __init__(self, action: str, regs: int):
+        super().__init__(properties={"action": StringAttr(action), "regs": IntegerAttr(regs, 32)})
+
+    def verify_(self) -> None:
+        if self.action.data not in ("inc", "dec"):
+            raise VerifyException(f"setmaxnreg action must be inc or dec, got '{self.action.data}'")
+        r = self.regs.value.data
+        if r % 8 or not REG_MIN <= r <= REG_MAX:
+            raise VerifyException(f"setmaxnreg needs a multiple of 8 in [{REG_MIN}, {REG_MAX}], got {r}")
+
+    @classmethod
+    def parse_body(cls, parser: Parser):
+        pos = parser.pos
+        action = parser.parse_optional_identifier()
+        if action not in ("inc", "dec"):
+            parser.raise_error("expected 'inc' or 'dec'", pos, parser.pos)
+        return cls(action, parser.parse_integer(allow_boolean=False))
+
+    def print_body(self, printer: Printer) -> None:
+        printer.print_string(f" {self.action.data} {self.regs.value.data}")
+
+
+@irdl_op_definition
+class BranchOp(IRDLOperation):
+    """Warps [first, first + warps) of the CTA run the body: whole warp groups, directly
+    inside an `nvgpu.wg.dispatch`, with a role name.
+
+    Example:
+
+        nvgpu.wg.dispatch threads 384 {
+          nvgpu.wg.branch warps 0 to 4 "producer" {
+            nvgpu.setmaxnreg dec 40
+          }
+          nvgpu.wg.branch warps 4 to 12 "consumer" {
+            nvgpu.setmaxnreg inc 232
+          }
+        }
+    """
+
+    name = "nvgpu.wg.branch"
+    first = prop_def(IntegerAttr)
+    warps = prop_def(IntegerAttr)
+    role = prop_def(StringAttr)
+    body = region_def("single_block")
+    traits = traits_def(NoTerminator())
+
+    def __init__(self, first: int, warps: int, role: str, body: Region | None = None):
+        super().__init__(properties={"first": IntegerAttr(first, 32), "warps": IntegerAttr(warps, 32),
+                                     "role": StringAttr(role)}, regions=[body or Region(Block())])
+
+    @property
+    def num_warps(self) -> int:
+        return self.warps.value.data
+
+    @property
+    def first_warp(self) -> int:
+        return self.first.value.data
+
+    @property
+    def regs(self) -> int | None:
+        ops = list(self.body.block.ops) if self.body.blocks else []
+        return ops[0].regs.value.data if ops and isinstance(ops[0], SetMaxNRegOp) else None
+
+    def verify_(self) -> None:
+        f, n = self.first_warp, self.num_warps
+        if f % 4 or n % 4 or n <= 0:
+            raise VerifyException(f"a branch is whole warp groups: first warp {f} and warp count {n} must be "
+                                  "multiples of 4")
+        if not isinstance(self.parent_op(), DispatchOp):
+            raise VerifyException("nvgpu.wg.branch must be directly inside nvgpu.wg.dispatch")
+        for o in self.body.walk():
+            if isinstance(o, SetMaxNRegOp) and o is not next(iter(self.body.block.ops)):
+                raise VerifyException("nvgpu.setmaxnreg must be the first op of its branch")
+
+    @classmethod
+    def parse(cls, parser: Parser):
+        parser.parse_keyword("warps")
+        first = parser.parse_integer(allow_boolean=False)
+        parser.parse_keyword("to")
+        end = parser.parse_integer(allow_boolean=False)
+        role = parser.parse_optional_str_literal()
+        if role is None:
+            role = parser.parse_identifier()
+        body = parser.parse_region()
+        if not body.blocks:
+            body.add_block(Block())
+        op = cls(first, end - first, role, body)
+        attrs = parser.parse_optional_attr_dict_with_keyword()
+        if attrs is not None:
+            op.attributes.update(attrs.data)
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(f" warps {self.first_warp} to {self.first_warp + self.num_warps} ")
+        printer.print_string_literal(self.role.data)
+        printer.print_string(" ")
+        printer.print_region(self.body, print_entry_block_args=False, print_empty_block=False)
+        if self.attributes:
+            printer.print_op_attributes(self.attributes, print_keyword=True)
+
+
+@irdl_op_definition
+class DispatchOp(IRDLOperation):
+    """Warp-group dispatch: the CTA's `threads` threads (whole warp groups, at most 1024)
+    split into branches by warp index, all running at the same time; the branches cover
+    the warps in order and their register budgets must fit the register file (65536).
+
+    Example:
+
+        nvgpu.wg.dispatch threads 256 {
+          nvgpu.wg.branch warps 0 to 4 "producer" {
+          }
+          nvgpu.wg.branch warps 4 to 8 "consumer" {
+          }
+        }
+    """
+
+    name = "nvgpu.wg.dispatch"
+    threads = prop_def(IntegerAttr)
+    body = region_def("single_block")
+    traits = traits_def(NoTerminator())
+
+    def __init__(self, threads: int, branches: list[BranchOp] | None = None, body: Region | None = None):
+        super().__init__(properties={"threads": IntegerAttr(threads, 32)},
+                         regions=[body or Region(Block(branches or []))])
+
+    @property
+    def num_threads(self) -> int:
+        return self.threads.value.data
+
+    @property
+    def branches(self) -> list[BranchOp]:
+        return [o for o in self.body.block.ops if isinstance(o, BranchOp)]
+
+    def entry_regs(self) -> int:
+        """Registers per thread at launch (the cap `nvvm.maxntid` gives ptxas)."""
+        return min(255, REGFILE // max(self.num_threads, 1)) // 8 * 8
+
+    def verify_(self) -> None:
+        n = self.num_threads
+        if n <= 0 or n % 128 or n > 1024:
+            raise VerifyException(f"a dispatch runs whole warp groups, at most 1024 threads: got {n}")
+        ops = list(self.body.block.ops)
+        if any(not isinstance(o, BranchOp) for o in ops):
+            raise VerifyException("nvgpu.wg.dispatch holds only nvgpu.wg.branch ops")
+        nxt, budget = 0, 0
+        for b in self.branches:
+            if b.first_warp != nxt:
+                raise VerifyException(f"branches must cover the warps in order without gaps: expected a branch at "
+                                      f"warp {nxt}, got {b.first_warp}")
+            nxt += b.num_warps
+            budget += (b.regs or self.entry_regs()) * 32 * b.num_warps
+        if nxt * 32 != n:
+            raise VerifyException(f"branches cover {nxt * 32} threads, the dispatch has {n}")
+        if budget > REGFILE:
+            raise VerifyException(f"register budgets need {budget} registers, the register file has {REGFILE}")
+
+    @classmethod
+    def parse(cls, parser: Parser):
+        parser.parse_keyword("threads")
+        n = parser.parse_integer(allow_boolean=False)
+        body = parser.parse_region()
+        if not body.blocks:
+            body.add_block(Block())
+        op = cls(n, body=body)
+        attrs = parser.parse_optional_attr_dict_with_keyword()
+        if attrs is not None:
+            op.attributes.update(attrs.data)
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(f" threads {self.num_threads} ")
+        printer.print_region(self.body, print_entry_block_args=False, print_empty_block=False)
+        if self.attributes:
+            printer.print_op_attributes(self.attributes, print_keyword=True)

@@ -1,0 +1,49 @@
+"""The `nvgpu` dialect's type (`!nvgpu.mbarriers`) and the machine limits its ops check
+(shared-memory space, register file, setmaxnreg bounds)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from xdsl.dialects.builtin import IntAttr
+from xdsl.ir import Attribute, ParametrizedAttribute, TypeAttribute
+from xdsl.irdl import irdl_attr_definition, param_def
+from xdsl.parser import AttrParser
+from xdsl.printer import Printer
+from xdsl.utils.exceptions import VerifyException
+
+SMEM_SPACE = 3  # memref memory space of CTA shared memory
+REGFILE = 65536  # 32-bit registers per SM (and per CTA at one CTA per SM)
+REG_MIN, REG_MAX = 24, 256  # setmaxnreg bounds (multiples of 8)
+
+
+# ----------------------------------------------------------------------------- types
+
+@irdl_attr_definition
+class MBarriersType(ParametrizedAttribute, TypeAttribute):
+    """`num` mbarriers (64-bit each, 8-byte aligned) in shared memory.
+
+    Example:
+
+        !nvgpu.mbarriers<3>
+    """
+
+    name = "nvgpu.mbarriers"
+    num: IntAttr = param_def(converter=IntAttr.get)
+
+    def __init__(self, num: int | IntAttr):
+        super().__init__(num)
+
+    @classmethod
+    def parse_parameters(cls, parser: AttrParser) -> Sequence[Attribute]:
+        parser.parse_punctuation("<")
+        n = parser.parse_integer(allow_boolean=False, allow_negative=False)
+        parser.parse_punctuation(">")
+        return (IntAttr(n),)
+
+    def print_parameters(self, printer: Printer) -> None:
+        printer.print_string(f"<{self.num.data}>")
+
+    def verify(self) -> None:
+        if self.num.data < 1:
+            raise VerifyException(f"!nvgpu.mbarriers needs at least one barrier, got {self.num.data}")
