@@ -25,8 +25,9 @@ written by `ws-schedule`. Loops without a C stage (GEMM, dual dots) are left to
 (`stages.plan_group`): an op without `ws.stage` never runs before an operand another
 partition sends it, a ring gets a slot for every position alive at once (a tile put in
 stage 0 and read in stage 1 holds one more), and when one copy cannot follow its stages
-no copy is pipelined (a copy out of step with the others can deadlock them). The pipelined loop records `ws.peeled = 1`: its first
-iteration runs in the prologue before it.
+no copy is pipelined (a copy out of step with the others can deadlock them). The
+pipelined loop records `ws.peeled = 1`: its first iteration runs in the prologue
+before it.
 
     %r:3 = scf.for %j = %c0 to %n ...            %g:3 = scf.if %trips_pos -> (...) {
       %k = aref.get %rk[%j]                         <T_0, C_0>

@@ -177,15 +177,6 @@ def given_stages(body: LoopBody) -> dict[Operation, int]:
     return {o: s for o in body.ops if (s := int_attr(o, STAGE_ATTR)) is not None}
 
 
-def scheduled_stages(body: LoopBody) -> dict[Operation, int] | None:
-    """`ws.stage` of the body's ops, shifted so the earliest is 0 (None: unscheduled)."""
-    given = given_stages(body)
-    if not given:
-        return None
-    low = min(given.values())
-    return {o: s - low for o, s in given.items()}
-
-
 def complete_stages(body: LoopBody, given: dict[Operation, int],
                     floors: dict[SSAValue, int] | None = None) -> dict[Operation, int]:
     """Stages for every op: unplaced ops as late as their users allow (views and
