@@ -100,6 +100,18 @@ def test_a_slot_alive_across_iterations_gets_its_own_slots(pipeline, depth, rng)
     assert_same_results(before, after, rng)
 
 
+def test_a_slot_released_before_its_refill_in_the_step_needs_no_more(rng):
+    """When the reader of the slot comes before the refilling load in ws.order (and no dot
+    stays in flight), the release and the refill fall in one step in that order: the ring
+    keeps its depth (flash_attention_split.mlir keeps fitting in shared memory at depth 1)."""
+    before = scheduled("two_dots_shared_load.mlir", warps=3,
+                       ops={"w2": (1, 0, 3), "u2": (1, 1, 2), "w1": (0, 2, 3), "x": (0, 3), "g2": (0, 4, 0)})
+    after = compile_(before, "ws-specialize{depth=1 mma-depth=0}")
+    assert ring_depth(after, "x", "consumer_w2") == 1
+    assert pipelined(after) == ["producer"]
+    assert_same_results(before, after, rng)
+
+
 def test_a_slot_alive_across_iterations_two_partitions(rng):
     """The same with one compute partition (ws-distribute's producer/consumer split):
     %w2 is loaded in stage 0 and read in stage 2 (fuzz schedule cases 2752, 2913, 3143)."""

@@ -292,14 +292,38 @@ def plan_group(loops: list[scf.ForOp]) -> GroupPlan:
             plan.stages[loop] = local
     if not plan.stages:
         return plan
+    puts = {p.ring: p for b in bodies.values() for p in b.ops if isinstance(p, PutOp)}
     for loop, b in bodies.items():  # ring positions alive at once: put step .. release step (+ lag)
         for o in b.ops:
             ring = released_ring(o)
             if ring is not None and ring in floors and isinstance(ring.type, RingType):
-                need = absolute[loop][o] + release_lag(o) - floors[ring] + 1
+                lag = release_lag(o)
+                need = absolute[loop][o] + lag - floors[ring]
+                if lag or not _released_first(b, o, bodies, puts[ring], set(plan.stages)):
+                    need += 1  # the release and the refill fall in one step: one slot more
                 if need > ring.type.depth.data:
                     plan.depths[ring] = max(plan.depths.get(ring, 0), need)
     return plan
+
+
+def _released_first(body: LoopBody, release: Operation, bodies: dict, put: PutOp, pipelined: set) -> bool:
+    """Within one step, the slot is released before the put that refills it: the readers of
+    the slot come before the op whose value is put in `ws.order`, and both copies run their
+    ops in that order (a pipelined copy by construction, a flat copy when its program order
+    agrees)."""
+    g = next(x for x in body.ops if isinstance(x, GetOp) and x.ring is released_ring(release))
+    readers = [int_attr(r, ORDER_ATTR) for r in users_in(body.block, borrowed(body.block, g, SLOT_VIEWS))]
+    src = next(b for b in bodies.values() if put in b.index)
+    made = src.top(put.values[0]) if put.values else None
+    rank = int_attr(made, ORDER_ATTR) if made is not None else None
+    if not readers or None in readers or rank is None or max(readers) >= rank:
+        return False
+    return all(x.loop in pipelined or _in_rank_order(x) for x in (body, src))
+
+
+def _in_rank_order(body: LoopBody) -> bool:
+    ranks = [r for o in body.ops if (r := int_attr(o, ORDER_ATTR)) is not None]
+    return ranks == sorted(ranks)
 
 
 def _complete(loop: scf.ForOp, body: LoopBody, given, floors) -> dict[Operation, int]:
