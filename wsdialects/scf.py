@@ -1,4 +1,4 @@
-"""The checks of MLIR's `scf.if` verifier that xDSL 0.74 lacks.
+"""The checks of MLIR's `scf.if` and `scf.for` verifiers that xDSL 0.74 lacks.
 
 xDSL 0.74 verifies no yield of an `scf.if`: an `scf.if` with results and no
 `else`, a branch without `scf.yield` (the parser adds an empty one), or a yield
@@ -14,13 +14,19 @@ accepts them). A valid `scf.if` with results:
       scf.yield %y, %b : tensor<64x64xf32>, f32
     }
 
+An `scf.for` whose step is a constant of zero or less never ends (or runs backwards);
+MLIR's verifier rejects it ("constant step operand must be positive"), xDSL 0.74 does
+not, and the passes then build partitions that spin on the same ring position. A
+step that is not a constant is the kernel's business, as in MLIR.
+
 (A subclass of xDSL's `IfOp` cannot be registered in its place: `scf.yield`
 accepts only xDSL's `IfOp` as its parent, and the passes build xDSL's class.)
 """
 
 from __future__ import annotations
 
-from xdsl.dialects import scf
+from xdsl.dialects import arith, scf
+from xdsl.dialects.builtin import IntegerAttr
 from xdsl.ir import Operation
 from xdsl.utils.exceptions import VerifyException
 
@@ -44,7 +50,15 @@ def _verify_if(op: scf.IfOp) -> None:
                 f"({', '.join(map(str, want))})")
 
 
+def _verify_for(op: scf.ForOp) -> None:
+    step = op.step.owner
+    if isinstance(step, arith.ConstantOp) and isinstance(step.value, IntegerAttr) and step.value.value.data <= 0:
+        raise VerifyException(f"constant step operand must be positive, got {step.value.value.data}")
+
+
 def verify_scf(op: Operation) -> None:
     """Raise VerifyException where `op` breaks a rule of MLIR's scf verifiers that xDSL skips."""
     if isinstance(op, scf.IfOp):
         _verify_if(op)
+    elif isinstance(op, scf.ForOp):
+        _verify_for(op)

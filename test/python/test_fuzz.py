@@ -183,3 +183,24 @@ def test_inputs_whose_result_depends_on_write_order_are_found():
         c = np.zeros((B * M, N), np.float32)
         _, race = racy_run(module, "batched_gemm", (2, 1, B), [a, b, c, M, N, K])
         assert (race is not None) == racy, (M, race)
+
+
+def test_cases_keep_blas_to_one_thread():
+    """A case's child runs numpy's BLAS on one thread (the cases are the parallelism; OpenBLAS's
+    spinning threads oversubscribed the cores): checked in a fresh process, where OpenBLAS
+    (what numpy's wheels ship) reports its thread count."""
+    import subprocess
+    import sys
+
+    code = ("import ctypes, numpy\n"
+            "from wsdialects.fuzz.pool import single_threaded_blas\n"
+            "libs = [l.split()[-1] for l in open('/proc/self/maps') if 'openblas' in l]\n"
+            "if not libs: print('none'); raise SystemExit\n"
+            "assert single_threaded_blas()\n"
+            "lib = ctypes.CDLL(libs[0])\n"
+            "print((getattr(lib, 'scipy_openblas_get_num_threads64_', None) or lib.openblas_get_num_threads)())\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    if out.stdout.strip() == "none":
+        pytest.skip("numpy's BLAS is not OpenBLAS here")
+    assert out.stdout.strip() == "1"

@@ -177,6 +177,33 @@ def test_ours_rejects_bad_scf_if(text):
         parse_text(text, "f.mlir")
 
 
+# --- scf.for steps ----------------------------------------------------------------
+
+FOR_STEP = fn("%n: i32", "%c0 = arith.constant 0 : i32\n  %s = arith.constant STEP : i32\n"
+                         "  scf.for %i = %c0 to %n step %s : i32 {\n  }")
+
+
+@pytest.mark.parametrize("step", [0, -1])
+def test_stock_accepts_scf_for_step_not_positive(step):
+    from xdsl.dialects.scf import Scf
+
+    ctx = Context()
+    for d in (Builtin, Func, StockArith, Scf):
+        ctx.load_dialect(d)
+    Parser(ctx, FOR_STEP.replace('STEP', str(step))).parse_module().verify()  # a loop that never ends
+
+
+@pytest.mark.parametrize("step", [0, -1])
+def test_ours_rejects_scf_for_step_not_positive(step):
+    with pytest.raises(WsError, match=rf"f\.mlir:4:3: error: 'scf\.for' constant step operand must be positive, "
+                                      rf"got {step}$"):
+        parse_text(FOR_STEP.replace('STEP', str(step)), "f.mlir")
+
+
+def test_ours_accepts_scf_for_step_positive():
+    assert body_ops(parse_text(FOR_STEP.replace('STEP', '2')))[2].name == "scf.for"
+
+
 # --- hexadecimal float literals ---------------------------------------------------
 
 

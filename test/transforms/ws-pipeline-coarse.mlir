@@ -7,6 +7,11 @@
 // RUN: ws-opt %s -p 'ws-partition,ws-distribute{depth=1},ws-pipeline-coarse' 2>&1 | filecheck %s --check-prefix=SHALLOW
 // RUN: ws-opt %s -p 'ws-partition,ws-distribute{depth=2},ws-pipeline-coarse' 2>&1 | filecheck %s --check-prefix=HELD
 // RUN: ws-opt %shared/kernels/attention.mlir -p 'ws-specialize{depth=2 mma-depth=1}' | ws-opt --print-op-generic | ws-opt | filecheck %s --check-prefix=ATTN
+// The partitions' copies of a scheduled loop: a ring whose slot is alive from the put (stage 0) to
+// the release (stage 1, two dots in flight) gets 4 slots instead of 3; stages a copy cannot follow
+// leave every copy unpipelined (issue 12; fuzz run 2026-11-25).
+// RUN: ws-opt %S/Inputs/coarse-stage-gap.mlir -p 'ws-partition,ws-distribute,ws-pipeline-mma,ws-pipeline-coarse' | filecheck %s --check-prefix=GAP
+// RUN: ws-opt %S/Inputs/coarse-stages-disagree.mlir -p 'ws-partition,ws-distribute{depth=2},ws-pipeline-mma{depth=1},ws-pipeline-coarse' 2>&1 | filecheck %s --check-prefix=DISAGREE
 
 // Attention (Algorithm 1): prologue T_0, C_0 under a trips > 0 guard; the steady
 // state issues T_j, then U_{j-1} from carried P and rescaled accumulator, waits
@@ -120,3 +125,19 @@ func.func @shared_tile(%x_desc: !tile.desc<tensor<64x64xf16>>, %w_desc: !tile.de
   tile.store %ptrs, %r#0 : tensor<64x64x!tile.ptr<f32>>
   func.return
 }
+
+// GAP:      %aref_w1 = aref.create : !aref.ring<tensor<128x64xf16>, depth = 3>
+// GAP-NEXT: %aref_w2 = aref.create : !aref.ring<tensor<128x64xf16>, depth = 3>
+// GAP-NEXT: %aref_x = aref.create : !aref.ring<tensor<128x64xf16>, depth = 3>
+// GAP-NEXT: %aref_x_1 = aref.create : !aref.ring<tensor<128x64xf16>, depth = 4>
+// GAP:      warp_group.partition 0 producer
+// GAP:      aref.put %aref_x_1[%k]
+// GAP:      aref.put %aref_w2[%k_prev]
+// GAP:      } {ws.peeled = 1 : i32}
+// GAP:      warp_group.partition 2 consumer_w2
+// GAP:      aref.get %aref_x_1[%[[K:.*]]]
+// GAP-NEXT: aref.get %aref_w2[%[[K]]]
+// GAP-NOT:  ws.peeled
+
+// DISAGREE: coarse-stages-disagree.mlir:3:3: remark: ws-pipeline-coarse: loop not pipelined: stages [0, 2]: only two-stage pipelines are supported; no partition's copy of the loop is pipelined (their steps must agree)
+// DISAGREE-NOT: ws.peeled

@@ -27,6 +27,14 @@
 // RUN: not ws-opt %S/Inputs/verify-sync/turns.mlir -p ws-verify-sync 2>&1 | filecheck %s --check-prefix=TURNS
 // TURNS: turns.mlir:10:9: error: ws-verify-sync: the turn passed here to group 1 of 2 is never taken (no turn_wait of that group is left to take it)
 
+// Inside ws-specialize / ws-hopper, a kernel that is warp-specialized on input (hand-written
+// aref IR) is checked before the passes: its defect is the input's, a user error (exit 1, no
+// "internal compiler error" before the message; fuzz syntax cases 3622, 5464, computed_put.mlir).
+// RUN: not ws-opt %S/Inputs/verify-sync/unreleased.mlir -p ws-specialize 2>&1 | filecheck %s --check-prefix=INPUT
+// RUN: not ws-opt %S/Inputs/verify-sync/cycle.mlir -p ws-hopper 2>&1 | filecheck %s --check-prefix=INPUT-CYCLE
+// INPUT: unreleased.mlir:14:9: error: ws-verify-sync: partition 1 (consumer) gets from ring %r but never releases a slot of it (no aref.consumed)
+// INPUT-CYCLE: cycle.mlir:19:9: error: ws-verify-sync: deadlock: partition 1 (first) waits here for position 0 of ring %y to be put
+
 // mbarrier / named-barrier level.
 // RUN: not ws-opt %S/Inputs/verify-sync/mbarrier-count.mlir -p ws-verify-sync 2>&1 | filecheck %s --check-prefix=COUNT
 // COUNT: mbarrier-count.mlir:11:3: error: ws-verify-sync: %empty expects 8 arrivals per phase, but each phase gets 4: 4 from warps 4-8 (consumer) (arrive at 33:9)

@@ -5,7 +5,8 @@ deadline per phase.  A child that runs past its deadline is killed (its
 process group, by id) and judged by the phase it was in: mutating ->
 `fuzzer-error`, compiling -> `timeout`, comparing -> `skipped`.  A child that
 dies (a signal, `os._exit`, out of memory) is judged the same way, as
-`internal` while compiling.
+`internal` while compiling.  A child keeps numpy's BLAS to one thread
+(`single_threaded_blas`): the cases are the parallelism.
 
     for case, data, result in run_cases(cases, job, jobs=2, timeout=60):
         ...
@@ -29,10 +30,44 @@ from .case import Case, Result
 Job = Callable[[Case, Callable[[tuple], None]], Result]
 
 
+def single_threaded_blas() -> bool:
+    """Make numpy's BLAS (OpenBLAS, or MKL) run on the calling thread only; True if it could.
+
+    The cases already run in parallel (``--jobs``), and the interpreter's matmuls are
+    small: OpenBLAS's own threads (one per core, spinning while they wait) then
+    oversubscribe the machine. Measured 2026-11-25 on 2 shared cores, 128x64 @ 64x128 and
+    256x256 @ 256x256 float64 products: 2.0-2.7 s with the default threads against
+    0.3-0.4 s with one, and 15-40 s against 1.0 s with four processes at once; with
+    --jobs 16 on 16 cores every case would wait on 256 BLAS threads."""
+    import ctypes
+
+    os.environ.update(OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1", MKL_NUM_THREADS="1")  # for any subprocess
+    try:
+        with open("/proc/self/maps") as f:
+            paths = {line.split()[-1] for line in f if "blas" in line or "mkl_rt" in line}
+    except OSError:
+        return False
+    done = False
+    for path in sorted(p for p in paths if p.startswith("/")):
+        try:
+            lib = ctypes.CDLL(path)
+        except OSError:
+            continue
+        for name in ("scipy_openblas_set_num_threads64_", "scipy_openblas_set_num_threads",
+                     "openblas_set_num_threads64_", "openblas_set_num_threads", "MKL_Set_Num_Threads"):
+            fn = getattr(lib, name, None)
+            if fn is not None:
+                fn(1)
+                done = True
+                break
+    return done
+
+
 def _child(job: Job, case: Case, conn, memory_mb: int) -> None:
     """The body of a case's process."""
     try:
         os.setsid()  # its own process group: the parent kills it and its children as one
+        single_threaded_blas()  # the parallelism is across cases (see its doc)
         import faulthandler
 
         faulthandler.disable()  # a crash is the parent's to report (pytest's handler writes to the terminal)

@@ -49,7 +49,7 @@ from wsdialects.tile import (
     TransOp,
 )
 from wsdialects.transforms.distribute import consumer_regs
-from wsdialects.transforms.partition import remark
+from wsdialects.transforms.partition import PRODUCER, remark
 from wsdialects.warp_group import GatherOp, PartitionOp, RegionOp, ShareOp
 
 
@@ -209,6 +209,16 @@ def _untie(part: PartitionOp) -> None:
             use.operation.operands[use.index] = twin.results[0]
 
 
+def _fit_register_file(region: RegionOp) -> None:
+    """The consumer partitions' budgets after a split: every consumer group (split or left
+    whole) gets at most what the register file holds for all of them next to the producer."""
+    consumers = [p for p in region.partitions if p.pid != PRODUCER]
+    regs = consumer_regs(sum(p.warps for p in consumers))
+    for p in consumers:
+        if p.regs is None or p.regs.value.data > regs:
+            p.regs = IntegerAttr(regs, 32)
+
+
 def _sliced_type(t: TensorType, axis: int, groups: int) -> TensorType:
     shape = list(t.get_shape())
     shape[axis] //= groups
@@ -231,6 +241,7 @@ class CooperativePass(ModulePass):
             for part in region.partitions:
                 if any(isinstance(o, GetOp) for o in part.body.walk()):
                     self.split(region, part)
+            _fit_register_file(region)
 
     def split(self, region: RegionOp, part: PartitionOp) -> None:
         G = self.groups

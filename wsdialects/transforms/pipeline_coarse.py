@@ -21,8 +21,13 @@ The stages come from dialect and type cues (T: a dot depending on no other dot o
 the iteration; C: work reading T's result; U: a dot whose A or B operand C
 computes), or from `ws.stage` (and `ws.order`, the order of the steady state)
 written by `ws-schedule`. Loops without a C stage (GEMM, dual dots) are left to
-`ws-pipeline-mma`. The pipelined loop records `ws.peeled = 1`: its first
-iteration runs in the prologue before it.
+`ws-pipeline-mma`. The partitions' copies of a scheduled loop are pipelined together
+(`stages.plan_group`): an op without `ws.stage` never runs before an operand another
+partition sends it, a ring gets a slot for every position alive at once (a tile put in
+stage 0 and read in stage 1 holds one more), and when one copy cannot follow its stages
+no copy is pipelined (a copy out of step with the others can deadlock them). The
+pipelined loop records `ws.peeled = 1`: its first iteration runs in the prologue
+before it.
 
     %r:3 = scf.for %j = %c0 to %n ...            %g:3 = scf.if %trips_pos -> (...) {
       %k = aref.get %rk[%j]                         <T_0, C_0>
@@ -48,188 +53,36 @@ from xdsl.dialects.builtin import IntegerAttr, ModuleOp
 from xdsl.ir import Block, BlockArgument, Operation, OpResult, Region, SSAValue
 from xdsl.passes import ModulePass
 
-from wsdialects.aref import ConsumedOp, GetOp, RingType
+from wsdialects.aref import ConsumedOp, GetOp, PutOp
 from wsdialects.mma import AsyncDotOp, WaitOp
-from wsdialects.tile import BroadcastOp, DotOp, ExpandDimsOp, TransOp
+from wsdialects.tile import DotOp
 from wsdialects.transforms.distribute import borrowed, users_in
-from wsdialects.transforms.partition import remark
+from wsdialects.transforms.partition import SCHEDULE_ATTR, remark
 from wsdialects.transforms.pipeline_mma import PipelineMmaPass, trip_count
 from wsdialects.transforms.schedule_check import check_schedule
-from wsdialects.warp_group import PartitionOp
+from wsdialects.transforms.stages import (
+    ORDER_ATTR,
+    SLOT_VIEWS,
+    STAGE_ATTR,
+    LoopBody,
+    NotPipelined,
+    check_stages,
+    complete_stages,
+    deepen,
+    dots,
+    int_attr,
+    plan_group,
+    pure,
+    tawa_stages,
+)
+from wsdialects.warp_group import PartitionOp, RegionOp
 
-STAGE_ATTR, ORDER_ATTR, PEELED_ATTR = "ws.stage", "ws.order", "ws.peeled"
-# Ops whose result aliases an aref slot they read: a slot is released only after
-# every read of it and of these views.
-SLOT_VIEWS = (TransOp, ExpandDimsOp, BroadcastOp)
-
-# Ops without side effects: free to move between stages and to reorder.
-_PURE_TILE = {"tile.splat", "tile.make_range", "tile.expand_dims", "tile.broadcast", "tile.trans",
-              "tile.reduce", "tile.addptr", "tile.program_id", "tile.num_programs", "warp_group.share"}
+PEELED_ATTR = "ws.peeled"
 _GLOBAL_MEMORY = {"tile.load", "tile.store", "tile.desc_load", "tile.desc_store"}
-
-
-def _pure(op: Operation) -> bool:
-    return op.dialect_name() in ("arith", "math") or op.name in _PURE_TILE
 
 
 def _touches_global_memory(op: Operation) -> bool:
     return any(o.name in _GLOBAL_MEMORY for o in op.walk())
-
-
-def _int_attr(op: Operation, name: str) -> int | None:
-    a = op.attributes.get(name)
-    return a.value.data if isinstance(a, IntegerAttr) else None
-
-
-class NotPipelined(Exception):
-    """The loop cannot be pipelined; the message says why (reported as a remark)."""
-
-
-class LoopBody:
-    """Intra-iteration dependences between the top-level ops of a loop body."""
-
-    def __init__(self, loop: scf.ForOp):
-        self.loop = loop
-        self.block = loop.body.block
-        self.ops = [o for o in self.block.ops if o is not self.block.last_op]
-        self.index = {o: i for i, o in enumerate(self.ops)}
-        self.deps: dict[Operation, set[Operation]] = {o: set() for o in self.ops}
-        self.users: dict[Operation, set[Operation]] = {o: set() for o in self.ops}
-        for o in self.ops:
-            for inner in o.walk():
-                for v in inner.operands:
-                    d = self.top(v)
-                    if d is not None and d is not o:
-                        self.deps[o].add(d)
-                        self.users[d].add(o)
-
-    def top(self, v: SSAValue) -> Operation | None:
-        """The top-level op of the body that defines `v` (None: defined elsewhere)."""
-        if not isinstance(v, OpResult):
-            return None
-        op: Operation | None = v.op
-        while op is not None and op.parent_block() is not self.block:
-            op = op.parent_op()
-        return op if op in self.index else None
-
-    def reads(self, op: Operation) -> set[SSAValue]:
-        return {v for inner in op.walk() for v in inner.operands}
-
-    def closure(self, seeds, edges) -> set[Operation]:
-        out, work = set(), list(seeds)
-        while work:
-            o = work.pop()
-            if o not in out:
-                out.add(o)
-                work.extend(edges[o])
-        return out
-
-    def forward(self, op: Operation) -> set[Operation]:
-        return self.closure([op], self.users)
-
-    def backward(self, op: Operation) -> set[Operation]:
-        return self.closure([op], self.deps)
-
-
-# ----------------------------------------------------------------------------- stages
-
-
-def _dots(body: LoopBody) -> list[Operation]:
-    return [o for o in body.ops if isinstance(o, DotOp | AsyncDotOp)]
-
-
-def _wait_of(body: LoopBody, dot: Operation) -> Operation:
-    """The op that makes `dot`'s result usable: itself, or its mma.wait."""
-    if isinstance(dot, DotOp):
-        return dot
-    waits = [u for u in body.users[dot] if isinstance(u, WaitOp)]
-    if len(waits) != 1 or len(waits[0].operands) != 1 or len(body.users[dot]) != 1:
-        raise NotPipelined("an async dot is not retired by a wait of its own in the same iteration "
-                           "(already pipelined by ws-pipeline-mma)")
-    return waits[0]
-
-
-def tawa_stages(body: LoopBody) -> dict[Operation, int] | None:
-    """Algorithm 1's stages: T and C (the work reading T) in stage 0, U and what
-    follows it in stage 1; other ops are placed later. None: no T -> C -> U chain."""
-    dots = _dots(body)
-    if len(dots) < 2:
-        return None
-    for t in dots:
-        if any(d in dots for d in body.backward(t) - {t}):
-            continue  # T depends on no other dot of the iteration
-        t_done = _wait_of(body, t)
-        c_region = body.forward(t_done) - {t_done}
-        for u in dots:
-            if u is t or u in body.backward(t):
-                continue
-            feeders = {body.top(v) for v in (u.operands[0], u.operands[1])} - {None}
-            chain = set().union(*(body.backward(f) for f in feeders)) & c_region if feeders else set()
-            if not any(o.dialect_name() in ("arith", "math") or o.name == "tile.reduce" for o in chain):
-                continue  # U does not read work done on T's result: no C stage
-            late = body.forward(u)
-            stage = {o: 0 for o in c_region | {t, t_done}}
-            stage.update({o: 1 for o in late})
-            return stage
-    return None
-
-
-def scheduled_stages(body: LoopBody) -> dict[Operation, int] | None:
-    """`ws.stage` of the body's ops, shifted so the earliest is 0 (None: unscheduled)."""
-    given = {o: s for o in body.ops if (s := _int_attr(o, STAGE_ATTR)) is not None}
-    if not given:
-        return None
-    low = min(given.values())
-    return {o: s - low for o, s in given.items()}
-
-
-def complete_stages(body: LoopBody, given: dict[Operation, int]) -> dict[Operation, int]:
-    """Stages for every op: unplaced ops as late as their users allow (views and
-    aref gets travel with their readers), never before their operands; a wait with
-    its dot; an `aref.consumed` with the last reader of its slot."""
-    stage: dict[Operation, int | None] = dict(given)
-    for o in reversed(body.ops):
-        if o not in given:
-            below = [stage[u] for u in body.users[o] if stage.get(u) is not None]
-            stage[o] = min(below) if below else None
-    for o in body.ops:
-        above = [stage[d] for d in body.deps[o] if stage[d] is not None]
-        if o not in given:
-            stage[o] = max([s for s in [stage[o], *above] if s is not None], default=0)
-    for o in body.ops:
-        if isinstance(o, WaitOp):
-            dots = [body.top(v) for v in o.operands]
-            stage[o] = max(stage[d] for d in dots if d is not None) if any(dots) else stage[o]
-    gets = {g.ring: g for g in body.ops if isinstance(g, GetOp)}
-    for o in body.ops:
-        if isinstance(o, ConsumedOp):
-            g = gets.get(o.ring)
-            if g is None:
-                raise NotPipelined("an aref.consumed releases a slot the iteration did not get")
-            readers = users_in(body.block, borrowed(body.block, g, SLOT_VIEWS))
-            stage[o] = max([stage[g], *(stage[r] for r in readers if r in stage)])
-    return stage  # type: ignore[return-value]
-
-
-def check_stages(body: LoopBody, stage: dict[Operation, int]) -> None:
-    if set(stage.values()) - {0, 1}:
-        raise NotPipelined(f"stages {sorted(set(stage.values()))}: only two-stage pipelines are supported")
-    for o in body.ops:
-        for d in body.deps[o]:
-            if stage[d] > stage[o]:
-                raise NotPipelined(f"'{o.name}' in stage {stage[o]} reads '{d.name}' of stage {stage[d]} "
-                                   "in the same iteration")
-    for o in body.ops:
-        if isinstance(o, AsyncDotOp):
-            w = _wait_of(body, o)
-            if stage[w] != stage[o]:
-                raise NotPipelined("an async dot and its wait are in different stages")
-    for g in (o for o in body.ops if isinstance(o, GetOp)):
-        releases = [c for c in body.ops if isinstance(c, ConsumedOp) and c.ring is g.ring]
-        if any(stage[c] != stage[g] for c in releases):
-            depth = g.ring.type.depth.data if isinstance(g.ring.type, RingType) else 1
-            if depth < 2:
-                raise NotPipelined(f"aref ring of depth {depth} would hold two slots across iterations")
 
 
 # ----------------------------------------------------------------------------- rewrite
@@ -251,7 +104,7 @@ def _order(body: LoopBody, stage: dict[Operation, int], late_defs: dict[BlockArg
     for s in (0, 1):  # side effects keep their order within a stage ...
         prev = None
         for o in nodes:
-            if stage[o] == s and not _pure(o) and not isinstance(o, ConsumedOp):
+            if stage[o] == s and not pure(o) and not isinstance(o, ConsumedOp):
                 if prev is not None:
                     deps[o].add(prev)
                 prev = o
@@ -274,7 +127,7 @@ def _order(body: LoopBody, stage: dict[Operation, int], late_defs: dict[BlockArg
         for o in nodes:
             for d in deps[o]:
                 succ[d].add(o)
-        rank: dict[Operation, float] = {o: r for o in nodes if (r := _int_attr(o, ORDER_ATTR)) is not None}
+        rank: dict[Operation, float] = {o: r for o in nodes if (r := int_attr(o, ORDER_ATTR)) is not None}
         for o in reversed(nodes):
             if o not in rank and (users := [rank[u] for u in succ[o] if u in rank]):
                 rank[o] = min(users)
@@ -441,27 +294,48 @@ class PipelineCoarsePass(ModulePass):
 
     def apply(self, ctx, op: ModuleOp) -> None:
         check_schedule(op)  # ws.* attributes are input: validated before they are honoured
-        for part in [p for p in op.walk() if isinstance(p, PartitionOp)]:
-            for loop in [o for o in part.body.walk() if isinstance(o, scf.ForOp)]:
-                if PEELED_ATTR not in loop.attributes:
+        for region in [r for r in op.walk() if isinstance(r, RegionOp)]:
+            loops = [o for part in region.partitions for o in part.body.walk()
+                     if isinstance(o, scf.ForOp) and PEELED_ATTR not in o.attributes]
+            group = [lp for lp in loops if _scheduled(lp)]
+            if group:  # the partitions' copies of a scheduled loop, and the other loops that pass tiles
+                group += [lp for lp in loops if lp not in group and _passes_tiles(lp)]
+                self.run_on_group(group)
+            for loop in loops:
+                if loop not in group:
                     self.run_on(loop)
 
+    def run_on_group(self, loops: list[scf.ForOp]) -> None:
+        """Pipeline the partitions' copies of a scheduled loop by stages that agree (see
+        `stages.plan_group`), deepening the rings whose slots live across iterations; or none."""
+        for loop in loops:
+            if any(isinstance(o, DotOp) for o in loop.body.block.ops):
+                PipelineMmaPass(0).pipeline(loop)  # dots become async dots with waits
+        try:
+            plan = plan_group(loops)
+        except NotPipelined as e:
+            remark(e.loop or loops[0], f"ws-pipeline-coarse: loop not pipelined: {e}; no partition's copy of "
+                                       "the loop is pipelined (their steps must agree)")
+            return
+        for ring, depth in plan.depths.items():
+            deepen(ring, depth)
+        for loop, stage in plan.stages.items():
+            pipeline(loop, stage, LoopBody(loop), True)
+
     def run_on(self, loop: scf.ForOp) -> None:
+        """Tawa's Algorithm 1 on a loop without a schedule."""
         body = LoopBody(loop)
         try:
-            given = scheduled_stages(body)
-            use_schedule = given is not None
+            given = tawa_stages(body)
             if given is None:
-                given = tawa_stages(body)
-                if given is None:
-                    if len(_dots(body)) >= 2:
-                        remark(loop, "ws-pipeline-coarse: no second dot reads work done on the first dot's "
-                                     "result (no C stage); the loop is left to ws-pipeline-mma")
-                    return
+                if len(dots(body)) >= 2:
+                    remark(loop, "ws-pipeline-coarse: no second dot reads work done on the first dot's "
+                                 "result (no C stage); the loop is left to ws-pipeline-mma")
+                return
             if any(isinstance(o, DotOp) for o in body.ops):
                 PipelineMmaPass(0).pipeline(loop)  # T and U become async dots with waits
                 body = LoopBody(loop)
-                given = scheduled_stages(body) if use_schedule else tawa_stages(body)
+                given = tawa_stages(body)
                 assert given is not None
             stage = complete_stages(body, given)
             check_stages(body, stage)
@@ -470,4 +344,13 @@ class PipelineCoarsePass(ModulePass):
             return
         if 1 not in stage.values():
             return
-        pipeline(loop, stage, body, use_schedule)
+        pipeline(loop, stage, body, False)
+
+
+def _scheduled(loop: scf.ForOp) -> bool:
+    """A copy of a loop that `ws-schedule` (or the user) staged."""
+    return SCHEDULE_ATTR in loop.attributes or any(STAGE_ATTR in o.attributes for o in loop.body.block.ops)
+
+
+def _passes_tiles(loop: scf.ForOp) -> bool:
+    return any(isinstance(o, GetOp | PutOp) for o in loop.body.block.ops)

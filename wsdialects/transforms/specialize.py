@@ -5,7 +5,8 @@ Runs ws-partition, ws-distribute{depth=D}, ws-pipeline-mma{depth=P},
 ws-pipeline-coarse, ws-cooperative{groups=G} (when G > 1), ws-persistent{programs=N}
 (when persistent) and ws-pingpong (when pingpong; it needs G > 1; after ws-persistent, so
 that the team's first and last turns are taken once, outside the tile loop), then the
-synchronization check ws-verify-sync (a violation is an internal error). Defaults follow Tawa's measurements:
+synchronization check ws-verify-sync (a violation is an internal error; in a kernel that was
+warp-specialized already on input, it is checked first and its violation is the user's error). Defaults follow Tawa's measurements:
 D = 3, P = 2; when `ws-schedule` planned a cooperative team of k warp groups (a
 tile above one group's registers, or a ping-pong team), a ping-pong team gets G = k
 and pingpong; a lockstep team stays one partition of its k groups (the wgmma layout
@@ -86,9 +87,10 @@ class SpecializePass(ModulePass):
         """Run `passes()`; with `check`, ws-verify-sync on the aref IR (before a lowering) and at the end."""
         from wsdialects.diagnostics import verify
         from wsdialects.transforms.schedule_check import check_schedule
-        from wsdialects.transforms.verify_sync import verify_sync
+        from wsdialects.transforms.verify_sync import verify_input_sync, verify_sync
 
         check_schedule(op)  # before scheduled_team reads ws.schedule
+        verify_input_sync(op)  # warp-specialized input is the user's: its defects are user errors
         me = self
         team, pingpong = scheduled_team(op)
         if self.cooperative == 1 and team > 1 and (pingpong or self.pingpong):

@@ -14,7 +14,9 @@ partitions run against each other. A violation is reported at the op:
         %aref_a_b here and never releases it (no aref.consumed of that position)
 
 Run alone it checks its input (exit 1); inside `ws-specialize` / `ws-hopper` a
-violation means a pass is wrong: an internal compiler error (exit 2).
+violation means a pass is wrong: an internal compiler error (exit 2) -- except in a
+kernel that is warp-specialized on input (hand-written aref IR), which they check
+before their passes (`verify_input_sync`, exit 1).
 """
 
 from __future__ import annotations
@@ -73,6 +75,15 @@ def verify_sync(module: ModuleOp, internal: bool = True) -> None:
             raise InternalSyncError(f"internal compiler error: ws-verify-sync: {v.message} (a warp-specialization "
                                     "pass produced this; please report it)", e.file, e.line, e.col) from None
         raise WsError(f"ws-verify-sync: {v.message}", e.file, e.line, e.col) from None
+
+
+def verify_input_sync(module: ModuleOp) -> None:
+    """Check the kernels that are warp-specialized on input (written by hand, or by an earlier
+    run): a violation there is the input's, a located user error, not a pass defect."""
+    from wsdialects.sync.skeleton import CONTAINERS
+
+    if any(o.name in CONTAINERS for o in module.walk()):
+        verify_sync(module, internal=False)
 
 
 @dataclass(frozen=True)
