@@ -11,8 +11,7 @@ import pytest
 
 from wsdialects.lower.ptx import llvm_to_ptx
 from wsdialects.lower.to_llvm import lower_module
-from wsdialects.tools.ws_opt import build_pipeline
-import wsdialects
+from kernel_cache import compile_kernel
 
 ROOT = Path(__file__).resolve().parents[2]
 KERNELS = {
@@ -41,9 +40,7 @@ def _all_kernels():
 
 
 def _ptx(path: Path, spec: str = "ws-hopper") -> str:
-    m = wsdialects.parse_file(str(path))
-    build_pipeline(spec, str(path)).apply(None, m)
-    return llvm_to_ptx(lower_module(m).llvm_ir)
+    return llvm_to_ptx(lower_module(compile_kernel(str(path), spec)).llvm_ir)
 
 
 def _assemble(ptx: str, tmp_path: Path, name: str, spills: bool = False) -> str:

@@ -20,7 +20,7 @@ from wsdialects.lower.ptxas import PtxasInfo, find_ptxas, parse_report, run_ptxa
 from wsdialects.lower.register_budget import REGS_ATTR, check_module, estimate_branch
 from wsdialects.lower.to_llvm import lower_module
 from wsdialects.nvgpu import BranchOp
-from wsdialects.tools.ws_opt import build_pipeline
+from kernel_cache import compile_kernel
 
 ROOT = Path(__file__).resolve().parents[2]
 EX = ROOT / "examples" / "kernels"
@@ -67,9 +67,7 @@ def _gemm_w4(tmp_path: Path) -> Path:
 
 
 def _lower(path: Path, spec: str):
-    m = wsdialects.parse_file(str(path))
-    build_pipeline(spec, str(path)).apply(None, m)
-    return m
+    return compile_kernel(str(path), spec)
 
 
 def _branches(m) -> list[BranchOp]:
