@@ -129,7 +129,9 @@ def compile_kernel(path, pipeline: str, file: str | None = None):
         pipe.apply(None, module)
         return module
     keys = [base + tuple(_pass_key(p) for p in passes[:i]) for i in range(len(passes) + 1)]
-    done = next((i for i in range(len(passes), 0, -1) if keys[i] in _modules), 0)
+    done = 0  # the longest kept prefix whose every step is kept (what each printed is replayed)
+    while done < len(passes) and keys[done + 1] in _modules:
+        done += 1
     for key in keys[1 : done + 1]:  # what the kept passes printed
         _, out, err = _modules[key]
         sys.stdout.write(out)

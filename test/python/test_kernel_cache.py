@@ -109,3 +109,14 @@ def test_off_while_a_test_monkeypatches(monkeypatch):
 
 def test_on_otherwise():
     assert kernel_cache.enabled is True
+
+
+def test_a_prefix_whose_first_steps_were_dropped_runs_again(fresh_cache, capsys):
+    path = CASES[3].path()
+    spec = "ws-partition,ws-distribute{depth=2},ws-cooperative{groups=2}"
+    want = printed(kernel_cache.compile_kernel(path, spec))
+    err = capsys.readouterr().err
+    first = next(k for k in kernel_cache._modules if len(k) == 4)  # the module after ws-partition
+    del kernel_cache._modules[first]
+    assert printed(kernel_cache.compile_kernel(path, spec)) == want
+    assert capsys.readouterr().err == err
