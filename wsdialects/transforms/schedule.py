@@ -144,6 +144,12 @@ class SchedulePass(ModulePass):
 
     def schedule(self, kernel, loop) -> None:
         """Solve the joint problem for `loop` and write the schedule on it."""
+        lg, _, sched = self.choose(kernel, loop)
+        self._write(loop, lg, sched)
+
+    def choose(self, kernel, loop):
+        """The warp organisation the joint problem picks for `loop`: (its loop graph, the
+        normalized graph that was solved, the schedule). `bench/schedule_gantt.py` draws it."""
         from wsdialects.schedule.from_ir import graph_of_loop
         from wsdialects.schedule.normalize import normalize_graphs
 
@@ -171,7 +177,9 @@ class SchedulePass(ModulePass):
         left = self.time_limit - (time.monotonic() - start)
         # The least II wins; on a tie, the organisation listed first.
         chosen, sched = solve_cached(graphs, self.solver, max(left, 0.01), key_limit=float(self.time_limit))
-        lg = loop_graphs[chosen]
+        return loop_graphs[chosen], graphs[chosen], sched
+
+    def _write(self, loop, lg, sched) -> None:
         names = lg.names
         index = {name: i for i, name in enumerate(names.values())}
         ranked = sorted(names.values(), key=lambda n: (sched.ops[n].start % sched.ii, index[n]))
