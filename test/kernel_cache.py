@@ -149,3 +149,36 @@ def compile_kernel(path, pipeline: str, file: str | None = None):
         stats["passes_run"] += 1
         _keep(keys[i + 1], (module.clone(), out, err))
     return module
+
+
+_texts: OrderedDict[tuple, object] = OrderedDict()  # PTX per kernel and pipeline, ptxas's answer per PTX
+
+
+def _memo(key: tuple, make):
+    if not enabled:
+        return make()
+    if key in _texts:
+        _texts.move_to_end(key)
+        return _texts[key]
+    value = _texts[key] = make()
+    while len(_texts) > _LIMIT:
+        _texts.popitem(last=False)
+    return value
+
+
+def compile_ptx(path, pipeline: str) -> str:
+    """The PTX of `path` after `pipeline`: `llvm_to_ptx(lower_module(compile_kernel(...)).llvm_ir)`
+    (without ptxas's spill check, as that call makes it), once per file content and pipeline."""
+    from wsdialects.lower.ptx import llvm_to_ptx
+    from wsdialects.lower.to_llvm import lower_module
+
+    return _memo(("ptx", *_file_key(path), pipeline),
+                 lambda: llvm_to_ptx(lower_module(compile_kernel(path, pipeline)).llvm_ir))
+
+
+def run_ptxas(ptx: str, ptxas: str, extra: tuple[str, ...] = ()) -> tuple[int, str]:
+    """`wsdialects.lower.ptxas.run_ptxas` (ptxas -arch=sm_90a -v), once per PTX text and flags."""
+    from wsdialects.lower import ptxas as _ptxas
+
+    digest = hashlib.blake2b(ptx.encode(), digest_size=16).digest()
+    return _memo(("ptxas", digest, ptxas, tuple(extra)), lambda: _ptxas.run_ptxas(ptx, ptxas, tuple(extra)))
