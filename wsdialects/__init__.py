@@ -11,7 +11,6 @@ from __future__ import annotations
 from xdsl.dialects.builtin import ModuleOp
 
 from wsdialects.diagnostics import WsError, parse_text
-from wsdialects.interpreter import Deadlock, InterpretError, interpret
 
 __all__ = ["Deadlock", "InterpretError", "WsError", "compile", "interpret", "parse", "parse_file"]
 
@@ -32,7 +31,12 @@ def parse_file(path: str) -> ModuleOp:
 
 
 def __getattr__(name: str):
-    # `compile` is imported on first use: `import wsdialects` never needs llvmlite or CUDA.
+    # Imported on first use: `import wsdialects` (and so `ws-opt`) needs neither numpy
+    # (the interpreter) nor llvmlite or CUDA (`compile`).
+    if name in ("Deadlock", "InterpretError", "interpret"):
+        import wsdialects.interpreter as _interpreter
+
+        return getattr(_interpreter, name)
     if name == "compile":
         from wsdialects.runtime import compile as _compile
 

@@ -20,7 +20,6 @@ from collections import defaultdict
 from contextlib import contextmanager
 from dataclasses import dataclass
 
-import numpy as np
 from xdsl.dialects.builtin import FileLineColLoc, IntAttr, ModuleOp, StringAttr
 from xdsl.ir import Block, Operation
 from xdsl.parser import Parser
@@ -59,6 +58,8 @@ class _HexElement(AttrParser._TensorLiteralElement):
     it is the value's bit pattern (MLIR's reading), for an integer the integer."""
 
     def to_type(self, parser, elem_type):
+        import numpy as np  # here: `ws-opt` starts without numpy
+
         from wsdialects.interpreter.values import FLOAT_DTYPES
 
         ft = FLOAT_DTYPES.get(type(elem_type))

@@ -4,15 +4,11 @@
 from __future__ import annotations
 
 import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
 
-from wsdialects.lower.ptx import llvm_to_ptx
-from wsdialects.lower.to_llvm import lower_module
-from wsdialects.tools.ws_opt import build_pipeline
-import wsdialects
+from kernel_cache import compile_ptx, run_ptxas
 
 ROOT = Path(__file__).resolve().parents[2]
 KERNELS = {
@@ -41,9 +37,7 @@ def _all_kernels():
 
 
 def _ptx(path: Path, spec: str = "ws-hopper") -> str:
-    m = wsdialects.parse_file(str(path))
-    build_pipeline(spec, str(path)).apply(None, m)
-    return llvm_to_ptx(lower_module(m).llvm_ir)
+    return compile_ptx(str(path), spec)
 
 
 def _assemble(ptx: str, tmp_path: Path, name: str, spills: bool = False) -> str:
@@ -53,14 +47,11 @@ def _assemble(ptx: str, tmp_path: Path, name: str, spills: bool = False) -> str:
     ptxas = shutil.which("ptxas")
     if ptxas is None:
         pytest.skip("ptxas not installed")
-    f = tmp_path / f"{name.replace('/', '_')}.ptx"
-    f.write_text(ptx)
-    r = subprocess.run([ptxas, "-arch=sm_90a", "-v", str(f), "-o", str(tmp_path / "k.cubin")],
-                       capture_output=True, text=True)
-    assert r.returncode == 0, r.stderr
-    assert spills or "spill" not in r.stderr or "0 bytes spill stores" in r.stderr, r.stderr
-    assert "C7508" not in r.stderr, r.stderr  # setmaxnreg ignored
-    return r.stderr
+    rc, report = run_ptxas(ptx, ptxas)  # ptxas -arch=sm_90a -v, once per PTX text
+    assert rc == 0, report
+    assert spills or "spill" not in report or "0 bytes spill stores" in report, report
+    assert "C7508" not in report, report  # setmaxnreg ignored
+    return report
 
 
 @pytest.mark.parametrize("name,path", sorted(_all_kernels().items()))

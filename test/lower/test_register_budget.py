@@ -15,12 +15,11 @@ from pathlib import Path
 import pytest
 
 import wsdialects
-from wsdialects.lower.ptx import llvm_to_ptx
 from wsdialects.lower.ptxas import PtxasInfo, find_ptxas, parse_report, run_ptxas
 from wsdialects.lower.register_budget import REGS_ATTR, check_module, estimate_branch
-from wsdialects.lower.to_llvm import lower_module
 from wsdialects.nvgpu import BranchOp
-from wsdialects.tools.ws_opt import build_pipeline
+from kernel_cache import compile_kernel, compile_ptx
+from kernel_cache import run_ptxas as cached_ptxas
 
 ROOT = Path(__file__).resolve().parents[2]
 EX = ROOT / "examples" / "kernels"
@@ -67,9 +66,7 @@ def _gemm_w4(tmp_path: Path) -> Path:
 
 
 def _lower(path: Path, spec: str):
-    m = wsdialects.parse_file(str(path))
-    build_pipeline(spec, str(path)).apply(None, m)
-    return m
+    return compile_kernel(str(path), spec)
 
 
 def _branches(m) -> list[BranchOp]:
@@ -258,8 +255,8 @@ def _compiled(path: Path, spec: str, ptxas: str):
     """The largest branch's estimate, the PTX and ptxas's report of it as compiled."""
     m = _lower(path, spec)
     est = max((estimate_branch(b) for b in _branches(m)), key=lambda e: e.regs)
-    ptx = llvm_to_ptx(lower_module(m).llvm_ir)
-    rc, text = run_ptxas(ptx, ptxas)
+    ptx = compile_ptx(path, spec)
+    rc, text = cached_ptxas(ptx, ptxas)
     assert rc == 0, text
     (info,) = parse_report(text).values()
     return est, ptx, info

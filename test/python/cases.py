@@ -127,8 +127,16 @@ def run(module, case: Case, grid, args, seed=None):
     return [args[i] for i in case.outputs]
 
 
+def _difference(x, y) -> str:
+    d = np.abs(x.astype(np.float64) - y.astype(np.float64))
+    nan = np.isnan(x.astype(np.float64)) != np.isnan(y.astype(np.float64))
+    finite = d[~np.isnan(d)]
+    return (f"max |diff| = {finite.max() if finite.size else 'none'}"
+            + (f", {int(nan.sum())} elements NaN on one side only" if nan.any() else ""))
+
+
 def assert_same(before, after):
     for x, y in zip(before, after, strict=True):
         assert x.dtype == y.dtype and x.shape == y.shape
         assert np.array_equal(x.astype(np.float64), y.astype(np.float64), equal_nan=True), \
-            f"outputs differ: max |diff| = {np.nanmax(np.abs(x.astype(np.float64) - y.astype(np.float64)))}"
+            f"outputs differ: {_difference(x, y)}"

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import wsdialects
-from wsdialects.tools.ws_opt import build_pipeline
+from kernel_cache import compile_kernel, parse_kernel
 
 KERNELS = Path(__file__).resolve().parents[2] / "examples" / "kernels"
 VARIANTS = [  # (kernel, head dim, dtype, causal)
@@ -55,8 +55,7 @@ def test_kernel_as_written(name, D, dt, causal, L, rng):
 @pytest.mark.parametrize("name,D,dt,causal", VARIANTS, ids=[v[0] for v in VARIANTS])
 @pytest.mark.parametrize("pipeline", ["ws-hopper", "ws-hopper{cooperative=2 depth=2}"])
 def test_kernel_after_ws_hopper(name, D, dt, causal, pipeline, rng):
-    m = wsdialects.parse_file(KERNELS / f"{name}.mlir")
-    build_pipeline(pipeline, name).apply(None, m)
+    m = compile_kernel(KERNELS / f"{name}.mlir", pipeline, file=name)
     assert any(o.name == "nvgpu.wgmma.mma_async" for o in m.walk())
     tol = 1e-2 if dt is ml_dtypes.bfloat16 else 2e-3
     assert run(m, name, D, dt, causal, 200, 2, rng, seed=7) < tol
@@ -72,9 +71,8 @@ def test_scheduled_kernel_after_ws_hopper(name, organisation, rng):
     ping-pong team (64 rows each, taking turns at the tensor cores through named barriers).
     The split organisation (`pingpong=false`): softmax and P.V on two warp groups, P and the
     row rescale (a 1-D f32 tile: a plain shared-memory array) through aref slots."""
-    m = wsdialects.parse_file(SCHEDULED / f"{name}{organisation}.mlir")
-    assert any("ws.warp" in o.attributes for o in m.walk())
-    build_pipeline("ws-hopper", name).apply(None, m)
+    assert any("ws.warp" in o.attributes for o in parse_kernel(SCHEDULED / f"{name}{organisation}.mlir").walk())
+    m = compile_kernel(SCHEDULED / f"{name}{organisation}.mlir", "ws-hopper", file=name)
     if organisation:
         one_d = [o for o in m.walk() if o.name == "nvgpu.smem.alloc" and len(o.results[0].type.get_shape()) == 2]
         assert one_d, "the row rescale goes through a 1-D slot"
@@ -95,8 +93,7 @@ def test_stored_schedules_are_the_solver_output(name, organisation, options):
     where OR-Tools is installed), so the GPU tests compile the current solver's choice."""
     pytest.importorskip("ortools")
     stored = (SCHEDULED / f"{name}{organisation}.mlir").read_text()
-    fresh = wsdialects.parse_file(KERNELS / f"{name}.mlir")
-    build_pipeline(f"ws-schedule{{arch=h100 time-limit=120{options}}}", name).apply(None, fresh)
+    fresh = compile_kernel(KERNELS / f"{name}.mlir", f"ws-schedule{{arch=h100 time-limit=120{options}}}", file=name)
     body = "\n".join(line for line in stored.splitlines() if not line.startswith("//"))
     assert str(fresh).strip() == body.strip()
 

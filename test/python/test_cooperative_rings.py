@@ -21,7 +21,7 @@ import pytest
 
 import wsdialects
 from wsdialects.aref import ConsumedOp, CreateOp, PutOp
-from wsdialects.tools.ws_opt import build_pipeline
+from kernel_cache import compile_kernel, parse_kernel
 
 INPUTS = Path(__file__).resolve().parents[1] / "Inputs" / "kernels"
 TWO_DOTS = [(INPUTS / "two_dots_shared_load.mlir", "ws-schedule{arch=h100},ws-specialize{cooperative=2}"),
@@ -32,9 +32,7 @@ S2 = INPUTS / "scheduled" / "flash_attention_p_on_w1.mlir"
 def compiled(path, pipeline):
     if "ws-schedule" in pipeline:
         pytest.importorskip("ortools")
-    m = wsdialects.parse_file(path)
-    build_pipeline(pipeline, str(path)).apply(None, m)
-    return m
+    return compile_kernel(path, pipeline)
 
 
 def partitions_of(m, op_type):
@@ -122,7 +120,7 @@ def test_a_partition_that_puts_is_not_split(capfd):
 
 def test_a_partition_that_puts_computes_attention(rng):
     seed = int(rng.integers(1 << 30))
-    want = flash(wsdialects.parse_file(S2), np.random.default_rng(seed))
+    want = flash(parse_kernel(S2), np.random.default_rng(seed))
     m = compiled(S2, "ws-specialize{cooperative=2}")
     for s in (None, 3):
         got = flash(m, np.random.default_rng(seed), seed=s)

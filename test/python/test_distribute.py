@@ -8,20 +8,18 @@ import wsdialects
 from cases import CASES, INPUTS, assert_same, run
 from conftest import gemm_reference, rel_err
 from wsdialects.passes import available_passes
-from wsdialects.tools.ws_opt import build_pipeline
 from wsdialects.warp_group import PartitionOp, RegionOp
+from kernel_cache import compile_kernel, parse_kernel
 
 
 def transform(path, pipeline):
-    module = wsdialects.parse_file(path)
-    build_pipeline(pipeline, str(path)).apply(None, module)
-    return module
+    return compile_kernel(path, pipeline)
 
 
 @pytest.mark.parametrize("case", CASES, ids=lambda c: c.name)
 @pytest.mark.parametrize("depth", [1, 2, 3, 4])
 def test_distribute_preserves_semantics(case, depth, rng):
-    before = wsdialects.parse_file(case.path())
+    before = parse_kernel(case.path())
     after = transform(case.path(), f"ws-partition,ws-distribute{{depth={depth}}}")
     assert any(isinstance(op, RegionOp) for op in after.walk()), "kernel was not warp-specialized"
     grid, args = case.make(rng)
@@ -33,7 +31,7 @@ def test_distribute_preserves_semantics(case, depth, rng):
 
 @pytest.mark.parametrize("case", CASES, ids=lambda c: c.name)
 def test_partition_alone_preserves_semantics(case, rng):
-    before = wsdialects.parse_file(case.path())
+    before = parse_kernel(case.path())
     after = transform(case.path(), "ws-partition")
     grid, args = case.make(rng)
     assert_same(run(before, case, grid, args), run(after, case, grid, args))
@@ -86,7 +84,7 @@ def test_pipeline_names_are_registered():
 @pytest.mark.parametrize("case", CASES, ids=lambda c: c.name)
 @pytest.mark.parametrize("depth,mma", [(1, 0), (2, 0), (2, 1), (3, 1), (3, 2), (4, 3)])
 def test_pipeline_mma_preserves_semantics(case, depth, mma, rng):
-    before = wsdialects.parse_file(case.path())
+    before = parse_kernel(case.path())
     after = transform(case.path(), f"ws-partition,ws-distribute{{depth={depth}}},ws-pipeline-mma{{depth={mma}}}")
     grid, args = case.make(rng)
     want = run(before, case, grid, args)
@@ -134,7 +132,7 @@ def test_interpreter_catches_a_read_before_the_wait(shared, rng):
 @pytest.mark.parametrize("case", CASES, ids=lambda c: c.name)
 @pytest.mark.parametrize("programs,depth,mma", [(1, 2, 1), (2, 3, 2), (3, 1, 0), (132, 3, 2)])
 def test_persistent_preserves_semantics(case, programs, depth, mma, rng):
-    before = wsdialects.parse_file(case.path())
+    before = parse_kernel(case.path())
     after = transform(case.path(), f"ws-partition,ws-distribute{{depth={depth}}},"
                                    f"ws-pipeline-mma{{depth={mma}}},ws-persistent{{programs={programs}}}")
     grid, args = case.make(rng)
@@ -151,7 +149,7 @@ SPECIALIZE = [(d, p, g, pers) for d in (1, 2, 3, 4) for p in range(d) for g in (
 @pytest.mark.parametrize("case", CASES, ids=lambda c: c.name)
 @pytest.mark.parametrize("depth,mma,groups,persistent", SPECIALIZE)
 def test_specialize_preserves_semantics(case, depth, mma, groups, persistent, rng):
-    before = wsdialects.parse_file(case.path())
+    before = parse_kernel(case.path())
     opts = (f"depth={depth} mma-depth={mma} cooperative={groups} "
             f"persistent={'true' if persistent else 'false'} programs=2")
     after = transform(case.path(), f"ws-specialize{{{opts}}}")
@@ -176,7 +174,7 @@ SPLITTABLE = {("gemm", 2), ("attention", 2), ("causal_attention", 2), ("softmax_
 @pytest.mark.parametrize("case", CASES, ids=lambda c: c.name)
 @pytest.mark.parametrize("groups", [2, 4])
 def test_cooperative_preserves_semantics(case, groups, rng, capsys):
-    before = wsdialects.parse_file(case.path())
+    before = parse_kernel(case.path())
     after = transform(case.path(), f"ws-partition,ws-distribute{{depth=2}},ws-pipeline-mma{{depth=1}},"
                                    f"ws-cooperative{{groups={groups}}}")
     consumers = [p for p in after.walk() if isinstance(p, PartitionOp) and p.role_name.startswith("consumer")]
@@ -199,7 +197,7 @@ def test_cooperative_tma_store_is_gathered(shared, rng):
     stores = [op for op in module.walk() if op.name == "tile.desc_store"]
     assert [g.group.value.data for g in gathers] == [0, 1] and len(stores) == 1
     grid, args = case.make(rng)
-    want = run(wsdialects.parse_file(case.path()), case, grid, args)
+    want = run(parse_kernel(case.path()), case, grid, args)
     assert_same(want, run(module, case, grid, args, seed=3))
     gathers[1].results[0].replace_all_uses_with(gathers[1].src)  # group 1 skips the meeting
     gathers[1].detach()

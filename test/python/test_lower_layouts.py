@@ -11,7 +11,7 @@ import wsdialects
 from cases import CASES, assert_same, run
 from wsdialects.layout import layout_of
 from wsdialects.lower.lower_layouts import needs_layouts
-from wsdialects.tools.ws_opt import build_pipeline
+from kernel_cache import compile_kernel
 
 LOWER = ",ws-lower-aref,ws-lower-warp-groups"
 SPECS = ["ws-specialize{depth=4 mma-depth=1}" + LOWER, "ws-specialize{depth=2 mma-depth=0 cooperative=2}" + LOWER,
@@ -19,9 +19,7 @@ SPECS = ["ws-specialize{depth=4 mma-depth=1}" + LOWER, "ws-specialize{depth=2 mm
 
 
 def transform(path, pipeline):
-    module = wsdialects.parse_file(path)
-    build_pipeline(pipeline, str(path)).apply(None, module)
-    return module
+    return compile_kernel(path, pipeline)
 
 
 @pytest.mark.parametrize("case", CASES, ids=lambda c: c.name)

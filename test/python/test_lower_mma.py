@@ -14,7 +14,8 @@ import wsdialects
 from cases import CASES, assert_same, run
 from wsdialects.diagnostics import WsError
 from wsdialects.lower.lower_mma import check_dot
-from wsdialects.tools.ws_opt import build_pipeline, emit
+from wsdialects.tools.ws_opt import emit
+from kernel_cache import compile_kernel, parse_kernel
 
 LOWER = ",ws-lower-aref,ws-lower-warp-groups"
 TILE_LEVEL = {"tile.dot", "mma.async_dot", "mma.wait"}
@@ -27,9 +28,7 @@ SPECS = ["ws-specialize{depth=1 mma-depth=0}", "ws-specialize{depth=2 mma-depth=
 
 
 def transform(path, pipeline):
-    module = wsdialects.parse_file(path)
-    build_pipeline(pipeline, str(path)).apply(None, module)
-    return module
+    return compile_kernel(path, pipeline)
 
 
 @pytest.mark.parametrize("case", CASES, ids=lambda c: c.name)
@@ -70,7 +69,7 @@ def test_ws_hopper_runs_the_pass(shared, rng):
     names = {op.name for op in after.walk()}
     assert not names & TILE_LEVEL and WGMMA <= names
     grid, args = case.make(rng)
-    assert_same(run(wsdialects.parse_file(case.path()), case, grid, args), run(after, case, grid, args, seed=7))
+    assert_same(run(parse_kernel(case.path()), case, grid, args), run(after, case, grid, args, seed=7))
 
 
 def test_dots_outside_branches_are_left_alone(shared):

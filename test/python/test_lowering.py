@@ -12,13 +12,12 @@ import pytest
 
 import wsdialects
 from cases import CASES, INPUTS, assert_same, run
-from wsdialects.tools.ws_opt import build_pipeline, emit
+from wsdialects.tools.ws_opt import emit
+from kernel_cache import compile_kernel, parse_kernel
 
 
 def transform(path, pipeline):
-    module = wsdialects.parse_file(path)
-    build_pipeline(pipeline, str(path)).apply(None, module)
-    return module
+    return compile_kernel(path, pipeline)
 
 
 SPECS = ["ws-specialize{depth=1 mma-depth=0}", "ws-specialize{depth=2 mma-depth=1}",
@@ -42,7 +41,7 @@ def test_lower_aref_preserves_semantics(case, spec, rng):
 @pytest.mark.parametrize("case", CASES, ids=lambda c: c.name)
 def test_lower_warp_groups_preserves_semantics(case, rng):
     spec = "ws-specialize{depth=3 mma-depth=1}"
-    before = wsdialects.parse_file(case.path())
+    before = parse_kernel(case.path())
     after = transform(case.path(), spec + ",ws-lower-aref,ws-lower-warp-groups")
     names = {op.name for op in after.walk()}
     assert "nvgpu.wg.dispatch" in names and not any(n.startswith("warp_group.") for n in names)
@@ -56,7 +55,7 @@ def test_lower_warp_groups_preserves_semantics(case, rng):
                                    "ws-specialize{cooperative=2 mma-depth=1}"])
 def test_lower_aref_persistent_and_cooperative(shared, extra, rng):
     case = CASES[0]  # gemm
-    before = wsdialects.parse_file(case.path())
+    before = parse_kernel(case.path())
     after = transform(case.path(), extra + ",ws-lower-aref,ws-lower-warp-groups")
     grid, args = case.make(rng)
     want = run(before, case, grid, args)

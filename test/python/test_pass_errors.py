@@ -8,7 +8,7 @@ import pytest
 
 import wsdialects
 from cases import CASES, assert_same, run
-from wsdialects.tools.ws_opt import build_pipeline
+from kernel_cache import compile_kernel, parse_kernel
 
 TRANSFORM_INPUTS = Path(__file__).resolve().parents[1] / "transforms" / "Inputs"
 GEMM = CASES[0]
@@ -16,9 +16,7 @@ assert GEMM.kernel == "matmul"
 
 
 def transform(path, pipeline):
-    module = wsdialects.parse_file(path)
-    build_pipeline(pipeline, str(path)).apply(None, module)
-    return module
+    return compile_kernel(path, pipeline)
 
 
 @pytest.mark.parametrize("mma", [0, 1, 2])
@@ -29,7 +27,7 @@ def test_pipeline_mma_with_a_ring_read_at_two_positions(mma, rng):
     before = wsdialects.parse_file(path)
     after = transform(path, f"ws-pipeline-mma{{depth={mma}}}")
     grid, args = GEMM.make(rng)
-    want = run(wsdialects.parse_file(GEMM.path()), GEMM, grid, args)
+    want = run(parse_kernel(GEMM.path()), GEMM, grid, args)
     assert_same(want, run(before, GEMM, grid, args))
     for seed in (None, 1, 2):
         assert_same(want, run(after, GEMM, grid, args, seed=seed))

@@ -12,17 +12,15 @@ from cases import CASES, assert_same, run
 
 import wsdialects
 from wsdialects.nvvm import BarrierArriveOp
-from wsdialects.tools.ws_opt import build_pipeline
 from wsdialects.warp_group import TurnPassOp, TurnWaitOp
+from kernel_cache import compile_kernel
 
 ATTN = Path(__file__).resolve().parents[2] / "examples" / "kernels"
 BY_NAME = {c.name: c for c in CASES}
 
 
 def compiled(path, pipeline):
-    m = wsdialects.parse_file(path)
-    build_pipeline(pipeline, str(path)).apply(None, m)
-    return m
+    return compile_kernel(path, pipeline)
 
 
 def flash(module, name, rng, L=150, BH=2, D=128, seed=None, out=None):

@@ -12,16 +12,14 @@ import numpy as np
 import pytest
 
 import wsdialects
-from wsdialects.tools.ws_opt import build_pipeline
+from kernel_cache import compile_kernel, parse_kernel
 
 SCHEDULED = Path(__file__).resolve().parents[1] / "Inputs" / "kernels" / "scheduled"
 GOOD, BAD = SCHEDULED / "round_trip.mlir", SCHEDULED / "round_trip_bad_order.mlir"
 
 
 def compiled(path: Path, pipeline: str):
-    m = wsdialects.parse_file(path)
-    build_pipeline(pipeline, str(path)).apply(None, m)
-    return m
+    return compile_kernel(path, pipeline)
 
 
 def run(module, rng, K=64 * 5, M=256, seed=None):
@@ -55,7 +53,7 @@ def test_contradicting_order_used_to_deadlock(monkeypatch, rng):
 @pytest.mark.parametrize("pipeline", ["ws-specialize", "ws-specialize{depth=2 mma-depth=1}", "ws-hopper"])
 def test_consistent_schedule_computes_the_tile_kernel(pipeline, rng):
     seed = int(rng.integers(1 << 30))
-    want = run(wsdialects.parse_file(GOOD), np.random.default_rng(seed))
+    want = run(parse_kernel(GOOD), np.random.default_rng(seed))
     m = compiled(GOOD, pipeline)
     assert sum(o.name == "warp_group.partition" for o in m.walk()) == 3 or pipeline == "ws-hopper"
     for s in (None, 1, 2):
@@ -74,7 +72,7 @@ def test_attributes_of_the_wrong_kind(attr, value, message):
 
     from wsdialects.transforms.schedule_check import check_schedule
 
-    m = wsdialects.parse_file(GOOD)
+    m = parse_kernel(GOOD)
     exp2 = next(o for o in m.walk() if o.name == "math.exp2")
     exp2.attributes[attr] = StringAttr(value) if isinstance(value, str) else FloatAttr(value, f32)
     with pytest.raises(wsdialects.WsError, match=message):
@@ -86,7 +84,7 @@ def test_schedule_of_the_wrong_kind():
 
     from wsdialects.transforms.schedule_check import check_schedule
 
-    m = wsdialects.parse_file(GOOD)
+    m = parse_kernel(GOOD)
     loop = next(o for o in m.walk() if "ws.schedule" in o.attributes)
     loop.attributes["ws.schedule"] = ArrayAttr([IntegerAttr(8, i32)])
     with pytest.raises(wsdialects.WsError, match="ws.schedule must be a dictionary"):

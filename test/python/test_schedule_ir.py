@@ -13,6 +13,7 @@ from cases import CASES, assert_same, run
 from wsdialects.aref import GetOp, PutOp
 from wsdialects.tools.ws_opt import build_pipeline
 from wsdialects.warp_group import PartitionOp
+from kernel_cache import compile_kernel, parse_kernel
 
 # ws-schedule caches solutions per process (by graph), so the kernels below are
 # solved once however many depths and seeds run.  Every kernel is scheduled:
@@ -34,9 +35,7 @@ INDEX_OPS = {"causal_attention": {"offs_n", "causal"}}
 
 
 def transform(path, pipeline):
-    module = wsdialects.parse_file(path)
-    build_pipeline(pipeline, str(path)).apply(None, module)
-    return module
+    return compile_kernel(path, pipeline)
 
 
 def by_name(name):
@@ -103,7 +102,7 @@ def test_gemm_schedule_with_cooperative_groups(depth, mma, rng):
     """The team the schedule assumes: ws-specialize{cooperative=2} splits the
     accumulator into 2 x 64x256; same result as before."""
     case = by_name("gemm")
-    before = wsdialects.parse_file(case.path())
+    before = parse_kernel(case.path())
     after = transform(case.path(), f"{SCHED},ws-specialize{{depth={depth} mma-depth={mma} cooperative=2}}")
     parts = [p for p in after.walk() if isinstance(p, PartitionOp)]
     assert len(parts) == 3
@@ -163,7 +162,7 @@ def test_schedule_survives_partition_and_distribute(name):
 def test_scheduled_specialize_preserves_semantics(case, depth, mma, sched, rng):
     """Whichever organisation the schedule chose (attention: a ping-pong team,
     built by ws-cooperative + ws-pingpong) and the split one."""
-    before = wsdialects.parse_file(case.path())
+    before = parse_kernel(case.path())
     after = transform(case.path(), f"{sched},ws-specialize{{depth={depth} mma-depth={mma}}}")
     grid, args = case.make(rng)
     want = run(before, case, grid, args)
@@ -175,7 +174,7 @@ def test_scheduled_specialize_preserves_semantics(case, depth, mma, sched, rng):
 @pytest.mark.parametrize("depth,mma", [(1, 0), (3, 2)])
 def test_scheduled_distribute_preserves_semantics(case, depth, mma, rng):
     """The schedule's partitions without ws-pipeline-coarse (see above)."""
-    before = wsdialects.parse_file(case.path())
+    before = parse_kernel(case.path())
     after = transform(case.path(), f"{SCHED_SPLIT},ws-partition,ws-distribute{{depth={depth}}},"
                                    f"ws-pipeline-mma{{depth={mma}}}")
     grid, args = case.make(rng)
@@ -244,8 +243,8 @@ def annotate(module, assignment):
 @pytest.mark.parametrize("depth,mma", [(1, 0), (3, 2)])
 def test_hand_assignments_preserve_semantics(name, depth, mma, rng):
     case = by_name("attention")
-    before = wsdialects.parse_file(case.path())
-    after = annotate(wsdialects.parse_file(case.path()), ASSIGNMENTS[name])
+    before = parse_kernel(case.path())
+    after = annotate(parse_kernel(case.path()), ASSIGNMENTS[name])
     build_pipeline(f"ws-specialize{{depth={depth} mma-depth={mma}}}", "x").apply(None, after)
     parts = [p for p in after.walk() if isinstance(p, PartitionOp)]
     want_parts = {"l_with_softmax": 3, "four_groups": 5, "split_recurrence": 2, "split_recurrence_3": 3}[name]

@@ -16,13 +16,11 @@ from cases import INPUTS, cdiv
 from wsdialects.layout import smem_offset
 from wsdialects.lower.llvm.shared_tiles import SharedTiles
 from wsdialects.lower.to_llvm import Smem, lower_module
-from wsdialects.tools.ws_opt import build_pipeline
+from kernel_cache import compile_kernel
 
 
 def lowered(path, spec):
-    m = wsdialects.parse_file(path)
-    build_pipeline(spec, str(path)).apply(None, m)
-    return m
+    return compile_kernel(path, spec)
 
 
 def _f16(rng, *shape):

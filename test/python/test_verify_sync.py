@@ -24,7 +24,7 @@ import wsdialects
 from wsdialects.diagnostics import location_of, parse_text
 from wsdialects.sync import Violation
 from wsdialects.sync.check import check_sync, kernels_to_check
-from wsdialects.tools.ws_opt import build_pipeline
+from kernel_cache import compile_kernel
 
 REPO = Path(__file__).resolve().parents[2]
 GEMM = REPO / "examples" / "kernels" / "gemm.mlir"
@@ -50,8 +50,7 @@ MUTATED = ("aref.put", "aref.consumed", "warp_group.turn_wait", "warp_group.turn
 
 
 def compiled_text(path: Path, pipeline: str) -> str:
-    m = wsdialects.parse_file(path)
-    build_pipeline(pipeline, str(path)).apply(None, m)
+    m = compile_kernel(path, pipeline)
     out = StringIO()
     Printer(stream=out).print_op(m)
     return out.getvalue()
@@ -169,9 +168,8 @@ PIPELINES = ["ws-hopper", "ws-hopper{cooperative=2}", "ws-hopper{cooperative=2 p
 def test_bundled_kernels_are_accepted(path, pipeline):
     """ws-hopper checks the aref IR and the lowered IR; a kernel a pipeline rejects as
     input (a located error) is not this test's business."""
-    m = wsdialects.parse_file(path)
     try:
-        build_pipeline(pipeline, str(path)).apply(None, m)
+        m = compile_kernel(path, pipeline)
     except wsdialects.WsError as e:
         assert "internal compiler error" not in str(e), str(e)
         return
@@ -185,8 +183,7 @@ SCHEDULED = sorted(p for p in (INPUTS / "scheduled").glob("*.mlir") if "bad" not
 @pytest.mark.parametrize("pipeline", ["ws-specialize{cooperative=2}", "ws-hopper"])
 @pytest.mark.parametrize("path", SCHEDULED, ids=[p.stem for p in SCHEDULED])
 def test_scheduled_kernels_are_accepted(path, pipeline):
-    m = wsdialects.parse_file(path)
-    build_pipeline(pipeline, str(path)).apply(None, m)
+    m = compile_kernel(path, pipeline)
     assert check_sync(m) > 0
 
 

@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 from xdsl.dialects import scf
 
-import wsdialects
 from cases import Case, assert_same, cdiv, run
 from test_distribute import transform
+from kernel_cache import parse_kernel
 
 KERNEL = Path(__file__).resolve().parents[1] / "transforms" / "Inputs" / "masks.mlir"
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "kernels"
@@ -40,7 +40,7 @@ SHAPES = [
 
 @pytest.mark.parametrize("M,N,L,diag,shift", SHAPES)
 def test_versioning_preserves_semantics(M, N, L, diag, shift, rng):
-    before = wsdialects.parse_file(KERNEL)
+    before = parse_kernel(KERNEL)
     after = transform(KERNEL, "ws-version-masks")
     # four of the six selects are decidable per tile (not the unsigned and the data masks)
     assert sum(isinstance(o, scf.IfOp) for o in after.walk()) == 4
@@ -71,7 +71,7 @@ def _poison_slow_paths(module):
 def test_interior_tiles_take_the_whole_tile_branch(rng):
     after = transform(KERNEL, "ws-version-masks")
     assert _poison_slow_paths(after) == 4
-    before = wsdialects.parse_file(KERNEL)
+    before = parse_kernel(KERNEL)
     # every tile inside L, on or below the diagonal, rows inside: no slow path runs
     inside = _case(128, 128, 1000, 1000, 0)
     grid, args = inside.make(rng)

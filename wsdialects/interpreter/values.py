@@ -135,5 +135,6 @@ def mma_product(x, y, acc) -> np.ndarray:
     so that the result of a row does not depend on how many rows are multiplied together
     (BLAS picks its summation order by shape, and a cooperative split halves M; in f32
     that flipped the last bit of some sums, and the before/after comparison with it)."""
-    return (np.asarray(x).astype(np.float64) @ np.asarray(y).astype(np.float64)
-            + np.asarray(acc, dtype=np.float64)).astype(np.float32)
+    with np.errstate(all="ignore"):  # NaN / inf inputs give NaN / inf, as on the GPU, silently
+        return (np.asarray(x).astype(np.float64) @ np.asarray(y).astype(np.float64)
+                + np.asarray(acc, dtype=np.float64)).astype(np.float32)

@@ -12,6 +12,8 @@ from __future__ import annotations
 import time
 from typing import Any, Iterable, Sequence
 
+from wsdialects.diagnostics import WsError
+
 SOLVERS = ("cpsat", "z3")
 
 # A linear expression is a list of (coefficient, variable) pairs plus a constant.
@@ -20,6 +22,28 @@ Terms = Sequence[tuple[int, Any]]
 
 class SolverTimeout(RuntimeError):
     """The solver gave up (time limit) without proving feasibility or infeasibility."""
+
+
+# solver -> (the module it imports, the package that has it, the extra that installs it)
+PACKAGES = {"cpsat": ("ortools.sat.python.cp_model", "ortools", None), "z3": ("z3", "z3-solver", "z3")}
+
+
+class MissingSolver(WsError, ImportError):
+    """The package of a solver back end is not installed (a user error: exit 1)."""
+
+
+def require_solver(name: str, where: str = "ws-schedule") -> None:
+    """Raise MissingSolver, naming what to install, when `name`'s package is missing."""
+    import importlib
+
+    module, package, extra = PACKAGES[name]
+    try:
+        importlib.import_module(module)
+    except ImportError:
+        install = f"pip install 'wsdialects[{extra}]'" if extra else f"pip install {package}"
+        other = " (or use the default solver, cpsat)" if name != "cpsat" else ""
+        raise MissingSolver(f"the {name} solver needs the Python package {package}, which is not installed: "
+                            f"{install}{other}", where) from None
 
 
 class Backend:
@@ -257,12 +281,10 @@ def make_backend(name: str, deadline: float | None = None, work_limit: float | N
     """A fresh backend by name: ``cpsat`` or ``z3``; ``deadline`` (a
     ``time.monotonic()`` value) bounds building its model; ``work_limit`` caps
     each solve's deterministic work (CP-SAT; z3 has the deadline only)."""
-    if name == "cpsat":
-        b: Backend = CpSatBackend()
-    elif name == "z3":
-        b = Z3Backend()
-    else:
+    if name not in SOLVERS:
         raise ValueError(f"unknown solver '{name}' (choose from {', '.join(SOLVERS)})")
+    require_solver(name)
+    b: Backend = CpSatBackend() if name == "cpsat" else Z3Backend()
     b.deadline = deadline
     b.work_limit = work_limit
     return b

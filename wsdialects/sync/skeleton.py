@@ -201,6 +201,11 @@ _CMP = {0: lambda a, b: a == b, 1: lambda a, b: a != b, 2: lambda a, b: a < b, 3
         4: lambda a, b: a > b, 5: lambda a, b: a >= b}
 
 
+# What `Skeleton.plan` found an op to be.
+_RETURN, _LOOP, _BRANCH, _SYNC, _COMPUTE, _CONTAINER, _INIT, _UNSUPPORTED = (
+    "return", "loop", "branch", "sync", "compute", "container", "init", "unsupported")
+
+
 def _bits(t) -> int | None:
     if isinstance(t, IndexType):
         return 64
@@ -221,6 +226,7 @@ class Skeleton:
         self.party: Party | None = None
         self.traces: list[Trace] = []
         self.inits: dict[tuple[Operation, int], tuple[int, Operation]] = {}
+        self.plans: dict[Block, list[tuple]] = {}
 
     def run(self) -> list[Trace]:
         env: dict = {}
@@ -241,33 +247,64 @@ class Skeleton:
 
     # ------------------------------------------------------------------ evaluation
 
+    def plan(self, block: Block) -> list[tuple]:
+        """What `block` does, op by op, decided once per block (the module does not change
+        while it runs): ops that neither compute a control value, synchronize nor hold such
+        ops are left out; each entry keeps the op's operands (and results)."""
+        plan = self.plans.get(block)
+        if plan is None:
+            plan = []
+            for op in block.ops:
+                name = op.name
+                if name in ("scf.yield", "func.return"):
+                    plan.append((_RETURN, op, tuple(op.operands)))
+                    break
+                if name == "scf.for":
+                    plan.append((_LOOP, op))
+                elif name == "scf.if":
+                    plan.append((_BRANCH, op))
+                elif name in SYNC_OPS:
+                    plan.append((_SYNC, op, tuple(op.operands)))
+                elif op in self.relevant:
+                    results = tuple(op.results)
+                    plan.append((_COMPUTE, op, tuple(op.operands), results,
+                                 _bits(results[0].type) if results else None))
+                elif name in CONTAINERS:
+                    plan.append((_CONTAINER, op))
+                elif name == "nvgpu.mbarrier.init":
+                    plan.append((_INIT, op))
+                elif op.regions and any(o.name in SYNC_OPS or o.name in CONTAINERS for o in op.walk() if o is not op):
+                    plan.append((_UNSUPPORTED, op))
+            self.plans[block] = plan
+        return plan
+
     def block(self, block: Block, env: dict, args: list) -> list:
         for a, v in zip(block.args, args):
             env[a] = v
-        for op in block.ops:
-            name = op.name
-            if name in ("scf.yield", "func.return"):
-                return [env.get(v) for v in op.operands]
-            if name == "scf.for":
-                self.loop(op, env)
-            elif name == "scf.if":
-                self.branch(op, env)
-            elif name in SYNC_OPS:
-                self.record(op, [env.get(v) for v in op.operands])
-            elif op in self.relevant:
+        get = env.get
+        for entry in self.plan(block):
+            what, op = entry[0], entry[1]
+            if what is _COMPUTE:
                 self.steps += 1
                 if self.steps > self.budget:
                     raise TooLong()
-                vals = [env.get(v) for v in op.operands]
-                for r, x in zip(op.results, self.compute(op, vals)):
+                for r, x in zip(entry[3], self.compute(op, [get(v) for v in entry[2]], entry[4])):
                     env[r] = x
-            elif name in CONTAINERS:
+            elif what is _SYNC:
+                self.record(op, [get(v) for v in entry[2]])
+            elif what is _RETURN:
+                return [get(v) for v in entry[2]]
+            elif what is _LOOP:
+                self.loop(op, env)
+            elif what is _BRANCH:
+                self.branch(op, env)
+            elif what is _CONTAINER:
                 self.container(op, env)
-            elif name == "nvgpu.mbarrier.init":
-                idx = env.get(op.operands[1])
+            elif what is _INIT:
+                idx = get(op.operands[1])
                 if _known(idx):
                     self.inits[(op.operands[0].owner, int(idx))] = (op.count.value.data, op)
-            elif op.regions and any(o.name in SYNC_OPS or o.name in CONTAINERS for o in op.walk() if o is not op):
+            else:
                 raise Unsupported(op)
         return []
 
@@ -283,8 +320,11 @@ class Skeleton:
 
     def loop(self, op: Operation, env: dict) -> None:
         vals = [env.get(v) for v in op.operands]
-        key = self.key(op, vals[:3])
-        lb, ub, step = (_as_int(x, _mix(key, i), 4) for i, x in enumerate(vals[:3]))
+        if all(type(x) is int for x in vals[:3]):  # the usual case: no key needed
+            lb, ub, step = vals[:3]
+        else:
+            key = self.key(op, vals[:3])
+            lb, ub, step = (_as_int(x, _mix(key, i), 4) for i, x in enumerate(vals[:3]))
         carried = vals[3:]
         body = op.regions[0].block
         if step > 0 and self.steps + (ub - lb) // step * len(body.ops) > self.budget:
@@ -300,9 +340,10 @@ class Skeleton:
     def key(self, op: Operation, vals: list) -> int:
         return _mix(op.name, *[(v.key,) if isinstance(v, Unknown) else v if _known(v) else id(v) for v in vals])
 
-    def compute(self, op: Operation, vals: list) -> list:
+    def compute(self, op: Operation, vals: list, bits: int | None) -> list:
+        """The results of `op` on `vals`; `bits` is the width of its first result's type."""
         name = op.name
-        if all(type(v) is int for v in vals) and (bits := _bits(op.results[0].type) if op.results else None):
+        if bits and all(type(v) is int for v in vals):
             if name in _INT and not (name in ("arith.divsi", "arith.remsi", "arith.ceildivsi",
                                               "arith.floordivsi") and vals[1] == 0):
                 return [_wrap(_INT[name](*vals), bits)]

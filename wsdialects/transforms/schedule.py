@@ -113,13 +113,14 @@ class SchedulePass(ModulePass):
     def apply(self, ctx, op: ModuleOp) -> None:
         from wsdialects.schedule import GraphError, SolverTimeout
         from wsdialects.schedule.bounds import MAX_NORMALIZE_BOUND
-        from wsdialects.schedule.solvers import SOLVERS
+        from wsdialects.schedule.solvers import SOLVERS, require_solver
 
         if self.arch not in ("h100", "b200"):
             raise WsError(f"ws-schedule: unknown arch '{self.arch}' (choose from h100, b200)", "ws-opt")
         if self.solver not in SOLVERS:
             raise WsError(f"ws-schedule: unknown solver '{self.solver}' (choose from {', '.join(SOLVERS)})",
                           "ws-opt")
+        require_solver(self.solver, "ws-opt")  # z3 is an extra: name it before any work
         if not 0 < self.time_limit <= 86400:
             raise WsError(f"ws-schedule: time-limit must be a number of seconds from 0 to 86400, "
                           f"got {self.time_limit}", "ws-opt")

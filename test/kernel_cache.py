@@ -1,0 +1,184 @@
+"""Session caches for the tests: each kernel file is parsed once, each pass pipeline prefix
+run once, per test process (per pytest-xdist worker).
+
+    from kernel_cache import compile_kernel, parse_kernel
+    before = parse_kernel(path)                          # wsdialects.parse_file(path), a fresh copy
+    after = compile_kernel(path, "ws-specialize{depth=2}")  # parse_file + build_pipeline(...).apply
+
+Hundreds of tests parse the same dozen kernels and put them through the same pipelines
+(or through pipelines that share a prefix: `X,ws-lower-aref` and then `X,ws-lower-aref,
+ws-lower-mma`). What a test gets is exactly what the uncached calls give:
+
+- the key is the path as given (it is the location's file name), the file's bytes and,
+  for each pass of the pipeline, its name and every option (defaults included);
+- passes run and are verified exactly as in `ws-opt` (`build_pipeline`'s callback), a
+  pipeline resumes from the module after its longest kept prefix, and the caller always
+  gets its own copy, which it may change;
+- what the passes printed (remarks, warnings) is printed again on every hit;
+- a parse or pass that raises is never kept: it raises again on the next call;
+- while a test uses `monkeypatch` (it may have changed a pass), the cache is neither read
+  nor written (test/conftest.py switches it off for such tests).
+
+Nothing else is cached: interpreting the modules on each test's own random inputs still
+happens in every test.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import hashlib
+import io
+import sys
+from collections import OrderedDict
+
+_LIMIT = 512  # modules kept (LRU); a few hundred kB each
+
+enabled = True
+_modules: OrderedDict[tuple, tuple] = OrderedDict()  # key -> (module, stdout, stderr of the last pass)
+stats = {"parse_hits": 0, "parse_misses": 0, "pass_hits": 0, "passes_run": 0}
+
+
+def _keep(key: tuple, value: tuple) -> None:
+    _modules[key] = value
+    _modules.move_to_end(key)
+    while len(_modules) > _LIMIT:
+        _modules.popitem(last=False)
+
+
+def _file_key(path) -> tuple:
+    with open(path, "rb") as f:
+        return ("file", str(path), hashlib.blake2b(f.read(), digest_size=16).digest())
+
+
+def _pass_key(p) -> tuple:
+    return (p.name, repr(sorted(dataclasses.asdict(p).items())))
+
+
+class _Tee(io.TextIOBase):
+    """Writes through to `out` and remembers what was written."""
+
+    def __init__(self, out):
+        self.out, self.seen = out, io.StringIO()
+
+    def write(self, s: str) -> int:
+        self.seen.write(s)
+        return self.out.write(s)
+
+    def flush(self) -> None:
+        self.out.flush()
+
+
+def _teed(fn, *args):
+    """fn(*args), and what it printed on stdout and stderr (printed as usual too)."""
+    out, err = _Tee(sys.stdout), _Tee(sys.stderr)
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        result = fn(*args)
+    return result, out.seen.getvalue(), err.seen.getvalue()
+
+
+def parse_kernel(path):
+    """`wsdialects.parse_file(path)`, parsed once per file content."""
+    import wsdialects
+
+    if not enabled:
+        return wsdialects.parse_file(path)
+    try:
+        key = _file_key(path)
+    except OSError:
+        return wsdialects.parse_file(path)  # its own error
+    hit = _modules.get(key)
+    if hit is None:
+        stats["parse_misses"] += 1
+        module, out, err = _teed(wsdialects.parse_file, path)
+        _keep(key, (module.clone(), out, err))
+        return module
+    stats["parse_hits"] += 1
+    _modules.move_to_end(key)
+    sys.stdout.write(hit[1])
+    sys.stderr.write(hit[2])
+    return hit[0].clone()
+
+
+def _step(passes, i, module, callback) -> None:
+    """Pass i of the pipeline, then the pipeline's callback (the verifier), as PassPipeline.apply."""
+    passes[i].apply(None, module)
+    if callback is not None:
+        callback(passes[i], module, passes[i + 1] if i + 1 < len(passes) else None)
+
+
+def compile_kernel(path, pipeline: str, file: str | None = None):
+    """A fresh copy of `path` parsed, verified and put through `pipeline` (`ws-opt -p`);
+    `file`: the name the verifier's errors give (`build_pipeline`'s), `path` by default."""
+    from wsdialects.tools.ws_opt import build_pipeline
+
+    if not pipeline:
+        return parse_kernel(path)
+    pipe = build_pipeline(pipeline, str(path) if file is None else file)  # a bad pipeline raises here, as in ws-opt
+    passes, callback = tuple(getattr(pipe, "passes", ())), getattr(pipe, "callback", None)
+    if not enabled or not passes:
+        module = parse_kernel(path)
+        pipe.apply(None, module)
+        return module
+    try:
+        base = _file_key(path)
+    except OSError:
+        base = None
+    if base is None:
+        module = parse_kernel(path)
+        pipe.apply(None, module)
+        return module
+    keys = [base + tuple(_pass_key(p) for p in passes[:i]) for i in range(len(passes) + 1)]
+    done = 0  # the longest kept prefix whose every step is kept (what each printed is replayed)
+    while done < len(passes) and keys[done + 1] in _modules:
+        done += 1
+    for key in keys[1 : done + 1]:  # what the kept passes printed
+        _, out, err = _modules[key]
+        sys.stdout.write(out)
+        sys.stderr.write(err)
+    if done:
+        stats["pass_hits"] += done
+        module = _modules[keys[done]][0].clone()
+        _modules.move_to_end(keys[done])
+    else:
+        module = parse_kernel(path)
+        if callback is not None:
+            callback(None, module, passes[0])
+    for i in range(done, len(passes)):
+        _, out, err = _teed(_step, passes, i, module, callback)
+        stats["passes_run"] += 1
+        _keep(keys[i + 1], (module.clone(), out, err))
+    return module
+
+
+_texts: OrderedDict[tuple, object] = OrderedDict()  # PTX per kernel and pipeline, ptxas's answer per PTX
+
+
+def _memo(key: tuple, make):
+    if not enabled:
+        return make()
+    if key in _texts:
+        _texts.move_to_end(key)
+        return _texts[key]
+    value = _texts[key] = make()
+    while len(_texts) > _LIMIT:
+        _texts.popitem(last=False)
+    return value
+
+
+def compile_ptx(path, pipeline: str) -> str:
+    """The PTX of `path` after `pipeline`: `llvm_to_ptx(lower_module(compile_kernel(...)).llvm_ir)`
+    (without ptxas's spill check, as that call makes it), once per file content and pipeline."""
+    from wsdialects.lower.ptx import llvm_to_ptx
+    from wsdialects.lower.to_llvm import lower_module
+
+    return _memo(("ptx", *_file_key(path), pipeline),
+                 lambda: llvm_to_ptx(lower_module(compile_kernel(path, pipeline)).llvm_ir))
+
+
+def run_ptxas(ptx: str, ptxas: str, extra: tuple[str, ...] = ()) -> tuple[int, str]:
+    """`wsdialects.lower.ptxas.run_ptxas` (ptxas -arch=sm_90a -v), once per PTX text and flags."""
+    from wsdialects.lower import ptxas as _ptxas
+
+    digest = hashlib.blake2b(ptx.encode(), digest_size=16).digest()
+    return _memo(("ptxas", digest, ptxas, tuple(extra)), lambda: _ptxas.run_ptxas(ptx, ptxas, tuple(extra)))

@@ -1,0 +1,122 @@
+"""test/kernel_cache.py gives exactly what the uncached calls give: the same IR (printed
+generically, with locations), the same remarks, the same errors, a copy of its own."""
+
+from io import StringIO
+
+import pytest
+from xdsl.printer import Printer
+
+import kernel_cache
+import wsdialects
+from cases import CASES
+from wsdialects.tools.ws_opt import build_pipeline
+
+GEMM = CASES[0].path()
+SPECS = ["ws-partition,ws-distribute{depth=2}", "ws-partition,ws-distribute{depth=2},ws-pipeline-mma{depth=1}",
+         "ws-specialize{cooperative=2}", "ws-hopper{persistent=true}"]
+
+
+def printed(module) -> str:
+    out = StringIO()
+    Printer(stream=out, print_generic_format=True, print_debuginfo=True).print_op(module)
+    return out.getvalue()
+
+
+def uncached(path, pipeline):
+    m = wsdialects.parse_file(path)
+    build_pipeline(pipeline, str(path)).apply(None, m)
+    return m
+
+
+@pytest.fixture
+def fresh_cache():
+    saved = dict(kernel_cache._modules)
+    kernel_cache._modules.clear()
+    yield
+    kernel_cache._modules.clear()
+    kernel_cache._modules.update(saved)
+
+
+@pytest.mark.parametrize("case", CASES[:3], ids=lambda c: c.name)
+def test_same_ir_on_a_miss_a_hit_and_a_resumed_prefix(case, fresh_cache):
+    for spec in SPECS:  # the second spec resumes from the first
+        want = printed(uncached(case.path(), spec))
+        assert printed(kernel_cache.compile_kernel(case.path(), spec)) == want  # miss (or prefix)
+        assert printed(kernel_cache.compile_kernel(case.path(), spec)) == want  # hit
+    assert printed(kernel_cache.parse_kernel(case.path())) == printed(wsdialects.parse_file(case.path()))
+
+
+def test_options_are_part_of_the_key(fresh_cache):
+    a = printed(kernel_cache.compile_kernel(GEMM, "ws-specialize{depth=2 mma-depth=1}"))
+    b = printed(kernel_cache.compile_kernel(GEMM, "ws-specialize{depth=3 mma-depth=1}"))
+    assert a != b and b == printed(uncached(GEMM, "ws-specialize{depth=3 mma-depth=1}"))
+    # an option left at its default is the same pass
+    assert printed(kernel_cache.compile_kernel(GEMM, "ws-specialize{depth=3 mma-depth=2}")) == \
+        printed(kernel_cache.compile_kernel(GEMM, "ws-specialize{depth=3}"))
+
+
+def test_each_caller_gets_its_own_copy(fresh_cache):
+    m = kernel_cache.compile_kernel(GEMM, "ws-partition")
+    want = printed(m)
+    m.body.block.ops.first.detach()
+    assert printed(kernel_cache.compile_kernel(GEMM, "ws-partition")) == want
+    p = kernel_cache.parse_kernel(GEMM)
+    p.body.block.ops.first.detach()
+    assert printed(kernel_cache.parse_kernel(GEMM)) == printed(wsdialects.parse_file(GEMM))
+
+
+def test_remarks_are_printed_on_every_hit(fresh_cache, capsys):
+    path = CASES[3].path()  # bias_gemm: ws-cooperative leaves its consumer one group, with a remark
+    spec = "ws-partition,ws-distribute{depth=2},ws-cooperative{groups=2}"
+    uncached(path, spec)
+    want = capsys.readouterr()
+    assert "remark: ws-cooperative" in want.err
+    for _ in range(2):
+        kernel_cache.compile_kernel(path, spec)
+        got = capsys.readouterr()
+        assert (got.out, got.err) == (want.out, want.err)
+
+
+def test_errors_are_raised_every_time_and_never_kept(fresh_cache, tmp_path):
+    bad = tmp_path / "k.mlir"
+    bad.write_text(GEMM.read_text().replace("tile.dot", "tile.dotx", 1))
+    for _ in range(2):
+        with pytest.raises(wsdialects.WsError, match="tile.dotx"):
+            kernel_cache.compile_kernel(bad, "ws-partition")
+    with pytest.raises(wsdialects.WsError, match="unknown pass"):
+        kernel_cache.compile_kernel(GEMM, "ws-no-such-pass")
+    for _ in range(2):  # a pass that refuses its options
+        with pytest.raises(wsdialects.WsError, match="must be smaller than the aref ring depth"):
+            kernel_cache.compile_kernel(GEMM, "ws-partition,ws-distribute{depth=3},ws-pipeline-mma{depth=3}")
+    assert not any("ws-pipeline-mma" in str(k) for k in kernel_cache._modules)
+
+
+def test_a_changed_file_is_parsed_again(fresh_cache, tmp_path):
+    f = tmp_path / "k.mlir"
+    f.write_text(GEMM.read_text())
+    first = printed(kernel_cache.compile_kernel(f, "ws-partition"))
+    f.write_text(GEMM.read_text().replace("tile.num_warps = 8", "tile.num_warps = 12"))
+    second = printed(kernel_cache.compile_kernel(f, "ws-partition"))
+    assert first != second and second == printed(uncached(f, "ws-partition"))
+
+
+def test_off_while_a_test_monkeypatches(monkeypatch):
+    assert kernel_cache.enabled is False
+    before = len(kernel_cache._modules)
+    kernel_cache.compile_kernel(GEMM, "ws-partition,ws-distribute{depth=1}")
+    assert len(kernel_cache._modules) == before
+
+
+def test_on_otherwise():
+    assert kernel_cache.enabled is True
+
+
+def test_a_prefix_whose_first_steps_were_dropped_runs_again(fresh_cache, capsys):
+    path = CASES[3].path()
+    spec = "ws-partition,ws-distribute{depth=2},ws-cooperative{groups=2}"
+    want = printed(kernel_cache.compile_kernel(path, spec))
+    err = capsys.readouterr().err
+    first = next(k for k in kernel_cache._modules if len(k) == 4)  # the module after ws-partition
+    del kernel_cache._modules[first]
+    assert printed(kernel_cache.compile_kernel(path, spec)) == want
+    assert capsys.readouterr().err == err
