@@ -389,3 +389,20 @@ Arith = Dialect(
     [REPLACED.get(op.name, op) for op in _x.Arith.operations],
     list(_x.Arith.attributes),
 )
+
+
+def splat_constant(v: SSAValue) -> int | float | None:
+    """The one value an `arith.constant` holds (a scalar, or a dense tile whose elements are
+    all equal), else None: what passes and the emitter ask of a constant operand."""
+    from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, FloatAttr
+
+    op = v.owner
+    if not isinstance(op, Operation) or op.name != "arith.constant":
+        return None
+    val = op.properties.get("value") or op.attributes.get("value")
+    if isinstance(val, (IntegerAttr, FloatAttr)):
+        return val.value.data
+    if isinstance(val, DenseIntOrFPElementsAttr):
+        vals = set(val.get_values())
+        return vals.pop() if len(vals) == 1 else None
+    return None

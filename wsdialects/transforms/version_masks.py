@@ -35,11 +35,11 @@ from dataclasses import dataclass
 
 from xdsl.dialects import arith as xarith
 from xdsl.dialects import scf
-from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, IntegerAttr, IntegerType, ModuleOp, TensorType
+from xdsl.dialects.builtin import IntegerType, ModuleOp, TensorType
 from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
 
-from wsdialects.arith import CmpiOp
+from wsdialects.arith import CmpiOp, splat_constant
 from wsdialects.diagnostics import remark, warning
 from wsdialects.transforms.partition import kernels
 
@@ -61,16 +61,12 @@ _PRED_NAMES = {v: k for k, v in CmpiOp.PREDICATES.items()}
 
 def _int_const(v: SSAValue) -> int | None:
     """The integer a scalar constant or a splat dense constant holds, else None."""
-    op = v.owner
-    if not isinstance(op, Operation) or op.name != "arith.constant":
-        return None
-    val = op.properties.get("value") or op.attributes.get("value")
-    if isinstance(val, IntegerAttr):
-        return val.value.data
-    if isinstance(val, DenseIntOrFPElementsAttr) and isinstance(val.get_element_type(), IntegerType):
-        vals = set(val.get_values())
-        return int(vals.pop()) if len(vals) == 1 else None
-    return None
+    c = splat_constant(v)
+    return int(c) if isinstance(c, (int, bool)) and isinstance(_elem_type(v), IntegerType) else None
+
+
+def _elem_type(v: SSAValue):
+    return v.type.element_type if isinstance(v.type, TensorType) else v.type
 
 
 def index_bounds(v: SSAValue) -> Bounds | None:

@@ -15,6 +15,7 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Operation
 
+from wsdialects.arith import splat_constant
 from wsdialects.layout import SliceLayout, WgmmaLayout, layout_of
 
 from wsdialects.nvgpu import (
@@ -199,11 +200,4 @@ class Wgmma:
 
 def _is_zero_tile(v) -> bool:
     """`v` is an `arith.constant` tile of zeros (a dot's accumulator that starts empty)."""
-    op = v.owner
-    if not isinstance(op, Operation) or op.name != "arith.constant":
-        return False
-    val = op.properties.get("value") or op.attributes.get("value")
-    try:
-        return all(float(x) == 0.0 for x in set(val.get_values()))
-    except (AttributeError, TypeError, ValueError):
-        return False
+    return isinstance(v.type, TensorType) and splat_constant(v) == 0
