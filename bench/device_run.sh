@@ -40,7 +40,8 @@ if [[ $STEPS == *profile* ]]; then
   # ncu + SASS: PROFILE_SPECS, ';'-separated commands (shell words, quoted as needed) of
   # bench/profile_attention.py or bench/profile_gemm.py, e.g.
   # "bench/profile_attention.py --pipeline 'ws-hopper{cooperative=2 pingpong=true}';bench/profile_attention.py --fa3";
-  # or PROFILE_PIPELINES, ';'-separated attention pipelines (each with PROFILE_ARGS)
+  # or PROFILE_PIPELINES, ';'-separated attention pipelines (each with PROFILE_ARGS);
+  # PROFILE_SOURCE=1 also writes sass-counts-N.csv.gz: the kernel's SASS with per-instruction counts
   if [[ -n $PROFILE_SPECS ]]; then IFS=';' read -ra specs <<< "$PROFILE_SPECS"
   else IFS=';' read -ra pipes <<< "${PROFILE_PIPELINES:-ws-hopper}"; specs=()
     for p in "${pipes[@]}"; do specs+=("bench/profile_attention.py --pipeline '$p' ${PROFILE_ARGS}"); done; fi
@@ -49,7 +50,13 @@ if [[ $STEPS == *profile* ]]; then
     # ours: flash_attention* / matmul; FlashAttention-3: CUTLASS's device_kernel
     eval "timeout 200 ncu --kernel-name 'regex:flash|matmul|device_kernel' --launch-skip 1 --launch-count 1 \
       --section SpeedOfLight --section WarpStateStats --section SchedulerStats --section ComputeWorkloadAnalysis \
-      --section InstructionStats python3 $spec --sass $OUT/sass-$i" > $OUT/ncu-$i.txt 2>&1
+      --section InstructionStats ${PROFILE_SOURCE:+--section SourceCounters --export $OUT/ncu-$i --force-overwrite} \
+      python3 $spec --sass $OUT/sass-$i" > $OUT/ncu-$i.txt 2>&1
+    if [[ -n $PROFILE_SOURCE && -f $OUT/ncu-$i.ncu-rep ]]; then
+      # the profiled kernel's SASS with per-instruction execution counts (FlashAttention-3's too)
+      ncu --import $OUT/ncu-$i.ncu-rep --page source --print-source sass --csv 2>&1 | gzip > $OUT/sass-counts-$i.csv.gz
+      rm -f $OUT/ncu-$i.ncu-rep
+    fi
     grep -E "Duration|Issue Slots Busy|Eligible Warps|No Eligible|Executed Instructions  |Registers Per" $OUT/ncu-$i.txt | head -8
     if ls $OUT/sass-$i/*.ptx >/dev/null 2>&1; then
       ptxas -arch=sm_90a $OUT/sass-$i/*.ptx -o /tmp/prof-$i.cubin && cuobjdump --dump-sass /tmp/prof-$i.cubin > $OUT/sass-$i/kernel.sass

@@ -3,7 +3,8 @@
     ncu --kernel-name regex:flash --launch-skip 1 --launch-count 1 --section SpeedOfLight \\
         python bench/profile_attention.py [--kernel flash_attention] [--pipeline ws-hopper] [--L 4096] [--sass DIR]
         python bench/profile_attention.py --source test/Inputs/kernels/scheduled/flash_attention_bf16.mlir
-        python bench/profile_attention.py --fa3   # FlashAttention-3 (fa3-fwd, bf16) on the same shape
+        python bench/profile_attention.py --fa3 [--causal]  # FlashAttention-3 (fa3-fwd, bf16) on the same shape
+        python bench/profile_attention.py --kernel flash_attention_causal --bf16   # ours, causal bf16
 
 With --sass DIR the kernel's PTX is written to DIR (assemble it with `ptxas -arch=sm_90a` and
 read it with `cuobjdump --dump-sass`). Launches twice (a warm-up, then the profiled one)."""
@@ -28,23 +29,26 @@ ap.add_argument("--bh", type=int, default=128)
 ap.add_argument("--sass", default="")
 ap.add_argument("--source", default="", help="the kernel's file (default examples/kernels/KERNEL.mlir)")
 ap.add_argument("--fa3", action="store_true", help="profile FlashAttention-3 (bf16) instead")
+ap.add_argument("--causal", action="store_true", help="FlashAttention-3: causal (ours: pick a causal --kernel)")
+ap.add_argument("--bf16", action="store_true", help="ours: the f16 kernel with bf16 elements")
 args = ap.parse_args()
 if args.fa3:
     from fa3_fwd_interface import flash_attn_func
 
     q, kk, v = (torch.randn(1, args.L, args.bh, args.d, device="cuda", dtype=torch.bfloat16) for _ in range(3))
     for _ in range(2):
-        o = flash_attn_func(q, kk, v)
+        o = flash_attn_func(q, kk, v, causal=args.causal)
     o = o[0] if isinstance(o, tuple) else o
     torch.cuda.synchronize()
     print("done", o.float().abs().mean().item())
     sys.exit(0)
 source = Path(args.source) if args.source else ROOT / "examples" / "kernels" / f"{args.kernel}.mlir"
-k = wsdialects.compile(source, pipeline=args.pipeline)
+text = source.read_text()
+k = wsdialects.compile(text.replace("xf16", "xbf16") if args.bf16 else text, pipeline=args.pipeline)
 if args.sass:
     Path(args.sass).mkdir(parents=True, exist_ok=True)
     (Path(args.sass) / f"{args.kernel}.ptx").write_text(k.ptx)
-dt = torch.bfloat16 if "bf16" in source.name else torch.float16
+dt = torch.bfloat16 if "bf16" in source.name or args.bf16 else torch.float16
 q, kk, v = (torch.randn(args.bh, args.L, args.d, device="cuda", dtype=dt) for _ in range(3))
 o = torch.empty_like(q)
 for _ in range(2):

@@ -14,6 +14,9 @@ KERNEL = ROOT / "examples" / "kernels" / "flash_attention.mlir"
 kernels = {"ws-hopper": wsdialects.compile(KERNEL, pipeline="ws-hopper"),
            # two cooperative groups taking turns through named barriers (ws-pingpong)
            "ws-hopper{cooperative=2 pingpong=true}": wsdialects.compile(KERNEL, pipeline="ws-hopper{cooperative=2 pingpong=true}"),
+           # persistent: 2 programs loop over the 6 (query block, head) tiles
+           "ws-hopper{cooperative=2 pingpong=true persistent=true programs=2}": wsdialects.compile(
+               KERNEL, pipeline="ws-hopper{cooperative=2 pingpong=true persistent=true programs=2}"),
            # ws-schedule's choice (kept as IR): the two groups as a ping-pong team
            "ws-schedule{arch=h100},ws-hopper": wsdialects.compile(
                ROOT / "test" / "Inputs" / "kernels" / "scheduled" / "flash_attention.mlir", pipeline="ws-hopper"),

@@ -33,7 +33,9 @@ VARIANTS = [  # (kernel, head dim, dtype, causal, query rows per program)
     ("flash_attention_causal_d64", 64, "float16", True, 128),
     ("flash_attention_d256", 256, "float16", False, 64),
 ]
-PIPELINES = ["ws-hopper", "ws-hopper{cooperative=2}", "ws-hopper{cooperative=2 pingpong=true}"]
+PIPELINES = ["ws-hopper", "ws-hopper{cooperative=2}", "ws-hopper{cooperative=2 pingpong=true}",
+             # persistent: 5 programs loop over the (query block, head) tiles
+             "ws-hopper{cooperative=2 pingpong=true persistent=true programs=5}"]
 # ws-schedule's output for the head-dim-128 kernels, kept as IR (the GPU machine has no OR-Tools):
 # ws-hopper honours its ws.* attributes. NAME.mlir: the solver's choice (a ping-pong team);
 # NAME_split.mlir (pingpong=false): softmax and P.V on different warp groups, P and the row
@@ -68,8 +70,9 @@ def test_flash_attention(name, d, dtype, causal, bm, pipeline):
 
 @pytest.mark.parametrize("name,d,dtype,causal,bm", SCHEDULED_VARIANTS, ids=[v[0] for v in SCHEDULED_VARIANTS])
 @pytest.mark.parametrize("organisation", ["", "_split"], ids=["pingpong", "split"])
-def test_scheduled_flash_attention(name, d, dtype, causal, bm, organisation):
-    k_ = wsdialects.compile(SCHEDULED / f"{name}{organisation}.mlir", pipeline="ws-hopper")
+@pytest.mark.parametrize("pipeline", ["ws-hopper", "ws-hopper{persistent=true programs=5}"], ids=["", "persistent"])
+def test_scheduled_flash_attention(name, d, dtype, causal, bm, organisation, pipeline):
+    k_ = wsdialects.compile(SCHEDULED / f"{name}{organisation}.mlir", pipeline=pipeline)
     dt = getattr(torch, dtype)
     for B, H, L in SHAPES:
         torch.manual_seed(B * 1000 + H * 100 + L + 1)

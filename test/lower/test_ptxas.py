@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from kernel_cache import compile_ptx, run_ptxas
+from wsdialects.lower.ptxas import parse_report
 
 ROOT = Path(__file__).resolve().parents[2]
 KERNELS = {
@@ -51,6 +52,8 @@ def _assemble(ptx: str, tmp_path: Path, name: str, spills: bool = False) -> str:
     assert rc == 0, report
     assert spills or "spill" not in report or "0 bytes spill stores" in report, report
     assert "C7508" not in report, report  # setmaxnreg ignored
+    serial = parse_report(report)
+    assert spills or not any(i.serialized for i in serial.values()), report  # no injected warpgroup.arrive / wait
     return report
 
 
@@ -85,6 +88,10 @@ MORE = [
     ("flash_attention", KERNELS["flash_attention"], "ws-hopper{cooperative=2 pingpong=true}"),
     ("flash_attention_d64", KERNELS["flash_attention_d64"], "ws-hopper{cooperative=2 pingpong=true}"),
     ("gemm", KERNELS["gemm"], "ws-hopper{cooperative=2 pingpong=true}"),
+    ("flash_attention_causal", KERNELS["flash_attention_causal"],
+     "ws-hopper{cooperative=2 pingpong=true persistent=true}"),
+    ("dual_dot", INPUTS / "dual_dot.mlir", "ws-hopper{persistent=true}"),
+    ("bias_gemm", INPUTS / "bias_gemm.mlir", "ws-hopper{persistent=true}"),
 ]
 
 

@@ -151,12 +151,20 @@ ptxas info    : Used 168 registers, used 1 barriers, 400 bytes cmem[0]
 
 def test_parse_report():
     r = parse_report(CAPTURED)
-    assert r["matmul"] == PtxasInfo("matmul", registers=255, stack_frame=936, spill_stores=2568, spill_loads=2056)
+    serialized = ["(C7511) Potential Performance Loss: wgmma.mma_async instructions are serialized due to "
+                  "insufficient register resources for the wgmma pipeline"]
+    assert r["matmul"] == PtxasInfo("matmul", registers=255, stack_frame=936, spill_stores=2568, spill_loads=2056,
+                                    serialized=serialized)
     assert r["matmul"].spills
     assert r["attn_fwd"] == PtxasInfo("attn_fwd", registers=168)
     assert not r["attn_fwd"].spills
     assert parse_report("") == {}
     assert parse_report("ptxas fatal   : Unresolved extern function 'f'\n") == {}
+    injected = ("ptxas info    : Compiling entry function 'k' for 'sm_90a'\n"
+                "ptxas info    : (C7519) warpgroup.arrive is injected in around line 499 by compiler to allow use "
+                "of registers in GMMA in function 'k'\n")
+    assert parse_report(injected)["k"].serialized == [
+        "(C7519) warpgroup.arrive is injected in around line 499 by compiler to allow use of registers in GMMA"]
 
 
 def _fake_ptxas(tmp_path: Path, text: str, rc: int) -> str:
@@ -168,8 +176,8 @@ def _fake_ptxas(tmp_path: Path, text: str, rc: int) -> str:
 
 
 def test_check_ptx_warns_at_the_kernel(tmp_path, monkeypatch, capsys):
-    """check_ptx on ptxas's captured report (a stand-in ptxas: no CUDA needed): one located
-    warning per function that spills, at its func.func."""
+    """check_ptx on ptxas's captured report (a stand-in ptxas: no CUDA needed): located
+    warnings at the func.func of each function that spills or whose wgmmas ptxas serializes."""
     from wsdialects.lower.ptxas import check_ptx
 
     monkeypatch.setenv("WSDIALECTS_PTXAS", _fake_ptxas(tmp_path, CAPTURED, 0))
@@ -179,7 +187,10 @@ def test_check_ptx_warns_at_the_kernel(tmp_path, monkeypatch, capsys):
     err = capsys.readouterr().err
     func_line = next(i for i, ln in enumerate(GEMM.read_text().splitlines(), 1) if "func.func @matmul" in ln)
     assert err == (f"{GEMM}:{func_line}:3: warning: ptxas: kernel 'matmul' spills registers to local memory: "
-                   "2568 bytes spill stores, 2056 bytes spill loads, 936-byte stack frame (255 registers per thread)\n")
+                   "2568 bytes spill stores, 2056 bytes spill loads, 936-byte stack frame (255 registers per thread)\n"
+                   f"{GEMM}:{func_line}:3: warning: ptxas: kernel 'matmul': the wgmma pipeline is serialized: "
+                   "(C7511) Potential Performance Loss: wgmma.mma_async instructions are serialized due to "
+                   "insufficient register resources for the wgmma pipeline\n")
 
 
 def test_check_ptx_rejected(tmp_path, monkeypatch, capsys):
@@ -213,7 +224,9 @@ def test_ws_opt_reports_ptxas_spills(tmp_path):
     r = _ws_opt_ptx(f, tmp_path)
     assert r.returncode == 0, r.stderr
     func_line = next(i for i, ln in enumerate(f.read_text().splitlines(), 1) if "func.func @matmul" in ln)
-    (w,) = [ln for ln in r.stderr.splitlines() if "warning: ptxas" in ln]
+    (w,) = [ln for ln in r.stderr.splitlines() if "warning: ptxas" in ln and "spills" in ln]
+    # short of registers, ptxas also runs the wgmmas one by one, and says so (C7511)
+    assert any("the wgmma pipeline is serialized" in ln for ln in r.stderr.splitlines()), r.stderr
     assert w.startswith(f"{f}:{func_line}:"), w
     m = re.search(r"kernel 'matmul' spills registers to local memory: (\d+) bytes spill stores, (\d+) bytes "
                   r"spill loads, (\d+)-byte stack frame \((\d+) registers per thread\)", w)

@@ -64,6 +64,22 @@ def test_kernel_after_ws_hopper(name, D, dt, causal, pipeline, rng):
 SCHEDULED = Path(__file__).resolve().parents[1] / "Inputs" / "kernels" / "scheduled"
 
 
+@pytest.mark.parametrize("name", ["flash_attention", "flash_attention_causal"])
+@pytest.mark.parametrize("schedule", ["", "scheduled"])
+def test_persistent_pingpong_attention(name, schedule, rng):
+    """Persistent attention (one program per SM looping over (query block, head) tiles) with
+    the ping-pong team, the heuristic pipeline's and the solver's: 3 programs take 6 tiles of
+    ragged L, so programs run several tiles and the ring positions and turns carry across them."""
+    src = (SCHEDULED / f"{name}.mlir") if schedule else (KERNELS / f"{name}.mlir")
+    opts = "programs=3" if schedule else "cooperative=2 pingpong=true programs=3"
+    m = compile_kernel(src, f"ws-hopper{{persistent=true {opts}}}", file=name)
+    assert any("ws.persistent" in o.attributes for o in m.walk())
+    D, dt, causal = {v[0]: v[1:] for v in VARIANTS}[name]
+    assert run(m, name, D, dt, causal, 300, 2, rng, seed=3) < 2e-3
+
+
+
+
 @pytest.mark.parametrize("name", ["flash_attention", "flash_attention_causal", "flash_attention_bf16"])
 @pytest.mark.parametrize("organisation", ["", "_split"], ids=["pingpong", "split"])
 def test_scheduled_kernel_after_ws_hopper(name, organisation, rng):

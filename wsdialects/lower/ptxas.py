@@ -5,6 +5,9 @@
     gemm_w4.mlir:3:3: warning: ptxas: kernel 'matmul' spills registers to local memory:
     2568 bytes spill stores, 2056 bytes spill loads, 936-byte stack frame (255 registers per thread)
 
+Where ptxas serializes the wgmma pipeline (it injects a `warpgroup.arrive` / `wait`, C7509-C7520)
+that is a located warning as well: the code generator is meant never to cause it.
+
 `-t ptx` runs ptxas only where it is installed (`ptxas` on PATH, or WSDIALECTS_PTXAS names
 it); where it is not, or WSDIALECTS_PTXAS=0, the check is skipped without a word: the PTX
 is the same either way. ptxas rejecting the PTX is reported as a warning too (the PTX is
@@ -18,7 +21,7 @@ import re
 import shutil
 import subprocess
 import tempfile
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from xdsl.dialects import func
@@ -39,6 +42,7 @@ class PtxasInfo:
     stack_frame: int = 0
     spill_stores: int = 0
     spill_loads: int = 0
+    serialized: list[str] = field(default_factory=list)  # ptxas's wgmma-serialization notes (C75xx)
 
     @property
     def spills(self) -> bool:
@@ -48,15 +52,27 @@ class PtxasInfo:
 _FUNC = re.compile(r"(?:Compiling entry function|Function properties for)\s+'?([\w$.]+)'?")
 _PROPS = re.compile(r"(\d+) bytes stack frame, (\d+) bytes spill stores, (\d+) bytes spill loads")
 _USED = re.compile(r"Used (\d+) registers")
+# "(C7519) warpgroup.arrive is injected in around line 499 by compiler to allow use of registers
+# in GMMA in function 'matmul'", "(C7511) Potential Performance Loss: wgmma.mma_async instructions
+# are serialized due to ... in the function 'matmul'": the wgmma pipeline is serialized
+_SERIAL = re.compile(r"\((C75\d\d)\)\s*(.*?)\s*(?:in (?:the )?function '?([\w$.]+)'?)?\s*$")
+SERIALIZING = ("C7509", "C7510", "C7511", "C7512", "C7513", "C7514", "C7515", "C7516", "C7517", "C7518",
+               "C7519", "C7520")
 
 
 def parse_report(text: str) -> dict[str, PtxasInfo]:
-    """Per function, what `ptxas -v` printed (its stderr): registers used, stack frame and
-    spill bytes. Lines are attributed to the function named last ("Compiling entry
+    """Per function, what `ptxas -v` printed (its stderr): registers used, stack frame,
+    spill bytes and the notes where ptxas serializes the wgmma pipeline (C7509-C7520: it
+    injected a warpgroup.arrive / wait, or ran the wgmmas one by one). Lines are attributed to the function named last ("Compiling entry
     function 'f'", "Function properties for f")."""
     out: dict[str, PtxasInfo] = {}
     cur: PtxasInfo | None = None
     for line in text.splitlines():
+        if (m := _SERIAL.search(line)) and m.group(1) in SERIALIZING:
+            where = out.setdefault(m.group(3), PtxasInfo(m.group(3))) if m.group(3) else cur
+            if where is not None:
+                where.serialized.append(f"({m.group(1)}) {m.group(2)}")
+            continue
         if m := _FUNC.search(line):
             cur = out.setdefault(m.group(1), PtxasInfo(m.group(1)))
         if cur is None:
@@ -108,4 +124,7 @@ def check_ptx(ptx: str, module: ModuleOp) -> dict[str, PtxasInfo] | None:
             warning(funcs.get(name, module),
                     f"ptxas: kernel '{name}' spills registers to local memory: {info.spill_stores} bytes spill "
                     f"stores, {info.spill_loads} bytes spill loads, {info.stack_frame}-byte stack frame{regs}")
+        if info.serialized:
+            warning(funcs.get(name, module),
+                    f"ptxas: kernel '{name}': the wgmma pipeline is serialized: " + "; ".join(info.serialized))
     return infos

@@ -19,6 +19,7 @@ from wsdialects.arith import splat_constant
 from wsdialects.layout import SliceLayout, WgmmaLayout, layout_of
 
 from wsdialects.nvgpu import (
+    WgmmaFenceOp,
     WgmmaMmaAsyncOp,
 )
 from wsdialects.lower.llvm.types import Frag, SWIZZLE_CODE, Smem, bits_of, elem_of, fp8_name, is_fp8, llty, nbytes, shape_of
@@ -50,17 +51,50 @@ class Wgmma:
     def wgmma_fence(self, o: Operation) -> None:
         """`wgmma.fence` orders earlier register writes before the wgmmas that follow: the
         accumulators of those wgmmas (evaluated lazily elsewhere) and their register A
-        operands, converted and packed, are computed first."""
+        operands, converted and packed, are computed first, and pass through the fence as
+        tied asm operands, so no register copy (a loop-carried accumulator's first value,
+        say) can land between the fence and the wgmmas (ptxas would inject a
+        warpgroup.arrive there: C7519)."""
         nxt = o.next_op
         issued = set()
+        fenced: list[tuple[WgmmaMmaAsyncOp, str, list[str]]] = []  # (mma, "acc" | "a", registers)
+        group = []
         while isinstance(nxt, WgmmaMmaAsyncOp):
+            group.append(nxt)
+            nxt = nxt.next_op
+        if o.parent_block() is not None and not any(isinstance(x, WgmmaFenceOp) for x in _ops_before(o)):
+            # The block's first fence also takes the accumulators of its later wgmma groups that
+            # come from outside the block (loop-carried, say): their first values (a zero init)
+            # are then written before any wgmma of the block is in flight (else: C7517).
+            later = [x for x in _ops_after(o) if isinstance(x, WgmmaMmaAsyncOp) and x not in group
+                     and not _defined_in(x.acc, o.parent_block())
+                     and not _is_zero_tile(x.acc)]
+            seen = set()
+            for x in later:
+                if x.acc not in seen:
+                    seen.add(x.acc)
+                    fenced.append((x, "acc", self.frag_of(x.acc, x)))
+        for nxt in group:
             if nxt.acc not in issued:
-                self.wgmma_acc[nxt] = self.frag_of(nxt.acc, nxt)
+                self.wgmma_acc[nxt] = self.wgmma_acc.get(nxt) or self.frag_of(nxt.acc, nxt)
+                if not _is_zero_tile(nxt.acc):  # a zero accumulator is not read (scale-d 0)
+                    fenced.append((nxt, "acc", self.wgmma_acc[nxt]))
             if not isinstance(self.vals.get(nxt.a), Smem):
                 self.wgmma_a[nxt] = self.register_a(nxt)
+                fenced.append((nxt, "a", self.wgmma_a[nxt]))
             issued.add(nxt.result)
-            nxt = nxt.next_op
-        self.asm("wgmma.fence.sync.aligned;", "", [])
+        flat = [("float" if kind == "acc" else "i32", r) for _, kind, regs in fenced for r in regs]
+        if not flat:
+            self.asm("wgmma.fence.sync.aligned;", "", [])
+            return
+        st = "{" + ", ".join(t for t, _ in flat) + "}"
+        cons = ",".join([("=f" if t == "float" else "=r") for t, _ in flat] + [str(i) for i in range(len(flat))])
+        res = self.asm("wgmma.fence.sync.aligned;", cons, flat, st)
+        i = 0
+        for mma, kind, regs in fenced:
+            out = [self.op(f"extractvalue {st} {res}, {i + j}") for j in range(len(regs))]
+            i += len(regs)
+            (self.wgmma_acc if kind == "acc" else self.wgmma_a)[mma] = out
 
     def register_a(self, o: WgmmaMmaAsyncOp) -> list[str]:
         """The register-A operand of `o`: its A tile is in the accumulator fragment
@@ -196,6 +230,26 @@ class Wgmma:
         for r, g in zip(o.results, groups):
             self.vals[r] = Frag(flat[i:i + len(g)])
             i += len(g)
+
+
+def _ops_before(o: Operation):
+    x = o.prev_op
+    while x is not None:
+        yield x
+        x = x.prev_op
+
+
+def _ops_after(o: Operation):
+    x = o.next_op
+    while x is not None:
+        yield x
+        x = x.next_op
+
+
+def _defined_in(v, block) -> bool:
+    """`v` is an op result defined in `block` (not a value from outside it)."""
+    owner = v.owner
+    return isinstance(owner, Operation) and owner.parent_block() is block
 
 
 def _is_zero_tile(v) -> bool:
