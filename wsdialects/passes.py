@@ -30,6 +30,8 @@ PIPELINE: list[tuple[str, str]] = [
     # Stages 9-10 (Tawa §III-E): the lowering passes ws-hopper runs after ws-specialize.
     ("ws-lower-aref", "wsdialects.lower.lower_aref:LowerArefPass"),
     ("ws-lower-warp-groups", "wsdialects.lower.lower_warp_groups:LowerWarpGroupsPass"),
+    # A TMA producer branch runs in its first warp only (FA3's / CUTLASS's producer warp).
+    ("ws-lead-warp", "wsdialects.lower.lead_warp:LeadWarpPass"),
     ("ws-lower-mma", "wsdialects.lower.lower_mma:LowerMmaPass"),
     ("ws-lower-layouts", "wsdialects.lower.lower_layouts:LowerLayoutsPass"),
     # After the layouts (ws-hopper runs it there): interior tiles skip their boundary masks.

@@ -91,9 +91,12 @@ def _name(op) -> str:
 
 
 def _warps(op) -> int:
-    """Warps executing `op`: those of its warp_group.partition or nvgpu.wg.branch."""
+    """Warps executing `op`: those of its warp_group.partition or nvgpu.wg.branch (one inside
+    an nvgpu.wg.lead_warp)."""
     cur = op.parent_op()
     while cur is not None:
+        if cur.name == "nvgpu.wg.lead_warp":
+            return 1
         if cur.name == "warp_group.partition":
             return cur.warps
         if cur.name == "nvgpu.wg.branch":
@@ -330,6 +333,13 @@ def _dispatch(frame, op, _):
         bodies.append((f"warps {br.first_warp}-{br.first_warp + br.num_warps - 1} ({br.role.data})",
                        lambda sub=sub, br=br: sub.run_block(br.body.block, [])))
     sched.run(bodies)
+    return []
+
+
+@impl("nvgpu.wg.lead_warp")
+def _lead_warp(frame, op, _):
+    # the branch runs as one coroutine; its first warp's work is the body
+    frame.run_block(op.body.block, [])
     return []
 
 

@@ -62,24 +62,33 @@ def ring_smem_bytes(module: ModuleOp) -> int:
     return total
 
 
+def lowering_passes(lead_warp: bool = True) -> list[ModulePass]:
+    """The lowering half of ws-hopper, in order (also what `-t llvm` / `-t ptx` run on IR
+    that ws-specialize left; tools/targets.py starts it where the IR stands)."""
+    from wsdialects.lower.lead_warp import LeadWarpPass
+    from wsdialects.lower.lower_aref import LowerArefPass
+    from wsdialects.lower.lower_layouts import LowerLayoutsPass
+    from wsdialects.lower.lower_mma import LowerMmaPass
+    from wsdialects.lower.lower_warp_groups import LowerWarpGroupsPass
+    from wsdialects.lower.register_budget import RegisterBudgetPass
+    from wsdialects.transforms.version_masks import VersionMasksPass
+
+    return [LowerArefPass(), LowerWarpGroupsPass(), *([LeadWarpPass(remarks=False)] if lead_warp else []),
+            LowerMmaPass(), LowerLayoutsPass(), VersionMasksPass(remarks=False), RegisterBudgetPass()]
+
+
 @dataclass(frozen=True)
 class HopperPass(SpecializePass):
-    """ws-specialize, then ws-lower-aref, -warp-groups, -mma, -layouts and ws-version-masks: IR ready for -t ptx."""
+    """ws-specialize, then ws-lower-aref, -warp-groups, ws-lead-warp, ws-lower-mma, -layouts and ws-version-masks:
+    IR ready for -t ptx."""
 
     name = "ws-hopper"
     depth: int = 4
     mma_depth: int = 1
+    lead_warp: bool = True  # ws-lead-warp: a TMA producer runs in one warp
 
     def passes(self) -> list[ModulePass]:
-        from wsdialects.lower.lower_aref import LowerArefPass
-        from wsdialects.lower.lower_layouts import LowerLayoutsPass
-        from wsdialects.lower.lower_mma import LowerMmaPass
-        from wsdialects.lower.lower_warp_groups import LowerWarpGroupsPass
-        from wsdialects.lower.register_budget import RegisterBudgetPass
-        from wsdialects.transforms.version_masks import VersionMasksPass
-
-        return [*super().passes(), LowerArefPass(), LowerWarpGroupsPass(), LowerMmaPass(), LowerLayoutsPass(),
-                VersionMasksPass(remarks=False), RegisterBudgetPass()]
+        return [*super().passes(), *lowering_passes(lead_warp=self.lead_warp)]
 
     def apply(self, ctx, op: ModuleOp) -> None:
         need = {}

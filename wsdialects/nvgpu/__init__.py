@@ -29,7 +29,7 @@ from wsdialects.nvgpu.barriers import (
     MBarrierInitOp,
     MBarrierTryWaitParityOp,
 )
-from wsdialects.nvgpu.dispatch import BranchOp, DispatchOp, SetMaxNRegOp
+from wsdialects.nvgpu.dispatch import BranchOp, DispatchOp, LeadWarpOp, SetMaxNRegOp
 from wsdialects.nvgpu.memory import (
     SmemAllocOp,
     SmemLoadOp,
@@ -46,7 +46,7 @@ NVGPU_OPS = [
     MBarrierCreateOp, MBarrierInitOp, MBarrierArriveOp, MBarrierArriveExpectTxOp, MBarrierTryWaitParityOp,
     FenceMBarrierInitOp, FenceProxyAsyncOp, SmemAllocOp, SmemViewOp, SmemStoreOp, SmemLoadOp, TmaAsyncLoadOp,
     TmaAsyncStoreOp, TmaStoreWaitOp, WgmmaFenceOp, WgmmaMmaAsyncOp, WgmmaCommitGroupOp, WgmmaWaitGroupOp,
-    SetMaxNRegOp, BranchOp, DispatchOp,
+    SetMaxNRegOp, BranchOp, LeadWarpOp, DispatchOp,
 ]
 Nvgpu = Dialect("nvgpu", NVGPU_OPS, [MBarriersType])
 

@@ -1,5 +1,5 @@
 """`nvgpu` register budgets and warp-group dispatch: `nvgpu.setmaxnreg`, `nvgpu.wg.branch`,
-`nvgpu.wg.dispatch`."""
+`nvgpu.wg.lead_warp`, `nvgpu.wg.dispatch`."""
 
 from __future__ import annotations
 
@@ -132,6 +132,57 @@ class BranchOp(IRDLOperation):
     def print(self, printer: Printer) -> None:
         printer.print_string(f" warps {self.first_warp} to {self.first_warp + self.num_warps} ")
         printer.print_string_literal(self.role.data)
+        printer.print_string(" ")
+        printer.print_region(self.body, print_entry_block_args=False, print_empty_block=False)
+        if self.attributes:
+            printer.print_op_attributes(self.attributes, print_keyword=True)
+
+
+@irdl_op_definition
+class LeadWarpOp(IRDLOperation):
+    """Only the first warp of the enclosing `nvgpu.wg.branch` runs the body; the branch's
+    other warps skip it (and idle to the kernel's end). `ws-lead-warp` puts a producer's
+    work here when it is one elected thread's TMA copies and barrier operations, so three
+    warps of the producer group neither issue nor spin.
+
+    Example:
+
+        nvgpu.wg.dispatch threads 256 {
+          nvgpu.wg.branch warps 0 to 4 "producer" {
+            nvgpu.setmaxnreg dec 40
+            nvgpu.wg.lead_warp {
+              %pid = tile.program_id 0 : i32
+            }
+          }
+          nvgpu.wg.branch warps 4 to 8 "consumer" {
+            nvgpu.setmaxnreg inc 232
+          }
+        }
+    """
+
+    name = "nvgpu.wg.lead_warp"
+    body = region_def("single_block")
+    traits = traits_def(NoTerminator())
+
+    def __init__(self, body: Region | None = None):
+        super().__init__(regions=[body or Region(Block())])
+
+    def verify_(self) -> None:
+        if not isinstance(self.parent_op(), BranchOp):
+            raise VerifyException("nvgpu.wg.lead_warp must be directly inside nvgpu.wg.branch")
+
+    @classmethod
+    def parse(cls, parser: Parser):
+        body = parser.parse_region()
+        if not body.blocks:
+            body.add_block(Block())
+        op = cls(body)
+        attrs = parser.parse_optional_attr_dict_with_keyword()
+        if attrs is not None:
+            op.attributes.update(attrs.data)
+        return op
+
+    def print(self, printer: Printer) -> None:
         printer.print_string(" ")
         printer.print_region(self.body, print_entry_block_args=False, print_empty_block=False)
         if self.attributes:

@@ -141,6 +141,16 @@ def region_parties(container: Operation) -> list[Party]:
             for i, b in enumerate(container.branches)]
 
 
+def executing_warps(op: Operation, party: Party) -> int:
+    """Warps of `party` that execute `op`: one inside an `nvgpu.wg.lead_warp`."""
+    cur = op.parent_op()
+    while cur is not None and cur is not party.op:
+        if cur.name == "nvgpu.wg.lead_warp":
+            return 1
+        cur = cur.parent_op()
+    return party.warps
+
+
 def control_slice(kernel: Operation) -> set[Operation]:
     """The ops whose results reach a loop bound, a branch condition or an operand of a
     synchronizing op (the only values the skeleton computes)."""
@@ -202,8 +212,8 @@ _CMP = {0: lambda a, b: a == b, 1: lambda a, b: a != b, 2: lambda a, b: a < b, 3
 
 
 # What `Skeleton.plan` found an op to be.
-_RETURN, _LOOP, _BRANCH, _SYNC, _COMPUTE, _CONTAINER, _INIT, _UNSUPPORTED = (
-    "return", "loop", "branch", "sync", "compute", "container", "init", "unsupported")
+_RETURN, _LOOP, _BRANCH, _SYNC, _COMPUTE, _CONTAINER, _INIT, _UNSUPPORTED, _INLINE = (
+    "return", "loop", "branch", "sync", "compute", "container", "init", "unsupported", "inline")
 
 
 def _bits(t) -> int | None:
@@ -273,6 +283,8 @@ class Skeleton:
                     plan.append((_CONTAINER, op))
                 elif name == "nvgpu.mbarrier.init":
                     plan.append((_INIT, op))
+                elif name == "nvgpu.wg.lead_warp":  # the branch's first warp: its events are the branch's
+                    plan.append((_INLINE, op))
                 elif op.regions and any(o.name in SYNC_OPS or o.name in CONTAINERS for o in op.walk() if o is not op):
                     plan.append((_UNSUPPORTED, op))
             self.plans[block] = plan
@@ -298,6 +310,8 @@ class Skeleton:
                 self.loop(op, env)
             elif what is _BRANCH:
                 self.branch(op, env)
+            elif what is _INLINE:
+                self.block(op.regions[0].blocks[0], env, [])
             elif what is _CONTAINER:
                 self.container(op, env)
             elif what is _INIT:
@@ -394,7 +408,7 @@ class Skeleton:
         elif kind == "wait":
             ev = Ev(kind, op, vals[0], pos(vals[1]), None if pos(vals[2]) is None else pos(vals[2]) & 1)
         elif kind == "arrive":
-            ev = Ev(kind, op, vals[0], pos(vals[1]), 1 if op.scope.data == "once" else self.party.warps)
+            ev = Ev(kind, op, vals[0], pos(vals[1]), 1 if op.scope.data == "once" else executing_warps(op, self.party))
         elif kind == "arrive_tx":
             ev = Ev(kind, op, vals[0], pos(vals[1]), op.bytes.value.data)
         elif kind == "tma":

@@ -10,8 +10,8 @@ Given less, they say what they do instead of lowering quietly:
   and left the kernel alone, e.g. one with no loop of TMA loads, the error says that
   instead, next to the pass's remark);
 - IR that is warp-specialized but not lowered (after `-p ws-specialize`) gets the
-  lowering half of ws-hopper (ws-lower-aref, ws-lower-warp-groups, ws-lower-mma,
-  ws-lower-layouts, ws-register-budget, and ws-verify-sync), with a remark that says so
+  lowering half of ws-hopper (ws-lower-aref, ws-lower-warp-groups, ws-lead-warp, ws-lower-mma,
+  ws-lower-layouts, ws-version-masks, ws-register-budget, and ws-verify-sync), with a remark that says so
   and what differs from `-p ws-hopper`: the ring depths stay as ws-specialize made them
   (ws-hopper defaults to depth=4 mma-depth=1 and shrinks the rings to fit shared memory).
   `-p 'ws-specialize{depth=4 mma-depth=1}' -t ptx` on a kernel whose rings fit is
@@ -38,18 +38,20 @@ def print_mlir(module: ModuleOp, generic: bool = False, debuginfo: bool = False)
 
 
 def _missing_lowering(module: ModuleOp) -> list:
-    """The lowering passes `module` still needs (what lower_to_nvgpu would run)."""
-    from wsdialects.lower.lower_aref import LowerArefPass
-    from wsdialects.lower.lower_layouts import LowerLayoutsPass, needs_layouts
-    from wsdialects.lower.lower_mma import LowerMmaPass, needs_lowering
-    from wsdialects.lower.lower_warp_groups import LowerWarpGroupsPass
+    """The lowering passes `module` still needs: the lowering half of ws-hopper
+    (`lowering_passes`), from the first stage the IR has not been through."""
+    from wsdialects.lower.hopper import lowering_passes
+    from wsdialects.lower.lower_layouts import needs_layouts
+    from wsdialects.lower.lower_mma import needs_lowering
 
+    passes = lowering_passes()
+    names = [p.name for p in passes]
     if any(o.name.startswith(("aref.", "warp_group.region")) for o in module.walk()):
-        return [LowerArefPass(), LowerWarpGroupsPass(), LowerMmaPass(), LowerLayoutsPass()]
+        return passes
     if needs_lowering(module):
-        return [LowerMmaPass(), LowerLayoutsPass()]
+        return passes[names.index("ws-lower-mma"):]
     if needs_layouts(module):
-        return [LowerLayoutsPass()]
+        return passes[names.index("ws-lower-layouts"):]
     return []
 
 
@@ -60,7 +62,6 @@ def complete_lowering(module: ModuleOp, target: str, file: str, ran: tuple[str, 
     """Refuse a kernel that is not warp-specialized; run the lowering `module` still
     needs, in place, with a remark (see the module docstring). `ran`: the names of the
     passes that ran before (a kernel they left alone is not sent back to them)."""
-    from wsdialects.lower.register_budget import RegisterBudgetPass
     from wsdialects.tile import KERNEL_ATTR
     from wsdialects.transforms.verify_sync import verify_sync
 
@@ -79,7 +80,6 @@ def complete_lowering(module: ModuleOp, target: str, file: str, ran: tuple[str, 
     passes = _missing_lowering(module)
     if not kernels or not passes:
         return  # nothing to lower (lower_module reports a module without a kernel)
-    passes.append(RegisterBudgetPass())
     remark(kernels[0], f"-t {target}: the IR is not lowered yet; running "
                        f"{','.join(p.name for p in passes)} (the lowering half of ws-hopper); the rings keep "
                        "the depths they have (-p ws-hopper would use depth=4 mma-depth=1, less where shared "

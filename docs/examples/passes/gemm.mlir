@@ -12,6 +12,7 @@
 // docs: ws-lower-aref after ws-specialize{depth=2 mma-depth=1}
 // docs: ws-verify-sync after ws-specialize{depth=2 mma-depth=1}
 // docs: ws-lower-warp-groups after ws-specialize{depth=2 mma-depth=1},ws-lower-aref
+// docs: ws-lead-warp after ws-specialize{depth=2 mma-depth=1},ws-lower-aref,ws-lower-warp-groups
 // docs: ws-lower-mma after ws-specialize{depth=2 mma-depth=1},ws-lower-aref,ws-lower-warp-groups
 // docs: ws-lower-layouts after ws-specialize{depth=2 mma-depth=1},ws-lower-aref,ws-lower-warp-groups,ws-lower-mma
 // docs: ws-register-budget after ws-specialize{depth=2 mma-depth=1},ws-lower-aref,ws-lower-warp-groups,ws-lower-mma,ws-lower-layouts

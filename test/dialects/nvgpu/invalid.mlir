@@ -163,3 +163,14 @@ func.func @f() {
   nvgpu.wgmma.wait_group {pending = 9}
   func.return
 }
+
+// -----
+
+// wg.lead_warp: directly inside a branch.
+// wg.lead_warp: directly inside a branch
+func.func @f() {
+  // expected-error@+1 {{'nvgpu.wg.lead_warp' nvgpu.wg.lead_warp must be directly inside nvgpu.wg.branch}}
+  nvgpu.wg.lead_warp {
+  }
+  func.return
+}

@@ -71,6 +71,8 @@ func.func @wgmma(%a: tensor<128x64xf16>, %b: tensor<64x256xf16>, %acc: tensor<12
 // CHECK-NEXT: nvgpu.wg.dispatch threads 384 {
 // CHECK-NEXT:   nvgpu.wg.branch warps 0 to 4 "producer" {
 // CHECK-NEXT:     nvgpu.setmaxnreg dec 40
+// CHECK-NEXT:     nvgpu.wg.lead_warp {
+// CHECK-NEXT:     }
 // CHECK-NEXT:   }
 // CHECK-NEXT:   nvgpu.wg.branch warps 4 to 12 "consumer" {
 // CHECK-NEXT:     nvgpu.setmaxnreg inc 232
@@ -79,10 +81,13 @@ func.func @wgmma(%a: tensor<128x64xf16>, %b: tensor<64x256xf16>, %acc: tensor<12
 // GENERIC: "nvgpu.wg.dispatch"() <{threads = 384 : i32}> ({
 // GENERIC: "nvgpu.wg.branch"() <{first = 0 : i32, warps = 4 : i32, role = "producer"}> ({
 // GENERIC-NEXT: "nvgpu.setmaxnreg"() <{action = "dec", regs = 40 : i32}> : () -> ()
+// GENERIC-NEXT: "nvgpu.wg.lead_warp"() ({
 func.func @dispatch() {
   nvgpu.wg.dispatch threads 384 {
     nvgpu.wg.branch warps 0 to 4 producer {
       nvgpu.setmaxnreg dec 40
+      nvgpu.wg.lead_warp {
+      }
     }
     nvgpu.wg.branch warps 4 to 12 "consumer" {
       nvgpu.setmaxnreg inc 232

@@ -269,6 +269,19 @@ class KernelFrame:
         self.emit(f"br label %{done}")
         self.label(done)
 
+    def lower_lead_warp(self, o: Operation) -> None:
+        """`nvgpu.wg.lead_warp`: the branch's first warp runs the body, the others jump past it."""
+        warp = self.op(f"lshr i32 {self.layout.tid_in_part}, 5")
+        inside, past = self.newlabel("lead_warp"), self.newlabel("lead_warp_done")
+        self.emit(f"br i1 {self.op(f'icmp eq i32 {warp}, 0')}, label %{inside}, label %{past}")
+        self.label(inside)
+        self.memo.append({})
+        for bo in o.regions[0].blocks[0].ops:
+            self.lower_op(bo)
+        self.memo.pop()
+        self.emit(f"br label %{past}")
+        self.label(past)
+
     # ----------------------------------------------------------------- ops
     def scalar(self, v: SSAValue) -> str:
         r = self.vals.get(v)

@@ -11,6 +11,7 @@ from xdsl.ir import Operation
 
 from wsdialects.nvgpu import (
     DispatchOp,
+    LeadWarpOp,
     FenceMBarrierInitOp,
     FenceProxyAsyncOp,
     MBarrierArriveExpectTxOp,
@@ -84,6 +85,8 @@ class NvgpuOps:
             self.asm(f"setmaxnreg.{o.action.data}.sync.aligned.u32 {o.regs.value.data};", "", [])
         elif isinstance(o, DispatchOp):
             self.lower_dispatch(o)
+        elif isinstance(o, LeadWarpOp):
+            self.lower_lead_warp(o)
         elif isinstance(o, WgmmaFenceOp):
             self.wgmma_fence(o)
         elif isinstance(o, WgmmaMmaAsyncOp):
