@@ -1,5 +1,5 @@
 """A small attention run for compute-sanitizer (racecheck / synccheck / memcheck):
-    compute-sanitizer --tool racecheck python test/gpu/small_attention.py"""
+    compute-sanitizer --tool racecheck python test/gpu/small_attention.py [lead-warp=false]"""
 import math
 import sys
 from pathlib import Path
@@ -11,18 +11,31 @@ import wsdialects
 
 ROOT = Path(__file__).resolve().parents[2]
 KERNEL = ROOT / "examples" / "kernels" / "flash_attention.mlir"
-kernels = {"ws-hopper": wsdialects.compile(KERNEL, pipeline="ws-hopper"),
-           # two cooperative groups taking turns through named barriers (ws-pingpong)
-           "ws-hopper{cooperative=2 pingpong=true}": wsdialects.compile(KERNEL, pipeline="ws-hopper{cooperative=2 pingpong=true}"),
-           # persistent: 2 programs loop over the 6 (query block, head) tiles
-           "ws-hopper{cooperative=2 pingpong=true persistent=true programs=2}": wsdialects.compile(
-               KERNEL, pipeline="ws-hopper{cooperative=2 pingpong=true persistent=true programs=2}"),
-           # ws-schedule's choice (kept as IR): the two groups as a ping-pong team
-           "ws-schedule{arch=h100},ws-hopper": wsdialects.compile(
-               ROOT / "test" / "Inputs" / "kernels" / "scheduled" / "flash_attention.mlir", pipeline="ws-hopper"),
-           # its split organisation: P and the 1-D row rescale through aref slots
-           "ws-schedule{arch=h100 pingpong=false},ws-hopper": wsdialects.compile(
-               ROOT / "test" / "Inputs" / "kernels" / "scheduled" / "flash_attention_split.mlir", pipeline="ws-hopper")}
+SCHEDULED = ROOT / "test" / "Inputs" / "kernels" / "scheduled"
+KERNELS = {  # label -> compile (lazily: only the set asked for is compiled)
+    "ws-hopper": lambda: wsdialects.compile(KERNEL, pipeline="ws-hopper"),
+    # two cooperative groups taking turns through named barriers (ws-pingpong)
+    "ws-hopper{cooperative=2 pingpong=true}": lambda: wsdialects.compile(
+        KERNEL, pipeline="ws-hopper{cooperative=2 pingpong=true}"),
+    # persistent: 2 programs loop over the 6 (query block, head) tiles
+    "ws-hopper{cooperative=2 pingpong=true persistent=true programs=2}": lambda: wsdialects.compile(
+        KERNEL, pipeline="ws-hopper{cooperative=2 pingpong=true persistent=true programs=2}"),
+    # ws-schedule's choice (kept as IR): the two groups as a ping-pong team
+    "ws-schedule{arch=h100},ws-hopper": lambda: wsdialects.compile(
+        SCHEDULED / "flash_attention.mlir", pipeline="ws-hopper"),
+    # its split organisation: P and the 1-D row rescale through aref slots
+    "ws-schedule{arch=h100 pingpong=false},ws-hopper": lambda: wsdialects.compile(
+        SCHEDULED / "flash_attention_split.mlir", pipeline="ws-hopper"),
+}
+# `small_attention.py lead-warp=false`: the same kernels with every producer warp running the loop
+NO_LEAD_WARP = {
+    "ws-hopper{lead-warp=false}": lambda: wsdialects.compile(KERNEL, pipeline="ws-hopper{lead-warp=false}"),
+    "ws-hopper{cooperative=2 pingpong=true persistent=true programs=2 lead-warp=false}": lambda: wsdialects.compile(
+        KERNEL, pipeline="ws-hopper{cooperative=2 pingpong=true persistent=true programs=2 lead-warp=false}"),
+    "ws-schedule{arch=h100 pingpong=false},ws-hopper{lead-warp=false}": lambda: wsdialects.compile(
+        SCHEDULED / "flash_attention_split.mlir", pipeline="ws-hopper{lead-warp=false}"),
+}
+kernels = {label: make() for label, make in (NO_LEAD_WARP if "lead-warp=false" in sys.argv else KERNELS).items()}
 B, H, L, d = 1, 2, 300, 128
 q, kk, v = (torch.randn(B * H, L, d, device="cuda", dtype=torch.float16) for _ in range(3))
 ref = F.scaled_dot_product_attention(q.float(), kk.float(), v.float())
