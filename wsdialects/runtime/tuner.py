@@ -30,6 +30,7 @@ disk, and that call and the later ones launch it.
   values, the device and the compiler (runtime/tuner_cache.py): another process launches
   the winner without timing. `WSDIALECTS_PRINT_AUTOTUNING=1` or `verbose=True` prints each
   choice on stderr.
+- Trials run on the current stream; `stream=` at the call applies to the call's launch.
 - `timer(fn) -> ms` (default: bench.cuda_timer(warmup, rep), CUDA events, median),
   `compiler(source, pipeline) -> Compiled` and `device_name(args) -> str` can be replaced
   (the tests run all of this without a GPU).
@@ -59,6 +60,14 @@ __all__ = ["AutotuneWarning", "Autotuner", "Config", "autotune"]
 
 class AutotuneWarning(UserWarning):
     """A config skipped (it does not compile, or failed to launch), or a cache not written."""
+
+
+def _warn(message: str) -> None:
+    """An AutotuneWarning attributed to the first caller outside this module (the user's call)."""
+    frame, level = sys._getframe(0), 1
+    while frame is not None and frame.f_code.co_filename == __file__:
+        frame, level = frame.f_back, level + 1
+    warnings.warn(message, AutotuneWarning, stacklevel=level)
 
 
 def _code_identity(fn) -> str | None:
@@ -293,8 +302,7 @@ class Autotuner:
             except Exception as e:  # noqa: BLE001 - reported as the config's failure
                 self._compiled[config.name] = e
                 what = str(e) if isinstance(e, WsError) else f"{type(e).__name__}: {e}"
-                warnings.warn(f"autotune: @{self.kernel_name}: config {config.name} skipped, it does not "
-                              f"compile: {what}", AutotuneWarning, stacklevel=4)
+                _warn(f"autotune: @{self.kernel_name}: config {config.name} skipped, it does not compile: {what}")
         return self._compiled[config.name]
 
     def _grid(self, config: Config, grid, named):
@@ -367,8 +375,7 @@ class Autotuner:
                                   "ms": {k: (v if math.isfinite(v) else None) for k, v in times.items()}})
             if not ok and not self._cache_warned:
                 self._cache_warned = True
-                warnings.warn(f"autotune: cannot write the cache {cache.write_error}; the choice is kept in "
-                              f"memory only", AutotuneWarning, stacklevel=4)
+                _warn(f"autotune: cannot write the cache {cache.write_error}; the choice is kept in memory only")
         self._report(key, best, f"tuned in {time.perf_counter() - start:.1f} s")
         return best
 
@@ -410,8 +417,8 @@ class Autotuner:
         if len(failures) == len(configs):
             raise failures[0][1]
         for config, e in failures:
-            warnings.warn(f"autotune: @{self.kernel_name}: config {config.name} skipped, its trial launch failed: "
-                          f"{type(e).__name__}: {e}", AutotuneWarning, stacklevel=5)
+            _warn(f"autotune: @{self.kernel_name}: config {config.name} skipped, its trial launch failed: "
+                  f"{type(e).__name__}: {e}")
         return times
 
     def _report(self, key: tuple, config: Config, how: str) -> None:

@@ -83,6 +83,7 @@ class DiskCache:
         entries = self._load()
         entries[key] = entry
         text = json.dumps({"identity": self.identity, "entries": entries}, indent=1, sort_keys=True)
+        tmp = None
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             fd, tmp = tempfile.mkstemp(dir=self.path.parent, prefix=self.path.name, suffix=".tmp")
@@ -91,5 +92,7 @@ class DiskCache:
             os.replace(tmp, self.path)
         except OSError as e:
             self.write_error = f"{self.path}: {e.strerror or e}"
+            if tmp is not None:
+                Path(tmp).unlink(missing_ok=True)
             return False
         return True
