@@ -376,3 +376,46 @@ def test_the_real_compiler_seam():
     with pytest.warns(AutotuneWarning, match=r"ws-hopper\{no-such=1\} skipped, it does not compile: .*no-such"):
         with pytest.raises(WsError, match="no-such"):
             k.compiled(k.configs[1])
+
+
+def test_cuda_timer_takes_the_median_of_rep_milliseconds(monkeypatch):
+    # torch replaced at its seam (runtime.launch._torch): events read a fake clock that
+    # the launches advance; every 4th launch is slow
+    from types import SimpleNamespace
+
+    from wsdialects.runtime import launch
+    from wsdialects.runtime.bench import cuda_timer
+
+    clock, runs, flushes = [0.0], [0], [0]
+
+    class Event:
+        def __init__(self, enable_timing):
+            assert enable_timing
+
+        def record(self):
+            self.t = clock[0]
+
+        def elapsed_time(self, end):
+            return end.t - self.t
+
+    class Buffer:
+        def zero_(self):
+            flushes[0] += 1
+
+    torch = SimpleNamespace(int32="int32", empty=lambda *a, **k: Buffer(),
+                            cuda=SimpleNamespace(Event=Event, synchronize=lambda: None))
+    monkeypatch.setattr(launch, "_torch", lambda: torch)
+
+    def fn():
+        runs[0] += 1
+        clock[0] += 10.0 if runs[0] % 4 == 0 else 2.0
+
+    # 1 untimed launch, 5 to estimate (2+2+10+2+2 = 18 ms: 3.6 ms each), int(10 / 3.6) = 2
+    # warm-up runs, int(40 / 3.6) = 11 timed runs (2 of them slow): the median is 2 ms
+    assert cuda_timer(warmup=10, rep=40)(fn) == 2.0
+    assert runs[0] == 1 + 5 + 2 + 11 and flushes[0] == 5 + 2 + 11
+    runs[0] = flushes[0] = 0
+    assert cuda_timer(warmup=0, rep=1e-3, flush_l2=False)(fn) == 2.0  # at least one timed run
+    assert runs[0] == 1 + 5 + 1 and flushes[0] == 0
+    with pytest.raises(ValueError, match="rep > 0"):
+        cuda_timer(rep=0)
