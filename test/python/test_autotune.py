@@ -258,6 +258,23 @@ def test_a_config_grid_replaces_the_call_grid():
     assert {spec: grid for spec, grid in mixed.launches} == {"ws-hopper": (9,), "ws-hopper{persistent=true}": (32,)}
 
 
+def test_a_config_source_replaces_the_kernel(tmp_path):
+    wide = tmp_path / "wide.mlir"
+    wide.write_text(ACC.replace("num_warps = 4", "num_warps = 8"))
+    fake = Fake(COSTS)
+    sources = []
+    compiler = fake.compiler
+    fake.compiler = lambda source, pipeline: sources.append(str(source)) or compiler(source, pipeline)
+    fake.tune([Config("ws-hopper"), Config("ws-hopper", source=wide, name="wide")])[1](*args())
+    assert sources == [ACC, str(wide)]
+    other = tmp_path / "other.mlir"
+    other.write_text(ACC.replace("%K: i32", "%L: i32"))
+    with pytest.raises(WsError) as e:
+        fake.tune([Config("ws-hopper"), Config("ws-hopper", source=other, name="other")])
+    assert str(e.value) == (f"{other}:2:3: error: autotune: config other: its @acc takes (x, out, M, N, L), the "
+                            "kernel's takes (x, out, M, N, K); a config's source must take the same arguments")
+
+
 def test_prune_configs_by():
     fake = Fake(COSTS)
     early = lambda configs, named: [c for c in configs if named["M"] > 100 or "persistent" not in c.spec]  # noqa: E731

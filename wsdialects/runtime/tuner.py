@@ -225,9 +225,10 @@ class Autotuner:
         for c in self.configs:
             other = self._sources[id(c)]
             if other.params != self.params:
-                raise error_at(other.func, f"autotune: config {c.name}: @{self.kernel_name} takes "
-                                           f"({', '.join(other.params)}), the kernel ({', '.join(self.params)})",
-                               other.file)
+                raise error_at(other.func, f"autotune: config {c.name}: its @{self.kernel_name} takes "
+                                           f"({', '.join(other.params)}), the kernel's takes "
+                                           f"({', '.join(self.params)}); a config's source must take the same "
+                                           "arguments", other.file)
         self.key = _names("key", key)
         self.restore_value = _names("restore_value", restore_value)
         self.reset_to_zero = _names("reset_to_zero", reset_to_zero)
