@@ -67,6 +67,8 @@ def _child(job: Job, case: Case, conn, memory_mb: int) -> None:
     """The body of a case's process."""
     try:
         os.setsid()  # its own process group: the parent kills it and its children as one
+        for sig in (signal.SIGTERM, signal.SIGINT):  # not the parent's handlers (it writes the table)
+            signal.signal(sig, signal.SIG_DFL)
         single_threaded_blas()  # the parallelism is across cases (see its doc)
         import faulthandler
 
