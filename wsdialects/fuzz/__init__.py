@@ -110,10 +110,11 @@ def fuzz(mode: str, seed: int = 0, cases: int = 100, jobs: int = 1, timeout: flo
          semantic_timeout: float = 60.0, corpus: list[str] = (), first: int = 0, memory_mb: int = 4096,
          job: Job | None = None, progress: Callable[[int, Case, Result], None] | None = None,
          sink: Callable[[Case, bytes | None, Result], None] | None = None,
-         drawn_from: Plan | None = None) -> Campaign:
+         drawn_from: Plan | None = None, stop: Callable[[], bool] = lambda: False) -> Campaign:
     """Run cases ``first`` .. ``first + cases - 1`` of ``(mode, seed)``: the same cases,
     whatever ``first`` and ``cases`` (shards of a run are the run). ``sink`` gets each
-    result as it finishes; ``drawn_from`` is the `plan` (default: this machine's)."""
+    result as it finishes; ``drawn_from`` is the `plan` (default: this machine's);
+    the run ends early (its results so far) once ``stop()`` is true."""
     p = drawn_from or plan(mode, corpus)
     if p.mode != mode:
         raise ValueError(f"a {p.mode} plan for a {mode} run")
@@ -132,7 +133,7 @@ def fuzz(mode: str, seed: int = 0, cases: int = 100, jobs: int = 1, timeout: flo
     results = []
     try:
         for n, (case, data, result) in enumerate(run_cases(drawn, job or default_job, jobs, timeout,
-                                                           semantic_timeout, memory_mb)):
+                                                           semantic_timeout, memory_mb, stop)):
             results.append((case, data, result))
             if sink is not None:
                 sink(case, data, result)

@@ -50,15 +50,6 @@ def _parser() -> argparse.ArgumentParser:
     return p
 
 
-class _Stopped(Exception):
-    def __init__(self, signum: int):
-        self.signum = signum
-
-
-def _stop(signum, frame):
-    raise _Stopped(signum)
-
-
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if argv[:1] == ["merge"]:
@@ -81,37 +72,31 @@ def main(argv: list[str] | None = None) -> int:
     writer = Writer(args.out, tally, command, args.jobs, args.flush_seconds, args.flush_cases) if args.out else None
 
     def sink(case, data, result):
-        stops = {signal.SIGTERM, signal.SIGINT}
-        signal.pthread_sigmask(signal.SIG_BLOCK, stops)  # a stop comes between cases, not inside one's count
-        try:
-            if writer is not None:
-                writer.add(case, data, result)
-            else:
-                tally.add(case, result)
-        finally:
-            signal.pthread_sigmask(signal.SIG_UNBLOCK, stops)
+        if writer is not None:
+            writer.add(case, data, result)
+        else:
+            tally.add(case, result)
 
     def progress(n, case, result):
         if not args.quiet and (n % 25 == 0 or n == args.cases or result.outcome in BAD):
             mark = f"  case {case.index}: {result.outcome}: {result.message[:100]}" if result.outcome in BAD else ""
             print(f"[{n}/{args.cases}]{mark}", file=sys.stderr, flush=True)
 
-    old = {s: signal.signal(s, _stop) for s in (signal.SIGTERM, signal.SIGINT)}
+    stopped: list[int] = []  # the signal that stops the run (a time limit's SIGTERM, Ctrl-C)
+    old = {s: signal.signal(s, lambda signum, frame: stopped.append(signum)) for s in (signal.SIGTERM, signal.SIGINT)}
     try:
         run = fuzz(args.mode, args.seed, args.cases, args.jobs, args.timeout, args.semantic_timeout,
-                   args.corpus, args.first, args.memory_mb, progress=progress, sink=sink, drawn_from=drawn_from)
-    except _Stopped as e:
-        for s, h in old.items():
-            signal.signal(s, h)
-        if writer is not None:
-            print(f"stopped by signal {e.signum}: wrote {writer.flush()} "
-                  f"(partial: {len(tally.done)} of {tally.total} cases)", file=sys.stderr)
-        return 128 + e.signum
+                   args.corpus, args.first, args.memory_mb, progress=progress, sink=sink, drawn_from=drawn_from,
+                   stop=lambda: bool(stopped))
     finally:
         for s, h in old.items():
             signal.signal(s, h)
     if writer is not None:
-        print(f"wrote {writer.flush()}", file=sys.stderr)
+        print(f"wrote {writer.flush()}" + (f" (partial: {len(tally.done)} of {tally.total} cases)"
+                                           if len(tally.done) < tally.total else ""), file=sys.stderr)
+    if stopped:
+        print(f"stopped by signal {stopped[0]} after {len(tally.done)} of {tally.total} cases", file=sys.stderr)
+        return 128 + stopped[0]
     if args.case is not None:
         _replay(run.results[0])
     print(table(run.results))

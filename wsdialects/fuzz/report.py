@@ -107,7 +107,8 @@ class Tally:
     def state(self) -> dict:
         return {"mode": self.mode, "seed": self.seed, "cases": self.cases, "done": ranges(self.done),
                 "pipelines": self.pipelines, "corpus": self.corpus, "compared": self.compared,
-                "per": {k: dict(v) for k, v in sorted(self.per.items())}, "bad": self.bad, "runs": self.runs}
+                "per": {k: {o: v[o] for o in OUTCOMES if v[o]} for k, v in sorted(self.per.items())},
+                "bad": sorted(self.bad), "runs": self.runs}
 
     @classmethod
     def from_state(cls, s: dict) -> Tally:
