@@ -230,6 +230,15 @@ def error_at(op: Operation, message: str, default_file: str = "<input>") -> WsEr
     return WsError(message, *loc)
 
 
+def numbered(noun: str, items) -> str:
+    """A noun and its numbers in words, for messages (never a Python list):
+    ("group", [1]) -> "group 1", [1, 2] -> "groups 1 and 2", [0, 1, 3] -> "groups 0, 1 and 3"."""
+    items = [str(i) for i in items]
+    if len(items) <= 1:
+        return f"{noun} {items[0]}" if items else f"no {noun}"
+    return f"{noun}s {', '.join(items[:-1])} and {items[-1]}"
+
+
 def _verify_message(e: Exception) -> str:
     # xDSL wraps verifier failures: "Operation does not verify: <msg>\n<module dump>"
     cause = e.__cause__ if isinstance(e, DiagnosticException) and e.__cause__ is not None else e
