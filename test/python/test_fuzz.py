@@ -55,8 +55,8 @@ def test_fuzz_budget_finds_nothing_new(mode, seed, cases):
     still = sorted({_known(r.outcome, r.message, d) for _, d, r in run.bad} - {None})
     print(table(run.results))
     print("KNOWN_BAD classes still found:", *still, sep="\n  ")
-    assert not unknown, "new bad outcomes (reproduce with python -m wsdialects.fuzz --mode " \
-        f"{mode} --seed {seed} --first N --cases 1 --out DIR):\n" + \
+    assert not unknown, "new bad outcomes (replay with python -m wsdialects.fuzz --mode " \
+        f"{mode} --seed {seed} --case N --out DIR):\n" + \
         "\n".join(f"  case {c.index}: {r.outcome}: {r.message}" for c, r in unknown)
     if mode == "semantic":  # the comparison really runs
         assert sum(r.compared for _, _, r in run.results) >= cases // 2

@@ -21,6 +21,11 @@ re-parse, a failure of the fuzzer itself).  Three modes:
     python -m wsdialects.fuzz --mode syntax --seed 1 --cases 2000 --jobs 2 --out fuzz-out
     -> fuzz-out/outcomes.md, fuzz-out/repro/<outcome>/case-N.{mlir,json,txt}
 
+``outcomes.md`` is rewritten as the run goes (a stopped run leaves "partial: K
+of N cases"); ``--start S --count N`` runs one shard of a seed's cases and
+``python -m wsdialects.fuzz merge A.md B.md -o ALL.md`` sums shards (see
+``__main__.py`` and ``report.py``); ``--case N`` replays one case.
+
 In Python: ``fuzz("semantic", seed=1, cases=100).counts``.
 """
 
