@@ -55,8 +55,8 @@ def test_fuzz_budget_finds_nothing_new(mode, seed, cases):
     still = sorted({_known(r.outcome, r.message, d) for _, d, r in run.bad} - {None})
     print(table(run.results))
     print("KNOWN_BAD classes still found:", *still, sep="\n  ")
-    assert not unknown, "new bad outcomes (reproduce with python -m wsdialects.fuzz --mode " \
-        f"{mode} --seed {seed} --first N --cases 1 --out DIR):\n" + \
+    assert not unknown, "new bad outcomes (replay with python -m wsdialects.fuzz --mode " \
+        f"{mode} --seed {seed} --case N --out DIR):\n" + \
         "\n".join(f"  case {c.index}: {r.outcome}: {r.message}" for c, r in unknown)
     if mode == "semantic":  # the comparison really runs
         assert sum(r.compared for _, _, r in run.results) >= cases // 2
@@ -204,3 +204,116 @@ def test_cases_keep_blas_to_one_thread():
     if out.stdout.strip() == "none":
         pytest.skip("numpy's BLAS is not OpenBLAS here")
     assert out.stdout.strip() == "1"
+
+
+# ---------------------------------------------------------------- tables written as the run goes, shards, merge
+
+def _by_index(case: Case, send) -> Result:
+    """A job whose outcome is a function of the case alone (no compiler: fast)."""
+    send(("input", case.seed.encode()))
+    return Result(["ok", "error", "internal"][case.index % 3], f"case {case.index}", compared=case.index % 2 == 0)
+
+
+def _tally(run, first, count, plan_):
+    from wsdialects.fuzz.report import Tally, ranges
+
+    t = Tally("syntax", 3, ranges(range(first, first + count)), plan_.pipeline_names, plan_.corpus)
+    for c, _, r in run.results:
+        t.add(c, r)
+    return t
+
+
+def test_shards_are_the_run_and_merge_into_its_table(tmp_path):
+    """Cases S..S+N-1 of a shard are those a full run draws for these indices, and
+    the merged table of two shards is the full run's table."""
+    from wsdialects.fuzz import plan
+    from wsdialects.fuzz.report import merge, read, render
+
+    p = plan("syntax")
+    full = fuzz("syntax", seed=3, cases=9, jobs=3, job=_by_index, drawn_from=p)
+    a = fuzz("syntax", seed=3, first=0, cases=4, jobs=3, job=_by_index, drawn_from=p)
+    b = fuzz("syntax", seed=3, first=4, cases=5, jobs=3, job=_by_index, drawn_from=p)
+    assert [c for c, _, _ in full.results] == [c for c, _, _ in a.results + b.results]
+    assert [d for _, d, _ in full.results] == [d for _, d, _ in a.results + b.results]
+    kmap = {k.name: k for k in p.kernels}
+    assert [make_input(c, kmap, {}) for c, _, _ in full.results[4:]] == \
+        [make_input(c, kmap, {}) for c, _, _ in b.results]
+    for name, t in (("a.md", _tally(a, 0, 4, p)), ("b.md", _tally(b, 4, 5, p))):
+        (tmp_path / name).write_text(render(t))
+    merged = merge([read(str(tmp_path / "b.md")), read(str(tmp_path / "a.md"))], ["b.md", "a.md"])
+    assert render(merged) == render(_tally(full, 0, 9, p))
+    text = render(merged)
+    assert "cases 0..8" in text and "partial" not in text and "| **internal error** | **3** |" in text
+    assert "Interpreted before and after the pipeline and compared: 5 cases." in text
+    assert text.split("<!--")[0].count(" | internal | ") == 3  # the bad cases' rows, from both shards
+
+
+def test_merge_refuses_overlapping_or_unlike_shards(tmp_path, capsys):
+    from wsdialects.fuzz.__main__ import main
+    from wsdialects.fuzz.report import Tally, render
+
+    def put(name, first, count, **kw):
+        t = Tally(**{"mode": "syntax", "seed": 1, "cases": [[first, first + count - 1]], "pipelines": ["-p x"],
+                     "corpus": "c", **kw})
+        (tmp_path / name).write_text(render(t))
+        return str(tmp_path / name)
+
+    a, b = put("a.md", 0, 10), put("b.md", 5, 10)
+    assert main(["merge", a, b]) == 2 and "overlap: both have cases 5..9" in capsys.readouterr().err
+    for kw, what in (({"seed": 2}, "seed"), ({"pipelines": ["-p y"]}, "pipelines"), ({"mode": "semantic"}, "mode")):
+        c = put("c.md", 10, 5, **kw)
+        assert main(["merge", a, c]) == 2 and f"differ in {what}" in capsys.readouterr().err
+    out = tmp_path / "all.md"
+    assert main(["merge", a, put("d.md", 10, 5), "-o", str(out)]) == 0
+    assert "cases 0..14" in out.read_text() and "partial: 0 of 15 cases" in out.read_text()
+    (tmp_path / "e.md").write_text("| outcome | cases |\n")
+    assert main(["merge", a, str(tmp_path / "e.md")]) == 2 and "not a wsdialects.fuzz table" in capsys.readouterr().err
+
+
+def test_table_is_written_as_the_run_goes(tmp_path):
+    """Every N cases (and every few seconds) outcomes.md is a valid table of the cases
+    done so far; a bad case's reproducer is written when it is found."""
+    from wsdialects.fuzz import plan
+    from wsdialects.fuzz.report import Tally, Writer, read, render
+
+    p = plan("syntax")
+    kernels, cases = _cases(5)
+    w = Writer(str(tmp_path), Tally("syntax", 0, [[0, 4]], p.pipeline_names, p.corpus), "cmd", 2,
+               every_s=3600, every_n=2)
+    assert "partial: 0 of 5 cases" in (tmp_path / "outcomes.md").read_text()
+    w.add(cases[0], b"a", Result("ok"))
+    w.add(cases[2], b"b", Result("internal", "boom"))
+    assert (tmp_path / "repro" / "internal" / "case-2.mlir").read_bytes() == b"b"
+    w.add(cases[1], b"c", Result("ok"))  # not yet flushed (every 2 cases)
+    text = (tmp_path / "outcomes.md").read_text()
+    assert "partial: 2 of 5 cases" in text and "done: 0, 2)" in text and "| **internal error** | **1** |" in text
+    assert read(str(tmp_path / "outcomes.md")).done == [0, 2]
+    w.add(cases[3], b"d", Result("ok"))
+    w.add(cases[4], b"e", Result("error", "x.mlir:1:1: error: y"))
+    assert render(read(w.flush())).count("partial") == 0
+
+
+def test_stopped_run_leaves_a_partial_table(tmp_path):
+    """SIGTERM (a time limit) ends the run with its table written: partial, valid."""
+    import subprocess
+    import sys
+
+    out = tmp_path / "out"
+    proc = subprocess.Popen([sys.executable, "-m", "wsdialects.fuzz", "--mode", "syntax", "--seed", "4",
+                             "--count", "500", "--out", str(out), "-q"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    from wsdialects.fuzz.report import read
+
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        time.sleep(0.5)
+        if (out / "outcomes.md").exists() and proc.poll() is None:
+            break
+    time.sleep(3)  # some cases done
+    proc.send_signal(signal.SIGTERM)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 128 + signal.SIGTERM, err
+    text = (out / "outcomes.md").read_text()
+    t = read(str(out / "outcomes.md"))
+    assert 0 < len(t.done) < 500 and f"partial: {len(t.done)} of 500 cases" in text
+    assert f"| total | {len(t.done)} |" in text and "stopped by signal 15" in err

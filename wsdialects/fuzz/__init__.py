@@ -21,6 +21,11 @@ re-parse, a failure of the fuzzer itself).  Three modes:
     python -m wsdialects.fuzz --mode syntax --seed 1 --cases 2000 --jobs 2 --out fuzz-out
     -> fuzz-out/outcomes.md, fuzz-out/repro/<outcome>/case-N.{mlir,json,txt}
 
+``outcomes.md`` is rewritten as the run goes (a stopped run leaves "partial: K
+of N cases"); ``--start S --count N`` runs one shard of a seed's cases and
+``python -m wsdialects.fuzz merge A.md B.md -o ALL.md`` sums shards (see
+``__main__.py`` and ``report.py``); ``--case N`` replays one case.
+
 In Python: ``fuzz("semantic", seed=1, cases=100).counts``.
 """
 
@@ -33,10 +38,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from .case import BAD, MODES, OUTCOMES, Case, Result, draw, execute, make_input
-from .corpus import pipelines, seed_graphs, seed_kernels
+from .corpus import Seed, pipelines, seed_graphs, seed_kernels
 from .pool import Job, run_cases, scratch_dir
+from .report import digest
 
-__all__ = ["BAD", "MODES", "OUTCOMES", "Campaign", "fuzz"]
+__all__ = ["BAD", "MODES", "OUTCOMES", "Campaign", "Plan", "fuzz", "plan"]
 
 
 @dataclass
@@ -75,20 +81,51 @@ def warm_up() -> None:
         pass
 
 
-def fuzz(mode: str, seed: int = 0, cases: int = 100, jobs: int = 1, timeout: float = 60.0,
-         semantic_timeout: float = 60.0, corpus: list[str] = (), first: int = 0, memory_mb: int = 4096,
-         job: Job | None = None, progress: Callable[[int, Case, Result], None] | None = None) -> Campaign:
-    """Run cases ``first`` .. ``first + cases - 1`` of ``(mode, seed)``."""
+@dataclass
+class Plan:
+    """What a run's cases are drawn from: the seed kernels and graphs, the pipelines."""
+
+    mode: str
+    kernels: list[Seed]
+    graphs: list[Seed]
+    pipes: list[list[str]]
+
+    @property
+    def pipeline_names(self) -> list[str]:
+        return [" ".join(p) for p in self.pipes]
+
+    @property
+    def corpus(self) -> str:
+        return digest(s.name + "\0" + s.text for s in [*self.kernels, *self.graphs])
+
+
+def plan(mode: str, corpus: list[str] = (), solver: bool | None = None) -> Plan:
+    """The seeds and pipelines of ``mode``; ``solver`` False draws as on a machine
+    without OR-Tools (no ws-schedule pipelines), None as this one."""
     if mode not in MODES:
         raise ValueError(f"unknown mode '{mode}' (choose from {', '.join(MODES)})")
     kernels = seed_kernels(list(corpus))
     graphs = seed_graphs(list(corpus)) if mode == "schedule" else []
     if not kernels:
         raise ValueError("no seed kernels found: run from a checkout, or give --corpus DIR")
-    pipes = pipelines(mode)
-    kmap = {k.name: k for k in kernels}
-    gmap = {g.name: g for g in graphs}
-    drawn = [draw(mode, seed, i, kernels, graphs, pipes) for i in range(first, first + cases)]
+    return Plan(mode, kernels, graphs, pipelines(mode, solver))
+
+
+def fuzz(mode: str, seed: int = 0, cases: int = 100, jobs: int = 1, timeout: float = 60.0,
+         semantic_timeout: float = 60.0, corpus: list[str] = (), first: int = 0, memory_mb: int = 4096,
+         job: Job | None = None, progress: Callable[[int, Case, Result], None] | None = None,
+         sink: Callable[[Case, bytes | None, Result], None] | None = None,
+         drawn_from: Plan | None = None, stop: Callable[[], bool] = lambda: False) -> Campaign:
+    """Run cases ``first`` .. ``first + cases - 1`` of ``(mode, seed)``: the same cases,
+    whatever ``first`` and ``cases`` (shards of a run are the run). ``sink`` gets each
+    result as it finishes; ``drawn_from`` is the `plan` (default: this machine's);
+    the run ends early (its results so far) once ``stop()`` is true."""
+    p = drawn_from or plan(mode, corpus)
+    if p.mode != mode:
+        raise ValueError(f"a {p.mode} plan for a {mode} run")
+    kmap = {k.name: k for k in p.kernels}
+    gmap = {g.name: g for g in p.graphs}
+    drawn = [draw(mode, seed, i, p.kernels, p.graphs, p.pipes) for i in range(first, first + cases)]
     warm_up()
     workdir = scratch_dir()
 
@@ -101,8 +138,10 @@ def fuzz(mode: str, seed: int = 0, cases: int = 100, jobs: int = 1, timeout: flo
     results = []
     try:
         for n, (case, data, result) in enumerate(run_cases(drawn, job or default_job, jobs, timeout,
-                                                           semantic_timeout, memory_mb)):
+                                                           semantic_timeout, memory_mb, stop)):
             results.append((case, data, result))
+            if sink is not None:
+                sink(case, data, result)
             if progress is not None:
                 progress(n + 1, case, result)
     finally:

@@ -25,6 +25,7 @@ from collections import defaultdict
 
 from xdsl.ir import Operation
 
+from wsdialects.diagnostics import numbered
 from wsdialects.sync import Violation, at, name_of
 from wsdialects.sync.skeleton import AREF_OPS, Party, Trace, executing_warps, region_parties
 
@@ -246,7 +247,7 @@ def _check_gathers(trace: Trace) -> None:
         missing = sorted(set(range(n)) - set(groups))
         if missing:
             p, evs = next(iter(groups.values()))
-            raise Violation(evs[0].op, f"no partition gathers as group(s) {missing} of {n}: this gather of "
+            raise Violation(evs[0].op, f"no partition gathers as {numbered('group', missing)} of {n}: this gather of "
                                        f"{p.name} never completes")
         fewest = min(len(evs) for _, evs in groups.values())
         for g, (p, evs) in sorted(groups.items()):

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 
+from wsdialects.diagnostics import numbered
 from wsdialects.sync import Violation, at, name_of
 from wsdialects.sync.skeleton import SYNC_OPS, Ev, Party, Trace
 
@@ -341,7 +342,7 @@ class Simulation:
         if k == "gather":
             meeting = self.meetings[(ev.obj, self.gathered[p])]
             missing = set(range(ev.obj)) - set(meeting)
-            return (f"gather #{self.gathered[p]} of {ev.obj} groups (group(s) {sorted(missing)} missing)",
+            return (f"gather #{self.gathered[p]} of {ev.obj} groups ({numbered('group', sorted(missing))} missing)",
                     {q for g in missing if (q := self.group_party.get((ev.obj, g))) is not None})
         if k == "turn_wait":
             prev = (ev.arg - 1) % ev.obj
