@@ -22,17 +22,7 @@ from wsdialects.fuzz.report import table, write
 # bytes or None, the issue class it belongs to).  A bad outcome the fuzzer finds
 # must match one of these; empty this list as the fixes land (the lead does,
 # after merging them), so that a fixed class cannot come back.
-KNOWN_BAD: list[tuple[str, str, bytes | None, str]] = [
-    ("internal", r"internal error: (UnicodeDecodeError|ParseError)", None,
-     "issue 12/14: non-UTF-8 input, a UTF-8 BOM or a first token the lexer rejects (driver: syntax.py, ws_opt.py)"),
-    ("timeout", r"ran past", rb'"x{8,}',
-     "issue 12: xDSL 0.74's lexer backtracks exponentially on an unterminated string (driver: syntax.py)"),
-    ("internal", r"ZeroDivisionError", None, "issue 12: tile.num_warps = 0 in ws-distribute (frontend-errors)"),
-    ("unlocated", r"<input>: error: (no tile.kernel function to lower|ws-pingpong: no warp_group.region)", None,
-     "issue 12/14: unlocated errors of -t llvm/ptx and ws-pingpong (driver / sync-check)"),
-    ("mismatch", r"deadlock after the pipeline", None,
-     "issue 12 S1-S3: schedules (ws.stage/ws.order/ws.warp) compiled into deadlocks (sync-check)"),
-]
+KNOWN_BAD: list[tuple[str, str, bytes | None, str]] = []  # every class of 2026-11-22 is fixed (2026-11-25)
 
 
 def _known(outcome: str, message: str, data: bytes | None) -> str | None:
