@@ -1,7 +1,12 @@
 """wsdialects.autotune on the GPU (skips without torch or a Hopper GPU): the reference GEMM
 tuned over three ws-hopper configs at ragged shapes, checked against torch; the second call
 and a fresh tuner on the same cache directory do not time again. The tuner's logic is
-tested without a GPU in test/python/test_autotune.py."""
+tested without a GPU in test/python/test_autotune.py.
+
+The configs' pipelines are the static strings in PIPELINES, each also compiled by a
+`wsdialects.compile(GEMM, pipeline=...)` call below: bench/fill_ptx_cache.py reads those
+calls, and the tuner's compiles find the same PTX in WSDIALECTS_PTX_CACHE (it is keyed by
+the LLVM IR, which does not depend on how the pipeline was spelled)."""
 
 from __future__ import annotations
 
@@ -31,9 +36,10 @@ def tiles(a):
     return (cdiv(a["M"], 128) * cdiv(a["N"], 256),)
 
 
-# the persistent config launches min(programs, tiles) programs of the same tile grid
-CONFIGS = [Config("ws-hopper"), Config("ws-hopper", persistent=True, grid=tiles),
-           Config("ws-hopper", depth=2, mma_depth=1)]
+# one output tile per program; min(programs, tiles) programs of the same tile grid (the
+# launcher does that for a persistent kernel); a shallower ring (ws-hopper's default is 4)
+PIPELINES = ["ws-hopper", "ws-hopper{persistent=true}", "ws-hopper{depth=3}"]
+CONFIGS = [Config(p) for p in PIPELINES]
 
 
 class Counting:
@@ -88,17 +94,22 @@ def test_autotuned_gemm(tmp_path, capsys):
     check(c2, ref2)
     assert timer.calls == 6 and set(k.best_config) == {(M, N, K), (M2, N2, K2)}
 
-    for cfg in CONFIGS:  # every candidate computes the product, not only the winner
-        c.fill_(float("nan"))
-        k.compiled(cfg).kernel()[tiles({"M": M, "N": N})](a, b, c, M, N, K, N)
-        check(c, ref)
-
     fresh_timer = Counting()  # as another process would: the choice comes from the disk
     fresh = wsdialects.autotune(GEMM, configs=CONFIGS, key=["M", "N", "K"], timer=fresh_timer, cache_dir=tmp_path)
     c.fill_(float("nan"))
     fresh[tiles](a, b, c, M, N, K, N)
     check(c, ref)
     assert fresh_timer.calls == 0 and fresh.best_config[(M, N, K)].name == best.name
+
+
+@pytest.mark.parametrize("pipeline", PIPELINES)
+def test_every_candidate_computes_the_product(pipeline):
+    # not only the winner: a config the tuner could pick on another GPU or shape is right too
+    k = wsdialects.compile(GEMM, pipeline=pipeline)
+    M, N, K = 1000, 777, 2056
+    a, b, c, ref = operands(M, N, K)
+    k[tiles({"M": M, "N": N})](a, b, c, M, N, K, N)
+    check(c, ref)
 
 
 def test_cuda_timer_orders_work_by_size():
