@@ -384,6 +384,26 @@ def test_the_choice_is_printed(tmp_path, monkeypatch, capsys):
     assert "picked" in capsys.readouterr().err
 
 
+def test_compile_with_configs_and_key_autotunes():
+    fake = Fake(COSTS)
+    import wsdialects
+
+    k = wsdialects.compile(ACC, configs=CONFIGS, key=["M", "N"], compiler=fake.compiler, timer=fake.timer,
+                           device_name=lambda a: "g", cache_dir=False, restore_value=["out"])
+    assert (k.key, k.restore_value, fake.compiles) == (["M", "N"], ["out"], [])
+    k[1](*args())
+    assert k.best_config[(64, 32)].name == "ws-hopper{persistent=true}" and fake.timed == 3
+    with pytest.raises(TypeError, match=r"needs both configs= and key= \(got only configs=\)"):
+        wsdialects.compile(ACC, configs=CONFIGS)
+    with pytest.raises(TypeError, match=r"needs both configs= and key= \(got only key=\)"):
+        wsdialects.compile(ACC, key=["M"])
+    with pytest.raises(TypeError, match="each Config names its pipeline; got pipeline='ws-specialize'"):
+        wsdialects.compile(ACC, "ws-specialize", configs=CONFIGS, key=["M"])
+    with pytest.raises(TypeError, match=r"depth is not \(pass options go in each Config, e.g. Config\('ws-hopper', "
+                                        r"depth=\.\.\.\)\)"):
+        wsdialects.compile(ACC, configs=CONFIGS, key=["M"], depth=3)
+
+
 def test_the_real_compiler_seam():
     # wsdialects.compile is what the tuner calls by default: a config's options reach the
     # pipeline, a bad option is a skipped config (no GPU needed to compile)

@@ -104,9 +104,15 @@ def source_text(path_or_text) -> tuple[str, str]:
     return "<string>", s
 
 
-def compile(module_or_path, pipeline: str = "ws-hopper", **options) -> Compiled:  # noqa: A001
+def compile(module_or_path, pipeline: str = "ws-hopper", *, configs=None, key=None, **options):  # noqa: A001
     """Parse (a path, MLIR text or a ModuleOp), run `pipeline` (pass options as keyword
-    arguments, e.g. depth=3), lower to LLVM IR and PTX."""
+    arguments, e.g. depth=3), lower to LLVM IR and PTX: a Compiled. With `configs=` and
+    `key=` it autotunes instead, as `wsdialects.autotune(module_or_path, configs, key,
+    **options)` (the options are then the tuner's keywords): an Autotuner."""
+    if configs is not None or key is not None:
+        from wsdialects.runtime.tuner import autotune_from_compile
+
+        return autotune_from_compile(module_or_path, pipeline, configs, key, options)
     from wsdialects.tools.ws_opt import build_pipeline
 
     if isinstance(module_or_path, ModuleOp):

@@ -14,6 +14,8 @@ disk, and that call and the later ones launch it.
     gemm[cdiv(M, 128) * cdiv(N, 256)](a, b, c, M, N, K, N)   # times the 3 configs, then runs the best
     gemm.best_config[(M, N, K)]                              # Config('ws-hopper{persistent=true}')
 
+`wsdialects.compile(source, configs=[...], key=[...], **autotune_keywords)` is the same tuner.
+
 - A config's `grid=` (a function of the named arguments, a dict) replaces the call's grid
   for that config; `gemm(*args)` without a grid needs one in every config. A config's
   `source=` replaces the kernel source (another tile shape; same argument names). A
@@ -40,6 +42,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import inspect
 import json
 import math
 import os
@@ -438,3 +441,22 @@ def autotune(kernel_source, configs, key, **kwargs) -> Autotuner:
     """`wsdialects.autotune(source, configs=[Config(...), ...], key=[argument names], ...)`:
     see this module's docstring; keyword arguments as Autotuner's."""
     return Autotuner(kernel_source, configs, key, **kwargs)
+
+
+def autotune_from_compile(source, pipeline: str, configs, key, kwargs: dict) -> Autotuner:
+    """`wsdialects.compile(source, configs=[...], key=[...], **kwargs)`: the same tuner as
+    `autotune(source, configs, key, **kwargs)`. Each config names its own pipeline and pass
+    options, so a pipeline or a pass option given to compile is an error that says so."""
+    if configs is None or key is None:
+        given = "key" if configs is None else "configs"
+        raise TypeError(f"compile: autotuning needs both configs= and key= (got only {given}=)")
+    if pipeline != "ws-hopper":
+        raise TypeError(f"compile: with configs=, each Config names its pipeline; got pipeline='{pipeline}' as well")
+    known = set(inspect.signature(Autotuner.__init__).parameters) - {"self", "kernel_source", "configs", "key"}
+    unknown = sorted(set(kwargs) - known)
+    if unknown:
+        verb = "is" if len(unknown) == 1 else "are"
+        raise TypeError(f"compile: with configs=, the keywords are autotune's ({', '.join(sorted(known))}); "
+                        f"{', '.join(unknown)} {verb} not (pass options go in each Config, e.g. "
+                        f"Config('ws-hopper', {unknown[0]}=...))")
+    return Autotuner(source, configs, key, **kwargs)
