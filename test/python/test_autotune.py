@@ -393,6 +393,8 @@ def test_compile_with_configs_and_key_autotunes():
     assert (k.key, k.restore_value, fake.compiles) == (["M", "N"], ["out"], [])
     k[1](*args())
     assert k.best_config[(64, 32)].name == "ws-hopper{persistent=true}" and fake.timed == 3
+    assert repr(k) == ("<wsdialects.Autotuner @acc key=['M', 'N'] configs=[ws-hopper, ws-hopper{persistent=true}, "
+                       "ws-hopper{depth=4 mma-depth=3}] tuned keys=1>")
     with pytest.raises(TypeError, match=r"needs both configs= and key= \(got only configs=\)"):
         wsdialects.compile(ACC, configs=CONFIGS)
     with pytest.raises(TypeError, match=r"needs both configs= and key= \(got only key=\)"):

@@ -263,6 +263,10 @@ class Autotuner:
         self._disk: dict[str, DiskCache] = {}
         self._cache_warned = False
 
+    def __repr__(self) -> str:
+        return (f"<wsdialects.Autotuner @{self.kernel_name} key={self.key} "
+                f"configs=[{', '.join(c.name for c in self.configs)}] tuned keys={len(self.best_config)}>")
+
     # ---- calling
     def __getitem__(self, grid):
         return lambda *args, stream=None: self.run(args, grid, stream)
