@@ -77,6 +77,14 @@ class Backend:
     def minimize(self, terms: Terms) -> None: ...
     def hint(self, var: Any, value: int) -> None:
         """A suggested value (a search hint; never changes the answer)."""
+    def clear_hints(self) -> None:
+        """Forget every hint given so far."""
+    retargetable = False  # whether set_bounds can change a built model (CP-SAT)
+
+    def set_bounds(self, handle: Any, lo: int | None, hi: int | None) -> None:
+        """Change the bounds of a variable, or of a linear constraint returned by
+        :meth:`add`, in the built model (only where ``retargetable``)."""
+        raise NotImplementedError
     def solve(self, time_limit: float) -> bool:
         """True: a (for an objective: optimal) solution; False: proven infeasible."""
     def value(self, var: Any) -> int: ...
@@ -84,6 +92,7 @@ class Backend:
 
 class CpSatBackend(Backend):
     name = "cpsat"
+    retargetable = True
 
     def __init__(self, workers: int = 1) -> None:
         from ortools.sat.python import cp_model
@@ -91,6 +100,7 @@ class CpSatBackend(Backend):
         self.model = cp_model.CpModel()
         self.workers = workers
         self.solver = None
+        self._negated: dict[int, Any] = {}
 
     def bool(self, name):
         self.tick()
@@ -109,6 +119,7 @@ class CpSatBackend(Backend):
         when = list(when)
         if when:
             ct.only_enforce_if(when)
+        return ct
 
     def exactly_one(self, lits):
         self.tick()
@@ -116,13 +127,38 @@ class CpSatBackend(Backend):
 
     def clause(self, pos, neg=()):
         self.tick()
-        self.model.add_bool_or(list(pos) + [x.Not() for x in neg])
+        if neg:
+            negated = self._negated
+            pos = list(pos)
+            for x in neg:
+                lit = negated.get(x.index)
+                if lit is None:
+                    lit = negated[x.index] = x.Not()
+                pos.append(lit)
+        self.model.add_bool_or(pos)
 
     def minimize(self, terms):
         self.model.Minimize(sum(c * v for c, v in terms))
 
     def hint(self, var, value):
         self.model.AddHint(var, value)
+
+    def clear_hints(self):
+        self.model.ClearHints()
+
+    def set_bounds(self, handle, lo, hi):
+        cp = self._cp
+        lo = cp.INT_MIN if lo is None else lo
+        hi = cp.INT_MAX if hi is None else hi
+        # Through the model's proto: a handle's own Proto() is a temporary whose
+        # owner may be gone (writing through it crashes OR-Tools 9.15).
+        proto = self.model.Proto()
+        if isinstance(handle, cp.IntVar):
+            domain = proto.variables[handle.index].domain
+        else:
+            domain = proto.constraints[handle.index].linear.domain
+        domain.clear()
+        domain.extend([lo, hi])
 
     def solve(self, time_limit):
         cp = self._cp
