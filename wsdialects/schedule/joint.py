@@ -255,13 +255,14 @@ class JointModel(ModuloModel):
 def joint_schedule(graph: Graph, ii: int, length: int, solver: str = "cpsat",
                    time_limit: float | Deadline = 60.0,
                    fixed_starts: dict[str, int] | None = None, hint: dict[str, int] | None = None,
-                   ) -> tuple[dict[str, int], dict[str, int]] | None:
+                   answer_only: bool = False) -> tuple[dict[str, int], dict[str, int]] | None:
     """``SWP-and-WS(G, M, II, L)``: starts and warps, or None when unsatisfiable.
     With ``fixed_starts`` only the warp assignment is searched; ``hint`` (starts,
     e.g. of the modulo schedule) only guides the search.  ``time_limit``
     (seconds or a shared :class:`Deadline`) bounds building and solving."""
     deadline = time_limit if isinstance(time_limit, Deadline) else Deadline(time_limit)
     b = make_backend(solver, deadline.at, deadline.work)
+    b.answer_only = answer_only
     return solve_joint(JointModel(graph, ii, length, b, fixed_starts), deadline, hint)
 
 
@@ -303,7 +304,7 @@ def _joint_feasible_relaxed(graph: Graph, ii: int, length: int, solver: str, tim
     relaxed = Graph(units=graph.units, ops=graph.ops, edges=graph.edges,
                     warps=replace(graph.warps, reg_limit=None) if graph.warps else None,
                     smem_capacity=None, streaming_depth=graph.streaming_depth, name=graph.name)
-    return joint_schedule(relaxed, ii, length, solver, time_limit, hint=hint) is not None
+    return joint_schedule(relaxed, ii, length, solver, time_limit, hint=hint, answer_only=True) is not None
 
 
 def _search_range(graph: Graph, deadline: Deadline) -> tuple[Graph, int, int, int]:

@@ -20,6 +20,10 @@ SOLVERS = ("cpsat", "z3")
 Terms = Sequence[tuple[int, Any]]
 
 
+# Deterministic seconds (CP-SAT's work measure) of the fast first run of a feasibility query.
+FAST_WORK = 0.5
+
+
 class SolverTimeout(RuntimeError):
     """The solver gave up (time limit) without proving feasibility or infeasibility."""
 
@@ -57,6 +61,9 @@ class Backend:
     name = ""
     deadline: float | None = None
     work_limit: float | None = None  # deterministic work per solve (CP-SAT), None: none
+    # The caller wants only feasible / infeasible, not the solution (its values
+    # are then not read): the backend may find it any way it likes.
+    answer_only = False
     _built = 0
 
     def tick(self) -> None:
@@ -160,18 +167,24 @@ class CpSatBackend(Backend):
         domain.clear()
         domain.extend([lo, hi])
 
-    def solve(self, time_limit):
+    def _run(self, time_limit, work, fast: bool):
         cp = self._cp
         self.solver = cp.CpSolver()
         params = self.solver.parameters
         params.max_time_in_seconds = float(time_limit)
-        if self.work_limit is not None:
-            params.max_deterministic_time = float(self.work_limit)
+        if work is not None:
+            params.max_deterministic_time = float(work)
         params.num_workers = self.workers
         # The models are small and already tight (one-hot residues, clauses):
         # CP-SAT's presolve costs more than it saves on every one of them
         # (attention 2.9 s -> 1.9 s, causal attention 4.6 s -> 2.9 s in total).
         params.cp_model_presolve = False
+        if fast:
+            # Nor does in-processing (clause vivification, probing during the
+            # search): flash attention d256's joint query at II 64 takes 0.3 s
+            # instead of 1.6 s.  It changes which of several equally good
+            # solutions is found, though, so only answers come from this run.
+            params.use_sat_inprocessing = False
         if not self.model.HasObjective():
             # Pure feasibility (the joint problem, mostly proofs of infeasibility):
             # the LP relaxation costs far more than it prunes here (attention at
@@ -179,12 +192,35 @@ class CpSatBackend(Backend):
             # (the modulo schedule) keeps the default, which it needs.
             params.linearization_level = 0
         status = self.solver.Solve(self.model)
-        if status == cp.OPTIMAL or (status == cp.FEASIBLE and not self.model.HasObjective()):
+        if status == cp.MODEL_INVALID:  # a defect of the model builders, not of the input
+            raise RuntimeError(f"CP-SAT rejected the model: {self.model.Validate()}")
+        return status
+
+    def solve(self, time_limit):
+        cp = self._cp
+        objective = self.model.HasObjective()
+        if not objective:
+            # A feasibility query runs fast first: a proof of infeasibility (most
+            # queries of Algorithm 1) is the answer whichever way it was found,
+            # and so is "feasible" when only the answer is wanted.  A solution
+            # that is used comes from the standard run below, so that the schedule
+            # is the one the standard search finds (the same model, hints and
+            # parameters give the same solution).
+            fast_work = FAST_WORK if self.work_limit is None else min(FAST_WORK, self.work_limit)
+            t0 = time.monotonic()
+            status = self._run(time_limit, fast_work, fast=True)
+            if status == cp.INFEASIBLE:
+                return False
+            if status in (cp.OPTIMAL, cp.FEASIBLE) and self.answer_only:
+                return True
+            time_limit -= time.monotonic() - t0
+            if time_limit <= 0:
+                raise SolverTimeout("CP-SAT ran out of time")
+        status = self._run(time_limit, self.work_limit, fast=False)
+        if status == cp.OPTIMAL or (status == cp.FEASIBLE and not objective):
             return True
         if status == cp.INFEASIBLE:
             return False
-        if status == cp.MODEL_INVALID:  # a defect of the model builders, not of the input
-            raise RuntimeError(f"CP-SAT rejected the model: {self.model.Validate()}")
         raise SolverTimeout(f"CP-SAT stopped with status {self.solver.StatusName(status)} "
                             f"(time limit {time_limit:.3g} s)")
 
