@@ -25,6 +25,7 @@ from .graph import Graph, GraphError
 from .modulo import ModuloModel, critical_length, latest_starts, least_length, rec_mii, res_mii, streaming_view
 from .solution import Placement, Schedule
 from .solvers import Backend, SolverTimeout, make_backend
+from .warp_bound import joint_bound
 
 QUERY_WORK = 1.0  # deterministic seconds per query of a less preferred warp organisation
 
@@ -407,7 +408,13 @@ def twill(graph: Graph, solver: str = "cpsat", time_limit: float | Deadline = 12
         # when it succeeds are the smaller L tried, in Algorithm 1's order.
         l_max = math.ceil(ms.length / ii) * ii
         l_range = ms.length if l_max == ms.length else f"{ms.length}..{l_max}"
-        # The necessary condition first: when it fails, so would every query below.
+        # A proof without the solver (warp_bound), then the necessary condition:
+        # when either fails, so would every query below.
+        reason = joint_bound(g, ii, l_max)
+        if reason is not None:
+            attempts.append({"II": ii, "L": l_range, "joint": f"unsat ({reason})"})
+            ii += 1
+            continue
         if not _joint_feasible_relaxed(g, ii, l_max, solver, deadline, hint=ms.starts):
             attempts.append({"II": ii, "L": l_range, "joint": "unsat (without memory)"})
             ii += 1
