@@ -203,9 +203,10 @@ class CpSatBackend(Backend):
             # A feasibility query runs fast first: a proof of infeasibility (most
             # queries of Algorithm 1) is the answer whichever way it was found,
             # and so is "feasible" when only the answer is wanted.  A solution
-            # that is used comes from the standard run below, so that the schedule
-            # is the one the standard search finds (the same model, hints and
-            # parameters give the same solution).
+            # that is used comes from the standard run below, so that the
+            # schedule is the one the standard search finds (the same model,
+            # hints and parameters give the same solution); so does any answer
+            # the fast run did not reach in its share of the work.
             fast_work = FAST_WORK if self.work_limit is None else min(FAST_WORK, self.work_limit)
             t0 = time.monotonic()
             status = self._run(time_limit, fast_work, fast=True)

@@ -73,3 +73,58 @@ def test_bound_proves_something_on_the_random_graphs():
             fired += sum(joint_bound(g, ii, length) is not None
                          for length in (crit, math.ceil(crit / ii) * ii, crit + ii))
     assert fired >= 10
+
+
+def _attention_graph(pingpong):
+    import wsdialects
+    from wsdialects.schedule.from_ir import graph_of_loop
+    from wsdialects.schedule.normalize import normalize_graphs
+    from wsdialects.transforms.partition import kernels, main_loop
+
+    root = __import__("pathlib").Path(__file__).resolve().parents[2]
+    module = wsdialects.parse_file(root / "examples" / "kernels" / "flash_attention.mlir")
+    kernel = next(iter(kernels(module)))
+    loop = main_loop(kernel)
+    graphs = [graph_of_loop(kernel, loop, "h100", pingpong=True).graph, graph_of_loop(kernel, loop, "h100").graph]
+    return streaming_view(normalize_graphs(graphs, 300, time_limit=10)[0 if pingpong else 1])
+
+
+@pytest.mark.parametrize("pingpong", [True, False], ids=["pingpong", "split"])
+def test_retargeted_joint_model_is_the_model_built_for_that_length(pingpong):
+    """Algorithm 1's length search moves one model from length to length: it must be
+    exactly the model a fresh build gives (same proto, so the same solution)."""
+    pytest.importorskip("ortools")
+    from wsdialects.schedule.joint import JointModel
+    from wsdialects.schedule.solvers import make_backend
+
+    g = _attention_graph(pingpong)
+    moved = JointModel(g, 32, 64, make_backend("cpsat"))
+    moved.b.hint(moved.k[g.ops[0].name], 1)
+    moved.retarget(49)
+    fresh = JointModel(g, 32, 49, make_backend("cpsat"))
+    assert str(moved.b.model.Proto()) == str(fresh.b.model.Proto())
+    moved.retarget(3)  # below an op's cycles: no schedule, as for a fresh model
+    assert not moved.feasible_bounds and not JointModel(g, 32, 3, make_backend("cpsat")).feasible_bounds
+
+
+def test_length_search_builds_one_joint_model_per_ii(monkeypatch):
+    """Deterministic measure of the saving: flash attention's ping-pong team at II 32
+    builds three joint models (relaxed, modulo starts fixed, the length search with
+    its probe) instead of one per query; the fast first run answers the relaxed query
+    and the probe's proof, and the standard run is repeated only where a solution is read."""
+    pytest.importorskip("ortools")
+    from wsdialects.schedule import joint, solvers
+
+    built, runs = [], []
+    real_init, real_run = joint.JointModel.__init__, solvers.CpSatBackend._run
+    monkeypatch.setattr(joint.JointModel, "__init__",
+                        lambda self, *a, **k: (built.append(a[2]), real_init(self, *a, **k))[1])
+    monkeypatch.setattr(solvers.CpSatBackend, "_run",
+                        lambda self, t, w, fast: (runs.append((self.model.HasObjective(), fast)),
+                                                  real_run(self, t, w, fast))[1])
+    sched = joint.twill(_attention_graph(True), time_limit=120, min_ii=32, max_ii=32)
+    assert (sched.ii, sched.length) == (32, 50)
+    assert len(built) == 3
+    joint_runs = [fast for objective, fast in runs if not objective]
+    # relaxed (fast only), fixed starts (fast: unsat), top (fast, then standard), probe (fast: unsat)
+    assert joint_runs == [True, True, True, False, True]
