@@ -112,23 +112,109 @@ def joint_bound(graph: Graph, ii: int, length: int) -> str | None:
     if isinstance(groups, str):
         return groups
     blocked = {e.dst for e in graph.edges if e.blocking}
+    group_of = {v: tuple(group) for group in groups for v in group}
+    several = graph.warps is not None and graph.warps.count > 1
     for group in groups:
-        busy = [v for v in group if graph.op(v).cycles > 0 and not graph.is_async(v)]
-        waits = [v for v in group if v in blocked]
-        for o in busy:
-            c = graph.op(o).cycles
-            others = [v for v in waits if v != o]
+        for o in group:
+            op = graph.op(o)
+            if op.cycles <= 0 or graph.is_async(o):
+                continue
+            c = op.cycles
+            # The blocking ops that may share o's warp: its group's, or with
+            # several compute warps (o a compute op) any compute op's.
+            spread = several and not op.variable_latency
+            pool = [v.name for v in graph.ops if not v.variable_latency] if spread else group
+            others = [v for v in pool if v in blocked and v != o]
             if not others:
                 continue
-            if c >= ii:
+            if c >= ii and not spread:
                 return f"'{others[0]}' blocks on a warp where '{o}' always executes"
             # Blocking ops that execute take a residue each; the others one each
             # among those that cannot issue together.
-            clique = [v for v in others if v in busy]
+            busy = [v for v in others if graph.op(v).cycles > 0 and not graph.is_async(v)]
+            clique = list(busy)
             for v in others:
                 if v not in busy and all(_share_issue(graph, v, u) for u in clique if u not in busy):
                     clique.append(v)
-            if c + len(clique) > ii:
+            if c + _span(graph, clique) <= ii:
+                continue
+            if not spread:
                 return (f"on the warp of '{o}' ({c} cycles) the blocking ops {', '.join(sorted(clique))} "
-                        f"need {c + len(clique)} residues")
+                        f"need {c + _span(graph, clique)} residues")
+            # Some must go to other warps; the paths between them and o then
+            # cross warps and pay a spill.
+            reason = _crossings(graph, ii, length, head, tail, o, clique, max(ii - c, 0), group_of)
+            if reason is not None:
+                return reason
+    return None
+
+
+def _span(graph: Graph, ops) -> int:
+    """The fewest consecutive residues outside a warp's longest op that can hold
+    the issues of ``ops`` (blocking ops of that warp, pairwise unable to share a
+    residue): each but the last needs its own cycles (an executing op) or one
+    residue before the next issue."""
+    gaps = [max(graph.op(v).cycles, 1) if not graph.is_async(v) else 1 for v in ops]
+    return sum(gaps) - max(gaps) + 1 if gaps else 0
+
+
+def _from(graph: Graph, ii: int, source: str, forward: bool) -> dict[str, tuple[int, int]]:
+    """For each op reached from ``source`` (along edges, or against them): the
+    longest path's length and the least spill cost of an edge on it."""
+    far = {source: (0, 1 << 62)}
+    for _ in range(len(graph.ops) + 1):
+        changed = False
+        for e in graph.edges:
+            a, b = (e.src, e.dst) if forward else (e.dst, e.src)
+            if a not in far or e.src == e.dst:
+                continue
+            d = far[a][0] + e.delay - e.distance * ii
+            if b not in far or d > far[b][0]:
+                far[b] = (d, min(far[a][1], graph.op(e.src).spill_cost))
+                changed = True
+        if not changed:
+            break
+    return far
+
+
+def _crossings(graph: Graph, ii: int, length: int, head, tail, o: str, clique: list[str], room: int,
+               group_of: dict[str, tuple]):
+    """At most ``room`` of the blocking ops ``clique`` fit on o's warp (with the ops
+    that must share a warp with them, ``group_of``); each of the
+    others is on another warp, so every path between it and o crosses warps and
+    pays at least the least spill cost along it.  A reason when no choice of the
+    ones that stay fits in ``length``."""
+    from itertools import combinations
+
+    into = {x: _from(graph, ii, x, True).get(o) for x in clique}  # x -> o
+    out = _from(graph, ii, o, True)  # o -> y
+
+    def least_length(off) -> int:
+        best = 0
+        for x in off:
+            if into[x] is not None:
+                best = max(best, head[x] + sum(into[x]) + tail[o])
+            if x in out:
+                best = max(best, head[o] + sum(out[x]) + tail[x])
+            for y in off:
+                if y != x and into[x] is not None and y in out:
+                    best = max(best, head[x] + sum(into[x]) + sum(out[y]) + tail[y])
+        return best
+
+    def kept_with(kept) -> set[str]:
+        """The clique's ops on o's warp when ``kept`` are: with their groups' and o's."""
+        on = set(group_of[o])
+        for v in kept:
+            on |= set(group_of[v])
+        return {v for v in clique if v in on}
+
+    choices = [kept_with(c) for k in range(room + 1) for c in combinations(clique, k)]
+    if len(choices) > 4096:
+        return None
+    worst = min((least_length([v for v in clique if v not in kept]) for kept in choices
+                 if _span(graph, kept) <= room),
+                default=1 << 62)
+    if worst > length:
+        return (f"at most {room} of the blocking ops {', '.join(sorted(clique))} fit on the warp of '{o}'; "
+                f"the others' paths to it cross warps and need L >= {worst} > {length}")
     return None
