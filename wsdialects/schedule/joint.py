@@ -25,6 +25,7 @@ from .graph import Graph, GraphError
 from .modulo import ModuloModel, critical_length, latest_starts, least_length, rec_mii, res_mii, streaming_view
 from .solution import Placement, Schedule
 from .solvers import Backend, SolverTimeout, make_backend
+from .warp_bound import joint_bound
 
 QUERY_WORK = 1.0  # deterministic seconds per query of a less preferred warp organisation
 
@@ -55,6 +56,7 @@ class JointModel(ModuloModel):
         b = backend
         g = graph
         self.layout = lay = warp_layout(g)
+        self.blocked_ok = True  # False: a blocked op can never start (one warp, an op always executing)
         W = lay.total
         if fixed_starts is not None:
             for v, s in fixed_starts.items():
@@ -149,7 +151,7 @@ class JointModel(ModuloModel):
                         # o is always executing on its warp: v cannot share it.
                         if sw is None:
                             # One warp: v can never start.  (Cross-warp guards need two warps.)
-                            self.feasible_bounds = False
+                            self.feasible_bounds = self.blocked_ok = False
                         else:
                             b.add([(1, sw)] + extra, hi=len(extra))
                         continue
@@ -171,7 +173,9 @@ class JointModel(ModuloModel):
             return
         W = self.layout.total
         max_dist = max((e.distance for e in g.edges), default=0)
-        horizon = self.length + (max_dist + 1) * ii
+        slack = (max_dist + 1) * ii  # the horizon is L + slack
+        horizon = self.length + slack
+        by_length = self._by_length
         static_regs = [0] * W
         static_smem = 0
         counts: dict[str, list[list[tuple[int, object]]]] = {}
@@ -190,10 +194,12 @@ class JointModel(ModuloModel):
             if not users:
                 continue
             e_v = b.int(0, horizon, f"end_{v}")
+            by_length.append((e_v, lambda L: (0, L + slack)))
             for e in users:
                 b.add([(1, e_v)] + [(-c, x) for c, x in self.start(e.dst)], lo=e.distance * ii)
             b.add([(1, e_v)] + [(-c, x) for c, x in self.start(v)], lo=0)
             q = b.int(0, horizon // ii + 1, f"q_{v}")
+            by_length.append((q, lambda L: (0, (L + slack) // ii + 1)))
             ge = [b.bool(f"ge_{v}_{k}") for k in range(1, ii)]  # ge[k-1] <=> m >= k
             for k in range(1, len(ge)):
                 b.clause([ge[k - 1]], [ge[k]])
@@ -224,6 +230,7 @@ class JointModel(ModuloModel):
                     regs = g.op(v).regs
                     q_v, _ = counts[v][0][0][1], None
                     qw = b.int(0, qmax, f"qw_{v}_{w}")
+                    by_length.append((qw, lambda L: (0, (L + slack) // ii + 1)))
                     b.add([(1, qw), (-1, q_v)], lo=0, when=[self.opw[v][w]])
                     for r in range(ii):
                         live = counts[v][r][1][1]
@@ -233,6 +240,10 @@ class JointModel(ModuloModel):
                 for r in range(ii):
                     if per_r[r]:
                         b.add(per_r[r], hi=reg_limit - static_regs[w])
+
+    def retarget(self, length: int) -> None:
+        super().retarget(length)
+        self.feasible_bounds = self.feasible_bounds and self.blocked_ok
 
     def _may_use(self, v: str, w: int) -> bool:
         op = self.graph.op(v)
@@ -245,14 +256,21 @@ class JointModel(ModuloModel):
 def joint_schedule(graph: Graph, ii: int, length: int, solver: str = "cpsat",
                    time_limit: float | Deadline = 60.0,
                    fixed_starts: dict[str, int] | None = None, hint: dict[str, int] | None = None,
-                   ) -> tuple[dict[str, int], dict[str, int]] | None:
+                   answer_only: bool = False) -> tuple[dict[str, int], dict[str, int]] | None:
     """``SWP-and-WS(G, M, II, L)``: starts and warps, or None when unsatisfiable.
     With ``fixed_starts`` only the warp assignment is searched; ``hint`` (starts,
     e.g. of the modulo schedule) only guides the search.  ``time_limit``
     (seconds or a shared :class:`Deadline`) bounds building and solving."""
     deadline = time_limit if isinstance(time_limit, Deadline) else Deadline(time_limit)
     b = make_backend(solver, deadline.at, deadline.work)
-    m = JointModel(graph, ii, length, b, fixed_starts)
+    b.answer_only = answer_only
+    return solve_joint(JointModel(graph, ii, length, b, fixed_starts), deadline, hint)
+
+
+def solve_joint(m: JointModel, deadline: Deadline, hint: dict[str, int] | None = None,
+                ) -> tuple[dict[str, int], dict[str, int]] | None:
+    """Solve a built joint model (at its current length) with ``hint`` starts."""
+    graph, ii, b, length = m.graph, m.ii, m.b, m.length
     if not m.feasible_bounds:
         return None
     for v, s in (hint or {}).items():
@@ -267,6 +285,18 @@ def joint_schedule(graph: Graph, ii: int, length: int, solver: str = "cpsat",
     return starts, warps
 
 
+def joint_at_length(model: JointModel | None, graph: Graph, ii: int, length: int, solver: str,
+                    deadline: Deadline, hint: dict[str, int] | None) -> tuple[JointModel, object]:
+    """The joint query at ``length`` through ``model`` (built for another length
+    at this II) moved to it when the backend allows, else through a new model:
+    (the model, the answer of :func:`solve_joint`)."""
+    if model is None or not model.b.retargetable:
+        model = JointModel(graph, ii, length, make_backend(solver, deadline.at, deadline.work))
+    else:
+        model.retarget(length)
+    return model, solve_joint(model, deadline, hint)
+
+
 def _joint_feasible_relaxed(graph: Graph, ii: int, length: int, solver: str, time_limit: Deadline,
                             hint: dict[str, int] | None = None) -> bool:
     """The joint problem without its memory constraints: a cheap necessary condition."""
@@ -275,7 +305,7 @@ def _joint_feasible_relaxed(graph: Graph, ii: int, length: int, solver: str, tim
     relaxed = Graph(units=graph.units, ops=graph.ops, edges=graph.edges,
                     warps=replace(graph.warps, reg_limit=None) if graph.warps else None,
                     smem_capacity=None, streaming_depth=graph.streaming_depth, name=graph.name)
-    return joint_schedule(relaxed, ii, length, solver, time_limit, hint=hint) is not None
+    return joint_schedule(relaxed, ii, length, solver, time_limit, hint=hint, answer_only=True) is not None
 
 
 def _search_range(graph: Graph, deadline: Deadline) -> tuple[Graph, int, int, int]:
@@ -378,7 +408,13 @@ def twill(graph: Graph, solver: str = "cpsat", time_limit: float | Deadline = 12
         # when it succeeds are the smaller L tried, in Algorithm 1's order.
         l_max = math.ceil(ms.length / ii) * ii
         l_range = ms.length if l_max == ms.length else f"{ms.length}..{l_max}"
-        # The necessary condition first: when it fails, so would every query below.
+        # A proof without the solver (warp_bound), then the necessary condition:
+        # when either fails, so would every query below.
+        reason = joint_bound(g, ii, l_max)
+        if reason is not None:
+            attempts.append({"II": ii, "L": l_range, "joint": f"unsat ({reason})"})
+            ii += 1
+            continue
         if not _joint_feasible_relaxed(g, ii, l_max, solver, deadline, hint=ms.starts):
             attempts.append({"II": ii, "L": l_range, "joint": "unsat (without memory)"})
             ii += 1
@@ -389,7 +425,8 @@ def twill(graph: Graph, solver: str = "cpsat", time_limit: float | Deadline = 12
         if found is not None:
             attempts.append({"II": ii, "L": ms.length, "joint": "sat (modulo starts kept)"})
         else:
-            top = joint_schedule(g, ii, l_max, solver, deadline, hint=ms.starts)
+            # One model for every length below: building it costs more than most solves.
+            model, top = joint_at_length(None, g, ii, l_max, solver, deadline, ms.starts)
             if top is None:
                 attempts.append({"II": ii, "L": l_range, "joint": "unsat"})
                 ii += 1
@@ -403,7 +440,7 @@ def twill(graph: Graph, solver: str = "cpsat", time_limit: float | Deadline = 12
             lo, hi = ms.length, max(ms.length, max(top[0][op.name] + op.cycles for op in g.ops))
             probe = hi - 1
             while lo < hi:
-                at = joint_schedule(g, ii, probe, solver, deadline, hint=found[0])
+                model, at = joint_at_length(model, g, ii, probe, solver, deadline, found[0])
                 attempts.append({"II": ii, "L": probe, "joint": "sat" if at else "unsat"})
                 if at is None:
                     lo = probe + 1

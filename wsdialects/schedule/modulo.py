@@ -146,6 +146,10 @@ class ModuloModel:
         self.rho: dict[str, list] = {}
         self.k: dict[str, object] = {}
         self.feasible_bounds = True
+        # With a fixed length: the variables and constraints whose bounds depend
+        # on it, as (handle, bounds(L)), so that retarget() can move the model to
+        # another length without building it again.
+        self._by_length: list[tuple[object, object]] = []
         for op in graph.ops:
             v = op.name
             self.rho[v] = [b.bool(f"r_{v}_{r}") for r in range(ii)]
@@ -153,16 +157,15 @@ class ModuloModel:
             if length is None:
                 hi = min(kmax, max(0, (lmax - op.cycles) // ii))
             else:
-                hi = (length - op.cycles) // ii if length >= op.cycles else -1
-                if hi < 0:
-                    self.feasible_bounds = False
-                    hi = 0
+                hi = self._stage_bound(op.cycles, length)
             self.k[v] = b.int(0, hi, f"k_{v}")
             # Completion: s_v + cycles(v) <= L.
             if length is None:
                 b.add(self.start(v) + [(-1, self.length_var)], hi=-op.cycles)
             else:
-                b.add(self.start(v), hi=length - op.cycles)
+                ct = b.add(self.start(v), hi=length - op.cycles)
+                self._by_length += [(self.k[v], lambda L, c=op.cycles: (0, self._stage_bound(c, L))),
+                                    (ct, lambda L, c=op.cycles: (None, L - c))]
         # Dependence: s_dst + distance*II >= s_src + delay.
         for e in graph.edges:
             terms = self.start(e.dst) + [(-c, x) for c, x in self.start(e.src)]
@@ -188,6 +191,25 @@ class ModuloModel:
                         merged[key] = [amount, lit]
                 if merged and sum(a for a, _ in merged.values()) > cap:
                     b.add([(a, l) for a, l in merged.values()], hi=cap)
+
+    def _stage_bound(self, cycles: int, length: int) -> int:
+        """The largest stage of an op of ``cycles`` that completes by ``length``
+        (0, and the model marked infeasible, when it cannot complete at all)."""
+        if length < cycles:
+            self.feasible_bounds = False
+            return 0
+        return (length - cycles) // self.ii
+
+    def retarget(self, length: int) -> None:
+        """Move a model built for one fixed length to ``length``: the same model
+        as one built for it (a backend that can change bounds, CP-SAT), with no
+        hints.  Building the joint model costs more than many of its solves."""
+        assert self.length is not None and self.b.retargetable
+        self.length = length
+        self.feasible_bounds = True
+        for handle, bounds in self._by_length:
+            self.b.set_bounds(handle, *bounds(length))
+        self.b.clear_hints()
 
     def start(self, v: str) -> list[tuple[int, object]]:
         """Linear terms of ``s_v``."""

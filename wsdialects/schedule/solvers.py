@@ -20,6 +20,10 @@ SOLVERS = ("cpsat", "z3")
 Terms = Sequence[tuple[int, Any]]
 
 
+# Deterministic seconds (CP-SAT's work measure) of the fast first run of a feasibility query.
+FAST_WORK = 0.5
+
+
 class SolverTimeout(RuntimeError):
     """The solver gave up (time limit) without proving feasibility or infeasibility."""
 
@@ -57,6 +61,9 @@ class Backend:
     name = ""
     deadline: float | None = None
     work_limit: float | None = None  # deterministic work per solve (CP-SAT), None: none
+    # The caller wants only feasible / infeasible, not the solution (its values
+    # are then not read): the backend may find it any way it likes.
+    answer_only = False
     _built = 0
 
     def tick(self) -> None:
@@ -77,6 +84,14 @@ class Backend:
     def minimize(self, terms: Terms) -> None: ...
     def hint(self, var: Any, value: int) -> None:
         """A suggested value (a search hint; never changes the answer)."""
+    def clear_hints(self) -> None:
+        """Forget every hint given so far."""
+    retargetable = False  # whether set_bounds can change a built model (CP-SAT)
+
+    def set_bounds(self, handle: Any, lo: int | None, hi: int | None) -> None:
+        """Change the bounds of a variable, or of a linear constraint returned by
+        :meth:`add`, in the built model (only where ``retargetable``)."""
+        raise NotImplementedError
     def solve(self, time_limit: float) -> bool:
         """True: a (for an objective: optimal) solution; False: proven infeasible."""
     def value(self, var: Any) -> int: ...
@@ -84,6 +99,7 @@ class Backend:
 
 class CpSatBackend(Backend):
     name = "cpsat"
+    retargetable = True
 
     def __init__(self, workers: int = 1) -> None:
         from ortools.sat.python import cp_model
@@ -91,6 +107,7 @@ class CpSatBackend(Backend):
         self.model = cp_model.CpModel()
         self.workers = workers
         self.solver = None
+        self._negated: dict[int, Any] = {}
 
     def bool(self, name):
         self.tick()
@@ -109,6 +126,7 @@ class CpSatBackend(Backend):
         when = list(when)
         if when:
             ct.only_enforce_if(when)
+        return ct
 
     def exactly_one(self, lits):
         self.tick()
@@ -116,7 +134,15 @@ class CpSatBackend(Backend):
 
     def clause(self, pos, neg=()):
         self.tick()
-        self.model.add_bool_or(list(pos) + [x.Not() for x in neg])
+        if neg:
+            negated = self._negated
+            pos = list(pos)
+            for x in neg:
+                lit = negated.get(x.index)
+                if lit is None:
+                    lit = negated[x.index] = x.Not()
+                pos.append(lit)
+        self.model.add_bool_or(pos)
 
     def minimize(self, terms):
         self.model.Minimize(sum(c * v for c, v in terms))
@@ -124,18 +150,41 @@ class CpSatBackend(Backend):
     def hint(self, var, value):
         self.model.AddHint(var, value)
 
-    def solve(self, time_limit):
+    def clear_hints(self):
+        self.model.ClearHints()
+
+    def set_bounds(self, handle, lo, hi):
+        cp = self._cp
+        lo = cp.INT_MIN if lo is None else lo
+        hi = cp.INT_MAX if hi is None else hi
+        # Through the model's proto: a handle's own Proto() is a temporary whose
+        # owner may be gone (writing through it crashes OR-Tools 9.15).
+        proto = self.model.Proto()
+        if isinstance(handle, cp.IntVar):
+            domain = proto.variables[handle.index].domain
+        else:
+            domain = proto.constraints[handle.index].linear.domain
+        domain.clear()
+        domain.extend([lo, hi])
+
+    def _run(self, time_limit, work, fast: bool):
         cp = self._cp
         self.solver = cp.CpSolver()
         params = self.solver.parameters
         params.max_time_in_seconds = float(time_limit)
-        if self.work_limit is not None:
-            params.max_deterministic_time = float(self.work_limit)
+        if work is not None:
+            params.max_deterministic_time = float(work)
         params.num_workers = self.workers
         # The models are small and already tight (one-hot residues, clauses):
         # CP-SAT's presolve costs more than it saves on every one of them
         # (attention 2.9 s -> 1.9 s, causal attention 4.6 s -> 2.9 s in total).
         params.cp_model_presolve = False
+        if fast:
+            # Nor does in-processing (clause vivification, probing during the
+            # search): flash attention d256's joint query at II 64 takes 0.3 s
+            # instead of 1.6 s.  It changes which of several equally good
+            # solutions is found, though, so only answers come from this run.
+            params.use_sat_inprocessing = False
         if not self.model.HasObjective():
             # Pure feasibility (the joint problem, mostly proofs of infeasibility):
             # the LP relaxation costs far more than it prunes here (attention at
@@ -143,12 +192,36 @@ class CpSatBackend(Backend):
             # (the modulo schedule) keeps the default, which it needs.
             params.linearization_level = 0
         status = self.solver.Solve(self.model)
-        if status == cp.OPTIMAL or (status == cp.FEASIBLE and not self.model.HasObjective()):
+        if status == cp.MODEL_INVALID:  # a defect of the model builders, not of the input
+            raise RuntimeError(f"CP-SAT rejected the model: {self.model.Validate()}")
+        return status
+
+    def solve(self, time_limit):
+        cp = self._cp
+        objective = self.model.HasObjective()
+        if not objective:
+            # A feasibility query runs fast first: a proof of infeasibility (most
+            # queries of Algorithm 1) is the answer whichever way it was found,
+            # and so is "feasible" when only the answer is wanted.  A solution
+            # that is used comes from the standard run below, so that the
+            # schedule is the one the standard search finds (the same model,
+            # hints and parameters give the same solution); so does any answer
+            # the fast run did not reach in its share of the work.
+            fast_work = FAST_WORK if self.work_limit is None else min(FAST_WORK, self.work_limit)
+            t0 = time.monotonic()
+            status = self._run(time_limit, fast_work, fast=True)
+            if status == cp.INFEASIBLE:
+                return False
+            if status in (cp.OPTIMAL, cp.FEASIBLE) and self.answer_only:
+                return True
+            time_limit -= time.monotonic() - t0
+            if time_limit <= 0:
+                raise SolverTimeout("CP-SAT ran out of time")
+        status = self._run(time_limit, self.work_limit, fast=False)
+        if status == cp.OPTIMAL or (status == cp.FEASIBLE and not objective):
             return True
         if status == cp.INFEASIBLE:
             return False
-        if status == cp.MODEL_INVALID:  # a defect of the model builders, not of the input
-            raise RuntimeError(f"CP-SAT rejected the model: {self.model.Validate()}")
         raise SolverTimeout(f"CP-SAT stopped with status {self.solver.StatusName(status)} "
                             f"(time limit {time_limit:.3g} s)")
 

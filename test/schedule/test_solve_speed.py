@@ -1,0 +1,130 @@
+"""The solver-free infeasibility proof of the joint problem (warp_bound) and the
+fast first run of feasibility queries: never wrong, and they save solver work."""
+
+import math
+import random
+
+import pytest
+
+from wsdialects.schedule import graph_from_dict
+from wsdialects.schedule.joint import joint_schedule
+from wsdialects.schedule.modulo import critical_length, rec_mii, res_mii, streaming_view
+from wsdialects.schedule.warp_bound import joint_bound
+
+
+def random_joint_graph(seed):
+    """A few fixed-latency ops on two warps (blocking edges, spill costs, long
+    reservations) and a TMA load, as the IR hand-off builds them."""
+    rng = random.Random(seed)
+    n = rng.randint(3, 6)
+    units = {"TC": 1, "ALU": 1, "TMA": 1}
+    ops = [{"name": "ld", "uses": {"TMA": [1] * rng.randint(1, 3)}, "variable_latency": True}]
+    for i in range(n):
+        unit = rng.choice(["TC", "ALU"])
+        op = {"name": f"v{i}", "uses": {unit: [1] * rng.randint(1, 4)}, "spill_cost": rng.choice([0, 0, 2, 5])}
+        if rng.random() < 0.4:
+            op["latency"] = len(op["uses"][unit]) + rng.randint(0, 3)
+        ops.append(op)
+    edges = [{"from": "ld", "to": "v0", "delay": 0, "blocking": True}]
+    for i in range(1, n):
+        a = rng.randrange(i)
+        edges.append({"from": f"v{a}", "to": f"v{i}", "delay": rng.randint(0, 4), "blocking": rng.random() < 0.4})
+    for _ in range(rng.randint(0, 2)):
+        a, b = rng.randrange(n), rng.randrange(n)
+        edges.append({"from": f"v{a}", "to": f"v{b}", "delay": rng.randint(0, 3), "distance": 1,
+                      "blocking": rng.random() < 0.3})
+    warps = {"count": rng.choice([1, 2]), "local_recurrences": rng.random() < 0.5}
+    return {"units": units, "ops": ops, "edges": edges, "warps": warps}
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_bound_never_refutes_a_feasible_query(seed):
+    """Wherever the bound says no schedule exists, the solver finds none either."""
+    g = streaming_view(graph_from_dict(random_joint_graph(seed)))
+    lo = max(res_mii(g), rec_mii(g))
+    for ii in range(lo, lo + 4):
+        crit = critical_length(g, ii)
+        for length in (crit, math.ceil(crit / ii) * ii, crit + ii):
+            if joint_bound(g, ii, length) is not None:
+                assert joint_schedule(g, ii, length, time_limit=60) is None, (ii, length)
+
+
+def test_bound_counts_blocking_residues():
+    """One warp: a 6-cycle op and three blocking ops that cannot share a residue need II >= 9."""
+    g = graph_from_dict({
+        "units": {"A": 1, "B": 1},
+        "ops": [{"name": "ld", "uses": {"B": [1]}, "variable_latency": True},
+                {"name": "x", "uses": {"A": [1]}}, {"name": "y", "uses": {"A": [1]}},
+                {"name": "z", "uses": {"A": [1]}}, {"name": "e", "uses": {}, "latency": 6}],
+        "edges": [{"from": "ld", "to": n, "delay": 0, "blocking": True} for n in "xyz"]})
+    g = streaming_view(g)
+    assert joint_bound(g, 8, 40) is not None and joint_bound(g, 9, 40) is None
+    assert joint_schedule(g, 8, 40) is None and joint_schedule(g, 9, 40) is not None
+
+
+def test_bound_proves_something_on_the_random_graphs():
+    """Not vacuous: on the graphs above it refutes some of the queries (28 of 480)."""
+    fired = 0
+    for seed in range(40):
+        g = streaming_view(graph_from_dict(random_joint_graph(seed)))
+        lo = max(res_mii(g), rec_mii(g))
+        for ii in range(lo, lo + 4):
+            crit = critical_length(g, ii)
+            fired += sum(joint_bound(g, ii, length) is not None
+                         for length in (crit, math.ceil(crit / ii) * ii, crit + ii))
+    assert fired >= 10
+
+
+def _attention_graph(pingpong):
+    import wsdialects
+    from wsdialects.schedule.from_ir import graph_of_loop
+    from wsdialects.schedule.normalize import normalize_graphs
+    from wsdialects.transforms.partition import kernels, main_loop
+
+    root = __import__("pathlib").Path(__file__).resolve().parents[2]
+    module = wsdialects.parse_file(root / "examples" / "kernels" / "flash_attention.mlir")
+    kernel = next(iter(kernels(module)))
+    loop = main_loop(kernel)
+    graphs = [graph_of_loop(kernel, loop, "h100", pingpong=True).graph, graph_of_loop(kernel, loop, "h100").graph]
+    return streaming_view(normalize_graphs(graphs, 300, time_limit=10)[0 if pingpong else 1])
+
+
+@pytest.mark.parametrize("pingpong", [True, False], ids=["pingpong", "split"])
+def test_retargeted_joint_model_is_the_model_built_for_that_length(pingpong):
+    """Algorithm 1's length search moves one model from length to length: it must be
+    exactly the model a fresh build gives (same proto, so the same solution)."""
+    pytest.importorskip("ortools")
+    from wsdialects.schedule.joint import JointModel
+    from wsdialects.schedule.solvers import make_backend
+
+    g = _attention_graph(pingpong)
+    moved = JointModel(g, 32, 64, make_backend("cpsat"))
+    moved.b.hint(moved.k[g.ops[0].name], 1)
+    moved.retarget(49)
+    fresh = JointModel(g, 32, 49, make_backend("cpsat"))
+    assert str(moved.b.model.Proto()) == str(fresh.b.model.Proto())
+    moved.retarget(3)  # below an op's cycles: no schedule, as for a fresh model
+    assert not moved.feasible_bounds and not JointModel(g, 32, 3, make_backend("cpsat")).feasible_bounds
+
+
+def test_length_search_builds_one_joint_model_per_ii(monkeypatch):
+    """Deterministic measure of the saving: flash attention's ping-pong team at II 32
+    builds three joint models (relaxed, modulo starts fixed, the length search with
+    its probe) instead of one per query; the fast first run answers the relaxed query
+    and the probe's proof, and the standard run is repeated only where a solution is read."""
+    pytest.importorskip("ortools")
+    from wsdialects.schedule import joint, solvers
+
+    built, runs = [], []
+    real_init, real_run = joint.JointModel.__init__, solvers.CpSatBackend._run
+    monkeypatch.setattr(joint.JointModel, "__init__",
+                        lambda self, *a, **k: (built.append(a[2]), real_init(self, *a, **k))[1])
+    monkeypatch.setattr(solvers.CpSatBackend, "_run",
+                        lambda self, t, w, fast: (runs.append((self.model.HasObjective(), fast)),
+                                                  real_run(self, t, w, fast))[1])
+    sched = joint.twill(_attention_graph(True), time_limit=120, min_ii=32, max_ii=32)
+    assert (sched.ii, sched.length) == (32, 50)
+    assert len(built) == 3
+    joint_runs = [fast for objective, fast in runs if not objective]
+    # relaxed (fast only), fixed starts (fast: unsat), top (fast, then standard), probe (fast: unsat)
+    assert joint_runs == [True, True, True, False, True]
