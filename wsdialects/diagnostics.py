@@ -201,8 +201,8 @@ def collect_notes():
     _collectors.append(notes)
     try:
         yield notes
-    finally:
-        _collectors.remove(notes)
+    finally:  # by identity: list.remove compares by value, and an outer collector may be equal
+        del _collectors[next(i for i, c in enumerate(_collectors) if c is notes)]
 
 
 def note(op: Operation, severity: str, message: str) -> None:

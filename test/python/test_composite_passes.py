@@ -132,3 +132,15 @@ def test_pingpong_team_errors_are_prose():
         team_of(region)
     msg = str(e.value)
     assert "is a member of several cooperative groups (group 0 of 2 and group 1 of 2)" in msg, msg
+
+
+def test_nested_note_collectors_come_off_by_identity():
+    """ws-hopper collects a trial's remarks inside ws-opt --verify-diagnostics' collector: both
+    are empty lists, equal by value; leaving the inner one must not take the outer one off."""
+    from wsdialects.diagnostics import _collectors, collect_notes, note_at
+
+    with collect_notes() as outer:
+        with collect_notes() as inner:
+            pass
+        note_at(None, "remark", "after")
+    assert inner == [] and outer == [("remark", None, "after")] and _collectors == []

@@ -11,13 +11,6 @@
 // RUN: ws-opt %shared/kernels/gemm.mlir -p 'ws-sched''ule{arch=h100}' | filecheck %s --check-prefix=GEMM
 // RUN: ws-opt %shared/kernels/gemm.mlir -p 'ws-sched''ule{arch=h100},ws-partition,ws-distribute{depth=2}' | filecheck %s --check-prefix=GEMMDIST
 // RUN: sed 's/tile.num_warps = 8/tile.num_warps = 4/' %shared/kernels/gemm.mlir | ws-opt -p 'ws-sched''ule{arch=h100},ws-partition' 2>&1 | filecheck %s --check-prefix=NOSCHED
-// RUN: ws-opt %S/../Inputs/kernels/causal_attention.mlir -p 'ws-sched''ule{arch=h100 time-limit=120 pingpong=false}' | filecheck %s --check-prefix=CAUSAL
-// RUN: ws-opt %shared/kernels/attention.mlir -p 'ws-sched''ule{arch=h100 time-limit=120}' -o %t.pp
-// RUN: filecheck %s --input-file %t.pp --check-prefix=PP
-// RUN: ws-opt %t.pp -p ws-hopper 2>&1 | filecheck %s --check-prefix=PPH
-// RUN: ws-opt %S/../../examples/kernels/flash_attention.mlir -p 'ws-sched''ule{arch=h100 time-limit=120}' -o %t.fa3
-// RUN: filecheck %s --input-file %t.fa3 --check-prefix=FA3
-// RUN: ws-opt %t.fa3 -p ws-hopper 2>&1 | filecheck %s --check-prefix=FA3H
 // RUN: not ws-opt %shared/kernels/attention.mlir -p 'ws-sched''ule{arch=a100}' 2>&1 | filecheck %s --check-prefix=BADARCH
 // RUN: not ws-opt %shared/kernels/attention.mlir -p 'ws-sched''ule{solver=yices}' 2>&1 | filecheck %s --check-prefix=BADSOLVER
 // RUN: not ws-opt %shared/kernels/attention.mlir -p 'ws-sched''ule{time-limit=-1}' 2>&1 | filecheck %s --check-prefix=BADLIMIT
@@ -115,72 +108,6 @@
 // NOSCHED: remark: ws-schedule: @matmul not scheduled: no schedule at any II: op 'acc2' holds 256 registers per thread while live, above the register limit of 255
 // NOSCHED: ws.partition = array<i32: 1>
 
-// Causal attention: the mask and column offsets depend on the induction
-// variable alone; they are scheduled (stage, order) but get no warp group:
-// every partition that uses them recomputes them.
-// CAUSAL: %qk_raw = tile.dot {{.*}}ws.warp = 0 : i32}
-// CAUSAL: %offs_n = arith.addi %n_off_v, %rows {ws.stage = {{[0-9]+}} : i32, ws.order = {{[0-9]+}} : i32} : tensor<128xi32>
-// CAUSAL: %causal = arith.cmpi sge, %offs_mb, %offs_nb {ws.stage = {{[0-9]+}} : i32, ws.order = {{[0-9]+}} : i32} : tensor<128x128xi32>
-// CAUSAL: %qk = arith.select {{.*}}ws.warp = 0 : i32}
-// CAUSAL: %acc_new = tile.dot {{.*}}ws.warp = 1 : i32}
-// CAUSAL: } {ws.schedule = {II = {{[0-9]+}} : i32, L = {{[0-9]+}} : i32, warps = 2 : i32, solver = "cpsat", vl_warp = 2 : i32}}
-// The joint problem's own choice for attention (pingpong=true, the default): the two
-// compute groups as one ping-pong team -- each runs the whole body on 64 rows, the
-// second offset by half the II, so one's exponentials overlap the other's MMAs
-// (FA3's ping-pong). Its II reaches the tensor-core bound, below the split schedule's.
-// PP: %qk = tile.dot {{.*}} {ws.stage = 0 : i32, ws.order = {{[0-9]+}} : i32, ws.warp = 0 : i32}
-// PP: %acc_new = tile.dot {{.*}} ws.warp = 0 : i32}
-// PP: } {ws.schedule = {II = [[II:[0-9]+]] : i32, L = {{[0-9]+}} : i32, warps = 1 : i32, solver = "cpsat", cooperative = 2 : i32, pingpong = true, vl_warp = 1 : i32}}
-// ws-hopper builds that team (ws-cooperative + ws-pingpong): 64-row wgmmas, and each
-// group issues an MMA between a wait on its own named barrier and an arrival on the
-// other's (the two groups' QK^T / PV alternate on the tensor cores).
-// PPH: nvgpu.wg.branch warps 4 to 8 "consumer0"
-// PPH: scf.for
-// PPH: nvvm.barrier [[B0:[0-9]+]] threads 256
-// PPH-NEXT: nvgpu.wgmma.fence
-// PPH-NEXT: %qk{{(_[0-9]+)?}} = nvgpu.wgmma.mma_async {{.*}} -> tensor<64x128xf32
-// PPH-NEXT: nvgpu.wgmma.commit_group
-// PPH-NEXT: nvvm.barrier_arrive [[B1:[0-9]+]] threads 256
-// PPH: nvgpu.wgmma.wait_group %qk{{(_[0-9]+)?}} {pending = 0}
-// PPH: math.exp2
-// PPH: nvvm.barrier [[B0]] threads 256
-// PPH-NEXT: nvgpu.wgmma.fence
-// PPH-NEXT: %acc_new{{(_[0-9]+)?}} = nvgpu.wgmma.mma_async {{.*}} -> tensor<64x128xf32
-// PPH-NEXT: nvgpu.wgmma.commit_group
-// PPH-NEXT: nvvm.barrier_arrive [[B1]] threads 256
-// PPH: nvgpu.wg.branch warps 8 to 12 "consumer1"
-// PPH: nvvm.barrier_arrive [[B0]] threads 256
-// PPH: scf.for
-// PPH: nvvm.barrier [[B1]] threads 256
-// PPH-NEXT: nvgpu.wgmma.fence
-// PPH-NEXT: nvgpu.wgmma.mma_async
-// PPH-NEXT: nvgpu.wgmma.commit_group
-// PPH-NEXT: nvvm.barrier_arrive [[B0]] threads 256
-// On the bundled flash attention (the QK^T scale folded into the exponent, masked
-// columns) the ping-pong optimum is two-stage: QK^T_j and the softmax in stage 0,
-// PV_{j-1} in stage 1, so each group issues QK^T_j and PV_{j-1} back to back in its
-// turn and waits for QK^T_j alone (pending = 1) before its exponentials, while PV
-// runs on: FlashAttention-3's intra-warpgroup overlap, on top of the ping-pong.
-// FA3: %qk_raw = tile.dot {{.*}} {ws.stage = 0 : i32, ws.order = {{[0-9]+}} : i32, ws.warp = 0 : i32}
-// FA3: %p = math.exp2 {{.*}} {ws.stage = 0 : i32
-// FA3: %acc_new = tile.dot {{.*}} {ws.stage = 1 : i32, ws.order = {{[0-9]+}} : i32, ws.warp = 0 : i32}
-// FA3: } {ws.schedule = {II = {{[0-9]+}} : i32, L = {{[0-9]+}} : i32, warps = 1 : i32, solver = "cpsat", cooperative = 2 : i32, pingpong = true, vl_warp = 1 : i32}}
-// FA3H: nvgpu.wg.branch warps 4 to 8 "consumer0"
-// FA3H: scf.for
-// FA3H: nvvm.barrier [[T0:[0-9]+]] threads 256
-// FA3H-NEXT: nvgpu.wgmma.fence
-// FA3H-NEXT: %qk_raw{{(_[0-9]+)?}} = nvgpu.wgmma.mma_async
-// FA3H-NEXT: nvgpu.wgmma.commit_group
-// FA3H-NEXT: nvgpu.wgmma.fence
-// FA3H-NEXT: %acc_new{{(_[0-9]+)?}} = nvgpu.wgmma.mma_async
-// FA3H-NEXT: nvgpu.wgmma.commit_group
-// FA3H-NEXT: nvvm.barrier_arrive [[T1:[0-9]+]] threads 256
-// FA3H-NEXT: nvgpu.wgmma.wait_group %qk_raw{{(_[0-9]+)?}} {pending = 1}
-// FA3H-NOT: nvgpu.wgmma.wait_group
-// FA3H: math.exp2
-// FA3H-NOT: nvgpu.wgmma.mma_async
-// FA3H: nvgpu.wgmma.wait_group %acc_new{{(_[0-9]+)?}} {pending = 0}
-// FA3H: scf.yield
 // BADARCH: error: ws-schedule: unknown arch 'a100'
 // BADSOLVER: error: ws-schedule: unknown solver 'yices'
 // BADLIMIT: error: ws-schedule: time-limit must be a number of seconds from 0 to 86400, got -1
