@@ -1,7 +1,9 @@
 """What runs between the passes of a pipeline: verification, MLIR's IR dumps and
 timing, and the warning for a pass that had no kernel to work on.
 
-- the module is verified after every pass (a failure is located at the op);
+- the module is verified after every pass (a failure is located at the op), once: a
+  composite pass (ws-specialize, ws-hopper) that verified it as its last step is not
+  verified again;
 - `--mlir-print-ir-before-all` / `--mlir-print-ir-after-all` / `--mlir-print-ir-after-failure`
   print the module on stderr under MLIR's header,
   `// -----// IR Dump After SpecializePass (ws-specialize) //----- //`;
