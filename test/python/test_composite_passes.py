@@ -144,3 +144,29 @@ def test_nested_note_collectors_come_off_by_identity():
             pass
         note_at(None, "remark", "after")
     assert inner == [] and outer == [("remark", None, "after")] and _collectors == []
+
+
+
+def test_a_failing_trial_prints_its_remarks_once(capsys, monkeypatch):
+    """A ws-hopper trial that fails after a remark: the remark is printed once, then the
+    error (replayed outside the trial's collector: replayed into it, the loop never ended)."""
+    import wsdialects.diagnostics as diagnostics
+    from wsdialects.diagnostics import WsError, remark
+    from wsdialects.transforms.pipeline_coarse import PipelineCoarsePass
+
+    def failing(self, ctx, op):
+        remark(op, "a remark before the failure")
+        raise WsError("the failure", "k.mlir", 1, 1)
+
+    calls = []
+    note_at = diagnostics.note_at
+
+    def counted(*a):
+        calls.append(a)
+        assert len(calls) < 100, "remarks replayed without end"
+        note_at(*a)
+
+    monkeypatch.setattr(PipelineCoarsePass, "apply", failing)
+    monkeypatch.setattr(diagnostics, "note_at", counted)
+    code, _, err = opt([KERNELS / "gemm.mlir", "-p", "ws-hopper"], capsys)
+    assert code == 1 and err.count("a remark before the failure") == 1 and "error: the failure" in err, err

@@ -103,15 +103,15 @@ class HopperPass(SpecializePass):
             me = self if depth == self.depth else replace(self, depth=depth, mma_depth=min(self.mma_depth, depth - 1))
             if depth < self.depth:  # undo the deeper trial
                 _restore(op, original.clone() if depth > 1 else original)
-            with collect_notes() as notes:
-                try:
+            try:
+                with collect_notes() as notes:
                     team = me.prepare(op)
                     # verified once, after the lowering (a failure there verifies first: a broken
                     # sub-pass is still reported at its op)
                     run_composite(self.name, ctx, op, SpecializePass.passes(team), check=False, verify=False)
-                except BaseException:
-                    _replay(notes)
-                    raise
+            except BaseException:
+                _replay(notes)  # outside the collector (replaying into it would never end)
+                raise
             if depth == 1 or (need.setdefault(depth, ring_smem_bytes(op))) <= SMEM_LIMIT:
                 break
         if depth != self.depth:
