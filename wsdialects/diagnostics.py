@@ -44,6 +44,12 @@ class WsError(Exception):
         return f"{self.file}: error: {self.message}"
 
 
+class PassDefect(WsError):
+    """A pass left IR that does not verify: a compiler defect (ws-opt exits 2)."""
+
+    exit_code = 2
+
+
 def _span_line_col(span: Span) -> tuple[int, int]:
     text = span.input.content
     start = span.start
@@ -196,8 +202,8 @@ def collect_notes():
     _collectors.append(notes)
     try:
         yield notes
-    finally:
-        _collectors.remove(notes)
+    finally:  # by identity: list.remove compares by value, and an outer collector may be equal
+        del _collectors[next(i for i, c in enumerate(_collectors) if c is notes)]
 
 
 def note(op: Operation, severity: str, message: str) -> None:
@@ -322,6 +328,22 @@ def verify(module: Operation, file: str = "<input>") -> None:
     for op in module.walk():
         if (i := _undominated_operand(op, order)) is not None:
             raise error_at(op, f"'{op.name}' operand #{i} does not dominate this use", file)
+
+
+_verified: list[Operation] = []  # the module a composite pass verified last, until the next pass starts
+
+
+def mark_verified(module: Operation) -> None:
+    """A composite pass verified `module` as its last step: the pass manager's verification
+    right after it (PassObserver) would repeat the same walk, and skips it."""
+    _verified[:] = [module]
+
+
+def take_verified(module: Operation) -> bool:
+    """Whether `module` was verified by the pass that just ran (clears the mark)."""
+    hit = bool(_verified) and _verified[0] is module
+    _verified.clear()
+    return hit
 
 
 def parse_text(text: str, file: str = "<input>") -> ModuleOp:
