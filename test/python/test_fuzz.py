@@ -307,3 +307,43 @@ def test_stopped_run_leaves_a_partial_table(tmp_path):
     t = read(str(out / "outcomes.md"))
     assert 0 < len(t.done) < 500 and f"partial: {len(t.done)} of 500 cases" in text
     assert f"| total | {len(t.done)} |" in text and "stopped by signal 15" in err
+
+
+WARM_PROBE = r"""
+import sys, tempfile
+from pathlib import Path
+from wsdialects.fuzz import warm_up
+from wsdialects.fuzz.case import Case, execute
+from wsdialects.fuzz.corpus import seed_graphs
+
+warm_up()
+before = {m for m in sys.modules if m.startswith("wsdialects")}
+kernel = Path("test/Inputs/kernels/relu_gemm.mlir").read_bytes()
+graph = seed_graphs()[0].text.encode()
+runs = [("semantic", "mlir", ["-p", "ws-specialize{depth=2 mma-depth=1}"], kernel),
+        ("syntax", "mlir", ["-p", "ws-hopper{cooperative=2}", "-t", "llvm"], kernel),
+        ("syntax", "mlir", ["-p", "ws-specialize{depth=2 mma-depth=1},ws-lower-aref,ws-lower-warp-groups"],
+         kernel.replace(b"func.return\n}", b"func.return\n^bb1:\n  func.return\n}")),
+        ("schedule", "json", ["--time-limit", "5"], graph)]
+with tempfile.TemporaryDirectory() as d:
+    for i, (mode, kind, pipe, data) in enumerate(runs):
+        r = execute(Case(i, mode, "probe", kind, pipe, [], "k"), data, d, lambda phase: None)
+        print(mode, r.outcome, r.compared, r.message[:100])
+print("NEW", sorted({m for m in sys.modules if m.startswith("wsdialects")} - before))
+"""
+
+
+def test_warm_up_imports_what_cases_use():
+    """The children forked for the cases import nothing of ours (each would pay for it,
+    and a module edited during a run would meet the old ones loaded: ImportError as
+    internal errors, seen once in a campaign): compile, lower, interpret, schedule."""
+    import subprocess
+    import sys
+
+    out = subprocess.run([sys.executable, "-c", WARM_PROBE], capture_output=True, text=True, timeout=300,
+                         cwd=os.path.join(os.path.dirname(__file__), "..", ".."))
+    assert out.returncode == 0, out.stderr
+    lines = out.stdout.splitlines()
+    assert lines[0].startswith("semantic ok True") and lines[1].startswith("syntax ok"), out.stdout
+    assert lines[2].startswith("syntax error") and "schedule ok" in lines[3], out.stdout
+    assert lines[-1] == "NEW []", out.stdout

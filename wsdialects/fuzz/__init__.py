@@ -63,17 +63,31 @@ class Campaign:
         return [x for x in self.results if x[2].outcome in BAD]
 
 
+# not reached by a case: the docs generator, the GPU runtime (torch, CUDA), command-line mains
+_NOT_WARMED = ("wsdialects.docgen", "wsdialects.runtime", "wsdialects.autotune")
+
+
 def warm_up() -> None:
-    """Import what the cases use once, before the children are forked from us."""
-    import wsdialects.interpreter  # noqa: F401
-    import wsdialects.tools.ws_opt  # noqa: F401
-    import wsdialects.tools.ws_schedule  # noqa: F401
+    """Import every module a case can reach once, before the children are forked from
+    us: no child imports anything of ours, so a run is not broken by sources edited
+    under it (a child importing a new module against old ones loaded: ImportError)."""
+    import importlib
+    import pkgutil
+
+    import wsdialects
     from wsdialects.passes import available_passes
 
+    for m in pkgutil.walk_packages(wsdialects.__path__, "wsdialects."):
+        if m.name.startswith(_NOT_WARMED) or m.name.endswith(".__main__"):
+            continue
+        try:
+            importlib.import_module(m.name)
+        except Exception:  # noqa: BLE001 - a module that does not import fails in its cases
+            pass
     for load in available_passes().values():
         try:
             load()
-        except Exception:  # noqa: BLE001 - a pass that does not import fails in its cases
+        except Exception:  # noqa: BLE001
             pass
     try:
         import ortools.sat.python.cp_model  # noqa: F401
