@@ -347,3 +347,29 @@ def test_warm_up_imports_what_cases_use():
     assert lines[0].startswith("semantic ok True") and lines[1].startswith("syntax ok"), out.stdout
     assert lines[2].startswith("syntax error") and "schedule ok" in lines[3], out.stdout
     assert lines[-1] == "NEW []", out.stdout
+
+
+def test_resume_runs_what_a_stopped_run_left(tmp_path, capsys):
+    """--resume TABLE runs the cases a stopped run did not (its mode, seed and cases) and
+    writes the whole table: the full run's; a table drawn from other pipelines is refused."""
+    from wsdialects.fuzz import plan
+    from wsdialects.fuzz.__main__ import main
+    from wsdialects.fuzz.report import Tally, read, render
+
+    p = plan("syntax")
+    assert main(["--mode", "syntax", "--seed", "3", "--count", "6", "-q", "--out", str(tmp_path / "full")]) in (0, 1)
+    stopped = Tally("syntax", 3, [[0, 5]], p.pipeline_names, p.corpus)
+    for c, _, r in fuzz("syntax", seed=3, jobs=2, indices=[0, 2, 3], drawn_from=p).results:
+        stopped.add(c, r)
+    (tmp_path / "stopped.md").write_text(render(stopped))
+    assert "partial: 3 of 6 cases" in (tmp_path / "stopped.md").read_text()
+    assert main(["--resume", str(tmp_path / "stopped.md"), "-q", "--jobs", "2", "--out", str(tmp_path / "resumed")]) \
+        in (0, 1)
+    full, resumed = read(str(tmp_path / "full" / "outcomes.md")), read(str(tmp_path / "resumed" / "outcomes.md"))
+    assert sorted(resumed.done) == list(range(6)) and resumed.per == full.per and resumed.bad == full.bad
+    assert "partial" not in (tmp_path / "resumed" / "outcomes.md").read_text()
+    capsys.readouterr()
+    stopped.pipelines = ["-p ws-specialize"]
+    (tmp_path / "other.md").write_text(render(stopped))
+    assert main(["--resume", str(tmp_path / "other.md"), "-q"]) == 2
+    assert "was drawn from other pipelines" in capsys.readouterr().err

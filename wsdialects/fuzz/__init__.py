@@ -24,7 +24,8 @@ re-parse, a failure of the fuzzer itself).  Three modes:
 ``outcomes.md`` is rewritten as the run goes (a stopped run leaves "partial: K
 of N cases"); ``--start S --count N`` runs one shard of a seed's cases and
 ``python -m wsdialects.fuzz merge A.md B.md -o ALL.md`` sums shards (see
-``__main__.py`` and ``report.py``); ``--case N`` replays one case.
+``__main__.py`` and ``report.py``); ``--resume TABLE`` finishes a stopped run;
+``--case N`` replays one case.
 
 In Python: ``fuzz("semantic", seed=1, cases=100).counts``.
 """
@@ -129,17 +130,20 @@ def fuzz(mode: str, seed: int = 0, cases: int = 100, jobs: int = 1, timeout: flo
          semantic_timeout: float = 60.0, corpus: list[str] = (), first: int = 0, memory_mb: int = 4096,
          job: Job | None = None, progress: Callable[[int, Case, Result], None] | None = None,
          sink: Callable[[Case, bytes | None, Result], None] | None = None,
-         drawn_from: Plan | None = None, stop: Callable[[], bool] = lambda: False) -> Campaign:
-    """Run cases ``first`` .. ``first + cases - 1`` of ``(mode, seed)``: the same cases,
-    whatever ``first`` and ``cases`` (shards of a run are the run). ``sink`` gets each
-    result as it finishes; ``drawn_from`` is the `plan` (default: this machine's);
-    the run ends early (its results so far) once ``stop()`` is true."""
+         drawn_from: Plan | None = None, stop: Callable[[], bool] = lambda: False,
+         indices: list[int] | None = None) -> Campaign:
+    """Run cases ``first`` .. ``first + cases - 1`` of ``(mode, seed)`` (or exactly
+    ``indices``, the cases a stopped run left): the same cases, whatever ``first`` and
+    ``cases`` (shards of a run are the run). ``sink`` gets each result as it finishes;
+    ``drawn_from`` is the `plan` (default: this machine's); the run ends early (its
+    results so far) once ``stop()`` is true."""
     p = drawn_from or plan(mode, corpus)
     if p.mode != mode:
         raise ValueError(f"a {p.mode} plan for a {mode} run")
     kmap = {k.name: k for k in p.kernels}
     gmap = {g.name: g for g in p.graphs}
-    drawn = [draw(mode, seed, i, p.kernels, p.graphs, p.pipes) for i in range(first, first + cases)]
+    todo = range(first, first + cases) if indices is None else indices
+    drawn = [draw(mode, seed, i, p.kernels, p.graphs, p.pipes) for i in todo]
     warm_up()
     workdir = scratch_dir()
 
