@@ -205,7 +205,7 @@ def test_a_pass_defect_is_an_internal_error(monkeypatch, capsys):
     assert exit_.value.code == 2, out.err
     assert not out.out
     assert re.search(r"two_dots_shared_load.mlir:23:7: error: internal compiler error: ws-verify-sync: ring "
-                     r"%\w+ has consumers = 2, but 1 partition\(s\) release it", out.err), out.err
+                     r"%\w+ has consumers = 2, but it is released by 1 partition:", out.err), out.err
 
 
 def test_s2_put_back_is_an_internal_error_at_the_put_value(monkeypatch, capsys):
