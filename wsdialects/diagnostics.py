@@ -245,6 +245,12 @@ def numbered(noun: str, items) -> str:
     return f"{noun}s {', '.join(items[:-1])} and {items[-1]}"
 
 
+def counted(n: int, noun: str) -> str:
+    """A count and its noun, singular or plural, for messages (never "noun(s)"):
+    (1, "partition") -> "1 partition", (2, "time") -> "2 times"."""
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
+
+
 def _verify_message(e: Exception) -> str:
     # xDSL wraps verifier failures: "Operation does not verify: <msg>\n<module dump>"
     cause = e.__cause__ if isinstance(e, DiagnosticException) and e.__cause__ is not None else e

@@ -307,3 +307,69 @@ def test_stopped_run_leaves_a_partial_table(tmp_path):
     t = read(str(out / "outcomes.md"))
     assert 0 < len(t.done) < 500 and f"partial: {len(t.done)} of 500 cases" in text
     assert f"| total | {len(t.done)} |" in text and "stopped by signal 15" in err
+
+
+WARM_PROBE = r"""
+import sys, tempfile
+from pathlib import Path
+from wsdialects.fuzz import warm_up
+from wsdialects.fuzz.case import Case, execute
+from wsdialects.fuzz.corpus import seed_graphs
+
+warm_up()
+before = {m for m in sys.modules if m.startswith("wsdialects")}
+kernel = Path("test/Inputs/kernels/relu_gemm.mlir").read_bytes()
+graph = seed_graphs()[0].text.encode()
+runs = [("semantic", "mlir", ["-p", "ws-specialize{depth=2 mma-depth=1}"], kernel),
+        ("syntax", "mlir", ["-p", "ws-hopper{cooperative=2}", "-t", "llvm"], kernel),
+        ("syntax", "mlir", ["-p", "ws-specialize{depth=2 mma-depth=1},ws-lower-aref,ws-lower-warp-groups"],
+         kernel.replace(b"func.return\n}", b"func.return\n^bb1:\n  func.return\n}")),
+        ("schedule", "json", ["--time-limit", "5"], graph)]
+with tempfile.TemporaryDirectory() as d:
+    for i, (mode, kind, pipe, data) in enumerate(runs):
+        r = execute(Case(i, mode, "probe", kind, pipe, [], "k"), data, d, lambda phase: None)
+        print(mode, r.outcome, r.compared, r.message[:100])
+print("NEW", sorted({m for m in sys.modules if m.startswith("wsdialects")} - before))
+"""
+
+
+def test_warm_up_imports_what_cases_use():
+    """The children forked for the cases import nothing of ours (each would pay for it,
+    and a module edited during a run would meet the old ones loaded: ImportError as
+    internal errors, seen once in a campaign): compile, lower, interpret, schedule."""
+    import subprocess
+    import sys
+
+    out = subprocess.run([sys.executable, "-c", WARM_PROBE], capture_output=True, text=True, timeout=300,
+                         cwd=os.path.join(os.path.dirname(__file__), "..", ".."))
+    assert out.returncode == 0, out.stderr
+    lines = out.stdout.splitlines()
+    assert lines[0].startswith("semantic ok True") and lines[1].startswith("syntax ok"), out.stdout
+    assert lines[2].startswith("syntax error") and "schedule ok" in lines[3], out.stdout
+    assert lines[-1] == "NEW []", out.stdout
+
+
+def test_resume_runs_what_a_stopped_run_left(tmp_path, capsys):
+    """--resume TABLE runs the cases a stopped run did not (its mode, seed and cases) and
+    writes the whole table: the full run's; a table drawn from other pipelines is refused."""
+    from wsdialects.fuzz import plan
+    from wsdialects.fuzz.__main__ import main
+    from wsdialects.fuzz.report import Tally, read, render
+
+    p = plan("syntax")
+    assert main(["--mode", "syntax", "--seed", "3", "--count", "6", "-q", "--out", str(tmp_path / "full")]) in (0, 1)
+    stopped = Tally("syntax", 3, [[0, 5]], p.pipeline_names, p.corpus)
+    for c, _, r in fuzz("syntax", seed=3, jobs=2, indices=[0, 2, 3], drawn_from=p).results:
+        stopped.add(c, r)
+    (tmp_path / "stopped.md").write_text(render(stopped))
+    assert "partial: 3 of 6 cases" in (tmp_path / "stopped.md").read_text()
+    assert main(["--resume", str(tmp_path / "stopped.md"), "-q", "--jobs", "2", "--out", str(tmp_path / "resumed")]) \
+        in (0, 1)
+    full, resumed = read(str(tmp_path / "full" / "outcomes.md")), read(str(tmp_path / "resumed" / "outcomes.md"))
+    assert sorted(resumed.done) == list(range(6)) and resumed.per == full.per and resumed.bad == full.bad
+    assert "partial" not in (tmp_path / "resumed" / "outcomes.md").read_text()
+    capsys.readouterr()
+    stopped.pipelines = ["-p ws-specialize"]
+    (tmp_path / "other.md").write_text(render(stopped))
+    assert main(["--resume", str(tmp_path / "other.md"), "-q"]) == 2
+    assert "was drawn from other pipelines" in capsys.readouterr().err

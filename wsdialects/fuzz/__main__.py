@@ -4,10 +4,13 @@
     python -m wsdialects.fuzz --mode syntax --seed 7 --start 10000 --count 10000 --jobs 16 --out shard-b
     python -m wsdialects.fuzz merge shard-a/outcomes.md shard-b/outcomes.md -o all.md
     python -m wsdialects.fuzz --mode syntax --seed 7 --case 9198      # replay one case, print its input
+    python -m wsdialects.fuzz --resume shard-b/outcomes.md --jobs 16 --out shard-b2   # finish a stopped run
 
 ``--out DIR`` keeps ``DIR/outcomes.md`` up to date as the run goes (every
 ``--flush-seconds`` and ``--flush-cases``, and on SIGTERM / Ctrl-C), so a run
-stopped by a time limit leaves a valid table saying "partial: K of N cases".
+stopped by a time limit leaves a valid table saying "partial: K of N cases";
+``--resume TABLE`` runs the cases that table has not done and writes the whole
+(its mode, seed and cases; the same pipelines and seed kernels, or it refuses).
 Case N of a seed is the same case whatever ``--start`` / ``--count``: shards
 of a run, merged, are the run (``merge`` checks they are disjoint and drawn
 alike: same mode, seed, pipelines and seed kernels).
@@ -35,6 +38,9 @@ def _parser() -> argparse.ArgumentParser:
                    help="index of the first case (a shard of a longer run: --start S --count N)")
     p.add_argument("--case", type=int, metavar="N",
                    help="replay case N alone: print its command, outcome and input (the mutated bytes)")
+    p.add_argument("--resume", metavar="TABLE",
+                   help="run the cases a stopped run's outcomes.md has not done (its mode, seed and cases) "
+                        "and write the whole table to --out")
     p.add_argument("--no-solver", action="store_true",
                    help="draw the cases as on a machine without OR-Tools (no ws-schedule pipelines)")
     p.add_argument("--jobs", "-j", type=int, default=1, help="cases run at once (default 1)")
@@ -57,6 +63,14 @@ def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     if args.case is not None:
         args.first, args.cases = args.case, 1
+    prior = None
+    if args.resume:
+        try:
+            prior = read(args.resume)
+        except (OSError, ValueError, KeyError) as e:
+            print(f"wsdialects.fuzz: error: --resume: {e}", file=sys.stderr)
+            return 2
+        args.mode, args.seed = prior.mode, prior.seed
     if args.cases < 1 or args.jobs < 1 or args.timeout <= 0 or args.semantic_timeout <= 0 or args.first < 0:
         print("wsdialects.fuzz: error: --count, --jobs and the time-outs must be positive, --start not negative",
               file=sys.stderr)
@@ -66,8 +80,21 @@ def main(argv: list[str] | None = None) -> int:
     except ValueError as e:
         print(f"wsdialects.fuzz: error: {e}", file=sys.stderr)
         return 2
-    tally = Tally(args.mode, args.seed, ranges(range(args.first, args.first + args.cases)),
-                  drawn_from.pipeline_names, drawn_from.corpus)
+    indices = None
+    if prior is None:
+        tally = Tally(args.mode, args.seed, ranges(range(args.first, args.first + args.cases)),
+                      drawn_from.pipeline_names, drawn_from.corpus)
+    else:
+        for key, there, here in (("pipelines", prior.pipelines, drawn_from.pipeline_names),
+                                 ("seed kernels", prior.corpus, drawn_from.corpus)):
+            if there != here:
+                print(f"wsdialects.fuzz: error: --resume: {args.resume} was drawn from other {key} than this "
+                      "checkout and machine draw from (another commit, or OR-Tools installed on one: --no-solver)",
+                      file=sys.stderr)
+                return 2
+        tally, done = prior, set(prior.done)
+        indices = [i for a, b in prior.cases for i in range(a, b + 1) if i not in done]
+    total = args.cases if indices is None else len(indices)
     command = "python -m wsdialects.fuzz " + " ".join(argv)
     writer = Writer(args.out, tally, command, args.jobs, args.flush_seconds, args.flush_cases) if args.out else None
 
@@ -78,16 +105,16 @@ def main(argv: list[str] | None = None) -> int:
             tally.add(case, result)
 
     def progress(n, case, result):
-        if not args.quiet and (n % 25 == 0 or n == args.cases or result.outcome in BAD):
+        if not args.quiet and (n % 25 == 0 or n == total or result.outcome in BAD):
             mark = f"  case {case.index}: {result.outcome}: {result.message[:100]}" if result.outcome in BAD else ""
-            print(f"[{n}/{args.cases}]{mark}", file=sys.stderr, flush=True)
+            print(f"[{n}/{total}]{mark}", file=sys.stderr, flush=True)
 
     stopped: list[int] = []  # the signal that stops the run (a time limit's SIGTERM, Ctrl-C)
     old = {s: signal.signal(s, lambda signum, frame: stopped.append(signum)) for s in (signal.SIGTERM, signal.SIGINT)}
     try:
         run = fuzz(args.mode, args.seed, args.cases, args.jobs, args.timeout, args.semantic_timeout,
                    args.corpus, args.first, args.memory_mb, progress=progress, sink=sink, drawn_from=drawn_from,
-                   stop=lambda: bool(stopped))
+                   stop=lambda: bool(stopped), indices=indices)
     finally:
         for s, h in old.items():
             signal.signal(s, h)
@@ -100,7 +127,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.case is not None:
         _replay(run.results[0])
     print(table(run.results))
-    return 1 if run.bad else 0
+    return 1 if run.bad or any(tally.counts[o] for o in BAD) else 0
 
 
 def _replay(found) -> None:

@@ -25,7 +25,7 @@ from collections import defaultdict
 
 from xdsl.ir import Operation
 
-from wsdialects.diagnostics import numbered
+from wsdialects.diagnostics import counted, numbered
 from wsdialects.sync import Violation, at, name_of
 from wsdialects.sync.skeleton import AREF_OPS, Party, Trace, executing_warps, region_parties
 
@@ -77,8 +77,8 @@ def _check_rings(parties: list[Party]) -> None:
                 raise Violation(_first(by["consumed"], p), f"{p.name} releases slots of ring {r}, which it never "
                                                             "gets from")
         if ring.num_consumers != len(releasers):
-            raise Violation(ring, f"ring {r} has consumers = {ring.num_consumers}, but {len(releasers)} "
-                                  f"partition(s) release it: {', '.join(p.name for p in releasers)}")
+            raise Violation(ring, f"ring {r} has consumers = {ring.num_consumers}, but it is released by "
+                                  f"{counted(len(releasers), 'partition')}: {', '.join(p.name for p in releasers)}")
 
 
 def _check_groups(parties: list[Party]) -> None:
@@ -254,4 +254,4 @@ def _check_gathers(trace: Trace) -> None:
             if len(evs) > fewest:
                 short = next(q for q, e in groups.values() if len(e) == fewest)
                 raise Violation(evs[fewest].op, f"{p.name} reaches gather #{fewest} (group {g} of {n}), which "
-                                                f"{short.name} never reaches (it gathers {fewest} time(s))")
+                                                f"{short.name} never reaches (it gathers {counted(fewest, 'time')})")
