@@ -27,7 +27,7 @@ from xdsl.ir import Operation
 
 from wsdialects.diagnostics import counted, numbered
 from wsdialects.sync import Violation, at, name_of
-from wsdialects.sync.skeleton import AREF_OPS, Party, Trace, executing_warps, region_parties
+from wsdialects.sync.skeleton import AREF_OPS, Party, Trace, party_warps, region_parties
 
 VERB = {"put": "puts", "get": "gets", "consumed": "releases"}
 
@@ -109,7 +109,7 @@ def _arrivals(parties: list[Party]) -> dict[Operation, dict[tuple[Party, str], t
     for p in parties:
         for o in p.op.walk():
             if o.name == "nvgpu.mbarrier.arrive":
-                n = executing_warps(o, p) if o.scope.data == "per_warp" else 1
+                n = party_warps(o, p) if o.scope.data == "per_warp" else 1
             elif o.name == "nvgpu.mbarrier.arrive_expect_tx":
                 n = 1
             else:
