@@ -18,12 +18,14 @@ from io import StringIO
 from pathlib import Path
 
 import pytest
+from xdsl.dialects.builtin import FileLineColLoc, IntAttr, IntegerAttr
 from xdsl.printer import Printer
 
 import wsdialects
-from wsdialects.diagnostics import location_of, parse_text
+from wsdialects.diagnostics import location_of, parse_text, verify
 from wsdialects.sync import Violation
 from wsdialects.sync.check import check_sync, kernels_to_check
+from wsdialects.tools.targets import print_mlir
 from kernel_cache import compile_kernel
 
 REPO = Path(__file__).resolve().parents[2]
@@ -102,8 +104,11 @@ def object_named(op) -> tuple[str, ...]:
     return ()
 
 
-def mutants(text: str):
-    """(description, mutated text, expected line or None, text the report must contain)."""
+def text_mutants(text: str):
+    """(description, mutated text, expected line or None, text the report must contain, edit):
+    one synchronizing op deleted or duplicated, a ring's `consumers` or an mbarrier's arrival
+    count changed, as an edit of the printed kernel's lines. `edit` makes the same mutant
+    from the kernel parsed once (`ir_mutant`), without parsing the mutated text."""
     lines = text.split("\n")
     base = parse_text(text, "m.mlir")
     by_kind: dict[str, list] = {}
@@ -119,15 +124,63 @@ def mutants(text: str):
                 new = lines[:i] + lines[i + 1:] if mode == "delete" else lines[:i + 1] + lines[i:]
                 exact = mode == "duplicate" and not o.name.startswith("nvvm.")
                 yield (f"{mode} line {i + 1}: {lines[i].strip()[:70]}", "\n".join(new),
-                       i + 2 if exact else None, object_named(o))
+                       i + 2 if exact else None, object_named(o), (mode, i + 1, o.name, None))
     for i, line in enumerate(lines):
         if "aref.create" in line:
             n = int(m.group(1)) if (m := re.search(r"consumers = (\d+)", line)) else 1
             new = re.sub(r"aref.create( consumers = \d+)? :", f"aref.create consumers = {n + 1} :", line)
-            yield f"consumers {n} -> {n + 1} at line {i + 1}", "\n".join(lines[:i] + [new] + lines[i + 1:]), i + 1, ()
+            yield (f"consumers {n} -> {n + 1} at line {i + 1}", "\n".join(lines[:i] + [new] + lines[i + 1:]), i + 1,
+                   (), ("property", i + 1, "aref.create", ("consumers", n + 1)))
         elif "nvgpu.mbarrier.init" in line:
             new = re.sub(r"count (\d+)", lambda m: f"count {int(m.group(1)) * 2}", line)
-            yield f"init count x2 at line {i + 1}", "\n".join(lines[:i] + [new] + lines[i + 1:]), i + 1, ()
+            count = int(re.search(r"count (\d+)", line).group(1))
+            yield (f"init count x2 at line {i + 1}", "\n".join(lines[:i] + [new] + lines[i + 1:]), i + 1, (),
+                   ("property", i + 1, "nvgpu.mbarrier.init", ("count", count * 2)))
+
+
+def _shift_lines(module, after: int, by: int) -> None:
+    """Every op located below line `after` moves `by` lines (as when a line is inserted or removed)."""
+    for o in module.walk():
+        loc = o.location
+        if isinstance(loc, FileLineColLoc) and loc.line.data > after:
+            o.location = FileLineColLoc(loc.filename, IntAttr(loc.line.data + by), loc.column)
+
+
+def ir_mutant(base, edit):
+    """The mutant `edit` describes (see `text_mutants`), made on a copy of `base` (the kernel
+    parsed from the unmutated text) and verified as `parse_text` verifies the mutated text:
+    the same module, source locations included, in a fraction of a parse."""
+    mode, line, name, prop = edit
+    m = base.clone()
+    at = [o for o in m.walk() if o.name == name and isinstance(o.location, FileLineColLoc)
+          and o.location.line.data == line]
+    assert len(at) == 1, (edit, len(at))  # one op per line in printed IR
+    o = at[0]
+    if mode == "property":
+        o.properties[prop[0]] = IntegerAttr(prop[1], 32)  # as the op's parser builds it
+    elif mode == "delete":
+        o.detach()
+        o.erase()
+        _shift_lines(m, line, -1)
+    else:  # duplicate: the copy is the next line
+        _shift_lines(m, line, 1)
+        copy = o.clone()
+        copy.location = FileLineColLoc(o.location.filename, IntAttr(line + 1), o.location.column)
+        o.parent_block().insert_op_after(copy, o)
+    verify(m, "m.mlir")
+    return m
+
+
+def mutants(text: str):
+    """(description, mutant module or None where the verifier rejects it, expected line or None,
+    text the report must contain), every mutant made from one parse of `text`."""
+    base = parse_text(text, "m.mlir")
+    for what, _, line, named, edit in text_mutants(text):
+        try:
+            mutant = ir_mutant(base, edit)
+        except wsdialects.WsError:
+            mutant = None  # the verifier rejects it already (e.g. a second release of one position in a block)
+        yield what, mutant, line, named
 
 
 @pytest.mark.parametrize("path,pipeline", CASES, ids=[f"{p.stem}-{q}" for p, q in CASES])
@@ -135,11 +188,9 @@ def test_mutations_are_reported(path, pipeline):
     text = compiled_text(path, pipeline)
     assert check_sync(parse_text(text, "m.mlir")) > 0  # traces were run: the check is not vacuous
     problems, count = [], 0
-    for what, mutated, line, named in mutants(text):
-        try:
-            mutant = parse_text(mutated, "m.mlir")
-        except wsdialects.WsError:
-            continue  # the verifier rejects it already (e.g. a second release of one position in a block)
+    for what, mutant, line, named in mutants(text):
+        if mutant is None:
+            continue
         count += 1
         try:
             check_sync(mutant)
@@ -153,6 +204,31 @@ def test_mutations_are_reported(path, pipeline):
                 problems.append(f"{what}: the report names none of {named}: {v.message}")
     assert count >= 3, count  # not vacuous
     assert not problems, "\n".join(problems)
+
+
+@pytest.mark.parametrize("path,pipeline", [CASES[0], CASES[3], CASES[10]],
+                         ids=[f"{p.stem}-{q}" for p, q in [CASES[0], CASES[3], CASES[10]]])
+def test_ir_mutants_are_the_text_mutants(path, pipeline):
+    """The mutants above are made on the parsed kernel (a parse per mutant took most of this
+    file's time); each is the module the mutated text parses to, source locations included,
+    and the verifier rejects the same ones. On aref IR, lowered IR and gathers."""
+    text = compiled_text(path, pipeline)
+    base = parse_text(text, "m.mlir")
+    kinds = set()
+    for what, mutated, _, _, edit in text_mutants(text):
+        if (edit[0], edit[2]) in kinds:
+            continue  # one of each edit of each op kind: a text mutant costs a parse
+        kinds.add((edit[0], edit[2]))
+        try:
+            want = print_mlir(parse_text(mutated, "m.mlir"), debuginfo=True)
+        except wsdialects.WsError as e:
+            want = f"rejected: {e}"
+        try:
+            got = print_mlir(ir_mutant(base, edit), debuginfo=True)
+        except wsdialects.WsError as e:
+            got = f"rejected: {e}"
+        assert got == want, what
+    assert {k[0] for k in kinds} == {"delete", "duplicate", "property"}, kinds
 
 
 # ---------------------------------------------------------------------------- no false positives
