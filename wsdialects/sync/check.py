@@ -29,10 +29,10 @@ def check_sync(module: Operation) -> int:
     for kernel in kernels_to_check(module):
         for c in [o for o in kernel.walk() if o.name in CONTAINERS]:
             check_static(c)
-        relevant = control_slice(kernel)
+        relevant, plans = control_slice(kernel), {}
         for profile in PROFILES:
             try:
-                found = traces(kernel, profile, relevant)
+                found = traces(kernel, profile, relevant, plans)
             except Unsupported:
                 break  # control flow the skeleton cannot follow: the static rules are all we check
             for tr in found or ():

@@ -220,10 +220,69 @@ def _bits(t) -> int | None:
     return t.width.data if isinstance(t, IntegerType) and t.width.data in _MASK else None
 
 
-class Skeleton:
-    """Runs the scalar skeleton of one kernel for one profile."""
+# How `Skeleton.block` computes a control value (`_fast_path`): without calling `compute`
+# while the operands are plain integers (the same results `compute` gives), else by it.
+_F_GENERAL, _F_CONST, _F_INT, _F_CAST, _F_CMP = range(5)
+_DIVLIKE = ("arith.divsi", "arith.remsi", "arith.ceildivsi", "arith.floordivsi")
 
-    def __init__(self, kernel: Operation, profile: Profile, budget: int = BUDGET, relevant=None):
+
+def _fast_path(op: Operation, bits: int | None) -> tuple:
+    """(mode, data) for `op`'s entry in a plan; see `Skeleton.block`."""
+    name, n = op.name, len(op.operands)
+    if name == "arith.constant":
+        v = op.value
+        if isinstance(v, IntegerAttr | FloatAttr) and _is_scalar(op.results[0].type):
+            return _F_CONST, v.value.data
+    elif bits and name in _INT and n == 2:
+        return _F_INT, (_INT[name], name in _DIVLIKE)
+    elif bits and name in ("arith.index_cast", "arith.extsi", "arith.trunci") and n == 1:
+        return _F_CAST, None
+    elif name == "arith.cmpi" and n == 2 and op.predicate.value.data in _CMP:
+        return _F_CMP, _CMP[op.predicate.value.data]
+    return _F_GENERAL, None
+
+
+def _ids(values) -> tuple[int, ...]:
+    return tuple(id(v) for v in values)
+
+
+def _opaque(x):
+    """An event's ring / barrier operand: None where the skeleton does not know it."""
+    return None if isinstance(x, Unknown) else x
+
+
+def _pos(x) -> int | None:
+    """An event's position or index: None where the skeleton does not know it."""
+    return int(x) if _known(x) else None
+
+
+def _sync_static(op: Operation):
+    """What `Skeleton.record` needs of a synchronizing op besides its operands' values."""
+    kind = SYNC_OPS[op.name]
+    if kind == "gather":
+        return op.groups.value.data, op.group.value.data
+    if kind in ("turn_wait", "turn_pass"):
+        return op.n, op.g
+    if kind == "arrive":  # None: every warp of the party (see `party_warps`)
+        return 1 if op.scope.data == "once" else executing_warps(op)
+    if kind == "arrive_tx":
+        return op.bytes.value.data
+    if kind == "tma":
+        return len(op.coords)
+    if kind in ("read", "write"):
+        return 1 if op.name == "nvgpu.smem.store" else 0
+    if kind in ("bar_sync", "bar_arrive"):  # None: every thread of the region
+        return op.id.value.data, op.threads.value.data if op.threads is not None else None
+    return None
+
+
+class Skeleton:
+    """Runs the scalar skeleton of one kernel for one profile. Values are kept by the id of
+    their SSA value (the module does not change while it runs): an xDSL value hashes in
+    Python, and a run looks values up millions of times."""
+
+    def __init__(self, kernel: Operation, profile: Profile, budget: int = BUDGET, relevant=None,
+                 plans: dict | None = None):
         from wsdialects.interpreter.core import IMPLS
         from wsdialects.interpreter import ops_arith  # noqa: F401 - registers the arith semantics
 
@@ -234,20 +293,21 @@ class Skeleton:
         self.party: Party | None = None
         self.traces: list[Trace] = []
         self.inits: dict[tuple[Operation, int], tuple[int, Operation]] = {}
-        self.plans: dict[Block, list[tuple]] = {}
+        # id(block) -> its plan; shareable by the runs of one kernel with one `relevant`
+        self.plans: dict[int, tuple] = {} if plans is None else plans
 
     def run(self) -> list[Trace]:
         env: dict = {}
         args = list(self.kernel.body.block.args)
         for i, a in enumerate(args):
             t = a.type
-            env[a] = (self.p.ints if _bits(t) not in (None, 1) else
-                      1.5 if _is_scalar(t) and _bits(t) is None else Unknown(_mix("arg", i)))
+            env[id(a)] = (self.p.ints if _bits(t) not in (None, 1) else
+                          1.5 if _is_scalar(t) and _bits(t) is None else Unknown(_mix("arg", i)))
         contract = self.kernel.attributes.get("ws.persistent")
         programs = getattr(getattr(contract, "data", {}).get("programs"), "value", None)
         if programs is not None and len(args) >= 3:  # the launch contract of ws-persistent
             for a, g in zip(args[-3:], self.p.grid):
-                env[a] = g
+                env[id(a)] = g
             launched = min(programs.data, self.p.grid[0] * self.p.grid[1] * self.p.grid[2])
             self.p = Profile(self.p.ints, (self.p.pid[0] % launched, 0, 0), (launched, 1, 1), self.p.grid)
         self.block(self.kernel.body.block, env, [])
@@ -255,98 +315,122 @@ class Skeleton:
 
     # ------------------------------------------------------------------ evaluation
 
-    def plan(self, block: Block) -> list[tuple]:
+    def plan(self, block: Block) -> tuple[tuple[int, ...], list[tuple]]:
         """What `block` does, op by op, decided once per block (the module does not change
         while it runs): ops that neither compute a control value, synchronize nor hold such
-        ops are left out; each entry keeps the op's operands (and results)."""
-        plan = self.plans.get(block)
+        ops are left out; each entry keeps the ids of the op's operands (and results).
+        Returns (ids of the block's arguments, entries)."""
+        plan = self.plans.get(id(block))
         if plan is None:
-            plan = []
+            entries = []
             for op in block.ops:
                 name = op.name
                 if name in ("scf.yield", "func.return"):
-                    plan.append((_RETURN, op, tuple(op.operands)))
+                    entries.append((_RETURN, op, _ids(op.operands)))
                     break
                 if name == "scf.for":
-                    plan.append((_LOOP, op))
+                    body = op.regions[0].block
+                    entries.append((_LOOP, op, _ids(op.operands), _ids(op.results), body, len(body.ops)))
                 elif name == "scf.if":
-                    plan.append((_BRANCH, op))
+                    entries.append((_BRANCH, op, id(op.operands[0]), _ids(op.results)))
                 elif name in SYNC_OPS:
-                    plan.append((_SYNC, op, tuple(op.operands)))
+                    entries.append((_SYNC, op, _ids(op.operands), SYNC_OPS[name], _sync_static(op)))
                 elif op in self.relevant:
                     results = tuple(op.results)
-                    plan.append((_COMPUTE, op, tuple(op.operands), results,
-                                 _bits(results[0].type) if results else None))
+                    bits = _bits(results[0].type) if results else None
+                    entries.append((_COMPUTE, op, _ids(op.operands), _ids(results), bits, *_fast_path(op, bits)))
                 elif name in CONTAINERS:
-                    plan.append((_CONTAINER, op))
+                    entries.append((_CONTAINER, op))
                 elif name == "nvgpu.mbarrier.init":
-                    plan.append((_INIT, op))
+                    entries.append((_INIT, op, id(op.operands[1])))
                 elif name == "nvgpu.wg.lead_warp":  # the branch's first warp: its events are the branch's
-                    plan.append((_INLINE, op))
+                    entries.append((_INLINE, op, op.regions[0].blocks[0]))
                 elif op.regions and any(o.name in SYNC_OPS or o.name in CONTAINERS for o in op.walk() if o is not op):
-                    plan.append((_UNSUPPORTED, op))
-            self.plans[block] = plan
+                    entries.append((_UNSUPPORTED, op))
+            plan = self.plans[id(block)] = (_ids(block.args), entries)
         return plan
 
     def block(self, block: Block, env: dict, args: list) -> list:
-        for a, v in zip(block.args, args):
+        arg_ids, entries = self.plan(block)
+        for a, v in zip(arg_ids, args):
             env[a] = v
         get = env.get
-        for entry in self.plan(block):
-            what, op = entry[0], entry[1]
+        for entry in entries:
+            what = entry[0]
             if what is _COMPUTE:
                 self.steps += 1
                 if self.steps > self.budget:
                     raise TooLong()
-                for r, x in zip(entry[3], self.compute(op, [get(v) for v in entry[2]], entry[4])):
+                _, op, ids, results, bits, fast, data = entry
+                if fast == _F_CONST:
+                    env[results[0]] = data
+                    continue
+                vals = [get(v) for v in ids]
+                if fast == _F_INT:
+                    a, b = vals
+                    if type(a) is int and type(b) is int and not (data[1] and b == 0):
+                        env[results[0]] = _wrap(data[0](a, b), bits)
+                        continue
+                elif fast == _F_CAST:
+                    if type(vals[0]) is int:
+                        env[results[0]] = _wrap(vals[0], bits)
+                        continue
+                elif fast == _F_CMP:
+                    if type(vals[0]) is int and type(vals[1]) is int:
+                        env[results[0]] = data(vals[0], vals[1])
+                        continue
+                for r, x in zip(results, self.compute(op, vals, bits)):
                     env[r] = x
             elif what is _SYNC:
-                self.record(op, [get(v) for v in entry[2]])
+                self.record(entry, [get(v) for v in entry[2]])
             elif what is _RETURN:
                 return [get(v) for v in entry[2]]
             elif what is _LOOP:
-                self.loop(op, env)
+                self.loop(entry, env)
             elif what is _BRANCH:
-                self.branch(op, env)
+                self.branch(entry, env)
             elif what is _INLINE:
-                self.block(op.regions[0].blocks[0], env, [])
+                self.block(entry[2], env, [])
             elif what is _CONTAINER:
-                self.container(op, env)
+                self.container(entry[1], env)
             elif what is _INIT:
-                idx = get(op.operands[1])
+                idx = get(entry[2])
                 if _known(idx):
+                    op = entry[1]
                     self.inits[(op.operands[0].owner, int(idx))] = (op.count.value.data, op)
             else:
-                raise Unsupported(op)
+                raise Unsupported(entry[1])
         return []
 
-    def branch(self, op: Operation, env: dict) -> None:
-        c = env.get(op.operands[0])
+    def branch(self, entry: tuple, env: dict) -> None:
+        _, op, cond_id, results = entry
+        c = env.get(cond_id)
         if not _known(c):
             _same_sync_both_ways(op)
         cond = bool(c) if _known(c) else bool(self.key(op, [c]) & 1)
         region = op.regions[0] if cond else op.regions[1]
         out = self.block(region.block, env, []) if region.blocks else []
-        for r, x in zip(op.results, out):
+        for r, x in zip(results, out):
             env[r] = x
 
-    def loop(self, op: Operation, env: dict) -> None:
-        vals = [env.get(v) for v in op.operands]
+    def loop(self, entry: tuple, env: dict) -> None:
+        _, op, operands, results, body, body_ops = entry
+        get = env.get
+        vals = [get(v) for v in operands]
         if all(type(x) is int for x in vals[:3]):  # the usual case: no key needed
             lb, ub, step = vals[:3]
         else:
             key = self.key(op, vals[:3])
             lb, ub, step = (_as_int(x, _mix(key, i), 4) for i, x in enumerate(vals[:3]))
         carried = vals[3:]
-        body = op.regions[0].block
-        if step > 0 and self.steps + (ub - lb) // step * len(body.ops) > self.budget:
+        if step > 0 and self.steps + (ub - lb) // step * body_ops > self.budget:
             raise TooLong()  # at once: an iteration costs about a step per op of the body
         i = lb
         while step > 0 and i < ub:
             self.steps += 1
             carried = self.block(body, env, [i, *carried])
             i += step
-        for r, x in zip(op.results, carried):
+        for r, x in zip(results, carried):
             env[r] = x
 
     def key(self, op: Operation, vals: list) -> int:
@@ -391,33 +475,30 @@ class Skeleton:
         key = self.key(op, vals)
         return [Unknown(_mix(key, i)) for i in range(len(op.results))]
 
-    def record(self, op: Operation, vals: list) -> None:
+    def record(self, entry: tuple, vals: list) -> None:
+        """Append the event of the synchronizing op of plan entry `entry` (its static part
+        from `_sync_static`) executed on operand values `vals`."""
         if self.events is None:
             return  # outside any partition: the structural checks report it
-        kind = SYNC_OPS[op.name]
-        pos = lambda x: int(x) if _known(x) else None  # noqa: E731
-        vals = [None if isinstance(v, Unknown) else v for v in vals]
+        _, op, _, kind, static = entry
         if kind in ("put", "get", "consumed"):
-            ev = Ev(kind, op, vals[0], pos(vals[1]))
-        elif kind == "gather":
-            ev = Ev(kind, op, op.groups.value.data, None, op.group.value.data)
-        elif kind in ("turn_wait", "turn_pass"):
-            ev = Ev(kind, op, op.n, None, op.g)
+            ev = Ev(kind, op, _opaque(vals[0]), _pos(vals[1]))
+        elif kind in ("gather", "turn_wait", "turn_pass"):
+            ev = Ev(kind, op, static[0], None, static[1])
         elif kind == "wait":
-            ev = Ev(kind, op, vals[0], pos(vals[1]), None if pos(vals[2]) is None else pos(vals[2]) & 1)
+            parity = _pos(vals[2])
+            ev = Ev(kind, op, _opaque(vals[0]), _pos(vals[1]), None if parity is None else parity & 1)
         elif kind == "arrive":
-            ev = Ev(kind, op, vals[0], pos(vals[1]), 1 if op.scope.data == "once" else party_warps(op, self.party))
+            ev = Ev(kind, op, _opaque(vals[0]), _pos(vals[1]), self.party.warps if static is None else static)
         elif kind == "arrive_tx":
-            ev = Ev(kind, op, vals[0], pos(vals[1]), op.bytes.value.data)
+            ev = Ev(kind, op, _opaque(vals[0]), _pos(vals[1]), static)
         elif kind == "tma":
-            n = len(op.coords)
-            ev = Ev(kind, op, vals[-2], pos(vals[-1]), _slot_bytes(op.buffer.type), (vals[1 + n], pos(vals[2 + n])))
+            ev = Ev(kind, op, _opaque(vals[-2]), _pos(vals[-1]), _slot_bytes(op.buffer.type),
+                    (_opaque(vals[1 + static]), _pos(vals[2 + static])))
         elif kind in ("read", "write"):
-            i = 1 if op.name == "nvgpu.smem.store" else 0
-            ev = Ev(kind, op, vals[i], pos(vals[i + 1]))
+            ev = Ev(kind, op, _opaque(vals[static]), _pos(vals[static + 1]))
         else:  # named barriers
-            threads = op.threads.value.data if op.threads is not None else self.total
-            ev = Ev(kind, op, op.id.value.data, None, threads)
+            ev = Ev(kind, op, static[0], None, self.total if static[1] is None else static[1])
         self.events.append(ev)
 
     def container(self, op: Operation, env: dict) -> None:
@@ -456,14 +537,18 @@ def _slot_bytes(t) -> int:
     return tile_bytes(TensorType(t.element_type, list(t.get_shape())[1:]))
 
 
-def traces(kernel: Operation, profile: Profile, relevant: set[Operation] | None = None) -> list[Trace] | None:
+def traces(kernel: Operation, profile: Profile, relevant: set[Operation] | None = None,
+           plans: dict | None = None) -> list[Trace] | None:
     """Every region's traces for `profile`, with the integer inputs shrunk until the run
-    fits the budget (None: it never does)."""
+    fits the budget (None: it never does). `plans`: the blocks' plans (`Skeleton.plan`),
+    shared by the calls for one kernel and one `relevant`."""
     relevant = control_slice(kernel) if relevant is None else relevant
+    plans = {} if plans is None else plans
     ints = profile.ints
     while True:
         try:
-            return Skeleton(kernel, Profile(ints, profile.pid, profile.nprog, profile.grid), relevant=relevant).run()
+            return Skeleton(kernel, Profile(ints, profile.pid, profile.nprog, profile.grid), relevant=relevant,
+                            plans=plans).run()
         except TooLong:
             if ints == 1:
                 return None
