@@ -127,8 +127,11 @@ def _is_scalar(t) -> bool:
     return isinstance(t, IntegerType | IndexType) or type(t).__name__.startswith(("Float", "BFloat"))
 
 
+_KNOWN_TYPES = (int, float, bool)
+
+
 def _known(x) -> bool:
-    return isinstance(x, int | float | bool | np.generic)
+    return type(x) in _KNOWN_TYPES or isinstance(x, int | float | bool | np.generic)
 
 
 def _as_int(x, key: int, span: int) -> int:
@@ -253,6 +256,8 @@ def _opaque(x):
 
 def _pos(x) -> int | None:
     """An event's position or index: None where the skeleton does not know it."""
+    if type(x) is int:
+        return x
     return int(x) if _known(x) else None
 
 
@@ -354,6 +359,10 @@ class Skeleton:
         arg_ids, entries = self.plan(block)
         for a, v in zip(arg_ids, args):
             env[a] = v
+        return self._exec(entries, env)
+
+    def _exec(self, entries: list[tuple], env: dict) -> list:
+        """Run a block's plan entries; returns what its terminator yields (or [])."""
         get = env.get
         for entry in entries:
             what = entry[0]
@@ -426,10 +435,16 @@ class Skeleton:
         if step > 0 and self.steps + (ub - lb) // step * body_ops > self.budget:
             raise TooLong()  # at once: an iteration costs about a step per op of the body
         i = lb
-        while step > 0 and i < ub:
-            self.steps += 1
-            carried = self.block(body, env, [i, *carried])
-            i += step
+        if step > 0 and i < ub:
+            (iv, *arg_ids), entries = self.plan(body)
+            run = self._exec
+            while i < ub:
+                self.steps += 1
+                env[iv] = i
+                for a, v in zip(arg_ids, carried):
+                    env[a] = v
+                carried = run(entries, env)
+                i += step
         for r, x in zip(results, carried):
             env[r] = x
 
