@@ -183,14 +183,14 @@ def _check_positions(trace: Trace) -> None:
         for i, ev in enumerate(p.events):
             if ev.kind not in VERB or ev.obj is None or ev.pos is None:
                 continue
-            r, key = name_of(ev.obj), (ev.obj, ev.kind)
+            key = (ev.obj, ev.kind)
             got = seqs[ev.obj][ev.kind][p]
             if ev.pos in got:
-                raise Violation(ev.op, f"{p.name} {VERB[ev.kind]} position {ev.pos} of ring {r} a second time "
-                                       f"(first at {at(got[ev.pos].op)})")
+                raise Violation(ev.op, f"{p.name} {VERB[ev.kind]} position {ev.pos} of ring {name_of(ev.obj)} a "
+                                       f"second time (first at {at(got[ev.pos].op)})")
             if key in last and ev.pos < last[key]:
-                raise Violation(ev.op, f"{p.name} {VERB[ev.kind]} position {ev.pos} of ring {r} after position "
-                                       f"{last[key]}: a partition goes through a ring in order")
+                raise Violation(ev.op, f"{p.name} {VERB[ev.kind]} position {ev.pos} of ring {name_of(ev.obj)} after "
+                                       f"position {last[key]}: a partition goes through a ring in order")
             last[key] = ev.pos
             got[ev.pos] = ev
             order[p][(ev.obj, ev.kind, ev.pos)] = i
