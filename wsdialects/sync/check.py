@@ -29,7 +29,7 @@ def check_sync(module: Operation) -> int:
     for kernel in kernels_to_check(module):
         for c in [o for o in kernel.walk() if o.name in CONTAINERS]:
             check_static(c)
-        relevant, plans = control_slice(kernel), {}
+        relevant, plans, acts = control_slice(kernel), {}, {}
         for profile in PROFILES:
             try:
                 found = traces(kernel, profile, relevant, plans)
@@ -37,6 +37,6 @@ def check_sync(module: Operation) -> int:
                 break  # control flow the skeleton cannot follow: the static rules are all we check
             for tr in found or ():
                 check_trace(tr)
-                Simulation(tr).run()
+                Simulation(tr, acts).run()
                 runs += 1
     return runs

@@ -66,11 +66,25 @@ def _names(parties) -> str:
     return ", ".join(p.name for p in sorted(parties, key=lambda p: p.index)) or "none"
 
 
+def _acts(party_op) -> list[tuple]:
+    """(kind, ring / mbarrier array op or named barrier id, barrier threads) of every op in
+    `party_op` that puts, releases, arrives, waits or meets at a named barrier."""
+    found = []
+    for o in party_op.walk():
+        kind = SYNC_OPS.get(o.name)
+        if kind in ("put", "consumed", "arrive", "arrive_tx", "wait"):
+            found.append((kind, o.operands[0].owner if o.operands else None, None))
+        elif kind in ("bar_sync", "bar_arrive"):
+            found.append((kind, o.id.value.data, None if o.threads is None else o.threads.value.data))
+    return found
+
+
 class Simulation:
     """One trace's parties run against each other: `run()` raises `Violation` at the first
     defect (a deadlock, a race on a shared-memory slot, an overrun or leftover phase)."""
 
-    def __init__(self, trace: Trace):
+    def __init__(self, trace: Trace, acts: dict | None = None):
+        """`acts`: `_acts` of each party's op, shared by the traces of one kernel."""
         self.trace = trace
         self.parties = trace.parties
         self.ptr = {p: 0 for p in self.parties}
@@ -81,20 +95,18 @@ class Simulation:
         self.arrivers: dict = defaultdict(set)
         self.participants: dict = defaultdict(set)
         self.waiters: dict = defaultdict(set)
+        acts = {} if acts is None else acts
+        roles = {"put": self.producers, "consumed": self.releasers, "arrive": self.arrivers,
+                 "arrive_tx": self.arrivers, "wait": self.waiters}
         for p in self.parties:  # who acts on what, from the IR (a party may skip it in this trace)
-            for o in p.op.walk():
-                kind = SYNC_OPS.get(o.name)
-                obj = o.operands[0].owner if o.operands else None
-                if kind == "put":
-                    self.producers[obj].add(p)
-                elif kind == "consumed":
-                    self.releasers[obj].add(p)
-                elif kind in ("arrive", "arrive_tx"):
-                    self.arrivers[obj].add(p)
-                elif kind == "wait":
-                    self.waiters[obj].add(p)
-                elif kind in ("bar_sync", "bar_arrive") and (o.threads is None or o.threads.value.data != p.threads):
-                    self.participants[o.id.value.data].add(p)
+            found = acts.get(id(p.op))
+            if found is None:
+                found = acts[id(p.op)] = _acts(p.op)
+            for kind, obj, threads in found:
+                if kind in roles:
+                    roles[kind][obj].add(p)
+                elif threads is None or threads != p.threads:  # a named barrier
+                    self.participants[obj].add(p)
             for ev in p.events:
                 if ev.kind in ("gather", "turn_wait", "turn_pass"):
                     self.group_party.setdefault((ev.obj, ev.arg), p)
@@ -241,7 +253,7 @@ class Simulation:
         if bar.pending == 0 and bar.tx == 0:
             # A phase completes only after every party that waits on the barrier waited for the
             # one before (its signallers wait for the counterpart barrier first): else it overruns.
-            for q in self.waiters[ev.obj]:
+            for q in sorted(self.waiters[ev.obj], key=lambda q: q.index):  # the first by index, on any run
                 passed = self.acquired[(q, ev.obj, ev.pos)]
                 if bar.completed > passed:
                     raise Violation(ev.op, f"this completes phase #{bar.completed} of {name_of(ev.obj)}[{ev.pos}] "
