@@ -12,6 +12,7 @@ import pytest
 
 import wsdialects
 from cases import CASES, INPUTS, assert_same, run
+from wsdialects.lower.to_llvm import lower_module
 from wsdialects.tools.ws_opt import emit
 from kernel_cache import compile_kernel, parse_kernel
 
@@ -85,6 +86,13 @@ def test_lower_aref_computed_payloads(rng):
     broken = wsdialects.parse(re.sub(r"(_full\[%\w+\]) count 4", r"\1 count 5", text))
     with pytest.raises(wsdialects.Deadlock):
         wsdialects.interpret(broken, "computed_put", 1, [a, np.zeros_like(a), T])
+    # EMPTY: every consumer thread releases its own reads (4 warps: 128 arrivals), unpredicated
+    assert re.search(r"_empty\[%\w+\] count 128", text) and "per_thread" in text
+    broken = wsdialects.parse(re.sub(r"(_empty\[%\w+\]) count 128", r"\1 count 129", text))
+    with pytest.raises(wsdialects.Deadlock):
+        wsdialects.interpret(broken, "computed_put", 1, [a, np.zeros_like(a), T])
+    ll = lower_module(transform(path, "ws-lower-aref,ws-lower-warp-groups,ws-lower-layouts")).llvm_ir
+    assert '"mbarrier.arrive.shared::cta.b64 _, [$0];", "r"' in ll  # per_thread: no lane predicate
 
 
 # ----------------------------------------------------------------------------- mutations

@@ -11,14 +11,18 @@ position k uses slot s = k mod D and parity p = (k / D) & 1:
                                      nvgpu.tma.async_load %b_desc[..] -> %buf1[%s], %full[%s]
     %a, %b = aref.get %r[%k]   ==>   nvgpu.mbarrier.try_wait.parity %full[%s], %p
                                      %a = nvgpu.smem.view %buf0[%s] ...
-    aref.consumed %r[%k]       ==>   nvgpu.mbarrier.arrive %empty[%s] per_warp
+    aref.consumed %r[%k]       ==>   nvgpu.mbarrier.arrive %empty[%s] per_warp   (per_thread:
+                                     a computed payload)
 
 A payload tile that is not a TMA load (a computed tile) is written by the putting
 warps (`nvgpu.smem.store`), fenced for the async proxy (`nvgpu.fence.proxy_async`,
 wgmma and TMA stores read shared memory through it) and published by one arrival
 per putting warp. FULL expects one arrival for the TMA part (its bytes complete
 the phase) plus one per putting warp for a computed part; EMPTY one per warp of
-the partitions that release the ring. ws-pipeline-mma already places `consumed`
+the partitions that release the ring, or one per thread where a payload is computed:
+its readers may load it element by element, and each thread then releases its own
+reads (compute-sanitizer's racecheck does not count lane 0's arrival after a warp
+barrier as releasing the other lanes' reads: bench/probes/sanitizer_probes.cu). ws-pipeline-mma already places `consumed`
 after the wgmma reading the slot has retired.
 """
 
@@ -33,6 +37,7 @@ from xdsl.passes import ModulePass
 
 from wsdialects.aref import ConsumedOp, CreateOp, GetOp, PutOp
 from wsdialects.diagnostics import error_at
+from wsdialects.nvgpu.barriers import arrivals
 from wsdialects.nvgpu import (
     SMEM_SPACE,
     FenceMBarrierInitOp,
@@ -103,6 +108,13 @@ class _Ring:
     full: SSAValue
     empty: SSAValue
     tma: list[bool]
+
+    @property
+    def release(self) -> str:
+        """How the releasing warps arrive on EMPTY: a computed payload may be read element by
+        element (ld.shared), so every thread releases its own reads (`per_thread`); a slot only
+        TMA fills and wgmma reads is released by lane 0 of each warp (`per_warp`)."""
+        return "per_warp" if all(self.tma) else "per_thread"
 
 
 def _const(v: int, before: Operation) -> SSAValue:
@@ -193,7 +205,7 @@ class LowerAref:
             raise error_at(c, "ws-lower-aref: aref.consumed outside a warp_group.partition")
         _check_fits(rt, puts[0])
         full_count = (1 if any(tma) else 0) + (putter.warps if not all(tma) else 0)
-        empty_count = sum(p.warps for p in releasers)
+        empty_count = sum(arrivals("per_warp" if all(tma) else "per_thread", p.warps) for p in releasers)
         new: list[Operation] = []
         bufs = []
         for i, t in enumerate(rt.types):
@@ -248,7 +260,7 @@ class LowerAref:
     def consumed(self, o: ConsumedOp) -> None:
         ring = self.rings[o.ring]
         slot, _ = _slot_parity(ring, o.position, o)
-        _emit([MBarrierArriveOp(ring.empty, slot, "per_warp")], o)
+        _emit([MBarrierArriveOp(ring.empty, slot, ring.release)], o)
         o.detach()
         o.erase()
 
