@@ -31,7 +31,7 @@ if [[ $STEPS == *probes* ]]; then
     for pat in gather_sym gather_asym put_warp put_thread; do
       echo "== compute-sanitizer --tool $tool probes $pat"
       timeout 60 compute-sanitizer --tool $tool --print-limit 4 /tmp/probes $pat 2>&1 | grep -v "Host Frame" \
-        | tee "$OUT/probe_${tool}_${pat}.log" | tail -4
+        | tee -a "$OUT/probes.log" | tail -4
     done
   done
 fi
@@ -39,7 +39,9 @@ if [[ $STEPS == *sanitize* ]]; then
   for tool in racecheck synccheck "memcheck --report-api-errors no"; do
     echo "== compute-sanitizer --tool $tool"
     for script in ${SANITIZE_SCRIPTS:-small_gemm small_attention}; do
-      timeout 240 compute-sanitizer --tool $tool python3 test/gpu/$script.py 2>&1 | tee "$OUT/sanitizer_${script}_${tool%% *}.log" | tail -6
+      echo "== compute-sanitizer --tool $tool $script" >> "$OUT/sanitizer.log"
+      timeout 240 compute-sanitizer --tool $tool python3 test/gpu/$script.py 2>&1 | grep -v "Host Frame" \
+        | tee -a "$OUT/sanitizer.log" | tail -6
     done
   done
 fi
