@@ -12,6 +12,8 @@
 //                lane 0 of each warp mbarrier.arrive (count 4: our `per_warp` arrive); the
 //                reader try_wait.parity, ld.shared, per-warp arrive on the empty barrier
 //   put_thread   the same with every thread arriving (count 128)
+//   put_quad     as our 1-D row vectors (a wgmma row slice): the 4 lanes of a quad store the same
+//                value to one address, per-warp FULL arrival, per-thread EMPTY arrival
 #include <cstdio>
 #include <cstring>
 #include <cuda_runtime.h>
@@ -53,13 +55,13 @@ __global__ void gather(float* out, bool sym) {
   }
 }
 
-__global__ void put(float* out, bool per_warp) {
+__global__ void put(float* out, bool per_warp, bool quad) {
   __shared__ float slot[2][128];
   __shared__ unsigned long long full[2], empty[2];
   int g = threadIdx.x / 128, t = threadIdx.x % 128, lane = t % 32;
   int arrivals = per_warp ? 4 : 128;
   if (threadIdx.x == 0) {
-    for (int s = 0; s < 2; ++s) { mb_init(&full[s], arrivals); mb_init(&empty[s], arrivals); }
+    for (int s = 0; s < 2; ++s) { mb_init(&full[s], quad ? 4 : arrivals); mb_init(&empty[s], quad ? 128 : arrivals); }
     asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
   }
   __syncthreads();
@@ -67,12 +69,13 @@ __global__ void put(float* out, bool per_warp) {
     int s = i % 2; unsigned ph = (i / 2) & 1;
     if (g == 1) {  // writer
       mb_wait(&empty[s], ph ^ 1);
-      slot[s][t] = i * 1000 + t;
-      if (per_warp) { __syncwarp(); if (lane == 0) mb_arrive(&full[s]); } else mb_arrive(&full[s]);
+      if (quad) slot[s][t / 4] = i * 1000 + t / 4; else slot[s][t] = i * 1000 + t;
+      asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+      if (per_warp || quad) { __syncwarp(); if (lane == 0) mb_arrive(&full[s]); } else mb_arrive(&full[s]);
     } else if (g == 2) {  // reader
       mb_wait(&full[s], ph);
-      out[i * 128 + t] = slot[s][127 - t];
-      if (per_warp) { __syncwarp(); if (lane == 0) mb_arrive(&empty[s]); } else mb_arrive(&empty[s]);
+      out[i * 128 + t] = slot[s][quad ? 31 - t / 4 : 127 - t];
+      if (per_warp && !quad) { __syncwarp(); if (lane == 0) mb_arrive(&empty[s]); } else mb_arrive(&empty[s]);
     }
   }
 }
@@ -82,8 +85,9 @@ int main(int argc, char** argv) {
   float* out; cudaMalloc(&out, TILES * 256 * sizeof(float));
   if (!strcmp(which, "gather_sym")) gather<<<1, 384>>>(out, true);
   else if (!strcmp(which, "gather_asym")) gather<<<1, 384>>>(out, false);
-  else if (!strcmp(which, "put_warp")) put<<<1, 384>>>(out, true);
-  else if (!strcmp(which, "put_thread")) put<<<1, 384>>>(out, false);
+  else if (!strcmp(which, "put_warp")) put<<<1, 384>>>(out, true, false);
+  else if (!strcmp(which, "put_thread")) put<<<1, 384>>>(out, false, false);
+  else if (!strcmp(which, "put_quad")) put<<<1, 384>>>(out, false, true);
   else { fprintf(stderr, "unknown pattern %s\n", which); return 2; }
   cudaError_t e = cudaDeviceSynchronize();
   printf("%s: %s\n", which, cudaGetErrorString(e));
