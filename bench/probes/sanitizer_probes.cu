@@ -13,7 +13,9 @@
 //                reader try_wait.parity, ld.shared, per-warp arrive on the empty barrier
 //   put_thread   the same with every thread arriving (count 128)
 //   put_quad     as our 1-D row vectors (a wgmma row slice): the 4 lanes of a quad store the same
-//                value to one address, per-warp FULL arrival, per-thread EMPTY arrival
+//                value to one address, fence.proxy.async, per-warp FULL, per-thread EMPTY arrival
+//   put_warp_fence, put_quad_nofence, put_quad_thread: put_quad with distinct addresses, without
+//                the fence, with per-thread FULL arrivals
 #include <cstdio>
 #include <cstring>
 #include <cuda_runtime.h>
@@ -55,13 +57,14 @@ __global__ void gather(float* out, bool sym) {
   }
 }
 
-__global__ void put(float* out, bool per_warp, bool quad) {
+// full_warp / empty_warp: lane 0 arrives for its warp (else every thread); quad: the 4 lanes
+// of a quad store one value to one address; fence: fence.proxy.async after the stores
+__global__ void put(float* out, bool full_warp, bool empty_warp, bool quad, bool fence) {
   __shared__ float slot[2][128];
   __shared__ unsigned long long full[2], empty[2];
   int g = threadIdx.x / 128, t = threadIdx.x % 128, lane = t % 32;
-  int arrivals = per_warp ? 4 : 128;
   if (threadIdx.x == 0) {
-    for (int s = 0; s < 2; ++s) { mb_init(&full[s], quad ? 4 : arrivals); mb_init(&empty[s], quad ? 128 : arrivals); }
+    for (int s = 0; s < 2; ++s) { mb_init(&full[s], full_warp ? 4 : 128); mb_init(&empty[s], empty_warp ? 4 : 128); }
     asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
   }
   __syncthreads();
@@ -70,12 +73,12 @@ __global__ void put(float* out, bool per_warp, bool quad) {
     if (g == 1) {  // writer
       mb_wait(&empty[s], ph ^ 1);
       if (quad) slot[s][t / 4] = i * 1000 + t / 4; else slot[s][t] = i * 1000 + t;
-      asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
-      if (per_warp || quad) { __syncwarp(); if (lane == 0) mb_arrive(&full[s]); } else mb_arrive(&full[s]);
+      if (fence) asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+      if (full_warp) { __syncwarp(); if (lane == 0) mb_arrive(&full[s]); } else mb_arrive(&full[s]);
     } else if (g == 2) {  // reader
       mb_wait(&full[s], ph);
       out[i * 128 + t] = slot[s][quad ? 31 - t / 4 : 127 - t];
-      if (per_warp && !quad) { __syncwarp(); if (lane == 0) mb_arrive(&empty[s]); } else mb_arrive(&empty[s]);
+      if (empty_warp) { __syncwarp(); if (lane == 0) mb_arrive(&empty[s]); } else mb_arrive(&empty[s]);
     }
   }
 }
@@ -85,9 +88,12 @@ int main(int argc, char** argv) {
   float* out; cudaMalloc(&out, TILES * 256 * sizeof(float));
   if (!strcmp(which, "gather_sym")) gather<<<1, 384>>>(out, true);
   else if (!strcmp(which, "gather_asym")) gather<<<1, 384>>>(out, false);
-  else if (!strcmp(which, "put_warp")) put<<<1, 384>>>(out, true, false);
-  else if (!strcmp(which, "put_thread")) put<<<1, 384>>>(out, false, false);
-  else if (!strcmp(which, "put_quad")) put<<<1, 384>>>(out, false, true);
+  else if (!strcmp(which, "put_warp")) put<<<1, 384>>>(out, true, true, false, false);
+  else if (!strcmp(which, "put_thread")) put<<<1, 384>>>(out, false, false, false, false);
+  else if (!strcmp(which, "put_quad")) put<<<1, 384>>>(out, true, false, true, true);
+  else if (!strcmp(which, "put_warp_fence")) put<<<1, 384>>>(out, true, false, false, true);
+  else if (!strcmp(which, "put_quad_nofence")) put<<<1, 384>>>(out, true, false, true, false);
+  else if (!strcmp(which, "put_quad_thread")) put<<<1, 384>>>(out, false, false, true, true);
   else { fprintf(stderr, "unknown pattern %s\n", which); return 2; }
   cudaError_t e = cudaDeviceSynchronize();
   printf("%s: %s\n", which, cudaGetErrorString(e));

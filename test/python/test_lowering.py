@@ -65,14 +65,14 @@ def test_lower_aref_persistent_and_cooperative(shared, extra, rng):
 
 
 def test_lower_aref_computed_payloads(rng):
-    """A computed tile through an aref: the putting warps store it to shared memory,
-    fence the async proxy and arrive once per warp on FULL (4 arrivals)."""
+    """A computed tile through an aref: the putting threads store it to shared memory,
+    fence the async proxy and each arrive on FULL (128 arrivals)."""
     path = INPUTS / "computed_put.mlir"
     before = wsdialects.parse_file(path)
     after = transform(path, "ws-lower-aref,ws-lower-warp-groups")
     text = emit(after, "mlir")
     assert "nvgpu.smem.store" in text and "nvgpu.fence.proxy_async" in text
-    assert re.search(r"_full\[%\w+\] count 4", text)
+    assert re.search(r"_full\[%\w+\] count 128", text)
     T = 5
     a = rng.standard_normal((64 * T, 64)).astype(np.float16)
     want = np.zeros_like(a)
@@ -82,8 +82,8 @@ def test_lower_aref_computed_payloads(rng):
         got = np.zeros_like(a)
         wsdialects.interpret(after, "computed_put", 1, [a, got, T], seed=seed)
         assert np.array_equal(got, want)
-    # Publishing with too few arrivals (FULL counts 4 producer warps) never completes.
-    broken = wsdialects.parse(re.sub(r"(_full\[%\w+\]) count 4", r"\1 count 5", text))
+    # Publishing with too few arrivals (FULL counts 128 producer threads) never completes.
+    broken = wsdialects.parse(re.sub(r"(_full\[%\w+\]) count 128", r"\1 count 129", text))
     with pytest.raises(wsdialects.Deadlock):
         wsdialects.interpret(broken, "computed_put", 1, [a, np.zeros_like(a), T])
     # EMPTY: every consumer thread releases its own reads (4 warps: 128 arrivals), unpredicated

@@ -56,7 +56,9 @@ class NvgpuOps:
             self.asm("fence.mbarrier_init.release.cluster;", "", [])
         elif isinstance(o, FenceProxyAsyncOp):
             self.asm("fence.proxy.async.shared::cta;", "", [])
-            if isinstance(o.prev_op, SmemStoreOp):  # all lanes' stores, fenced, before lane 0 arrives for the warp
+            nxt = o.next_op
+            if (isinstance(o.prev_op, SmemStoreOp) and isinstance(nxt, MBarrierArriveOp)
+                    and nxt.scope.data == "per_warp"):  # all lanes' stores, fenced, before lane 0 arrives for the warp
                 self.asm("bar.warp.sync -1;", "", [])
         elif isinstance(o, BarrierOp):
             self.named_barrier(o.id.value.data, o.threads.value.data if o.threads is not None else None)
