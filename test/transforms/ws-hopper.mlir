@@ -216,16 +216,17 @@
 // CPUT: call void asm sideeffect "mbarrier.arrive.shared::cta.b64 _, [$0];"
 // CPUT: wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16
 
-// computed_put: the consumer stores the slot with TMA: it reads the slot element by
-// element (swizzled ld.shared) and writes pairs into the (swizzled) staging buffer; inside the loop it meets first
-// so that the last TMA store (one thread) has read the staging buffer.
+// computed_put: the consumer stores the slot with TMA: it reads the slot into registers
+// where the IR reads it (swizzled ld.shared, before the slot's release), then meets (inside
+// the loop: the last TMA store, one thread, has read the staging buffer) and writes pairs
+// into the (swizzled) staging buffer.
 // CPUTLD: st.shared.b32 [$0], $1;
 // CPUTLD: "mbarrier.arrive.shared::cta.b64 _, [$0];"
 // CPUTLD: setmaxnreg.dec.sync.aligned.u32 232;
 // CPUTLD: mbarrier.try_wait.parity
-// CPUTLD: bar.sync 2, 128;
-// CPUTLD: ld.shared.b16
 // CPUTLD: %swz{{[0-9]+}} = xor i32
+// CPUTLD: ld.shared.b16
+// CPUTLD: bar.sync 2, 128;
 // CPUTLD: st.shared.b32 [$0], $1;
 // CPUTLD: fence.proxy.async.shared::cta;
 // CPUTLD-NEXT: bar.sync 2, 128;
