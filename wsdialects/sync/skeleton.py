@@ -29,6 +29,7 @@ import numpy as np
 from xdsl.dialects.builtin import FloatAttr, IndexType, IntegerAttr, IntegerType, TensorType
 from xdsl.ir import Block, Operation
 
+from wsdialects.nvgpu.barriers import arrivals
 from wsdialects.nvgpu.dispatch import executing_warps
 
 # The ops the check follows; everything else only computes.
@@ -268,8 +269,8 @@ def _sync_static(op: Operation):
         return op.groups.value.data, op.group.value.data
     if kind in ("turn_wait", "turn_pass"):
         return op.n, op.g
-    if kind == "arrive":  # None: every warp of the party (see `party_warps`)
-        return 1 if op.scope.data == "once" else executing_warps(op)
+    if kind == "arrive":  # the scope and the warps executing it (None: the party's, see `party_warps`)
+        return op.scope.data, executing_warps(op)
     if kind == "arrive_tx":
         return op.bytes.value.data
     if kind == "tma":
@@ -504,7 +505,9 @@ class Skeleton:
             parity = _pos(vals[2])
             ev = Ev(kind, op, _opaque(vals[0]), _pos(vals[1]), None if parity is None else parity & 1)
         elif kind == "arrive":
-            ev = Ev(kind, op, _opaque(vals[0]), _pos(vals[1]), self.party.warps if static is None else static)
+            scope, warps = static
+            n = arrivals(scope, self.party.warps if warps is None else warps)
+            ev = Ev(kind, op, _opaque(vals[0]), _pos(vals[1]), n)
         elif kind == "arrive_tx":
             ev = Ev(kind, op, _opaque(vals[0]), _pos(vals[1]), static)
         elif kind == "tma":

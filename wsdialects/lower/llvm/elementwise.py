@@ -128,6 +128,28 @@ class Elementwise:
             return Frag(regs, {idx: s for s, idx in self.slots(t, op)})
         return Frag(regs)
 
+    def in_fragment(self, t: Attribute) -> bool:
+        """Is a tile of type `t` in this branch's wgmma fragment or a 1-D slice of it (so that
+        `slots` lists its elements)?"""
+        L, lay = self.layout, layout_of(t)
+        if L is None or not isinstance(t, TensorType):
+            return False
+        if isinstance(lay, SliceLayout):
+            return (isinstance(lay.parent, WgmmaLayout) and lay.parent.groups == L.wg_count
+                    and len(shape_of(t)) == 1)
+        return isinstance(lay, WgmmaLayout) and lay.groups == L.wg_count
+
+    def lower_smem_load(self, o: Operation) -> None:
+        """`nvgpu.smem.load` into registers: read where the IR reads, since the slot may be
+        released (and refilled by another warp group) by the next op. A tile in another layout
+        is read element by element where it is used (`_ev_op`); such a use must come before
+        the slot's release in the IR (the copies of a staged TMA store do)."""
+        t = o.results[0].type
+        if not self.in_fragment(t):
+            return
+        regs = [self.ev(o.results[0], idx, s) for s, idx in self.slots(t, o)]
+        self.vals[o.results[0]] = self.make_frag(t, regs, o)
+
     def slots(self, t: TensorType, op: Operation):
         """The (register, index) pairs of a tile of type `t`, which must be in this branch's
         wgmma accumulator fragment (its #layout.wgmma, given by ws-lower-layouts) or a row

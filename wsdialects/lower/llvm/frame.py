@@ -301,7 +301,7 @@ class KernelFrame:
             self.vals[o.results[0]] = self.sreg(("ctaid." if n == "tile.program_id" else "nctaid.") + "xyz"[ax])
             return
         if n == "nvgpu.smem.load":
-            return  # read element by element where it is used (_ev_op)
+            return self.lower_smem_load(o)
         if n.startswith("nvgpu.") or n.startswith("nvvm."):
             return self.lower_nvgpu(o)
         if n == "tile.trans":
