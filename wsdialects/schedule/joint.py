@@ -22,7 +22,8 @@ from dataclasses import dataclass, replace
 
 from .bounds import Deadline, ModelTooLarge, check_model_size
 from .graph import Graph, GraphError
-from .modulo import ModuloModel, critical_length, latest_starts, least_length, rec_mii, res_mii, streaming_view
+from .modulo import (ModuloModel, critical_length, latest_starts, least_length, rec_mii, res_mii, stage_window,
+                     streaming_view)
 from .solution import Placement, Schedule
 from .solvers import Backend, SolverTimeout, make_backend
 from .warp_bound import joint_bound
@@ -256,14 +257,13 @@ class JointModel(ModuloModel):
 def joint_schedule(graph: Graph, ii: int, length: int, solver: str = "cpsat",
                    time_limit: float | Deadline = 60.0,
                    fixed_starts: dict[str, int] | None = None, hint: dict[str, int] | None = None,
-                   answer_only: bool = False) -> tuple[dict[str, int], dict[str, int]] | None:
+                   ) -> tuple[dict[str, int], dict[str, int]] | None:
     """``SWP-and-WS(G, M, II, L)``: starts and warps, or None when unsatisfiable.
     With ``fixed_starts`` only the warp assignment is searched; ``hint`` (starts,
     e.g. of the modulo schedule) only guides the search.  ``time_limit``
     (seconds or a shared :class:`Deadline`) bounds building and solving."""
     deadline = time_limit if isinstance(time_limit, Deadline) else Deadline(time_limit)
     b = make_backend(solver, deadline.at, deadline.work)
-    b.answer_only = answer_only
     return solve_joint(JointModel(graph, ii, length, b, fixed_starts), deadline, hint)
 
 
@@ -305,7 +305,7 @@ def _joint_feasible_relaxed(graph: Graph, ii: int, length: int, solver: str, tim
     relaxed = Graph(units=graph.units, ops=graph.ops, edges=graph.edges,
                     warps=replace(graph.warps, reg_limit=None) if graph.warps else None,
                     smem_capacity=None, streaming_depth=graph.streaming_depth, name=graph.name)
-    return joint_schedule(relaxed, ii, length, solver, time_limit, hint=hint, answer_only=True) is not None
+    return joint_schedule(relaxed, ii, length, solver, time_limit, hint=hint) is not None
 
 
 def _search_range(graph: Graph, deadline: Deadline) -> tuple[Graph, int, int, int]:
@@ -368,6 +368,43 @@ def twill_among(graphs: list[Graph], solver: str = "cpsat", time_limit: float = 
     raise failure
 
 
+def _least_joint_length(g: Graph, ii: int, ms, l_max: int, solver: str, deadline: Deadline,
+                        attempts: list) -> tuple[dict[str, int], dict[str, int]] | None:
+    """The joint schedule of least length L in [Len(M), l_max] (the L Algorithm
+    1's scan reaches first), or None.  Feasibility is monotone in L, so any
+    search order finds that L: Len(M) first (a lower bound, and often the
+    answer: then no proof of infeasibility is needed), then l_max, whose
+    solution settles every length from its own up, then bisection below it
+    (one model for every length: building it costs more than most solves)."""
+
+    def length_of(found) -> int:
+        return max(ms.length, max(found[0][op.name] + op.cycles for op in g.ops))
+
+    lo = ms.length
+    model, found = joint_at_length(None, g, ii, lo, solver, deadline, ms.starts)
+    attempts.append({"II": ii, "L": lo, "joint": "sat" if found else "unsat"})
+    if found is not None:
+        return found
+    if lo == l_max:
+        return None
+    lo += 1
+    model, found = joint_at_length(model, g, ii, l_max, solver, deadline, ms.starts)
+    if found is None:
+        return None
+    hi = length_of(found)
+    probe = hi - 1
+    while lo < hi:
+        model, at = joint_at_length(model, g, ii, probe, solver, deadline, found[0])
+        attempts.append({"II": ii, "L": probe, "joint": "sat" if at else "unsat"})
+        if at is None:
+            lo = probe + 1
+        else:
+            found, hi = at, length_of(at)
+        probe = (lo + hi) // 2
+    attempts.append({"II": ii, "L": hi, "joint": "sat"})
+    return found
+
+
 def twill(graph: Graph, solver: str = "cpsat", time_limit: float | Deadline = 120.0, max_ii: int | None = None,
           min_ii: int | None = None) -> Schedule:
     """Algorithm 1: from the smallest II that has a modulo schedule, try the
@@ -394,60 +431,51 @@ def twill(graph: Graph, solver: str = "cpsat", time_limit: float | Deadline = 12
             check_model_size(g, ii, lay.total)
         except ModelTooLarge as exc:
             raise GraphError(f"no schedule for II up to {ii - 1}; {exc.message}", path=exc.path) from None
+        # Algorithm 1 tries L = Len(M), Len(M)+1, ... while ceil(L/II) is unchanged.
+        # Feasibility is monotone in L (a larger L only relaxes completion), so
+        # one query at the largest such L, l_max, decides the whole inner loop.
+        # l_max comes from feasibility queries (stage_window), and the II is
+        # refuted by a proof without the solver (warp_bound) or by the joint
+        # problem without memory (a necessary condition) before the modulo
+        # schedule M itself is computed: most IIs end here.
+        l_max = stage_window(g, ii, solver, deadline, critical_length(g, ii, deadline))
+        if l_max is not None:
+            reason = joint_bound(g, ii, l_max) or (
+                None if _joint_feasible_relaxed(g, ii, l_max, solver, deadline) else "without memory")
+            if reason is not None:
+                attempts.append({"II": ii, "L": l_max, "joint": f"unsat ({reason})"})
+                ii += 1
+                guess = None
+                continue
         # The least length at II-1 plus one is usually enough at II (a guess:
-        # modulo_schedule falls back to the full horizon when it is not).
-        ms = least_length(g, ii, solver, deadline, guess=guess)
+        # modulo_schedule falls back to the full horizon when it is not); l_max
+        # always is.
+        ms = least_length(g, ii, solver, deadline, guess=l_max if guess is None else guess)
         guess = ms.length + 1 if ms is not None else None
         if ms is None:
             attempts.append({"II": ii, "modulo": "infeasible"})
             ii += 1
             continue
-        # Algorithm 1 tries L = Len(M), Len(M)+1, ... while ceil(L/II) is unchanged.
-        # Feasibility is monotone in L (a larger L only relaxes completion), so
-        # one query at the largest such L decides the whole inner loop; only
-        # when it succeeds are the smaller L tried, in Algorithm 1's order.
-        l_max = math.ceil(ms.length / ii) * ii
-        l_range = ms.length if l_max == ms.length else f"{ms.length}..{l_max}"
-        # A proof without the solver (warp_bound), then the necessary condition:
-        # when either fails, so would every query below.
-        reason = joint_bound(g, ii, l_max)
-        if reason is not None:
-            attempts.append({"II": ii, "L": l_range, "joint": f"unsat ({reason})"})
-            ii += 1
-            continue
-        if not _joint_feasible_relaxed(g, ii, l_max, solver, deadline, hint=ms.starts):
-            attempts.append({"II": ii, "L": l_range, "joint": "unsat (without memory)"})
-            ii += 1
-            continue
+        if l_max is None:  # M found by the full search: the checks above, now
+            l_max = math.ceil(ms.length / ii) * ii
+            reason = joint_bound(g, ii, l_max) or (
+                None if _joint_feasible_relaxed(g, ii, l_max, solver, deadline, hint=ms.starts)
+                else "without memory")
+            if reason is not None:
+                attempts.append({"II": ii, "L": l_max, "joint": f"unsat ({reason})"})
+                ii += 1
+                continue
         # M's tie-break (ops as late as possible) only matters from here on.
         ms = latest_starts(g, ii, ms, solver, deadline)
         found = joint_schedule(g, ii, ms.length, solver, deadline, fixed_starts=ms.starts)
         if found is not None:
             attempts.append({"II": ii, "L": ms.length, "joint": "sat (modulo starts kept)"})
         else:
-            # One model for every length below: building it costs more than most solves.
-            model, top = joint_at_length(None, g, ii, l_max, solver, deadline, ms.starts)
-            if top is None:
-                attempts.append({"II": ii, "L": l_range, "joint": "unsat"})
+            found = _least_joint_length(g, ii, ms, l_max, solver, deadline, attempts)
+            if found is None:
+                attempts.append({"II": ii, "L": l_max, "joint": "unsat"})
                 ii += 1
                 continue
-            # The solution found at l_max may already be shorter: lengths from its
-            # own length up are settled by it.  Below, feasibility being monotone
-            # in L, a search finds the least L Algorithm 1's scan would reach: one
-            # below the solution's length first (the solver's solutions are
-            # usually shortest: one unsat proof settles it), then by bisection.
-            found = top
-            lo, hi = ms.length, max(ms.length, max(top[0][op.name] + op.cycles for op in g.ops))
-            probe = hi - 1
-            while lo < hi:
-                model, at = joint_at_length(model, g, ii, probe, solver, deadline, found[0])
-                attempts.append({"II": ii, "L": probe, "joint": "sat" if at else "unsat"})
-                if at is None:
-                    lo = probe + 1
-                else:
-                    found, hi = at, max(ms.length, max(at[0][op.name] + op.cycles for op in g.ops))
-                probe = (lo + hi) // 2
-            attempts.append({"II": ii, "L": hi, "joint": "sat"})
         starts, warps = found
         return Schedule(
             ii=ii,

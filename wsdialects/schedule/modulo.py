@@ -275,6 +275,31 @@ def least_length(graph: Graph, ii: int, solver: str, deadline: Deadline,
     return found if found is not None else search(None)
 
 
+def stage_window(graph: Graph, ii: int, solver: str, deadline: Deadline, crit: int,
+                 stages: int = 2) -> int | None:
+    """Algorithm 1's largest length at this II, ``ceil(Len(M) / II) * II``, without
+    the optimization that finds Len(M): the least ``S * II`` (S from
+    ``ceil(crit / II)``) within which some modulo schedule fits, by feasibility
+    queries on one model.  ``crit`` is the critical length, a lower bound on
+    Len(M): ``Len(M) >= crit > (S0 - 1) * II``, and when a schedule fits in
+    ``S * II`` but none in ``(S - 1) * II``, Len(M) lies in ``((S-1)·II, S·II]``.
+    None when none fits within ``stages`` more stages (the caller then searches
+    the whole horizon)."""
+    first = -(-crit // ii)
+    m = None
+    for s in range(first, first + stages + 1):
+        if m is None:
+            m = ModuloModel(graph, ii, make_backend(solver, deadline.at, deadline.work), s * ii)
+            m.b.linear = True
+        else:
+            m.retarget(s * ii)
+        if m.feasible_bounds and m.b.solve(deadline.left()):
+            return s * ii
+        if not m.b.retargetable:
+            m = None
+    return None
+
+
 def latest_starts(graph: Graph, ii: int, first: ModuloSchedule, solver: str,
                   deadline: Deadline) -> ModuloSchedule:
     """At ``first``'s length, the schedule with every op as late as possible

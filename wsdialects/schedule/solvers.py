@@ -61,9 +61,10 @@ class Backend:
     name = ""
     deadline: float | None = None
     work_limit: float | None = None  # deterministic work per solve (CP-SAT), None: none
-    # The caller wants only feasible / infeasible, not the solution (its values
-    # are then not read): the backend may find it any way it likes.
-    answer_only = False
+    # Feasibility queries of this model use CP-SAT's LP relaxation (a modulo
+    # schedule within a length: the dependence chains and the modular capacities
+    # are linear; without it such a query can run for seconds, with it 0.02 s).
+    linear = False
     _built = 0
 
     def tick(self) -> None:
@@ -182,10 +183,9 @@ class CpSatBackend(Backend):
         if fast:
             # Nor does in-processing (clause vivification, probing during the
             # search): flash attention d256's joint query at II 64 takes 0.3 s
-            # instead of 1.6 s.  It changes which of several equally good
-            # solutions is found, though, so only answers come from this run.
+            # instead of 1.6 s.
             params.use_sat_inprocessing = False
-        if not self.model.HasObjective():
+        if not self.model.HasObjective() and not self.linear:
             # Pure feasibility (the joint problem, mostly proofs of infeasibility):
             # the LP relaxation costs far more than it prunes here (attention at
             # II 19..21: 0.4-0.5 s per proof instead of 1.3-2 s).  Optimization
@@ -200,19 +200,18 @@ class CpSatBackend(Backend):
         cp = self._cp
         objective = self.model.HasObjective()
         if not objective:
-            # A feasibility query runs fast first: a proof of infeasibility (most
-            # queries of Algorithm 1) is the answer whichever way it was found,
-            # and so is "feasible" when only the answer is wanted.  A solution
-            # that is used comes from the standard run below, so that the
-            # schedule is the one the standard search finds (the same model,
-            # hints and parameters give the same solution); so does any answer
-            # the fast run did not reach in its share of the work.
+            # A feasibility query runs without in-processing first, within a
+            # share of the work (FAST_WORK): its answer and its solution are
+            # final (the models are feasibility questions: any solution is as
+            # good as another).  Only a query it does not settle in its share
+            # runs again with CP-SAT's standard search, which proves hard cases
+            # faster.
             fast_work = FAST_WORK if self.work_limit is None else min(FAST_WORK, self.work_limit)
             t0 = time.monotonic()
             status = self._run(time_limit, fast_work, fast=True)
             if status == cp.INFEASIBLE:
                 return False
-            if status in (cp.OPTIMAL, cp.FEASIBLE) and self.answer_only:
+            if status in (cp.OPTIMAL, cp.FEASIBLE):
                 return True
             time_limit -= time.monotonic() - t0
             if time_limit <= 0:
