@@ -268,7 +268,7 @@ def joint_schedule(graph: Graph, ii: int, length: int, solver: str = "cpsat",
 
 
 def solve_joint(m: JointModel, deadline: Deadline, hint: dict[str, int] | None = None,
-                ) -> tuple[dict[str, int], dict[str, int]] | None:
+                hint_warps: dict[str, int] | None = None) -> tuple[dict[str, int], dict[str, int]] | None:
     """Solve a built joint model (at its current length) with ``hint`` starts."""
     graph, ii, b, length = m.graph, m.ii, m.b, m.length
     if not m.feasible_bounds:
@@ -278,6 +278,9 @@ def solve_joint(m: JointModel, deadline: Deadline, hint: dict[str, int] | None =
             b.hint(m.k[v], s // ii)
             for r in range(ii):
                 b.hint(m.rho[v][r], int(r == s % ii))
+        if hint_warps is not None and v in hint_warps:
+            for w, lit in enumerate(m.opw[v]):
+                b.hint(lit, int(w == hint_warps[v]))
     if not b.solve(deadline.left()):
         return None
     starts = {op.name: m.start_value(op.name) for op in graph.ops}
@@ -286,7 +289,8 @@ def solve_joint(m: JointModel, deadline: Deadline, hint: dict[str, int] | None =
 
 
 def joint_at_length(model: JointModel | None, graph: Graph, ii: int, length: int, solver: str,
-                    deadline: Deadline, hint: dict[str, int] | None) -> tuple[JointModel, object]:
+                    deadline: Deadline, hint: dict[str, int] | None,
+                    hint_warps: dict[str, int] | None = None) -> tuple[JointModel, object]:
     """The joint query at ``length`` through ``model`` (built for another length
     at this II) moved to it when the backend allows, else through a new model:
     (the model, the answer of :func:`solve_joint`)."""
@@ -294,7 +298,7 @@ def joint_at_length(model: JointModel | None, graph: Graph, ii: int, length: int
         model = JointModel(graph, ii, length, make_backend(solver, deadline.at, deadline.work))
     else:
         model.retarget(length)
-    return model, solve_joint(model, deadline, hint)
+    return model, solve_joint(model, deadline, hint, hint_warps)
 
 
 def _joint_feasible_relaxed(graph: Graph, ii: int, length: int, solver: str, time_limit: Deadline,
@@ -381,20 +385,23 @@ def _least_joint_length(g: Graph, ii: int, ms, l_max: int, solver: str, deadline
         return max(ms.length, max(found[0][op.name] + op.cycles for op in g.ops))
 
     lo = ms.length
-    model, found = joint_at_length(None, g, ii, lo, solver, deadline, ms.starts)
+    # Warps as a hint: every compute op on the first compute warp (the solver
+    # moves what must move), then each solution's warps for the next probe.
+    first = {op.name: 0 for op in g.ops if not op.variable_latency}
+    model, found = joint_at_length(None, g, ii, lo, solver, deadline, ms.starts, first)
     attempts.append({"II": ii, "L": lo, "joint": "sat" if found else "unsat"})
     if found is not None:
         return found
     if lo == l_max:
         return None
     lo += 1
-    model, found = joint_at_length(model, g, ii, l_max, solver, deadline, ms.starts)
+    model, found = joint_at_length(model, g, ii, l_max, solver, deadline, ms.starts, first)
     if found is None:
         return None
     hi = length_of(found)
     probe = hi - 1
     while lo < hi:
-        model, at = joint_at_length(model, g, ii, probe, solver, deadline, found[0])
+        model, at = joint_at_length(model, g, ii, probe, solver, deadline, found[0], found[1])
         attempts.append({"II": ii, "L": probe, "joint": "sat" if at else "unsat"})
         if at is None:
             lo = probe + 1
@@ -425,7 +432,6 @@ def twill(graph: Graph, solver: str = "cpsat", time_limit: float | Deadline = 12
     ii = max(rmii, cmii, min_ii or 0)
     cap = max_ii if max_ii is not None else top
     attempts = []
-    guess = critical_length(g, ii, deadline) + ii
     while ii <= cap:
         try:
             check_model_size(g, ii, lay.total)
@@ -434,37 +440,29 @@ def twill(graph: Graph, solver: str = "cpsat", time_limit: float | Deadline = 12
         # Algorithm 1 tries L = Len(M), Len(M)+1, ... while ceil(L/II) is unchanged.
         # Feasibility is monotone in L (a larger L only relaxes completion), so
         # one query at the largest such L, l_max, decides the whole inner loop.
-        # l_max comes from feasibility queries (stage_window), and the II is
-        # refuted by a proof without the solver (warp_bound) or by the joint
-        # problem without memory (a necessary condition) before the modulo
-        # schedule M itself is computed: most IIs end here.
+        # l_max comes from feasibility queries (stage_window); a proof without the
+        # solver (warp_bound) may then settle the II before M itself is computed.
         l_max = stage_window(g, ii, solver, deadline, critical_length(g, ii, deadline))
-        if l_max is not None:
-            reason = joint_bound(g, ii, l_max) or (
-                None if _joint_feasible_relaxed(g, ii, l_max, solver, deadline) else "without memory")
-            if reason is not None:
-                attempts.append({"II": ii, "L": l_max, "joint": f"unsat ({reason})"})
+        reason = None if l_max is None else joint_bound(g, ii, l_max)
+        if reason is None:
+            # M, the least-length modulo schedule (within l_max when known: a
+            # schedule fits there, and every stage domain shrinks to it).
+            ms = least_length(g, ii, solver, deadline, guess=l_max)
+            if ms is None:
+                attempts.append({"II": ii, "modulo": "infeasible"})
                 ii += 1
-                guess = None
                 continue
-        # The least length at II-1 plus one is usually enough at II (a guess:
-        # modulo_schedule falls back to the full horizon when it is not); l_max
-        # always is.
-        ms = least_length(g, ii, solver, deadline, guess=l_max if guess is None else guess)
-        guess = ms.length + 1 if ms is not None else None
-        if ms is None:
-            attempts.append({"II": ii, "modulo": "infeasible"})
+            if l_max is None:
+                l_max = math.ceil(ms.length / ii) * ii
+                reason = joint_bound(g, ii, l_max)
+            # The joint problem without memory (a necessary condition), guided by
+            # M's starts (which speeds up its proofs too).
+            if reason is None and not _joint_feasible_relaxed(g, ii, l_max, solver, deadline, hint=ms.starts):
+                reason = "without memory"
+        if reason is not None:
+            attempts.append({"II": ii, "L": l_max, "joint": f"unsat ({reason})"})
             ii += 1
             continue
-        if l_max is None:  # M found by the full search: the checks above, now
-            l_max = math.ceil(ms.length / ii) * ii
-            reason = joint_bound(g, ii, l_max) or (
-                None if _joint_feasible_relaxed(g, ii, l_max, solver, deadline, hint=ms.starts)
-                else "without memory")
-            if reason is not None:
-                attempts.append({"II": ii, "L": l_max, "joint": f"unsat ({reason})"})
-                ii += 1
-                continue
         # M's tie-break (ops as late as possible) only matters from here on.
         ms = latest_starts(g, ii, ms, solver, deadline)
         found = joint_schedule(g, ii, ms.length, solver, deadline, fixed_starts=ms.starts)
@@ -477,6 +475,10 @@ def twill(graph: Graph, solver: str = "cpsat", time_limit: float | Deadline = 12
                 ii += 1
                 continue
         starts, warps = found
+        # A streaming op's stage is free (no incoming dependence, outgoing delays
+        # zero, its buffers a fixed ring, its residue alone reserves its unit):
+        # it is reported at its residue, stage 0, whichever stage the solver chose.
+        starts = {v: s % ii if g.is_streaming(v) else s for v, s in starts.items()}
         return Schedule(
             ii=ii,
             length=max(starts[op.name] + op.cycles for op in g.ops),

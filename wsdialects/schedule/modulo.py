@@ -263,16 +263,73 @@ def least_length(graph: Graph, ii: int, solver: str, deadline: Deadline,
     bounded below by the critical path, so a schedule that reaches it is
     proven optimal at once."""
 
-    def search(max_length):
-        b = make_backend(solver, deadline.at, deadline.work)
-        m = ModuloModel(graph, ii, b, max_length=max_length)
-        b.minimize([(1, m.length_var)])
-        if not b.solve(deadline.left()):
-            return None
-        return ModuloSchedule(ii, {op.name: m.start_value(op.name) for op in graph.ops}, b.value(m.length_var))
+    found = _shortest_within(graph, ii, solver, deadline, guess) if guess is not None else None
+    return found if found is not None else _shortest_within(graph, ii, solver, deadline, None)
 
-    found = search(guess) if guess is not None else None
-    return found if found is not None else search(None)
+
+def _shortest_within(graph: Graph, ii: int, solver: str, deadline: Deadline,
+                     max_length: int | None) -> ModuloSchedule | None:
+    """The least-length modulo schedule of length at most ``max_length`` (None:
+    any), or None when there is none."""
+    b = make_backend(solver, deadline.at, deadline.work)
+    m = ModuloModel(graph, ii, b, max_length=max_length)
+    b.minimize([(1, m.length_var)])
+    if not b.solve(deadline.left()):
+        return None
+    return ModuloSchedule(ii, {op.name: m.start_value(op.name) for op in graph.ops}, b.value(m.length_var))
+
+
+def greedy_schedule(graph: Graph, ii: int) -> ModuloSchedule | None:
+    """A modulo schedule at this II found without a solver, or None: ops in a
+    topological order of the distance-0 dependences (program order among the
+    ready ones), each at the first cycle from its earliest start where the
+    modular reservation table (every ping-pong member at its offset) has room;
+    None when an op finds no room within II cycles or a loop-carried
+    dependence is violated at the end.  An upper bound on Len(M) when found."""
+    indeg = {op.name: 0 for op in graph.ops}
+    for e in graph.edges:
+        if e.distance == 0:
+            indeg[e.dst] += 1
+    ready = [op.name for op in graph.ops if indeg[op.name] == 0]
+    table = {unit: [0] * ii for unit in graph.units}
+    starts: dict[str, int] = {}
+    while ready:
+        v = min(ready, key=graph.index.__getitem__)
+        ready.remove(v)
+        earliest = max([starts[e.src] + e.delay - e.distance * ii for e in graph.preds(v) if e.src in starts] + [0])
+        op = graph.op(v)
+        shifts = graph.member_offsets(v, ii)
+        for t in range(earliest, earliest + ii):
+            if _fits_together(op, t, shifts, ii, table, graph.units):
+                break
+        else:
+            return None
+        for u, row in op.uses.items():
+            for c, amount in enumerate(row):
+                for m in shifts:
+                    table[u][(t + c + m) % ii] += amount
+        starts[v] = t
+        for e in graph.succs(v):
+            if e.distance == 0:
+                indeg[e.dst] -= 1
+                if indeg[e.dst] == 0:
+                    ready.append(e.dst)
+    if len(starts) < len(graph.ops) or any(starts[e.dst] + e.distance * ii < starts[e.src] + e.delay
+                                           for e in graph.edges):
+        return None
+    return ModuloSchedule(ii, starts, schedule_length(graph, starts))
+
+
+def _fits_together(op: Op, t: int, shifts: list[int], ii: int, table, units) -> bool:
+    """Whether the op's whole reservation (all members, all cycles, which may
+    fold onto one residue) fits the table issued at t."""
+    extra: dict[tuple[str, int], int] = {}
+    for u, row in op.uses.items():
+        for c, amount in enumerate(row):
+            for m in shifts:
+                key = (u, (t + c + m) % ii)
+                extra[key] = extra.get(key, 0) + amount
+    return all(table[u][r] + x <= units[u] for (u, r), x in extra.items())
 
 
 def stage_window(graph: Graph, ii: int, solver: str, deadline: Deadline, crit: int,
@@ -280,7 +337,8 @@ def stage_window(graph: Graph, ii: int, solver: str, deadline: Deadline, crit: i
     """Algorithm 1's largest length at this II, ``ceil(Len(M) / II) * II``, without
     the optimization that finds Len(M): the least ``S * II`` (S from
     ``ceil(crit / II)``) within which some modulo schedule fits, by feasibility
-    queries on one model.  ``crit`` is the critical length, a lower bound on
+    queries on one model (with CP-SAT's LP relaxation, which settles them in
+    hundredths of a second).  ``crit`` is the critical length, a lower bound on
     Len(M): ``Len(M) >= crit > (S0 - 1) * II``, and when a schedule fits in
     ``S * II`` but none in ``(S - 1) * II``, Len(M) lies in ``((S-1)·II, S·II]``.
     None when none fits within ``stages`` more stages (the caller then searches

@@ -61,11 +61,11 @@ class Backend:
     name = ""
     deadline: float | None = None
     work_limit: float | None = None  # deterministic work per solve (CP-SAT), None: none
+    _built = 0
     # Feasibility queries of this model use CP-SAT's LP relaxation (a modulo
     # schedule within a length: the dependence chains and the modular capacities
     # are linear; without it such a query can run for seconds, with it 0.02 s).
     linear = False
-    _built = 0
 
     def tick(self) -> None:
         """Count one variable or constraint; check the clock every 1024."""
