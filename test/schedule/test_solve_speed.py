@@ -7,8 +7,8 @@ import random
 import pytest
 
 from wsdialects.schedule import graph_from_dict
-from wsdialects.schedule.joint import joint_schedule
-from wsdialects.schedule.modulo import critical_length, least_length, rec_mii, res_mii, stage_window, streaming_view
+from wsdialects.schedule.joint import joint_schedule, stage_window
+from wsdialects.schedule.modulo import critical_length, least_length, rec_mii, res_mii, streaming_view
 from wsdialects.schedule.warp_bound import joint_bound
 
 
@@ -123,15 +123,20 @@ def test_bound_never_refutes_a_feasible_attention_like_query(seed):
 
 @pytest.mark.parametrize("seed", range(30))
 def test_stage_window_is_algorithm_1s_largest_length(seed):
-    """stage_window's S*II is ceil(Len(M)/II)*II, Len(M) from the optimization."""
+    """stage_window's l_max is ceil(Len(M)/II)*II, Len(M) from the plain optimization;
+    the M it returns is as short, and a refutation it returns is the bound's at l_max."""
     from wsdialects.schedule.bounds import Deadline
 
     g = streaming_view(graph_from_dict(random_attention_graph(seed) if seed % 2 else random_joint_graph(seed)))
     lo = max(res_mii(g), rec_mii(g))
     for ii in range(lo, lo + 3):
         ms = least_length(g, ii, "cpsat", Deadline(60))
-        window = stage_window(g, ii, "cpsat", Deadline(60), critical_length(g, ii), stages=50)
-        assert window == (None if ms is None else math.ceil(ms.length / ii) * ii), ii
+        l_max, window_ms, reason = stage_window(g, ii, "cpsat", Deadline(60))
+        assert l_max == (None if ms is None else math.ceil(ms.length / ii) * ii), ii
+        if window_ms is not None:
+            assert window_ms.length == ms.length and reason is None
+        elif reason is not None:
+            assert reason == joint_bound(g, ii, l_max)
 
 
 def _attention_graph(pingpong, kernel="flash_attention"):
@@ -188,9 +193,9 @@ def test_length_search_builds_one_joint_model_per_ii(monkeypatch):
     assert (sched.ii, sched.length) == (32, 50)
     assert len(built) == 3
     feasibility = [fast for objective, fast in runs if not objective]
-    # the stage window (a modulo schedule within 2 IIs), relaxed, modulo starts fixed (unsat),
-    # Len(M) = 34 (unsat), l_max = 64 (sat), 49 (unsat): each one fast run
-    assert feasibility == [True] * 6
+    # relaxed, modulo starts fixed (unsat), Len(M) = 34 (unsat), l_max = 64 (sat),
+    # 49 (unsat): each one fast run (M itself was searched within 2 IIs: no window query)
+    assert feasibility == [True] * 5
     assert [(a["L"], a["joint"]) for a in sched.attempts] == [(34, "unsat"), (49, "unsat"), (50, "sat")]
 
 
@@ -214,8 +219,8 @@ def test_flash_attention_d64_search_is_cheap(monkeypatch):
 
     split = _attention_graph(False, "flash_attention_d64")
     for ii in range(32, 36):
-        l_max = stage_window(split, ii, "cpsat", Deadline(60), critical_length(split, ii))
-        assert joint_bound(split, ii, l_max) is not None, ii
+        l_max, ms, reason = stage_window(split, ii, "cpsat", Deadline(60))
+        assert ms is None and reason is not None, ii  # refuted, M never computed
 
     runs = []
     real_run = solvers.CpSatBackend._run

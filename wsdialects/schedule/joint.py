@@ -22,8 +22,8 @@ from dataclasses import dataclass, replace
 
 from .bounds import Deadline, ModelTooLarge, check_model_size
 from .graph import Graph, GraphError
-from .modulo import (ModuloModel, critical_length, latest_starts, least_length, rec_mii, res_mii, stage_window,
-                     streaming_view)
+from .modulo import (ModuloModel, ModuloSchedule, critical_length, latest_starts, least_length, modulo_fits, rec_mii,
+                     res_mii, streaming_view)
 from .solution import Placement, Schedule
 from .solvers import Backend, SolverTimeout, make_backend
 from .warp_bound import joint_bound
@@ -372,6 +372,37 @@ def twill_among(graphs: list[Graph], solver: str = "cpsat", time_limit: float = 
     raise failure
 
 
+def stage_window(g: Graph, ii: int, solver: str, deadline: Deadline,
+                 stages: int = 2) -> tuple[int | None, ModuloSchedule | None, str | None]:
+    """Algorithm 1's largest length at this II, ``l_max = ceil(Len(M) / II) * II``,
+    with M (the least-length modulo schedule) or the reason, found without the
+    solver (warp_bound), why no joint schedule fits in l_max: ``(l_max, M, None)``,
+    ``(l_max, None, reason)``, or ``(None, None, None)`` when there is no modulo
+    schedule at this II.
+
+    Stage by stage from the critical length ``crit`` (a lower bound on Len(M), so
+    ``Len(M) > (S0 - 1) * II`` for ``S0 = ceil(crit / II)``): the first S with a
+    modulo schedule within ``S * II`` gives l_max.  Where warp_bound refutes ``S * II``
+    only that fact is asked (a feasibility query); elsewhere M itself is searched
+    within ``S * II`` (its stage domains as small as they can be).  Past
+    ``stages`` more stages, M is searched over the whole horizon."""
+    first = -(-critical_length(g, ii, deadline) // ii)
+    for s in range(first, first + stages + 1):
+        reason = joint_bound(g, ii, s * ii)
+        if reason is not None:
+            if modulo_fits(g, ii, s * ii, solver, deadline):
+                return s * ii, None, reason
+            continue
+        ms = least_length(g, ii, solver, deadline, guess=s * ii, exact=True)
+        if ms is not None:
+            return s * ii, ms, None
+    ms = least_length(g, ii, solver, deadline)
+    if ms is None:
+        return None, None, None
+    l_max = math.ceil(ms.length / ii) * ii
+    return l_max, ms, joint_bound(g, ii, l_max)
+
+
 def _least_joint_length(g: Graph, ii: int, ms, l_max: int, solver: str, deadline: Deadline,
                         attempts: list) -> tuple[dict[str, int], dict[str, int]] | None:
     """The joint schedule of least length L in [Len(M), l_max] (the L Algorithm
@@ -440,25 +471,15 @@ def twill(graph: Graph, solver: str = "cpsat", time_limit: float | Deadline = 12
         # Algorithm 1 tries L = Len(M), Len(M)+1, ... while ceil(L/II) is unchanged.
         # Feasibility is monotone in L (a larger L only relaxes completion), so
         # one query at the largest such L, l_max, decides the whole inner loop.
-        # l_max comes from feasibility queries (stage_window); a proof without the
-        # solver (warp_bound) may then settle the II before M itself is computed.
-        l_max = stage_window(g, ii, solver, deadline, critical_length(g, ii, deadline))
-        reason = None if l_max is None else joint_bound(g, ii, l_max)
-        if reason is None:
-            # M, the least-length modulo schedule (within l_max when known: a
-            # schedule fits there, and every stage domain shrinks to it).
-            ms = least_length(g, ii, solver, deadline, guess=l_max)
-            if ms is None:
-                attempts.append({"II": ii, "modulo": "infeasible"})
-                ii += 1
-                continue
-            if l_max is None:
-                l_max = math.ceil(ms.length / ii) * ii
-                reason = joint_bound(g, ii, l_max)
-            # The joint problem without memory (a necessary condition), guided by
-            # M's starts (which speeds up its proofs too).
-            if reason is None and not _joint_feasible_relaxed(g, ii, l_max, solver, deadline, hint=ms.starts):
-                reason = "without memory"
+        l_max, ms, reason = stage_window(g, ii, solver, deadline)
+        if ms is None and reason is None:
+            attempts.append({"II": ii, "modulo": "infeasible"})
+            ii += 1
+            continue
+        # The joint problem without memory (a necessary condition), guided by M's
+        # starts (which speeds up its proofs too).
+        if reason is None and not _joint_feasible_relaxed(g, ii, l_max, solver, deadline, hint=ms.starts):
+            reason = "without memory"
         if reason is not None:
             attempts.append({"II": ii, "L": l_max, "joint": f"unsat ({reason})"})
             ii += 1

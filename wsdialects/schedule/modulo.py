@@ -254,7 +254,7 @@ def modulo_schedule(graph: Graph, ii: int, solver: str = "cpsat", time_limit: fl
 
 
 def least_length(graph: Graph, ii: int, solver: str, deadline: Deadline,
-                 guess: int | None = None) -> ModuloSchedule | None:
+                 guess: int | None = None, exact: bool = False) -> ModuloSchedule | None:
     """The least length of a modulo schedule at this II, with one schedule of
     that length; None when none exists.  ``guess`` (a length the caller expects
     to suffice, e.g. the previous II's) bounds the first search: if a schedule
@@ -264,7 +264,9 @@ def least_length(graph: Graph, ii: int, solver: str, deadline: Deadline,
     proven optimal at once."""
 
     found = _shortest_within(graph, ii, solver, deadline, guess) if guess is not None else None
-    return found if found is not None else _shortest_within(graph, ii, solver, deadline, None)
+    if found is not None or exact:  # exact: only schedules within guess are wanted
+        return found
+    return _shortest_within(graph, ii, solver, deadline, None)
 
 
 def _shortest_within(graph: Graph, ii: int, solver: str, deadline: Deadline,
@@ -332,30 +334,13 @@ def _fits_together(op: Op, t: int, shifts: list[int], ii: int, table, units) -> 
     return all(table[u][r] + x <= units[u] for (u, r), x in extra.items())
 
 
-def stage_window(graph: Graph, ii: int, solver: str, deadline: Deadline, crit: int,
-                 stages: int = 2) -> int | None:
-    """Algorithm 1's largest length at this II, ``ceil(Len(M) / II) * II``, without
-    the optimization that finds Len(M): the least ``S * II`` (S from
-    ``ceil(crit / II)``) within which some modulo schedule fits, by feasibility
-    queries on one model (with CP-SAT's LP relaxation, which settles them in
-    hundredths of a second).  ``crit`` is the critical length, a lower bound on
-    Len(M): ``Len(M) >= crit > (S0 - 1) * II``, and when a schedule fits in
-    ``S * II`` but none in ``(S - 1) * II``, Len(M) lies in ``((S-1)·II, S·II]``.
-    None when none fits within ``stages`` more stages (the caller then searches
-    the whole horizon)."""
-    first = -(-crit // ii)
-    m = None
-    for s in range(first, first + stages + 1):
-        if m is None:
-            m = ModuloModel(graph, ii, make_backend(solver, deadline.at, deadline.work), s * ii)
-            m.b.linear = True
-        else:
-            m.retarget(s * ii)
-        if m.feasible_bounds and m.b.solve(deadline.left()):
-            return s * ii
-        if not m.b.retargetable:
-            m = None
-    return None
+def modulo_fits(graph: Graph, ii: int, length: int, solver: str, deadline: Deadline) -> bool:
+    """Whether some modulo schedule at this II has length at most ``length``: a
+    feasibility query with CP-SAT's LP relaxation (which settles it in hundredths
+    of a second where the search alone can take seconds)."""
+    m = ModuloModel(graph, ii, make_backend(solver, deadline.at, deadline.work), length)
+    m.b.linear = True
+    return m.feasible_bounds and m.b.solve(deadline.left())
 
 
 def latest_starts(graph: Graph, ii: int, first: ModuloSchedule, solver: str,
