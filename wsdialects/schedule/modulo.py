@@ -281,59 +281,6 @@ def _shortest_within(graph: Graph, ii: int, solver: str, deadline: Deadline,
     return ModuloSchedule(ii, {op.name: m.start_value(op.name) for op in graph.ops}, b.value(m.length_var))
 
 
-def greedy_schedule(graph: Graph, ii: int) -> ModuloSchedule | None:
-    """A modulo schedule at this II found without a solver, or None: ops in a
-    topological order of the distance-0 dependences (program order among the
-    ready ones), each at the first cycle from its earliest start where the
-    modular reservation table (every ping-pong member at its offset) has room;
-    None when an op finds no room within II cycles or a loop-carried
-    dependence is violated at the end.  An upper bound on Len(M) when found."""
-    indeg = {op.name: 0 for op in graph.ops}
-    for e in graph.edges:
-        if e.distance == 0:
-            indeg[e.dst] += 1
-    ready = [op.name for op in graph.ops if indeg[op.name] == 0]
-    table = {unit: [0] * ii for unit in graph.units}
-    starts: dict[str, int] = {}
-    while ready:
-        v = min(ready, key=graph.index.__getitem__)
-        ready.remove(v)
-        earliest = max([starts[e.src] + e.delay - e.distance * ii for e in graph.preds(v) if e.src in starts] + [0])
-        op = graph.op(v)
-        shifts = graph.member_offsets(v, ii)
-        for t in range(earliest, earliest + ii):
-            if _fits_together(op, t, shifts, ii, table, graph.units):
-                break
-        else:
-            return None
-        for u, row in op.uses.items():
-            for c, amount in enumerate(row):
-                for m in shifts:
-                    table[u][(t + c + m) % ii] += amount
-        starts[v] = t
-        for e in graph.succs(v):
-            if e.distance == 0:
-                indeg[e.dst] -= 1
-                if indeg[e.dst] == 0:
-                    ready.append(e.dst)
-    if len(starts) < len(graph.ops) or any(starts[e.dst] + e.distance * ii < starts[e.src] + e.delay
-                                           for e in graph.edges):
-        return None
-    return ModuloSchedule(ii, starts, schedule_length(graph, starts))
-
-
-def _fits_together(op: Op, t: int, shifts: list[int], ii: int, table, units) -> bool:
-    """Whether the op's whole reservation (all members, all cycles, which may
-    fold onto one residue) fits the table issued at t."""
-    extra: dict[tuple[str, int], int] = {}
-    for u, row in op.uses.items():
-        for c, amount in enumerate(row):
-            for m in shifts:
-                key = (u, (t + c + m) % ii)
-                extra[key] = extra.get(key, 0) + amount
-    return all(table[u][r] + x <= units[u] for (u, r), x in extra.items())
-
-
 def modulo_fits(graph: Graph, ii: int, length: int, solver: str, deadline: Deadline) -> bool:
     """Whether some modulo schedule at this II has length at most ``length``: a
     feasibility query with CP-SAT's LP relaxation (which settles it in hundredths

@@ -17,10 +17,20 @@ needs no search, only counting residues:
   residue (one of them executes for a cycle or more, or both need a unit at
   issue beyond its capacity) need distinct ones, so ``II >= c + their number``.
 
-Flash attention with head dim 64, split over two warps: the softmax chain cannot
-afford a 32-cycle spill, so QK^T, its mask, the exponentials (32 cycles on the
-SFU) and P.V share a warp, whose four blocking ops need II >= 32 + 4 = 36; the
-solver gave up on II 33-35 after a second of work each.
+- **issue windows**: with several compute warps, the blocking ops that do not
+  fit beside ``o`` go to other warps, and every path between them and ``o``
+  pays a spill; the ones that stay issue within the ``II - c`` residues left,
+  so a path between two of them (or them and ``o``) is rounded up to the next
+  length whose residue lies in that window.  For each choice of the ones that
+  stay, earliest and latest starts follow from these pairwise bounds; a
+  positive cycle, an empty window, or two ops on one unit that cannot issue
+  apart enough without overfilling it rule the choice out.
+
+Flash attention with head dim 64, split over two warps: the exponentials take
+32 cycles of the SFU, which leaves 2 or 3 residues for QK^T, its mask, P.V and
+the rescale, all blocking; whichever stay beside them wait for the next window
+and the others pay 16-32 cycles of spill, so no schedule fits in 4 stages at
+II 32-35 (the solver needs 47 s to prove it at II 34, and gave up after a second).
 
 :func:`joint_bound` returns the reason as text, or None when it proves nothing.
 """
