@@ -375,24 +375,27 @@ def twill_among(graphs: list[Graph], solver: str = "cpsat", time_limit: float = 
 def stage_window(g: Graph, ii: int, solver: str, deadline: Deadline,
                  stages: int = 2) -> tuple[int | None, ModuloSchedule | None, str | None]:
     """Algorithm 1's largest length at this II, ``l_max = ceil(Len(M) / II) * II``,
-    with M (the least-length modulo schedule) or the reason, found without the
-    solver (warp_bound), why no joint schedule fits in l_max: ``(l_max, M, None)``,
-    ``(l_max, None, reason)``, or ``(None, None, None)`` when there is no modulo
-    schedule at this II.
+    with M (the least-length modulo schedule), or a length ``L >= l_max`` with the
+    reason, found without the solver (warp_bound), why no joint schedule fits in
+    it (hence none in l_max): ``(l_max, M, None)``, ``(L, None, reason)``, or
+    ``(None, None, None)`` when there is no modulo schedule at this II.
 
     Stage by stage from the critical length ``crit`` (a lower bound on Len(M), so
     ``Len(M) > (S0 - 1) * II`` for ``S0 = ceil(crit / II)``): the first S with a
     modulo schedule within ``S * II`` gives l_max.  Where warp_bound refutes ``S * II``
-    only that fact is asked (a feasibility query); elsewhere M itself is searched
-    within ``S * II`` (its stage domains as small as they can be).  Past
-    ``stages`` more stages, M is searched over the whole horizon."""
+    for some of these S, one feasibility query at the largest of them settles the
+    II when a modulo schedule fits there; elsewhere M itself is searched within
+    ``S * II`` (its stage domains as small as they can be).  Past ``stages`` more
+    stages, M is searched over the whole horizon."""
     first = -(-critical_length(g, ii, deadline) // ii)
-    for s in range(first, first + stages + 1):
-        reason = joint_bound(g, ii, s * ii)
-        if reason is not None:
-            if modulo_fits(g, ii, s * ii, solver, deadline):
-                return s * ii, None, reason
-            continue
+    tried = first
+    refuted = [(s, r) for s in range(first, first + stages + 1) for r in [joint_bound(g, ii, s * ii)] if r]
+    if refuted:
+        s, reason = refuted[-1]
+        if modulo_fits(g, ii, s * ii, solver, deadline):
+            return s * ii, None, reason
+        tried = s + 1  # Len(M) > s * II
+    for s in range(tried, first + stages + 1):
         ms = least_length(g, ii, solver, deadline, guess=s * ii, exact=True)
         if ms is not None:
             return s * ii, ms, None
