@@ -261,7 +261,8 @@ def least_length(graph: Graph, ii: int, solver: str, deadline: Deadline,
     of length <= guess exists, the least one is also the least overall; only if
     none does is the search repeated over the full horizon.  The least L is
     bounded below by the critical path, so a schedule that reaches it is
-    proven optimal at once."""
+    proven optimal at once.  ``exact``: only a schedule within ``guess`` is
+    wanted (None when there is none), no search of the whole horizon."""
 
     found = _shortest_within(graph, ii, solver, deadline, guess) if guess is not None else None
     if found is not None or exact:  # exact: only schedules within guess are wanted
