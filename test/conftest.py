@@ -26,3 +26,27 @@ def _kernel_cache_off_under_monkeypatch(request):
     kernel_cache.enabled = "monkeypatch" not in request.fixturenames
     yield
     kernel_cache.enabled = True
+
+
+def _slow_prefixes() -> list[str]:
+    """Node-id prefixes of the slowest tests, slowest first (test/slow_tests.txt; pytest's
+    --durations cuts an id at its first space, so a line may name several parametrizations)."""
+    path = os.path.join(os.path.dirname(__file__), "slow_tests.txt")
+    try:
+        with open(path, encoding="utf-8") as f:
+            return [line.split(None, 1)[1].strip() for line in f if line.strip() and not line.startswith("#")]
+    except (OSError, IndexError):
+        return []
+
+
+def pytest_collection_modifyitems(config, items):
+    """Start the slowest tests first: under `pytest -n auto` a long test collected last
+    keeps one worker busy after the other has finished. Only the order changes."""
+    prefixes = _slow_prefixes()
+    if not prefixes:
+        return
+
+    def rank(item) -> int:
+        return next((i for i, p in enumerate(prefixes) if item.nodeid.startswith(p)), len(prefixes))
+
+    items[:] = sorted(items, key=rank)  # stable: the rest keep their collection order

@@ -91,3 +91,37 @@ if not os.path.isdir(os.path.join(shared, "kernels")):
 if not os.path.isdir(os.path.join(shared, "kernels")):
     shared = os.path.join(repo_root, "examples")
 config.substitutions.append(("%shared", shared))
+
+
+# --- order on a fresh checkout: the longest files first ------------------------------
+# lit starts the tests that took longest last time first (.lit_test_times.txt, which it
+# writes after a run); a fresh clone has none and runs them alphabetically, so the slowest
+# files (transforms/ws-hopper*, ws-schedule*) would start last and leave one of the two CI
+# workers idle at the end. Seed the file with an estimate: one unit per RUN line, more for
+# a RUN line that calls the schedule solver or emits LLVM / PTX. lit replaces it after the run.
+def _seed_test_times(root):
+    times = os.path.join(root, ".lit_test_times.txt")
+    if os.path.exists(times):
+        return
+    lines = []
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames[:] = [d for d in dirnames if d not in config.excludes]
+        for name in filenames:
+            if os.path.splitext(name)[1] not in config.suffixes:
+                continue
+            path = os.path.join(dirpath, name)
+            try:
+                with open(path, encoding="utf-8", errors="replace") as f:
+                    runs = [l for l in f if "RUN:" in l]
+            except OSError:
+                continue
+            cost = sum(1 + 4 * ("sched''ule{" in l) + ("-t llvm" in l or "-t ptx" in l) for l in runs)
+            lines.append(f"{cost:e} {os.path.relpath(path, root).replace(os.sep, '/')}\n")
+    try:
+        with open(times, "w") as f:
+            f.writelines(lines)
+    except OSError:
+        pass  # a read-only checkout: alphabetical order
+
+
+_seed_test_times(config.test_source_root)

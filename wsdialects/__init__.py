@@ -4,6 +4,7 @@
     module = wsdialects.parse_file("gemm.mlir")
     wsdialects.interpret(module, "matmul", grid, args)
     k = wsdialects.compile("gemm.mlir", pipeline="ws-hopper", depth=3)   # .ptx, k[grid](*tensors)
+    k = wsdialects.autotune("gemm.mlir", configs=[wsdialects.Config(depth=3), ...], key=["M", "N", "K"])
 """
 
 from __future__ import annotations
@@ -12,7 +13,8 @@ from xdsl.dialects.builtin import ModuleOp
 
 from wsdialects.diagnostics import WsError, parse_text
 
-__all__ = ["Deadlock", "InterpretError", "WsError", "compile", "interpret", "parse", "parse_file"]
+__all__ = ["Config", "Deadlock", "InterpretError", "WsError", "autotune", "compile", "interpret", "parse",
+           "parse_file"]
 
 
 def parse(text: str, filename: str = "<string>") -> ModuleOp:
@@ -41,4 +43,8 @@ def __getattr__(name: str):
         from wsdialects.runtime import compile as _compile
 
         return _compile
+    if name in ("autotune", "Config"):
+        import wsdialects.runtime.tuner as _tuner
+
+        return getattr(_tuner, name)
     raise AttributeError(f"module 'wsdialects' has no attribute '{name}'")

@@ -92,6 +92,18 @@ def _kernel(op: Operation, a: Attribute) -> None:
     _on(op, func.FuncOp, "a func.func", KERNEL_ATTR)
     if not isinstance(a, UnitAttr):
         raise VerifyException(f"{KERNEL_ATTR} is a unit attribute (`attributes {{{KERNEL_ATTR}}}`), got {a}")
+    # the passes read a kernel's body as one block of structured control flow (scf.for, scf.if)
+    blocks = op.body.blocks
+    if not blocks:
+        raise VerifyException(f"a {KERNEL_ATTR} function needs a body: @{op.sym_name.data} is only a declaration "
+                              "(no `{ ... }`; is the input cut short?)")
+    if len(blocks) > 1:
+        from wsdialects.diagnostics import location_of
+
+        where = location_of(blocks[1].first_op) if blocks[1].first_op is not None else None
+        at = f" (the second block's first op is at line {where[1]})" if where else ""
+        raise VerifyException(f"the body of a {KERNEL_ATTR} function is one block (structured control flow: "
+                              f"scf.for, scf.if), @{op.sym_name.data} has {len(blocks)}{at}")
 
 
 def _schedule(op: Operation, a: Attribute) -> None:

@@ -43,6 +43,7 @@ from xdsl.traits import NoTerminator
 from xdsl.utils.exceptions import VerifyException
 
 from wsdialects.layout import plain
+from wsdialects.syntax import parse_region_then_attrs, print_region_then_attrs
 
 REG_MIN, REG_MAX = 24, 256  # setmaxnreg range, multiples of 8
 
@@ -122,14 +123,7 @@ class PartitionOp(IRDLOperation):
         regs = None
         if parser.parse_optional_keyword("regs") is not None:
             regs = parser.parse_integer(allow_boolean=False)
-        body = parser.parse_region()
-        if not body.blocks:  # `{}` parses as no block; an empty partition has one
-            body.add_block(Block())
-        attrs = parser.parse_optional_attr_dict_with_keyword()
-        op = cls(pid, warps, body, regs, role)
-        if attrs is not None:
-            op.attributes.update(attrs.data)
-        return op
+        return parse_region_then_attrs(parser, lambda body: cls(pid, warps, body, regs, role))
 
     def print(self, printer: Printer) -> None:
         printer.print_string(f" {self.pid}")
@@ -143,9 +137,7 @@ class PartitionOp(IRDLOperation):
         if self.regs is not None:
             printer.print_string(f" regs {self.regs.value.data}")
         printer.print_string(" ")
-        printer.print_region(self.body, print_entry_block_args=False, print_empty_block=False)
-        if self.attributes:
-            printer.print_op_attributes(self.attributes, print_keyword=True)
+        print_region_then_attrs(printer, self, self.body)
 
 
 def _partition_of(op: Operation, container: "RegionOp") -> PartitionOp | None:
@@ -224,22 +216,17 @@ class RegionOp(IRDLOperation):
 
     @classmethod
     def parse(cls, parser: Parser):
-        body = parser.parse_region()
-        if not body.blocks:
-            body.add_block(Block())
-        op = cls()
-        op.body.detach_block(0).erase()
-        body.move_blocks(op.body)
-        attrs = parser.parse_optional_attr_dict_with_keyword()
-        if attrs is not None:
-            op.attributes.update(attrs.data)
-        return op
+        def from_body(body: Region):
+            op = cls()
+            op.body.detach_block(0).erase()
+            body.move_blocks(op.body)
+            return op
+
+        return parse_region_then_attrs(parser, from_body)
 
     def print(self, printer: Printer) -> None:
         printer.print_string(" ")
-        printer.print_region(self.body, print_entry_block_args=False, print_empty_block=False)
-        if self.attributes:
-            printer.print_op_attributes(self.attributes, print_keyword=True)
+        print_region_then_attrs(printer, self, self.body)
 
 
 @irdl_op_definition

@@ -120,3 +120,19 @@ def test_ptxas_scheduled_attention_split(name, tmp_path):
     ptx = _ptx(INPUTS / "scheduled" / f"{name}_split.mlir", "ws-hopper")
     assert ".shared .align" in ptx or "ld.shared.b32" in ptx
     _assemble(ptx, tmp_path, name, spills=True)
+
+
+def test_parse_report_serialization_notes():
+    """The wgmma-serialization notes are found by what they say, not from a list of codes: a
+    C75xx note that speaks of wgmma / warpgroup is one, C7508 (setmaxnreg) and others are not."""
+    report = "\n".join([
+        "ptxas info    : Compiling entry function 'k' for 'sm_90a'",
+        "ptxas info    : (C7519) warpgroup.arrive is injected in around line 12 by compiler to allow use of registers in GMMA in function 'k'",
+        "ptxas info    : (C7599) Potential Performance Loss: wgmma.mma_async instructions are serialized due to a future reason in the function 'k'",
+        "ptxas info    : (C7508) Potential Performance Loss: setmaxnreg ignored; unable to determine register count at entry",
+        "ptxas info    : (C7598) something unrelated to the tensor cores in function 'k'",
+        "ptxas info    : Used 90 registers",
+    ])
+    info = parse_report(report)["k"]
+    assert [s[:7] for s in info.serialized] == ["(C7519)", "(C7599)"], info.serialized
+    assert info.registers == 90

@@ -22,17 +22,7 @@ from wsdialects.fuzz.report import table, write
 # bytes or None, the issue class it belongs to).  A bad outcome the fuzzer finds
 # must match one of these; empty this list as the fixes land (the lead does,
 # after merging them), so that a fixed class cannot come back.
-KNOWN_BAD: list[tuple[str, str, bytes | None, str]] = [
-    ("internal", r"internal error: (UnicodeDecodeError|ParseError)", None,
-     "issue 12/14: non-UTF-8 input, a UTF-8 BOM or a first token the lexer rejects (driver: syntax.py, ws_opt.py)"),
-    ("timeout", r"ran past", rb'"x{8,}',
-     "issue 12: xDSL 0.74's lexer backtracks exponentially on an unterminated string (driver: syntax.py)"),
-    ("internal", r"ZeroDivisionError", None, "issue 12: tile.num_warps = 0 in ws-distribute (frontend-errors)"),
-    ("unlocated", r"<input>: error: (no tile.kernel function to lower|ws-pingpong: no warp_group.region)", None,
-     "issue 12/14: unlocated errors of -t llvm/ptx and ws-pingpong (driver / sync-check)"),
-    ("mismatch", r"deadlock after the pipeline", None,
-     "issue 12 S1-S3: schedules (ws.stage/ws.order/ws.warp) compiled into deadlocks (sync-check)"),
-]
+KNOWN_BAD: list[tuple[str, str, bytes | None, str]] = []  # every class of 2026-11-22 is fixed (2026-11-25)
 
 
 def _known(outcome: str, message: str, data: bytes | None) -> str | None:
@@ -55,8 +45,8 @@ def test_fuzz_budget_finds_nothing_new(mode, seed, cases):
     still = sorted({_known(r.outcome, r.message, d) for _, d, r in run.bad} - {None})
     print(table(run.results))
     print("KNOWN_BAD classes still found:", *still, sep="\n  ")
-    assert not unknown, "new bad outcomes (reproduce with python -m wsdialects.fuzz --mode " \
-        f"{mode} --seed {seed} --first N --cases 1 --out DIR):\n" + \
+    assert not unknown, "new bad outcomes (replay with python -m wsdialects.fuzz --mode " \
+        f"{mode} --seed {seed} --case N --out DIR):\n" + \
         "\n".join(f"  case {c.index}: {r.outcome}: {r.message}" for c, r in unknown)
     if mode == "semantic":  # the comparison really runs
         assert sum(r.compared for _, _, r in run.results) >= cases // 2
@@ -204,3 +194,182 @@ def test_cases_keep_blas_to_one_thread():
     if out.stdout.strip() == "none":
         pytest.skip("numpy's BLAS is not OpenBLAS here")
     assert out.stdout.strip() == "1"
+
+
+# ---------------------------------------------------------------- tables written as the run goes, shards, merge
+
+def _by_index(case: Case, send) -> Result:
+    """A job whose outcome is a function of the case alone (no compiler: fast)."""
+    send(("input", case.seed.encode()))
+    return Result(["ok", "error", "internal"][case.index % 3], f"case {case.index}", compared=case.index % 2 == 0)
+
+
+def _tally(run, first, count, plan_):
+    from wsdialects.fuzz.report import Tally, ranges
+
+    t = Tally("syntax", 3, ranges(range(first, first + count)), plan_.pipeline_names, plan_.corpus)
+    for c, _, r in run.results:
+        t.add(c, r)
+    return t
+
+
+def test_shards_are_the_run_and_merge_into_its_table(tmp_path):
+    """Cases S..S+N-1 of a shard are those a full run draws for these indices, and
+    the merged table of two shards is the full run's table."""
+    from wsdialects.fuzz import plan
+    from wsdialects.fuzz.report import merge, read, render
+
+    p = plan("syntax")
+    full = fuzz("syntax", seed=3, cases=9, jobs=3, job=_by_index, drawn_from=p)
+    a = fuzz("syntax", seed=3, first=0, cases=4, jobs=3, job=_by_index, drawn_from=p)
+    b = fuzz("syntax", seed=3, first=4, cases=5, jobs=3, job=_by_index, drawn_from=p)
+    assert [c for c, _, _ in full.results] == [c for c, _, _ in a.results + b.results]
+    assert [d for _, d, _ in full.results] == [d for _, d, _ in a.results + b.results]
+    kmap = {k.name: k for k in p.kernels}
+    assert [make_input(c, kmap, {}) for c, _, _ in full.results[4:]] == \
+        [make_input(c, kmap, {}) for c, _, _ in b.results]
+    for name, t in (("a.md", _tally(a, 0, 4, p)), ("b.md", _tally(b, 4, 5, p))):
+        (tmp_path / name).write_text(render(t))
+    merged = merge([read(str(tmp_path / "b.md")), read(str(tmp_path / "a.md"))], ["b.md", "a.md"])
+    assert render(merged) == render(_tally(full, 0, 9, p))
+    text = render(merged)
+    assert "cases 0..8" in text and "partial" not in text and "| **internal error** | **3** |" in text
+    assert "Interpreted before and after the pipeline and compared: 5 cases." in text
+    assert text.split("<!--")[0].count(" | internal | ") == 3  # the bad cases' rows, from both shards
+
+
+def test_merge_refuses_overlapping_or_unlike_shards(tmp_path, capsys):
+    from wsdialects.fuzz.__main__ import main
+    from wsdialects.fuzz.report import Tally, render
+
+    def put(name, first, count, **kw):
+        t = Tally(**{"mode": "syntax", "seed": 1, "cases": [[first, first + count - 1]], "pipelines": ["-p x"],
+                     "corpus": "c", **kw})
+        (tmp_path / name).write_text(render(t))
+        return str(tmp_path / name)
+
+    a, b = put("a.md", 0, 10), put("b.md", 5, 10)
+    assert main(["merge", a, b]) == 2 and "overlap: both have cases 5..9" in capsys.readouterr().err
+    for kw, what in (({"seed": 2}, "seed"), ({"pipelines": ["-p y"]}, "pipelines"), ({"mode": "semantic"}, "mode")):
+        c = put("c.md", 10, 5, **kw)
+        assert main(["merge", a, c]) == 2 and f"differ in {what}" in capsys.readouterr().err
+    out = tmp_path / "all.md"
+    assert main(["merge", a, put("d.md", 10, 5), "-o", str(out)]) == 0
+    assert "cases 0..14" in out.read_text() and "partial: 0 of 15 cases" in out.read_text()
+    (tmp_path / "e.md").write_text("| outcome | cases |\n")
+    assert main(["merge", a, str(tmp_path / "e.md")]) == 2 and "not a wsdialects.fuzz table" in capsys.readouterr().err
+
+
+def test_table_is_written_as_the_run_goes(tmp_path):
+    """Every N cases (and every few seconds) outcomes.md is a valid table of the cases
+    done so far; a bad case's reproducer is written when it is found."""
+    from wsdialects.fuzz import plan
+    from wsdialects.fuzz.report import Tally, Writer, read, render
+
+    p = plan("syntax")
+    kernels, cases = _cases(5)
+    w = Writer(str(tmp_path), Tally("syntax", 0, [[0, 4]], p.pipeline_names, p.corpus), "cmd", 2,
+               every_s=3600, every_n=2)
+    assert "partial: 0 of 5 cases" in (tmp_path / "outcomes.md").read_text()
+    w.add(cases[0], b"a", Result("ok"))
+    w.add(cases[2], b"b", Result("internal", "boom"))
+    assert (tmp_path / "repro" / "internal" / "case-2.mlir").read_bytes() == b"b"
+    w.add(cases[1], b"c", Result("ok"))  # not yet flushed (every 2 cases)
+    text = (tmp_path / "outcomes.md").read_text()
+    assert "partial: 2 of 5 cases" in text and "done: 0, 2)" in text and "| **internal error** | **1** |" in text
+    assert read(str(tmp_path / "outcomes.md")).done == [0, 2]
+    w.add(cases[3], b"d", Result("ok"))
+    w.add(cases[4], b"e", Result("error", "x.mlir:1:1: error: y"))
+    assert render(read(w.flush())).count("partial") == 0
+
+
+def test_stopped_run_leaves_a_partial_table(tmp_path):
+    """SIGTERM (a time limit) ends the run with its table written: partial, valid."""
+    import subprocess
+    import sys
+
+    out = tmp_path / "out"
+    proc = subprocess.Popen([sys.executable, "-m", "wsdialects.fuzz", "--mode", "syntax", "--seed", "4",
+                             "--count", "500", "--out", str(out), "-q"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    from wsdialects.fuzz.report import read
+
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        time.sleep(0.5)
+        if (out / "outcomes.md").exists() and proc.poll() is None:
+            break
+    time.sleep(3)  # some cases done
+    proc.send_signal(signal.SIGTERM)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 128 + signal.SIGTERM, err
+    text = (out / "outcomes.md").read_text()
+    t = read(str(out / "outcomes.md"))
+    assert 0 < len(t.done) < 500 and f"partial: {len(t.done)} of 500 cases" in text
+    assert f"| total | {len(t.done)} |" in text and "stopped by signal 15" in err
+
+
+WARM_PROBE = r"""
+import sys, tempfile
+from pathlib import Path
+from wsdialects.fuzz import warm_up
+from wsdialects.fuzz.case import Case, execute
+from wsdialects.fuzz.corpus import seed_graphs
+
+warm_up()
+before = {m for m in sys.modules if m.startswith("wsdialects")}
+kernel = Path("test/Inputs/kernels/relu_gemm.mlir").read_bytes()
+graph = seed_graphs()[0].text.encode()
+runs = [("semantic", "mlir", ["-p", "ws-specialize{depth=2 mma-depth=1}"], kernel),
+        ("syntax", "mlir", ["-p", "ws-hopper{cooperative=2}", "-t", "llvm"], kernel),
+        ("syntax", "mlir", ["-p", "ws-specialize{depth=2 mma-depth=1},ws-lower-aref,ws-lower-warp-groups"],
+         kernel.replace(b"func.return\n}", b"func.return\n^bb1:\n  func.return\n}")),
+        ("schedule", "json", ["--time-limit", "5"], graph)]
+with tempfile.TemporaryDirectory() as d:
+    for i, (mode, kind, pipe, data) in enumerate(runs):
+        r = execute(Case(i, mode, "probe", kind, pipe, [], "k"), data, d, lambda phase: None)
+        print(mode, r.outcome, r.compared, r.message[:100])
+print("NEW", sorted({m for m in sys.modules if m.startswith("wsdialects")} - before))
+"""
+
+
+def test_warm_up_imports_what_cases_use():
+    """The children forked for the cases import nothing of ours (each would pay for it,
+    and a module edited during a run would meet the old ones loaded: ImportError as
+    internal errors, seen once in a campaign): compile, lower, interpret, schedule."""
+    import subprocess
+    import sys
+
+    out = subprocess.run([sys.executable, "-c", WARM_PROBE], capture_output=True, text=True, timeout=300,
+                         cwd=os.path.join(os.path.dirname(__file__), "..", ".."))
+    assert out.returncode == 0, out.stderr
+    lines = out.stdout.splitlines()
+    assert lines[0].startswith("semantic ok True") and lines[1].startswith("syntax ok"), out.stdout
+    assert lines[2].startswith("syntax error") and "schedule ok" in lines[3], out.stdout
+    assert lines[-1] == "NEW []", out.stdout
+
+
+def test_resume_runs_what_a_stopped_run_left(tmp_path, capsys):
+    """--resume TABLE runs the cases a stopped run did not (its mode, seed and cases) and
+    writes the whole table: the full run's; a table drawn from other pipelines is refused."""
+    from wsdialects.fuzz import plan
+    from wsdialects.fuzz.__main__ import main
+    from wsdialects.fuzz.report import Tally, read, render
+
+    p = plan("syntax")
+    assert main(["--mode", "syntax", "--seed", "3", "--count", "6", "-q", "--out", str(tmp_path / "full")]) in (0, 1)
+    stopped = Tally("syntax", 3, [[0, 5]], p.pipeline_names, p.corpus)
+    for c, _, r in fuzz("syntax", seed=3, jobs=2, indices=[0, 2, 3], drawn_from=p).results:
+        stopped.add(c, r)
+    (tmp_path / "stopped.md").write_text(render(stopped))
+    assert "partial: 3 of 6 cases" in (tmp_path / "stopped.md").read_text()
+    assert main(["--resume", str(tmp_path / "stopped.md"), "-q", "--jobs", "2", "--out", str(tmp_path / "resumed")]) \
+        in (0, 1)
+    full, resumed = read(str(tmp_path / "full" / "outcomes.md")), read(str(tmp_path / "resumed" / "outcomes.md"))
+    assert sorted(resumed.done) == list(range(6)) and resumed.per == full.per and resumed.bad == full.bad
+    assert "partial" not in (tmp_path / "resumed" / "outcomes.md").read_text()
+    capsys.readouterr()
+    stopped.pipelines = ["-p ws-specialize"]
+    (tmp_path / "other.md").write_text(render(stopped))
+    assert main(["--resume", str(tmp_path / "other.md"), "-q"]) == 2
+    assert "was drawn from other pipelines" in capsys.readouterr().err

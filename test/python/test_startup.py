@@ -22,4 +22,8 @@ def test_the_lazy_names_are_there():
 
     assert (wsdialects.Deadlock, wsdialects.InterpretError, wsdialects.interpret) == (Deadlock, InterpretError, interpret)
     assert callable(wsdialects.compile)
-    assert set(wsdialects.__all__) <= set(dir(wsdialects)) | {"Deadlock", "InterpretError", "interpret", "compile"}
+    from wsdialects.runtime.tuner import Config, autotune
+
+    assert (wsdialects.autotune, wsdialects.Config) == (autotune, Config)
+    assert set(wsdialects.__all__) <= set(dir(wsdialects)) | {"Deadlock", "InterpretError", "interpret", "compile",
+                                                              "autotune", "Config"}

@@ -205,7 +205,7 @@ def test_a_pass_defect_is_an_internal_error(monkeypatch, capsys):
     assert exit_.value.code == 2, out.err
     assert not out.out
     assert re.search(r"two_dots_shared_load.mlir:23:7: error: internal compiler error: ws-verify-sync: ring "
-                     r"%\w+ has consumers = 2, but 1 partition\(s\) release it", out.err), out.err
+                     r"%\w+ has consumers = 2, but it is released by 1 partition:", out.err), out.err
 
 
 def test_s2_put_back_is_an_internal_error_at_the_put_value(monkeypatch, capsys):
@@ -221,3 +221,17 @@ def test_s2_put_back_is_an_internal_error_at_the_put_value(monkeypatch, capsys):
     assert exit_.value.code == 2, err
     assert (f"{kernel}:43:7: error: internal compiler error: ws-verify-sync: ring %aref_p is put into by partition 2 "
             "(consumer_w10) and by partition 3 (consumer_w11): a ring has one producing partition") in err, err
+
+
+def test_group_lists_read_as_prose():
+    """Messages name groups in words, never as a Python list (issue 14): ws-lower-warp-groups'
+    missing turn (lit: test/transforms/ws-lower-warp-groups.mlir, LONELY), the gather rule
+    and the simulator's stuck gather use `numbered`; counts use `counted`."""
+    from wsdialects.diagnostics import counted, numbered
+
+    assert numbered("group", [1]) == "group 1"
+    assert numbered("group", [1, 2]) == "groups 1 and 2"
+    assert numbered("group", [0, 1, 3]) == "groups 0, 1 and 3"
+    # counts too, never "time(s)" (lit: test/transforms/ws-verify-sync.mlir, CONSUMERS)
+    assert (counted(1, "partition"), counted(0, "time"), counted(2, "arrival")) == ("1 partition", "0 times",
+                                                                                     "2 arrivals")

@@ -272,6 +272,23 @@ def test_ours_rejects_use_before_def():
     assert str(e.value) == "t.mlir:2:3: error: 'arith.addi' operand #0 does not dominate this use"
 
 
+# --- a symbol defined twice: xDSL 0.74 says so on the module, with no op named -------
+
+REDEFINED = "func.func @f() {\n  func.return\n}\nfunc.func private @f()\n"
+
+
+def test_stock_reports_redefinition_on_the_module():
+    with pytest.raises(VerifyException, match='Redefinition of symbol "f"') as e:
+        stock_parse(REDEFINED)
+    assert "func.func" not in str(e.value).splitlines()[0]
+
+
+def test_ours_reports_redefinition_at_the_second_definition():
+    with pytest.raises(WsError) as e:
+        parse_text(REDEFINED, "t.mlir")
+    assert str(e.value) == "t.mlir:4:1: error: 'func.func' redefinition of symbol \"f\" (first defined at line 1)"
+
+
 # --- stock xdsl-opt ends in a traceback ----------------------------------------------
 
 SYNTAX_ERROR = "func.func @f() {\n  %x = arith.addi 1\n}\n"

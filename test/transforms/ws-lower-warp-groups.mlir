@@ -28,6 +28,6 @@
 // Turns (ws-pingpong) become named barriers after the partitions' own; a team that
 // does not hold every group's turns is refused.
 // RUN: not ws-opt %S/Inputs/turn-lonely.mlir -p ws-lower-warp-groups 2>&1 | filecheck %s --check-prefix=LONELY
-// LONELY: turn-lonely.mlir:5:7: error: ws-lower-warp-groups: no partition takes the turns of group(s) [1] of 2: the turn would never come back
+// LONELY: turn-lonely.mlir:5:7: error: ws-lower-warp-groups: no partition takes the turns of group 1 of 2: the turn would never come back
 // RUN: not ws-opt %S/Inputs/turn-twice.mlir -p ws-lower-warp-groups 2>&1 | filecheck %s --check-prefix=TWICE
 // TWICE: turn-twice.mlir:8:7: error: ws-lower-warp-groups: partitions 0 and 1 both take the turns of group 0 of 2

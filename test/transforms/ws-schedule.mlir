@@ -1,23 +1,11 @@
 // (ws-sched''ule: the split keeps lit from substituting the tool path into the pass name.)
 // (Attention takes about 4 s of CPU time: an explicit time limit keeps the test
 // deterministic on a loaded machine; the default, 10 s, is for compiles.)
-// RUN: ws-opt %shared/kernels/attention.mlir -p 'ws-sched''ule{arch=h100 solver=cpsat time-limit=120 pingpong=false}' -o %t
-// RUN: filecheck %s --input-file %t --check-prefix=ATTR
-// RUN: ws-opt %t --print-op-generic | ws-opt | filecheck %s --check-prefix=ATTR
-// RUN: ws-opt %t -p 'ws-partition,ws-distribute{depth=2}' | filecheck %s --check-prefix=DIST
-// RUN: ws-opt %t -p 'ws-specialize{depth=3 mma-depth=2}' | filecheck %s --check-prefix=SPEC
 // RUN: ws-opt %S/../Inputs/kernels/dual_dot.mlir -p 'ws-sched''ule{arch=h100},ws-partition,ws-distribute{depth=2}' | filecheck %s --check-prefix=ONE
 // RUN: ws-opt %S/../Inputs/kernels/no_loop.mlir -p 'ws-sched''ule' 2>&1 | filecheck %s --check-prefix=NOLOOP
 // RUN: ws-opt %shared/kernels/gemm.mlir -p 'ws-sched''ule{arch=h100}' | filecheck %s --check-prefix=GEMM
 // RUN: ws-opt %shared/kernels/gemm.mlir -p 'ws-sched''ule{arch=h100},ws-partition,ws-distribute{depth=2}' | filecheck %s --check-prefix=GEMMDIST
 // RUN: sed 's/tile.num_warps = 8/tile.num_warps = 4/' %shared/kernels/gemm.mlir | ws-opt -p 'ws-sched''ule{arch=h100},ws-partition' 2>&1 | filecheck %s --check-prefix=NOSCHED
-// RUN: ws-opt %S/../Inputs/kernels/causal_attention.mlir -p 'ws-sched''ule{arch=h100 time-limit=120 pingpong=false}' | filecheck %s --check-prefix=CAUSAL
-// RUN: ws-opt %shared/kernels/attention.mlir -p 'ws-sched''ule{arch=h100 time-limit=120}' -o %t.pp
-// RUN: filecheck %s --input-file %t.pp --check-prefix=PP
-// RUN: ws-opt %t.pp -p ws-hopper 2>&1 | filecheck %s --check-prefix=PPH
-// RUN: ws-opt %S/../../examples/kernels/flash_attention.mlir -p 'ws-sched''ule{arch=h100 time-limit=120}' -o %t.fa3
-// RUN: filecheck %s --input-file %t.fa3 --check-prefix=FA3
-// RUN: ws-opt %t.fa3 -p ws-hopper 2>&1 | filecheck %s --check-prefix=FA3H
 // RUN: not ws-opt %shared/kernels/attention.mlir -p 'ws-sched''ule{arch=a100}' 2>&1 | filecheck %s --check-prefix=BADARCH
 // RUN: not ws-opt %shared/kernels/attention.mlir -p 'ws-sched''ule{solver=yices}' 2>&1 | filecheck %s --check-prefix=BADSOLVER
 // RUN: not ws-opt %shared/kernels/attention.mlir -p 'ws-sched''ule{time-limit=-1}' 2>&1 | filecheck %s --check-prefix=BADLIMIT
@@ -26,65 +14,6 @@
 // RUN: ws-opt %shared/kernels/attention.mlir -p 'ws-sched''ule{normalize=100000},ws-specialize' 2>&1 | filecheck %s --check-prefix=TOOBIG
 // RUN: sed 's/tile.num_warps = 8 : i32/tile.num_warps = 2.5 : f32/' %shared/kernels/attention.mlir > %t.warps.mlir
 // RUN: not ws-opt %t.warps.mlir -p 'ws-sched''ule' 2>&1 | filecheck %s --check-prefix=WARPS
-
-// ws-schedule writes Twill's optimum (II = 23, L = 40 on the h100 model, whose dots
-// take their measured 128-cycle latency on top of their tensor-core time) on the
-// loop, and stage / order in the steady state / warp group on every scheduled
-// op (TMA loads on the variable-latency group 2; QK^T on group 0, PV on group 1).
-// Views (tile.trans, expand_dims, broadcast) and scalars get none.
-// ATTR: scf.for %j = %c0 to %n_tiles step %c1 iter_args
-// ATTR-NEXT: %k = tile.desc_load {{.*}} {ws.stage = 0 : i32, ws.order = {{[0-9]+}} : i32, ws.warp = 2 : i32}
-// ATTR-NEXT: %kt = tile.trans %k [1, 0] : tensor<128x128xf16> -> tensor<128x128xf16>{{$}}
-// ATTR-NEXT: %qk = tile.dot {{.*}} {ws.stage = 0 : i32, ws.order = {{[0-9]+}} : i32, ws.warp = 0 : i32}
-// ATTR: %p = math.exp2 %qk_c {ws.stage = {{[0-9]+}} : i32, ws.order = {{[0-9]+}} : i32, ws.warp = 0 : i32} : tensor<128x128xf32>
-// ATTR: %alpha_e = tile.expand_dims %alpha, 1 : tensor<128xf32> -> tensor<128x1xf32>{{$}}
-// ATTR: %v = tile.desc_load {{.*}} {ws.stage = 0 : i32, ws.order = {{[0-9]+}} : i32, ws.warp = 2 : i32}
-// ATTR: %acc_new = tile.dot %p16, %v, %acc_s {{.*}} {ws.stage = 1 : i32, ws.order = {{[0-9]+}} : i32, ws.warp = 1 : i32}
-// ATTR-NEXT: %kv_next = arith.addi %kv_row, %Bn : i32
-// ATTR-NEXT: scf.yield
-// ATTR-NEXT: } {ws.schedule = {II = 23 : i32, L = 40 : i32, warps = 2 : i32, solver = "cpsat", vl_warp = 2 : i32}}
-
-// Honoured: one consumer partition per warp group, each with its own loop copy;
-// every tile crossing partitions travels through its own aref -- the TMA loads,
-// and computed tiles too: the P tile (p16) from the softmax group to the PV group.
-// DIST: %aref_k = aref.create : !aref.ring<tensor<128x128xf16>, depth = 2>
-// DIST: %aref_q = aref.create : !aref.ring<tensor<128x128xf16>, depth = 1>
-// DIST: %aref_p16 = aref.create : !aref.ring<tensor<128x128xf16>, depth = 2>
-// DIST: %aref_v = aref.create : !aref.ring<tensor<128x128xf16>, depth = 2>
-// DIST: warp_group.partition 0 producer warps 4 regs 40 {
-// DIST-NOT: tile.dot
-// DIST: aref.put %aref_k[%j], %k
-// DIST: aref.put %aref_v[%j], %v
-// DIST: warp_group.partition 1 consumer_w0 warps 4 regs 232 {
-// DIST: %[[Q:.*]] = aref.get %aref_q
-// DIST: scf.for %[[J:[a-z_0-9]+]] = {{.*}} : i32 {
-// DIST-NEXT: %[[K:.*]] = aref.get %aref_k[%[[J]]]
-// DIST-NEXT: %kt = tile.trans %[[K]] [1, 0]
-// DIST-NEXT: %qk = tile.dot %[[Q]], %kt, %zero_qk {{.*}} ws.warp = 0 : i32}
-// DIST-NEXT: aref.consumed %aref_k[%[[J]]]
-// DIST-NOT: ws.warp = 1
-// DIST: %p16 = arith.truncf %p {{.*}}ws.warp = 0 : i32}
-// DIST-NEXT: aref.put %aref_p16[%[[J]]], %p16
-// DIST: } {ws.schedule = {II = 23 : i32
-// DIST-NEXT: aref.consumed %aref_q
-// DIST: warp_group.partition 2 consumer_w1 warps 4 regs 232 {
-// DIST-NOT: ws.warp = 0
-// DIST: scf.for %[[J2:.*]] = %{{.*}} iter_args({{.*}}%acc = %acc0) -> ({{.*}}tensor<128x128xf32>) : i32 {
-// DIST: %[[V:.*]] = aref.get %aref_v[%[[J2]]]
-// DIST-NEXT: %[[P:.*]] = aref.get %aref_p16[%[[J2]]]
-// DIST-NEXT: %acc_new = tile.dot %[[P]], %[[V]], %acc_s {{.*}} ws.warp = 1 : i32}
-// DIST-NEXT: aref.consumed %aref_p16[%[[J2]]]
-// DIST-NEXT: aref.consumed %aref_v[%[[J2]]]
-// DIST: tile.desc_store %o_desc
-
-// ws-specialize (partition, distribute, pipeline-mma) compiles the schedule:
-// each group's dots are issued asynchronously.
-// SPEC: warp_group.partition 1 consumer_w0 warps 4 regs 232 {
-// SPEC: %qk = mma.async_dot
-// SPEC: mma.wait %qk {pending = 0}
-// SPEC: warp_group.partition 2 consumer_w1 warps 4 regs 232 {
-// SPEC: %acc_new = mma.async_dot
-// SPEC: mma.wait %acc_new {pending = 0}
 
 // One compute warp group (tile.num_warps = 4): the default partitioning (the
 // scheduled ops keep their attributes).
@@ -115,72 +44,6 @@
 // NOSCHED: remark: ws-schedule: @matmul not scheduled: no schedule at any II: op 'acc2' holds 256 registers per thread while live, above the register limit of 255
 // NOSCHED: ws.partition = array<i32: 1>
 
-// Causal attention: the mask and column offsets depend on the induction
-// variable alone; they are scheduled (stage, order) but get no warp group:
-// every partition that uses them recomputes them.
-// CAUSAL: %qk_raw = tile.dot {{.*}}ws.warp = 0 : i32}
-// CAUSAL: %offs_n = arith.addi %n_off_v, %rows {ws.stage = {{[0-9]+}} : i32, ws.order = {{[0-9]+}} : i32} : tensor<128xi32>
-// CAUSAL: %causal = arith.cmpi sge, %offs_mb, %offs_nb {ws.stage = {{[0-9]+}} : i32, ws.order = {{[0-9]+}} : i32} : tensor<128x128xi32>
-// CAUSAL: %qk = arith.select {{.*}}ws.warp = 0 : i32}
-// CAUSAL: %acc_new = tile.dot {{.*}}ws.warp = 1 : i32}
-// CAUSAL: } {ws.schedule = {II = {{[0-9]+}} : i32, L = {{[0-9]+}} : i32, warps = 2 : i32, solver = "cpsat", vl_warp = 2 : i32}}
-// The joint problem's own choice for attention (pingpong=true, the default): the two
-// compute groups as one ping-pong team -- each runs the whole body on 64 rows, the
-// second offset by half the II, so one's exponentials overlap the other's MMAs
-// (FA3's ping-pong). Its II reaches the tensor-core bound, below the split schedule's.
-// PP: %qk = tile.dot {{.*}} {ws.stage = 0 : i32, ws.order = {{[0-9]+}} : i32, ws.warp = 0 : i32}
-// PP: %acc_new = tile.dot {{.*}} ws.warp = 0 : i32}
-// PP: } {ws.schedule = {II = [[II:[0-9]+]] : i32, L = {{[0-9]+}} : i32, warps = 1 : i32, solver = "cpsat", cooperative = 2 : i32, pingpong = true, vl_warp = 1 : i32}}
-// ws-hopper builds that team (ws-cooperative + ws-pingpong): 64-row wgmmas, and each
-// group issues an MMA between a wait on its own named barrier and an arrival on the
-// other's (the two groups' QK^T / PV alternate on the tensor cores).
-// PPH: nvgpu.wg.branch warps 4 to 8 "consumer0"
-// PPH: scf.for
-// PPH: nvvm.barrier [[B0:[0-9]+]] threads 256
-// PPH-NEXT: nvgpu.wgmma.fence
-// PPH-NEXT: %qk{{(_[0-9]+)?}} = nvgpu.wgmma.mma_async {{.*}} -> tensor<64x128xf32
-// PPH-NEXT: nvgpu.wgmma.commit_group
-// PPH-NEXT: nvvm.barrier_arrive [[B1:[0-9]+]] threads 256
-// PPH: nvgpu.wgmma.wait_group %qk{{(_[0-9]+)?}} {pending = 0}
-// PPH: math.exp2
-// PPH: nvvm.barrier [[B0]] threads 256
-// PPH-NEXT: nvgpu.wgmma.fence
-// PPH-NEXT: %acc_new{{(_[0-9]+)?}} = nvgpu.wgmma.mma_async {{.*}} -> tensor<64x128xf32
-// PPH-NEXT: nvgpu.wgmma.commit_group
-// PPH-NEXT: nvvm.barrier_arrive [[B1]] threads 256
-// PPH: nvgpu.wg.branch warps 8 to 12 "consumer1"
-// PPH: nvvm.barrier_arrive [[B0]] threads 256
-// PPH: scf.for
-// PPH: nvvm.barrier [[B1]] threads 256
-// PPH-NEXT: nvgpu.wgmma.fence
-// PPH-NEXT: nvgpu.wgmma.mma_async
-// PPH-NEXT: nvgpu.wgmma.commit_group
-// PPH-NEXT: nvvm.barrier_arrive [[B0]] threads 256
-// On the bundled flash attention (the QK^T scale folded into the exponent, masked
-// columns) the ping-pong optimum is two-stage: QK^T_j and the softmax in stage 0,
-// PV_{j-1} in stage 1, so each group issues QK^T_j and PV_{j-1} back to back in its
-// turn and waits for QK^T_j alone (pending = 1) before its exponentials, while PV
-// runs on: FlashAttention-3's intra-warpgroup overlap, on top of the ping-pong.
-// FA3: %qk_raw = tile.dot {{.*}} {ws.stage = 0 : i32, ws.order = {{[0-9]+}} : i32, ws.warp = 0 : i32}
-// FA3: %p = math.exp2 {{.*}} {ws.stage = 0 : i32
-// FA3: %acc_new = tile.dot {{.*}} {ws.stage = 1 : i32, ws.order = {{[0-9]+}} : i32, ws.warp = 0 : i32}
-// FA3: } {ws.schedule = {II = {{[0-9]+}} : i32, L = {{[0-9]+}} : i32, warps = 1 : i32, solver = "cpsat", cooperative = 2 : i32, pingpong = true, vl_warp = 1 : i32}}
-// FA3H: nvgpu.wg.branch warps 4 to 8 "consumer0"
-// FA3H: scf.for
-// FA3H: nvvm.barrier [[T0:[0-9]+]] threads 256
-// FA3H-NEXT: nvgpu.wgmma.fence
-// FA3H-NEXT: %qk_raw{{(_[0-9]+)?}} = nvgpu.wgmma.mma_async
-// FA3H-NEXT: nvgpu.wgmma.commit_group
-// FA3H-NEXT: nvgpu.wgmma.fence
-// FA3H-NEXT: %acc_new{{(_[0-9]+)?}} = nvgpu.wgmma.mma_async
-// FA3H-NEXT: nvgpu.wgmma.commit_group
-// FA3H-NEXT: nvvm.barrier_arrive [[T1:[0-9]+]] threads 256
-// FA3H-NEXT: nvgpu.wgmma.wait_group %qk_raw{{(_[0-9]+)?}} {pending = 1}
-// FA3H-NOT: nvgpu.wgmma.wait_group
-// FA3H: math.exp2
-// FA3H-NOT: nvgpu.wgmma.mma_async
-// FA3H: nvgpu.wgmma.wait_group %acc_new{{(_[0-9]+)?}} {pending = 0}
-// FA3H: scf.yield
 // BADARCH: error: ws-schedule: unknown arch 'a100'
 // BADSOLVER: error: ws-schedule: unknown solver 'yices'
 // BADLIMIT: error: ws-schedule: time-limit must be a number of seconds from 0 to 86400, got -1

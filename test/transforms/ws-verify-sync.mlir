@@ -11,7 +11,7 @@
 
 // aref level.
 // RUN: not ws-opt %S/Inputs/verify-sync/consumers.mlir -p ws-verify-sync 2>&1 | filecheck %s --check-prefix=CONSUMERS
-// CONSUMERS: consumers.mlir:4:3: error: ws-verify-sync: ring %r has consumers = 2, but 1 partition(s) release it: partition 1 (consumer)
+// CONSUMERS: consumers.mlir:4:3: error: ws-verify-sync: ring %r has consumers = 2, but it is released by 1 partition: partition 1 (consumer)
 // RUN: not ws-opt %S/Inputs/verify-sync/unreleased.mlir -p ws-verify-sync 2>&1 | filecheck %s --check-prefix=UNRELEASED
 // UNRELEASED: unreleased.mlir:14:9: error: ws-verify-sync: partition 1 (consumer) gets from ring %r but never releases a slot of it (no aref.consumed)
 // A release on one path of an scf.if only (odd positions are never released):

@@ -21,6 +21,12 @@ re-parse, a failure of the fuzzer itself).  Three modes:
     python -m wsdialects.fuzz --mode syntax --seed 1 --cases 2000 --jobs 2 --out fuzz-out
     -> fuzz-out/outcomes.md, fuzz-out/repro/<outcome>/case-N.{mlir,json,txt}
 
+``outcomes.md`` is rewritten as the run goes (a stopped run leaves "partial: K
+of N cases"); ``--start S --count N`` runs one shard of a seed's cases and
+``python -m wsdialects.fuzz merge A.md B.md -o ALL.md`` sums shards (see
+``__main__.py`` and ``report.py``); ``--resume TABLE`` finishes a stopped run;
+``--case N`` replays one case.
+
 In Python: ``fuzz("semantic", seed=1, cases=100).counts``.
 """
 
@@ -33,10 +39,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from .case import BAD, MODES, OUTCOMES, Case, Result, draw, execute, make_input
-from .corpus import pipelines, seed_graphs, seed_kernels
+from .corpus import Seed, pipelines, seed_graphs, seed_kernels
 from .pool import Job, run_cases, scratch_dir
+from .report import digest
 
-__all__ = ["BAD", "MODES", "OUTCOMES", "Campaign", "fuzz"]
+__all__ = ["BAD", "MODES", "OUTCOMES", "Campaign", "Plan", "fuzz", "plan"]
 
 
 @dataclass
@@ -57,17 +64,31 @@ class Campaign:
         return [x for x in self.results if x[2].outcome in BAD]
 
 
+# not reached by a case: the docs generator, the GPU runtime (torch, CUDA), command-line mains
+_NOT_WARMED = ("wsdialects.docgen", "wsdialects.runtime", "wsdialects.autotune")
+
+
 def warm_up() -> None:
-    """Import what the cases use once, before the children are forked from us."""
-    import wsdialects.interpreter  # noqa: F401
-    import wsdialects.tools.ws_opt  # noqa: F401
-    import wsdialects.tools.ws_schedule  # noqa: F401
+    """Import every module a case can reach once, before the children are forked from
+    us: no child imports anything of ours, so a run is not broken by sources edited
+    under it (a child importing a new module against old ones loaded: ImportError)."""
+    import importlib
+    import pkgutil
+
+    import wsdialects
     from wsdialects.passes import available_passes
 
+    for m in pkgutil.walk_packages(wsdialects.__path__, "wsdialects."):
+        if m.name.startswith(_NOT_WARMED) or m.name.endswith(".__main__"):
+            continue
+        try:
+            importlib.import_module(m.name)
+        except Exception:  # noqa: BLE001 - a module that does not import fails in its cases
+            pass
     for load in available_passes().values():
         try:
             load()
-        except Exception:  # noqa: BLE001 - a pass that does not import fails in its cases
+        except Exception:  # noqa: BLE001
             pass
     try:
         import ortools.sat.python.cp_model  # noqa: F401
@@ -75,20 +96,54 @@ def warm_up() -> None:
         pass
 
 
-def fuzz(mode: str, seed: int = 0, cases: int = 100, jobs: int = 1, timeout: float = 60.0,
-         semantic_timeout: float = 60.0, corpus: list[str] = (), first: int = 0, memory_mb: int = 4096,
-         job: Job | None = None, progress: Callable[[int, Case, Result], None] | None = None) -> Campaign:
-    """Run cases ``first`` .. ``first + cases - 1`` of ``(mode, seed)``."""
+@dataclass
+class Plan:
+    """What a run's cases are drawn from: the seed kernels and graphs, the pipelines."""
+
+    mode: str
+    kernels: list[Seed]
+    graphs: list[Seed]
+    pipes: list[list[str]]
+
+    @property
+    def pipeline_names(self) -> list[str]:
+        return [" ".join(p) for p in self.pipes]
+
+    @property
+    def corpus(self) -> str:
+        return digest(s.name + "\0" + s.text for s in [*self.kernels, *self.graphs])
+
+
+def plan(mode: str, corpus: list[str] = (), solver: bool | None = None) -> Plan:
+    """The seeds and pipelines of ``mode``; ``solver`` False draws as on a machine
+    without OR-Tools (no ws-schedule pipelines), None as this one."""
     if mode not in MODES:
         raise ValueError(f"unknown mode '{mode}' (choose from {', '.join(MODES)})")
     kernels = seed_kernels(list(corpus))
     graphs = seed_graphs(list(corpus)) if mode == "schedule" else []
     if not kernels:
         raise ValueError("no seed kernels found: run from a checkout, or give --corpus DIR")
-    pipes = pipelines(mode)
-    kmap = {k.name: k for k in kernels}
-    gmap = {g.name: g for g in graphs}
-    drawn = [draw(mode, seed, i, kernels, graphs, pipes) for i in range(first, first + cases)]
+    return Plan(mode, kernels, graphs, pipelines(mode, solver))
+
+
+def fuzz(mode: str, seed: int = 0, cases: int = 100, jobs: int = 1, timeout: float = 60.0,
+         semantic_timeout: float = 60.0, corpus: list[str] = (), first: int = 0, memory_mb: int = 4096,
+         job: Job | None = None, progress: Callable[[int, Case, Result], None] | None = None,
+         sink: Callable[[Case, bytes | None, Result], None] | None = None,
+         drawn_from: Plan | None = None, stop: Callable[[], bool] = lambda: False,
+         indices: list[int] | None = None) -> Campaign:
+    """Run cases ``first`` .. ``first + cases - 1`` of ``(mode, seed)`` (or exactly
+    ``indices``, the cases a stopped run left): the same cases, whatever ``first`` and
+    ``cases`` (shards of a run are the run). ``sink`` gets each result as it finishes;
+    ``drawn_from`` is the `plan` (default: this machine's); the run ends early (its
+    results so far) once ``stop()`` is true."""
+    p = drawn_from or plan(mode, corpus)
+    if p.mode != mode:
+        raise ValueError(f"a {p.mode} plan for a {mode} run")
+    kmap = {k.name: k for k in p.kernels}
+    gmap = {g.name: g for g in p.graphs}
+    todo = range(first, first + cases) if indices is None else indices
+    drawn = [draw(mode, seed, i, p.kernels, p.graphs, p.pipes) for i in todo]
     warm_up()
     workdir = scratch_dir()
 
@@ -101,8 +156,10 @@ def fuzz(mode: str, seed: int = 0, cases: int = 100, jobs: int = 1, timeout: flo
     results = []
     try:
         for n, (case, data, result) in enumerate(run_cases(drawn, job or default_job, jobs, timeout,
-                                                           semantic_timeout, memory_mb)):
+                                                           semantic_timeout, memory_mb, stop)):
             results.append((case, data, result))
+            if sink is not None:
+                sink(case, data, result)
             if progress is not None:
                 progress(n + 1, case, result)
     finally:

@@ -88,8 +88,9 @@ def _schedule(spec: str) -> str:
     return f"ws-schedule{{arch=h100 time-limit=2}},{spec}"
 
 
-def pipelines(mode: str) -> list[list[str]]:
-    """The ws-opt pipelines of a mode.  ``semantic`` and ``schedule`` keep to
+def pipelines(mode: str, solver: bool | None = None) -> list[list[str]]:
+    """The ws-opt pipelines of a mode (with the ws-schedule ones if ``solver``, by
+    default when OR-Tools is installed: the cases drawn depend on it).  ``semantic`` and ``schedule`` keep to
     pipelines whose output the interpreter runs (ws-specialize, and the lowering
     up to ws-lower-warp-groups); ``syntax`` also lowers to the end and to LLVM IR."""
     interpretable = [
@@ -108,7 +109,7 @@ def pipelines(mode: str) -> list[list[str]]:
         out += [["-p", p] for p in ("ws-hopper", "ws-hopper{cooperative=2}", "ws-hopper{cooperative=2 pingpong=true}",
                                     "ws-hopper{persistent=true}")]
         out += [["-p", "ws-hopper", "-t", "llvm"], ["-p", "ws-hopper{cooperative=2}", "-t", "llvm"]]
-    if has_solver():
+    if has_solver() if solver is None else solver:
         out += [["-p", _schedule("ws-specialize")], ["-p", _schedule("ws-specialize{cooperative=2}")]]
         if mode == "syntax":
             out += [["-p", _schedule("ws-hopper")]]

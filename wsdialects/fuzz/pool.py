@@ -67,6 +67,8 @@ def _child(job: Job, case: Case, conn, memory_mb: int) -> None:
     """The body of a case's process."""
     try:
         os.setsid()  # its own process group: the parent kills it and its children as one
+        for sig in (signal.SIGTERM, signal.SIGINT):  # not the parent's handlers (it writes the table)
+            signal.signal(sig, signal.SIG_DFL)
         single_threaded_blas()  # the parallelism is across cases (see its doc)
         import faulthandler
 
@@ -124,15 +126,16 @@ def _blame(phase: str, what: str) -> Result:
 
 def run_cases(cases: Iterable[Case], job: Job, jobs: int = 1, timeout: float = 60.0,
               semantic_timeout: float = 60.0, memory_mb: int = 4096,
-              ) -> Iterator[tuple[Case, bytes | None, Result]]:
+              stop: Callable[[], bool] = lambda: False) -> Iterator[tuple[Case, bytes | None, Result]]:
     """Run each case in its own child, ``jobs`` at a time; yield (case, input,
     result) as they finish.  ``timeout`` bounds making the input and compiling,
-    ``semantic_timeout`` the comparison."""
+    ``semantic_timeout`` the comparison.  When ``stop()`` turns true (checked
+    every 0.2 s) the running cases are killed and the rest not started."""
     ctx = multiprocessing.get_context("fork")
     pending = list(cases)[::-1]
     running: list[_Running] = []
     try:
-        while pending or running:
+        while (pending or running) and not stop():
             while pending and len(running) < max(1, jobs):
                 case = pending.pop()
                 parent, child = ctx.Pipe(duplex=False)

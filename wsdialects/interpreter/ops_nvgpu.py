@@ -23,6 +23,7 @@ from wsdialects.interpreter.ops_async import _sched
 from wsdialects.interpreter.ops_tile import _window
 from wsdialects.interpreter.partitions import Scheduler
 from wsdialects.interpreter.values import InterpretError, dtype_of
+from wsdialects.nvgpu.dispatch import executing_warps
 
 IN_FLIGHT_OK.update({"nvgpu.wgmma.mma_async", "nvgpu.wgmma.wait_group"})
 
@@ -91,18 +92,10 @@ def _name(op) -> str:
 
 
 def _warps(op) -> int:
-    """Warps executing `op`: those of its warp_group.partition or nvgpu.wg.branch (one inside
-    an nvgpu.wg.lead_warp)."""
-    cur = op.parent_op()
-    while cur is not None:
-        if cur.name == "nvgpu.wg.lead_warp":
-            return 1
-        if cur.name == "warp_group.partition":
-            return cur.warps
-        if cur.name == "nvgpu.wg.branch":
-            return cur.num_warps
-        cur = cur.parent_op()
-    raise InterpretError(f"{where(op)}{op.name} per_warp outside any warp group partition")
+    """Warps executing `op` (see `executing_warps`)."""
+    if (n := executing_warps(op)) is None:
+        raise InterpretError(f"{where(op)}{op.name} per_warp outside any warp group partition")
+    return n
 
 
 # The CTA's barrier groups, kept in the frame's environment (shared by the partitions'

@@ -91,23 +91,52 @@ class HopperPass(SpecializePass):
         return [*super().passes(), *lowering_passes(lead_warp=self.lead_warp)]
 
     def apply(self, ctx, op: ModuleOp) -> None:
-        need = {}
-        depth = self.depth
-        for depth in range(self.depth, 1, -1):  # the deepest rings that fit (depth 1 always goes ahead)
-            trial = op.clone()
-            SpecializePass(depth=depth, mma_depth=min(self.mma_depth, depth - 1), cooperative=self.cooperative,
-                           pingpong=self.pingpong, persistent=self.persistent, programs=self.programs
-                           ).run_passes(ctx, trial, check=False)
-            need[depth] = ring_smem_bytes(trial)
-            if need[depth] <= SMEM_LIMIT:
+        """ws-specialize at the deepest depth whose rings fit, then the lowering. A depth that
+        does not fit is undone (the module is restored from a copy) and its remarks dropped,
+        so each remark is printed once."""
+        from wsdialects.diagnostics import collect_notes
+        from wsdialects.transforms.specialize import run_composite
+
+        original = op.clone() if self.depth > 1 else None
+        need: dict[int, int] = {}
+        for depth in [*range(self.depth, 1, -1), 1]:  # the deepest rings that fit (depth 1 always goes ahead)
+            me = self if depth == self.depth else replace(self, depth=depth, mma_depth=min(self.mma_depth, depth - 1))
+            if depth < self.depth:  # undo the deeper trial
+                _restore(op, original.clone() if depth > 1 else original)
+            try:
+                with collect_notes() as notes:
+                    team = me.prepare(op)
+                    # verified once, after the lowering (a failure there verifies first: a broken
+                    # sub-pass is still reported at its op)
+                    run_composite(self.name, ctx, op, SpecializePass.passes(team), check=False, verify=False)
+            except BaseException:
+                _replay(notes)  # outside the collector (replaying into it would never end)
+                raise
+            if depth == 1 or (need.setdefault(depth, ring_smem_bytes(op))) <= SMEM_LIMIT:
                 break
-        else:
-            depth = 1
         if depth != self.depth:
             from wsdialects.transforms.partition import kernels, remark
 
             for k in kernels(op)[:1]:
                 remark(k, f"ws-hopper: rings of depth {self.depth} need {need[self.depth]} bytes of shared memory, "
                           f"more than the {SMEM_LIMIT} a block can have; using depth {depth}")
-        me = replace(self, depth=depth, mma_depth=min(self.mma_depth, depth - 1)) if depth != self.depth else self
-        SpecializePass.apply(me, ctx, op)
+        _replay(notes)
+        # ws-verify-sync runs on the aref IR before ws-lower-aref, and on the result
+        run_composite(self.name, ctx, op, lowering_passes(lead_warp=self.lead_warp), check=True)
+
+
+def _restore(op: ModuleOp, fresh: ModuleOp) -> None:
+    """Make `op` what `fresh` (a copy of its input) is: its body and its attributes."""
+    op.body.detach_block(0)
+    op.body.add_block(fresh.body.detach_block(0))
+    op.attributes.clear()
+    op.attributes.update(fresh.attributes)
+    op.properties.clear()
+    op.properties.update(fresh.properties)
+
+
+def _replay(notes) -> None:
+    from wsdialects.diagnostics import note_at
+
+    for severity, loc, message in notes:
+        note_at(loc, severity, message)

@@ -28,7 +28,7 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import VerifyException
 
-from wsdialects.diagnostics import error_at
+from wsdialects.diagnostics import error_at, numbered
 from wsdialects.nvgpu import REGFILE, BranchOp, DispatchOp, SetMaxNRegOp
 from wsdialects.nvvm import MAX_NAMED_BARRIER, BarrierArriveOp, BarrierOp
 from wsdialects.warp_group import BarrierOp as WgBarrierOp
@@ -54,7 +54,7 @@ def _turn_barriers(region: RegionOp) -> dict:
         return {}
     if sorted(groups) != list(range(size)):
         missing = sorted(set(range(size)) - set(groups))
-        raise error_at(turns[0][1], f"ws-lower-warp-groups: no partition takes the turns of group(s) {missing} "
+        raise error_at(turns[0][1], f"ws-lower-warp-groups: no partition takes the turns of {numbered('group', missing)} "
                                     f"of {size}: the turn would never come back")
     base = 1 + len(parts)  # after the partitions' own barriers
     if base + size - 1 > MAX_NAMED_BARRIER:

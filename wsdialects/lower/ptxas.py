@@ -56,19 +56,24 @@ _USED = re.compile(r"Used (\d+) registers")
 # in GMMA in function 'matmul'", "(C7511) Potential Performance Loss: wgmma.mma_async instructions
 # are serialized due to ... in the function 'matmul'": the wgmma pipeline is serialized
 _SERIAL = re.compile(r"\((C75\d\d)\)\s*(.*?)\s*(?:in (?:the )?function '?([\w$.]+)'?)?\s*$")
-SERIALIZING = ("C7509", "C7510", "C7511", "C7512", "C7513", "C7514", "C7515", "C7516", "C7517", "C7518",
-               "C7519", "C7520")
+_WGMMA = re.compile(r"wgmma|warpgroup|gmma", re.IGNORECASE)
+
+
+def serializing(code: str, text: str) -> bool:
+    """A C75xx note that says ptxas serialized the wgmma pipeline: any one that speaks of wgmma,
+    warpgroup or GMMA (C7508, setmaxnreg ignored, is reported as such elsewhere)."""
+    return code != "C7508" and bool(_WGMMA.search(text))
 
 
 def parse_report(text: str) -> dict[str, PtxasInfo]:
     """Per function, what `ptxas -v` printed (its stderr): registers used, stack frame,
-    spill bytes and the notes where ptxas serializes the wgmma pipeline (C7509-C7520: it
-    injected a warpgroup.arrive / wait, or ran the wgmmas one by one). Lines are attributed to the function named last ("Compiling entry
+    spill bytes and the notes where ptxas serializes the wgmma pipeline (C75xx notes on
+    wgmma: it injected a warpgroup.arrive / wait, or ran the wgmmas one by one). Lines are attributed to the function named last ("Compiling entry
     function 'f'", "Function properties for f")."""
     out: dict[str, PtxasInfo] = {}
     cur: PtxasInfo | None = None
     for line in text.splitlines():
-        if (m := _SERIAL.search(line)) and m.group(1) in SERIALIZING:
+        if (m := _SERIAL.search(line)) and serializing(m.group(1), m.group(2)):
             where = out.setdefault(m.group(3), PtxasInfo(m.group(3))) if m.group(3) else cur
             if where is not None:
                 where.serialized.append(f"({m.group(1)}) {m.group(2)}")

@@ -12,7 +12,7 @@ from xdsl.traits import NoTerminator
 from xdsl.utils.exceptions import VerifyException
 
 from wsdialects.nvgpu.types import REG_MAX, REG_MIN, REGFILE
-from wsdialects.syntax import BodyThenAttrs
+from wsdialects.syntax import BodyThenAttrs, parse_region_then_attrs, print_region_then_attrs
 
 
 # ----------------------------------------------------------------------------- registers, dispatch
@@ -120,22 +120,13 @@ class BranchOp(IRDLOperation):
         role = parser.parse_optional_str_literal()
         if role is None:
             role = parser.parse_identifier()
-        body = parser.parse_region()
-        if not body.blocks:
-            body.add_block(Block())
-        op = cls(first, end - first, role, body)
-        attrs = parser.parse_optional_attr_dict_with_keyword()
-        if attrs is not None:
-            op.attributes.update(attrs.data)
-        return op
+        return parse_region_then_attrs(parser, lambda body: cls(first, end - first, role, body))
 
     def print(self, printer: Printer) -> None:
         printer.print_string(f" warps {self.first_warp} to {self.first_warp + self.num_warps} ")
         printer.print_string_literal(self.role.data)
         printer.print_string(" ")
-        printer.print_region(self.body, print_entry_block_args=False, print_empty_block=False)
-        if self.attributes:
-            printer.print_op_attributes(self.attributes, print_keyword=True)
+        print_region_then_attrs(printer, self, self.body)
 
 
 @irdl_op_definition
@@ -173,20 +164,26 @@ class LeadWarpOp(IRDLOperation):
 
     @classmethod
     def parse(cls, parser: Parser):
-        body = parser.parse_region()
-        if not body.blocks:
-            body.add_block(Block())
-        op = cls(body)
-        attrs = parser.parse_optional_attr_dict_with_keyword()
-        if attrs is not None:
-            op.attributes.update(attrs.data)
-        return op
+        return parse_region_then_attrs(parser, cls)
 
     def print(self, printer: Printer) -> None:
         printer.print_string(" ")
-        printer.print_region(self.body, print_entry_block_args=False, print_empty_block=False)
-        if self.attributes:
-            printer.print_op_attributes(self.attributes, print_keyword=True)
+        print_region_then_attrs(printer, self, self.body)
+
+
+def executing_warps(op) -> int | None:
+    """Warps that execute `op`: one inside an `nvgpu.wg.lead_warp`, else those of the innermost
+    `warp_group.partition` or `nvgpu.wg.branch` around it; None outside any."""
+    cur = op.parent_op()
+    while cur is not None:
+        if cur.name == "nvgpu.wg.lead_warp":
+            return 1
+        if cur.name == "warp_group.partition":
+            return cur.warps
+        if cur.name == "nvgpu.wg.branch":
+            return cur.num_warps
+        cur = cur.parent_op()
+    return None
 
 
 @irdl_op_definition
@@ -249,17 +246,8 @@ class DispatchOp(IRDLOperation):
     def parse(cls, parser: Parser):
         parser.parse_keyword("threads")
         n = parser.parse_integer(allow_boolean=False)
-        body = parser.parse_region()
-        if not body.blocks:
-            body.add_block(Block())
-        op = cls(n, body=body)
-        attrs = parser.parse_optional_attr_dict_with_keyword()
-        if attrs is not None:
-            op.attributes.update(attrs.data)
-        return op
+        return parse_region_then_attrs(parser, lambda body: cls(n, body=body))
 
     def print(self, printer: Printer) -> None:
         printer.print_string(f" threads {self.num_threads} ")
-        printer.print_region(self.body, print_entry_block_args=False, print_empty_block=False)
-        if self.attributes:
-            printer.print_op_attributes(self.attributes, print_keyword=True)
+        print_region_then_attrs(printer, self, self.body)

@@ -92,23 +92,33 @@ class Compiled:
         return f"<wsdialects.Compiled kernels={sorted(self.kernels)}>"
 
 
-def compile(module_or_path, pipeline: str = "ws-hopper", **options) -> Compiled:  # noqa: A001
+def source_text(path_or_text) -> tuple[str, str]:
+    """(file name, MLIR text) of a path (one line naming an existing file or ending in .mlir)
+    or of MLIR text itself (file name `<string>`); WsError if the file cannot be read."""
+    s = str(path_or_text)
+    if "\n" not in s and (s.endswith(".mlir") or os.path.exists(s)):
+        try:
+            return s, Path(s).read_text(encoding="utf-8")
+        except OSError as e:
+            raise WsError(f"cannot read input: {e.strerror}", s) from None
+    return "<string>", s
+
+
+def compile(module_or_path, pipeline: str = "ws-hopper", *, configs=None, key=None, **options):  # noqa: A001
     """Parse (a path, MLIR text or a ModuleOp), run `pipeline` (pass options as keyword
-    arguments, e.g. depth=3), lower to LLVM IR and PTX."""
+    arguments, e.g. depth=3), lower to LLVM IR and PTX: a Compiled. With `configs=` and
+    `key=` it autotunes instead, as `wsdialects.autotune(module_or_path, configs, key,
+    **options)` (the options are then the tuner's keywords): an Autotuner."""
+    if configs is not None or key is not None:
+        from wsdialects.runtime.tuner import autotune_from_compile
+
+        return autotune_from_compile(module_or_path, pipeline, configs, key, options)
     from wsdialects.tools.ws_opt import build_pipeline
 
     if isinstance(module_or_path, ModuleOp):
         module, file = module_or_path.clone(), "<module>"
     else:
-        s = str(module_or_path)
-        if "\n" not in s and (s.endswith(".mlir") or os.path.exists(s)):
-            file = s
-            try:
-                text = Path(s).read_text(encoding="utf-8")
-            except OSError as e:
-                raise WsError(f"cannot read input: {e.strerror}", s) from None
-        else:
-            file, text = "<string>", s
+        file, text = source_text(module_or_path)
         module = parse_text(text, file)
     spec = _pipeline_spec(pipeline, options)
     if spec:

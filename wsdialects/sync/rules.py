@@ -25,8 +25,9 @@ from collections import defaultdict
 
 from xdsl.ir import Operation
 
+from wsdialects.diagnostics import counted, numbered
 from wsdialects.sync import Violation, at, name_of
-from wsdialects.sync.skeleton import AREF_OPS, Party, Trace, executing_warps, region_parties
+from wsdialects.sync.skeleton import AREF_OPS, Party, Trace, party_warps, region_parties
 
 VERB = {"put": "puts", "get": "gets", "consumed": "releases"}
 
@@ -76,8 +77,8 @@ def _check_rings(parties: list[Party]) -> None:
                 raise Violation(_first(by["consumed"], p), f"{p.name} releases slots of ring {r}, which it never "
                                                             "gets from")
         if ring.num_consumers != len(releasers):
-            raise Violation(ring, f"ring {r} has consumers = {ring.num_consumers}, but {len(releasers)} "
-                                  f"partition(s) release it: {', '.join(p.name for p in releasers)}")
+            raise Violation(ring, f"ring {r} has consumers = {ring.num_consumers}, but it is released by "
+                                  f"{counted(len(releasers), 'partition')}: {', '.join(p.name for p in releasers)}")
 
 
 def _check_groups(parties: list[Party]) -> None:
@@ -108,7 +109,7 @@ def _arrivals(parties: list[Party]) -> dict[Operation, dict[tuple[Party, str], t
     for p in parties:
         for o in p.op.walk():
             if o.name == "nvgpu.mbarrier.arrive":
-                n = executing_warps(o, p) if o.scope.data == "per_warp" else 1
+                n = party_warps(o, p) if o.scope.data == "per_warp" else 1
             elif o.name == "nvgpu.mbarrier.arrive_expect_tx":
                 n = 1
             else:
@@ -246,11 +247,11 @@ def _check_gathers(trace: Trace) -> None:
         missing = sorted(set(range(n)) - set(groups))
         if missing:
             p, evs = next(iter(groups.values()))
-            raise Violation(evs[0].op, f"no partition gathers as group(s) {missing} of {n}: this gather of "
+            raise Violation(evs[0].op, f"no partition gathers as {numbered('group', missing)} of {n}: this gather of "
                                        f"{p.name} never completes")
         fewest = min(len(evs) for _, evs in groups.values())
         for g, (p, evs) in sorted(groups.items()):
             if len(evs) > fewest:
                 short = next(q for q, e in groups.values() if len(e) == fewest)
                 raise Violation(evs[fewest].op, f"{p.name} reaches gather #{fewest} (group {g} of {n}), which "
-                                                f"{short.name} never reaches (it gathers {fewest} time(s))")
+                                                f"{short.name} never reaches (it gathers {counted(fewest, 'time')})")

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 
+from wsdialects.diagnostics import counted, numbered
 from wsdialects.sync import Violation, at, name_of
 from wsdialects.sync.skeleton import SYNC_OPS, Ev, Party, Trace
 
@@ -228,8 +229,8 @@ class Simulation:
             raise Violation(ev.op, f"{p.name} arrives on {where} twice in one phase (at {at(prev.op)} and here): "
                                    f"the phase expects one arrival of each partition that arrives on it")
         if n > bar.pending:
-            raise Violation(ev.op, f"{p.name} arrives on {where} with {n} arrival(s) when its phase expects only "
-                                   f"{bar.pending} more (count {bar.count})")
+            raise Violation(ev.op, f"{p.name} arrives on {where} with {counted(n, 'arrival')} when its phase "
+                                   f"expects only {bar.pending} more (count {bar.count})")
         bar.arrived[who] = ev
         bar.last = ev
         bar.pending -= n
@@ -341,7 +342,7 @@ class Simulation:
         if k == "gather":
             meeting = self.meetings[(ev.obj, self.gathered[p])]
             missing = set(range(ev.obj)) - set(meeting)
-            return (f"gather #{self.gathered[p]} of {ev.obj} groups (group(s) {sorted(missing)} missing)",
+            return (f"gather #{self.gathered[p]} of {ev.obj} groups ({numbered('group', sorted(missing))} missing)",
                     {q for g in missing if (q := self.group_party.get((ev.obj, g))) is not None})
         if k == "turn_wait":
             prev = (ev.arg - 1) % ev.obj
@@ -355,7 +356,8 @@ class Simulation:
         if k == "wait":
             bar = self._mbar(ev)
             came = {q for q, _ in bar.arrived}
-            return (f"phase parity {ev.arg} of {name_of(ev.obj)}[{ev.pos}] ({bar.completed} phase(s) completed; "
+            return (f"phase parity {ev.arg} of {name_of(ev.obj)}[{ev.pos}] "
+                    f"({counted(bar.completed, 'phase')} completed; "
                     f"{bar.pending} of {bar.count} arrivals and {bar.tx} bytes outstanding)",
                     self.arrivers[ev.obj] - came)
         bar = self.named[ev.obj]
@@ -428,9 +430,9 @@ class Simulation:
         for (p, obj, i), evs in self.waits.items():
             done = self.mbars[(obj, i)].completed
             if len(evs) != done:
-                raise Violation(evs[-1].op, f"{p.name} waits {len(evs)} time(s) on {name_of(obj)}[{i}], whose "
-                                            f"phases complete {done} time(s): one wait per phase (a wait is missing "
-                                            "or repeated)")
+                raise Violation(evs[-1].op, f"{p.name} waits {counted(len(evs), 'time')} on {name_of(obj)}[{i}], whose "
+                                            f"phases complete {counted(done, 'time')}: one wait per phase "
+                                            "(a wait is missing or repeated)")
         for bid, bar in self.named.items():
             if bar.arrived:
                 raise Violation(bar.last.op, f"named barrier {bid}: {bar.arrived} of {bar.threads} threads arrive in "

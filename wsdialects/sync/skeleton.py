@@ -29,6 +29,8 @@ import numpy as np
 from xdsl.dialects.builtin import FloatAttr, IndexType, IntegerAttr, IntegerType, TensorType
 from xdsl.ir import Block, Operation
 
+from wsdialects.nvgpu.dispatch import executing_warps
+
 # The ops the check follows; everything else only computes.
 AREF_OPS = {"aref.put": "put", "aref.get": "get", "aref.consumed": "consumed"}
 TEAM_OPS = {"warp_group.gather": "gather", "warp_group.turn_wait": "turn_wait", "warp_group.turn_pass": "turn_pass"}
@@ -141,14 +143,10 @@ def region_parties(container: Operation) -> list[Party]:
             for i, b in enumerate(container.branches)]
 
 
-def executing_warps(op: Operation, party: Party) -> int:
+def party_warps(op: Operation, party: Party) -> int:
     """Warps of `party` that execute `op`: one inside an `nvgpu.wg.lead_warp`."""
-    cur = op.parent_op()
-    while cur is not None and cur is not party.op:
-        if cur.name == "nvgpu.wg.lead_warp":
-            return 1
-        cur = cur.parent_op()
-    return party.warps
+    n = executing_warps(op)
+    return party.warps if n is None else n
 
 
 def control_slice(kernel: Operation) -> set[Operation]:
@@ -408,7 +406,7 @@ class Skeleton:
         elif kind == "wait":
             ev = Ev(kind, op, vals[0], pos(vals[1]), None if pos(vals[2]) is None else pos(vals[2]) & 1)
         elif kind == "arrive":
-            ev = Ev(kind, op, vals[0], pos(vals[1]), 1 if op.scope.data == "once" else executing_warps(op, self.party))
+            ev = Ev(kind, op, vals[0], pos(vals[1]), 1 if op.scope.data == "once" else party_warps(op, self.party))
         elif kind == "arrive_tx":
             ev = Ev(kind, op, vals[0], pos(vals[1]), op.bytes.value.data)
         elif kind == "tma":

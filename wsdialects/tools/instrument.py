@@ -1,7 +1,9 @@
 """What runs between the passes of a pipeline: verification, MLIR's IR dumps and
 timing, and the warning for a pass that had no kernel to work on.
 
-- the module is verified after every pass (a failure is located at the op);
+- the module is verified after every pass (a failure is located at the op), once: a
+  composite pass (ws-specialize, ws-hopper) that verified it as its last step is not
+  verified again;
 - `--mlir-print-ir-before-all` / `--mlir-print-ir-after-all` / `--mlir-print-ir-after-failure`
   print the module on stderr under MLIR's header,
   `// -----// IR Dump After SpecializePass (ws-specialize) //----- //`;
@@ -21,7 +23,7 @@ from dataclasses import dataclass
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
 
-from wsdialects.diagnostics import location_of, note_at, verify
+from wsdialects.diagnostics import location_of, note_at, take_verified, verify
 
 
 class Timing:
@@ -93,7 +95,8 @@ class PassObserver:
             if timing is not None:
                 timing.add(prev.name, time.perf_counter() - self.started)
             t0 = time.perf_counter()
-            verify(module, self.file)
+            if not take_verified(module):  # a composite pass verified it as its last step
+                verify(module, self.file)
             if timing is not None:
                 timing.add("Verifier", time.perf_counter() - t0)
             if self.before is not None and module.is_structurally_equivalent(self.before):
@@ -104,6 +107,7 @@ class PassObserver:
             if self.instr.print_after:
                 self.dump("After", prev, module)
         if nxt is not None:
+            take_verified(module)  # only the pass about to run may mark the module verified
             if self.instr.print_before:
                 self.dump("Before", nxt, module)
             # a module with functions but no kernel: watch whether the pass changes anything

@@ -63,16 +63,25 @@ def team_of(region: RegionOp) -> dict[int, PartitionOp]:
         if not marks:
             continue
         if len(marks) > 1:
+            groups = _prose([f"group {g} of {n}" for g, n in sorted(marks)])
             raise error_at(part, f"ws-pingpong: partition {part.pid} is a member of several cooperative groups "
-                                 f"{sorted(marks)}")
+                                 f"({groups})")
         (g, n), = marks
         if g in team or (size and n != size):
             raise error_at(part, f"ws-pingpong: the region holds more than one cooperative team (partition "
                                  f"{part.pid} is group {g} of {n}); ping-pong orders the groups of one team")
         team[g], size = part, n
     if team and sorted(team) != list(range(size)):
-        raise error_at(region, f"ws-pingpong: the cooperative team has groups {sorted(team)} of {size}")
+        missing = _prose([str(g) for g in range(size) if g not in team]) or "none"
+        extra = [str(g) for g in sorted(team) if g >= size]
+        raise error_at(region, f"ws-pingpong: the cooperative team of {size} groups has no partition for group "
+                               f"{missing}" + (f" and one for group {_prose(extra)}, outside it" if extra else ""))
     return team
+
+
+def _prose(items: list[str]) -> str:
+    """'a', 'a and b', 'a, b and c'."""
+    return ", ".join(items[:-1]) + " and " + items[-1] if len(items) > 1 else "".join(items)
 
 
 def _issue_runs(block: Block) -> list[list[Operation]]:

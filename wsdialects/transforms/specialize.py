@@ -81,17 +81,17 @@ class SpecializePass(ModulePass):
         return out
 
     def apply(self, ctx, op: ModuleOp) -> None:
-        self.run_passes(ctx, op, check=True)
+        me = self.prepare(op)
+        run_composite(self.name, ctx, op, me.passes(), check=True)
 
-    def run_passes(self, ctx, op: ModuleOp, check: bool) -> None:
-        """Run `passes()`; with `check`, ws-verify-sync on the aref IR (before a lowering) and at the end."""
-        from wsdialects.diagnostics import verify
+    def prepare(self, op: ModuleOp) -> SpecializePass:
+        """Check the input (schedule, warp-specialized sync: the user's errors) and return the
+        pass to run: `self`, or a ping-pong team of the size `ws-schedule` planned."""
         from wsdialects.transforms.schedule_check import check_schedule
-        from wsdialects.transforms.verify_sync import verify_input_sync, verify_sync
+        from wsdialects.transforms.verify_sync import verify_input_sync
 
         check_schedule(op)  # before scheduled_team reads ws.schedule
         verify_input_sync(op)  # warp-specialized input is the user's: its defects are user errors
-        me = self
         team, pingpong = scheduled_team(op)
         if self.cooperative == 1 and team > 1 and (pingpong or self.pingpong):
             # the schedule planned a ping-pong team: one partition per member, taking turns.
@@ -99,11 +99,39 @@ class SpecializePass(ModulePass):
             # the rows): as two branches ptxas serialized their wgmmas (C7520, divergent
             # warpgroup.arrive) and the GEMM ran 6-10 % slower on the H100
             # (bench/results/2026-11-25-schedule-notes.md)
-            me = replace(self, cooperative=team, pingpong=True)
-        for p in me.passes():
+            return replace(self, cooperative=team, pingpong=True)
+        return self
+
+
+def run_composite(name: str, ctx, op: ModuleOp, passes: list[ModulePass], check: bool, verify: bool = True) -> None:
+    """Run the sub-passes of composite pass `name`, then verify once (MLIR's pass manager
+    verifies between the passes of a pipeline, not inside one pass); with `check`,
+    ws-verify-sync on the aref IR (before a lowering) and at the end. IR that does not
+    verify is a compiler defect: an internal error (exit 2) at the op, naming `name`; so is
+    a sub-pass that fails on IR an earlier sub-pass broke. `verify=False`: the caller verifies later."""
+    from wsdialects.transforms.verify_sync import verify_sync
+
+    try:
+        for p in passes:
             if check and p.name == "ws-lower-aref":
                 verify_sync(op)
             p.apply(ctx, op)
-            verify(op)
-        if check:
-            verify_sync(op)
+    except Exception:
+        verify_composite(name, op)  # a broken IR explains the failure better: report it first
+        raise
+    if verify:
+        verify_composite(name, op)
+    if check:
+        verify_sync(op)
+
+
+def verify_composite(name: str, op: ModuleOp) -> None:
+    """Verify `op` after the sub-passes of `name`; a failure is an internal error at the op."""
+    from wsdialects.diagnostics import PassDefect, mark_verified, verify
+
+    try:
+        verify(op)
+    except WsError as e:
+        raise PassDefect(f"internal compiler error: {name} produced IR that does not verify: {e.message} "
+                         "(please report it)", e.file, e.line, e.col) from None
+    mark_verified(op)

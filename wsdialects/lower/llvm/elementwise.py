@@ -19,7 +19,7 @@ from xdsl.ir import Attribute, Operation, SSAValue
 
 from wsdialects.layout import acc_fragment_offsets, col_slice_offsets, row_slice_offsets, SliceLayout, WgmmaLayout, layout_of
 from wsdialects.tile import PtrType
-from wsdialects.lower.llvm.types import Frag, Smem, bits_of, elem_of, fconst, is_float, is_fp8, llty, shape_of, suffix, zero
+from wsdialects.lower.llvm.types import Frag, Smem, bits_of, dense_distinct, elem_of, fconst, is_float, is_fp8, llty, shape_of, suffix, zero
 
 
 class Elementwise:
@@ -203,8 +203,8 @@ class Elementwise:
         if n == "arith.constant":
             val = o.value
             if isinstance(val, DenseIntOrFPElementsAttr):
-                vals = val.get_values()
-                if len(set(vals)) != 1:
+                vals = dense_distinct(val)
+                if len(vals) != 1:
                     self.fail(o, "only splat dense constants can be lowered")
                 x = vals[0]
                 et = elem_of(t)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from xdsl.dialects.builtin import ModuleOp
 
-from wsdialects.diagnostics import error_at
+from wsdialects.diagnostics import error_at, location_of
 from wsdialects.lower.llvm.control import ControlFlow
 from wsdialects.lower.llvm.elementwise import Elementwise
 from wsdialects.lower.llvm.frame import KernelFrame
@@ -47,13 +47,27 @@ def lower_to_nvgpu(module: ModuleOp) -> ModuleOp:
     return module
 
 
+def _one_namespace(kernel, named: dict) -> None:
+    """Kernels of nested modules may share a name in MLIR (one per symbol table), not in
+    the one LLVM module they are lowered to: an error at the second (was invalid LLVM IR)."""
+    name = kernel.sym_name.data
+    if name in named:
+        loc = location_of(named[name])
+        where = f" at line {loc[1]}" if loc else ""
+        raise error_at(kernel, f"@{name} is a second tile.kernel of that name (the first is{where}, in another "
+                               "module): the kernels are lowered to one LLVM module, where each name is one "
+                               "function; rename one")
+    named[name] = kernel
+
+
 def lower_module(module: ModuleOp) -> Lowered:
     """LLVM IR text of every `tile.kernel` function of a warp-specialized module (after
     ws-specialize, or after the lowering passes of ws-hopper)."""
     module = lower_to_nvgpu(module)
-    bodies, infos, decls, attrs = [], [], set(), []
+    bodies, infos, decls, attrs, named = [], [], set(), [], {}
     for op in module.walk():
         if op.name == "func.func" and "tile.kernel" in op.attributes:
+            _one_namespace(op, named)
             k = Kernel(op)
             text, info, attr = k.lower()
             i = len(attrs)

@@ -6,6 +6,7 @@ types, sizes, float constants in LLVM's hex form, and what the emitter knows of 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from xdsl.dialects.builtin import (
     BFloat16Type,
@@ -84,6 +85,13 @@ def is_float(t: Attribute) -> bool:
 
 def shape_of(t: Attribute) -> tuple[int, ...]:
     return tuple(t.get_shape()) if isinstance(t, TensorType) else ()
+
+
+@lru_cache(maxsize=64)
+def dense_distinct(val: DenseIntOrFPElementsAttr) -> tuple:
+    """The distinct element values of a dense constant, in first-seen order (unpacked once:
+    a 128x256 accumulator constant is read once per fragment element)."""
+    return tuple(dict.fromkeys(val.get_values()))
 
 
 def elem_of(t: Attribute) -> Attribute:
@@ -204,9 +212,9 @@ def splat_int(v: SSAValue) -> int | None:
         if isinstance(val, IntegerAttr):
             return val.value.data
         if isinstance(val, DenseIntOrFPElementsAttr):
-            xs = set(val.get_values())
+            xs = dense_distinct(val)
             if len(xs) == 1:
-                x = xs.pop()
+                x = xs[0]
                 return int(x) if isinstance(x, int) else None
     return None
 
