@@ -179,9 +179,9 @@ def test_retargeted_joint_model_is_the_model_built_for_that_length(pingpong):
 
 def test_length_search_builds_one_joint_model_per_ii(monkeypatch):
     """Deterministic measure of the saving: flash attention's ping-pong team at II 32
-    builds three joint models (relaxed, modulo starts fixed, the length search with
-    its probes) instead of one per query, and every feasibility query is settled by
-    the fast run (no in-processing): its solution is used as it is."""
+    builds two joint models (relaxed; one for M's starts pinned, then freed for the
+    length search and its probes) instead of one per query, and every feasibility
+    query is settled by the fast run (no in-processing): its solution is used as it is."""
     pytest.importorskip("ortools")
     from wsdialects.schedule import joint, solvers
 
@@ -194,12 +194,36 @@ def test_length_search_builds_one_joint_model_per_ii(monkeypatch):
                                                   real_run(self, t, w, fast))[1])
     sched = joint.twill(_attention_graph(True), time_limit=120, min_ii=32, max_ii=32)
     assert (sched.ii, sched.length) == (32, 50)
-    assert len(built) == 3
+    assert len(built) == 2
     feasibility = [fast for objective, fast in runs if not objective]
-    # relaxed, modulo starts fixed (unsat), Len(M) = 34 (unsat), l_max = 64 (sat),
-    # 49 (unsat): each one fast run (M itself was searched within 2 IIs: no window query)
-    assert feasibility == [True] * 5
-    assert [(a["L"], a["joint"]) for a in sched.attempts] == [(34, "unsat"), (49, "unsat"), (50, "sat")]
+    # relaxed, modulo starts fixed (unsat), Len(M) = 34 (unsat), Len(M) + 1 (unsat), l_max = 64
+    # (sat), 49 (unsat): each one fast run (M itself was searched within 2 IIs: no window query)
+    assert feasibility == [True] * 6
+    assert [(a["L"], a["joint"]) for a in sched.attempts] == [(34, "unsat"), (35, "unsat"), (49, "unsat"),
+                                                               (50, "sat")]
+
+
+def test_pinned_then_freed_joint_model_is_the_model_built_for_its_length():
+    """The query with M's starts pinned (by their domains) and the length search share one
+    model: pinned, it admits those starts only; freed again, it is exactly a fresh build's proto."""
+    pytest.importorskip("ortools")
+    from wsdialects.schedule.bounds import Deadline
+    from wsdialects.schedule.joint import JointModel, solve_joint
+    from wsdialects.schedule.solvers import make_backend
+
+    g = _attention_graph(True)
+    m = JointModel(g, 32, 64, make_backend("cpsat"))
+    found = solve_joint(m, Deadline(60))
+    assert found is not None
+    m.fix_starts(found[0])
+    assert solve_joint(m, Deadline(60))[0] == found[0]
+    late = dict(found[0])
+    late[g.ops[-1].name] += 1  # one op a cycle later: that exact schedule or none
+    m.fix_starts(late)
+    again = solve_joint(m, Deadline(60))
+    assert again is None or again[0] == late
+    m.fix_starts(None)
+    assert str(m.b.model.Proto()) == str(JointModel(g, 32, 64, make_backend("cpsat")).b.model.Proto())
 
 
 @pytest.mark.parametrize("kernel,pingpong,ii,length", [

@@ -246,6 +246,18 @@ class JointModel(ModuloModel):
         super().retarget(length)
         self.feasible_bounds = self.feasible_bounds and self.blocked_ok
 
+    def fix_starts(self, starts: dict[str, int] | None) -> None:
+        """Pin every op to its start in ``starts`` (residue and stage domains), or, with
+        None, free them again: then the model is the one built for its length."""
+        b, ii = self.b, self.ii
+        for op in self.graph.ops:
+            v = op.name
+            s = None if starts is None else starts[v]
+            for r, lit in enumerate(self.rho[v]):
+                b.set_bounds(lit, *((0, 1) if s is None else (int(r == s % ii),) * 2))
+            hi = self._stage_bound(op.cycles, self.length)
+            b.set_bounds(self.k[v], *((0, hi) if s is None else (s // ii, s // ii)))
+
     def _may_use(self, v: str, w: int) -> bool:
         op = self.graph.op(v)
         return (w == self.layout.vl_warp) == op.variable_latency
@@ -407,7 +419,8 @@ def stage_window(g: Graph, ii: int, solver: str, deadline: Deadline,
 
 
 def _least_joint_length(g: Graph, ii: int, ms, l_max: int, solver: str, deadline: Deadline,
-                        attempts: list) -> tuple[dict[str, int], dict[str, int]] | None:
+                        attempts: list, model: JointModel | None = None,
+                        ) -> tuple[dict[str, int], dict[str, int]] | None:
     """The joint schedule of least length L in [Len(M), l_max] (the L Algorithm
     1's scan reaches first), or None.  Feasibility is monotone in L, so any
     search order finds that L: Len(M) first (a lower bound, and often the
@@ -422,13 +435,21 @@ def _least_joint_length(g: Graph, ii: int, ms, l_max: int, solver: str, deadline
     # Warps as a hint: every compute op on the first compute warp (the solver
     # moves what must move), then each solution's warps for the next probe.
     first = {op.name: 0 for op in g.ops if not op.variable_latency}
-    model, found = joint_at_length(None, g, ii, lo, solver, deadline, ms.starts, first)
+    model, found = joint_at_length(model, g, ii, lo, solver, deadline, ms.starts, first)
     attempts.append({"II": ii, "L": lo, "joint": "sat" if found else "unsat"})
     if found is not None:
         return found
     if lo == l_max:
         return None
     lo += 1
+    if lo < l_max:
+        # One cycle more is the answer more often than not (flash attention d256, causal
+        # d64): when it is, no descent from l_max is needed.
+        model, found = joint_at_length(model, g, ii, lo, solver, deadline, ms.starts, first)
+        attempts.append({"II": ii, "L": lo, "joint": "sat" if found else "unsat"})
+        if found is not None:
+            return found
+        lo += 1
     model, found = joint_at_length(model, g, ii, l_max, solver, deadline, ms.starts, first)
     if found is None:
         return None
@@ -489,11 +510,19 @@ def twill(graph: Graph, solver: str = "cpsat", time_limit: float | Deadline = 12
             continue
         # M's tie-break (ops as late as possible) only matters from here on.
         ms = latest_starts(g, ii, ms, solver, deadline)
-        found = joint_schedule(g, ii, ms.length, solver, deadline, fixed_starts=ms.starts)
+        model = JointModel(g, ii, ms.length, make_backend(solver, deadline.at, deadline.work))
+        found = None
+        if model.b.retargetable:  # M's starts pinned by their domains, then freed for the search
+            model.fix_starts(ms.starts)
+            found = solve_joint(model, deadline)
+            model.fix_starts(None)
+        else:
+            found = joint_schedule(g, ii, ms.length, solver, deadline, fixed_starts=ms.starts)
+            model = None
         if found is not None:
             attempts.append({"II": ii, "L": ms.length, "joint": "sat (modulo starts kept)"})
         else:
-            found = _least_joint_length(g, ii, ms, l_max, solver, deadline, attempts)
+            found = _least_joint_length(g, ii, ms, l_max, solver, deadline, attempts, model)
             if found is None:
                 attempts.append({"II": ii, "L": l_max, "joint": "unsat"})
                 ii += 1

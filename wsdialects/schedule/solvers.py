@@ -9,7 +9,9 @@ arithmetic otherwise).
 
 from __future__ import annotations
 
+import sys
 import time
+import types
 from typing import Any, Iterable, Sequence
 
 from wsdialects.diagnostics import WsError
@@ -42,7 +44,7 @@ def require_solver(name: str, where: str = "ws-schedule") -> None:
 
     module, package, extra = PACKAGES[name]
     try:
-        importlib.import_module(module)
+        import_cp_model() if name == "cpsat" else importlib.import_module(module)
     except ImportError:
         install = f"pip install 'wsdialects[{extra}]'" if extra else f"pip install {package}"
         other = " (or use the default solver, cpsat)" if name != "cpsat" else ""
@@ -98,12 +100,46 @@ class Backend:
     def value(self, var: Any) -> int: ...
 
 
+class _DeferredPandas(types.ModuleType):
+    """Stands for pandas in OR-Tools' cp_model: pandas is imported on first use."""
+
+    def __getattr__(self, name: str) -> Any:
+        import pandas
+        return getattr(pandas, name)
+
+
+def import_cp_model() -> types.ModuleType:
+    """OR-Tools' ``cp_model``, imported without pandas when pandas is not loaded yet.
+
+    cp_model imports pandas (0.3-0.6 s on the 2-core machine, about a tenth of a whole
+    ``ws-opt`` run with ws-schedule) for its ``*_series`` helpers alone, which the
+    scheduler never calls; at import it only names ``pd.Index`` and ``pd.Series`` in type
+    annotations.  While cp_model is imported, ``pandas`` is a stand-in whose attributes
+    are empty classes; afterwards cp_model's ``pd`` imports the real pandas on first use,
+    and ``sys.modules`` holds no trace of the stand-in (test_solvers_import.py)."""
+    name = "ortools.sat.python.cp_model"
+    if name in sys.modules or "pandas" in sys.modules:
+        import ortools.sat.python.cp_model as cp_model
+        return cp_model
+    stand_in = types.ModuleType("pandas")
+    stand_in.__getattr__ = lambda attr: type(attr, (), {})  # type: ignore[method-assign]
+    sys.modules["pandas"] = stand_in
+    try:
+        import ortools.sat.python.cp_model as cp_model
+    finally:
+        if sys.modules.get("pandas") is stand_in:
+            del sys.modules["pandas"]
+    if getattr(cp_model, "pd", None) is stand_in:
+        cp_model.pd = _DeferredPandas("pandas")
+    return cp_model
+
+
 class CpSatBackend(Backend):
     name = "cpsat"
     retargetable = True
 
     def __init__(self, workers: int = 1) -> None:
-        from ortools.sat.python import cp_model
+        cp_model = import_cp_model()
         self._cp = cp_model
         self.model = cp_model.CpModel()
         self.workers = workers
