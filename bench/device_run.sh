@@ -1,7 +1,7 @@
 #!/bin/bash
 # One GPU session: GPU tests, compute-sanitizer on a small GEMM and a small attention, the
 # GEMM and attention benchmarks, ncu profiles of attention (STEPS picks: calibrate, tests, sanitize, bench,
-# attn-bench, profile, fuzz).
+# attn-bench, profile, fuzz, probes).
 # Run from the repo root on the GPU machine; needs torch, triton, cuda-python there.
 # PYTHONPATH: the repo, plus a folder with xdsl (+ immutabledict, ordered_set) if not installed.
 # WSDIALECTS_PTX_CACHE: PTX keyed by LLVM IR hash (so a machine whose llvmlite lacks sm_90a works).
@@ -24,11 +24,24 @@ fi
 if [[ $STEPS == *tests* ]]; then
   timeout ${TESTS_TIMEOUT:-300} python3 -m pytest -q -p no:cacheprovider ${GPU_TESTS:-test/gpu} 2>&1 | tee $OUT/gpu_tests.log | tail -40
 fi
+if [[ $STEPS == *probes* ]]; then
+  # which synchronization patterns compute-sanitizer models (bench/probes/sanitizer_probes.cu)
+  nvcc -arch=sm_90a -o /tmp/probes bench/probes/sanitizer_probes.cu 2>&1 | tail -5
+  for tool in synccheck racecheck; do
+    for pat in gather_sym gather_asym put_warp put_thread; do
+      echo "== compute-sanitizer --tool $tool probes $pat"
+      timeout 60 compute-sanitizer --tool $tool --print-limit 4 /tmp/probes $pat 2>&1 | grep -v "Host Frame" \
+        | tee -a "$OUT/probes.log" | tail -4
+    done
+  done
+fi
 if [[ $STEPS == *sanitize* ]]; then
   for tool in racecheck synccheck "memcheck --report-api-errors no"; do
     echo "== compute-sanitizer --tool $tool"
     for script in ${SANITIZE_SCRIPTS:-small_gemm small_attention}; do
-      timeout 240 compute-sanitizer --tool $tool python3 test/gpu/$script.py 2>&1 | tee "$OUT/sanitizer_${script}_${tool%% *}.log" | tail -6
+      echo "== compute-sanitizer --tool $tool $script" >> "$OUT/sanitizer.log"
+      timeout 240 compute-sanitizer --tool $tool python3 test/gpu/$script.py 2>&1 | grep -v "Host Frame" \
+        | tee -a "$OUT/sanitizer.log" | tail -6
     done
   done
 fi

@@ -1,5 +1,5 @@
 """A small attention run for compute-sanitizer (racecheck / synccheck / memcheck):
-    compute-sanitizer --tool racecheck python test/gpu/small_attention.py [lead-warp=false]"""
+    compute-sanitizer --tool racecheck python test/gpu/small_attention.py [lead-warp=false] [only=TEXT]"""
 import math
 import sys
 from pathlib import Path
@@ -35,7 +35,10 @@ NO_LEAD_WARP = {
     "ws-schedule{arch=h100 pingpong=false},ws-hopper{lead-warp=false}": lambda: wsdialects.compile(
         SCHEDULED / "flash_attention_split.mlir", pipeline="ws-hopper{lead-warp=false}"),
 }
-kernels = {label: make() for label, make in (NO_LEAD_WARP if "lead-warp=false" in sys.argv else KERNELS).items()}
+# `only=TEXT`: just the kernels whose label contains TEXT
+only = next((a[len("only="):] for a in sys.argv[1:] if a.startswith("only=")), "")
+kernels = {label: make() for label, make in (NO_LEAD_WARP if "lead-warp=false" in sys.argv else KERNELS).items()
+           if only in label}
 B, H, L, d = 1, 2, 300, 128
 q, kk, v = (torch.randn(B * H, L, d, device="cuda", dtype=torch.float16) for _ in range(3))
 ref = F.scaled_dot_product_attention(q.float(), kk.float(), v.float())

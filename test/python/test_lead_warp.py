@@ -55,8 +55,8 @@ def test_computed_payloads_keep_their_warps():
 
 
 def test_per_warp_work_in_one_warp_is_caught(rng):
-    """Force the rewrite on computed_put's producer: its per-warp FULL arrivals then count 1
-    of the 4 the barrier waits for; ws-verify-sync reports it as a defect, and the
+    """Force the rewrite on computed_put's producer: its per-thread FULL arrivals then count 32
+    of the 128 the barrier waits for; ws-verify-sync reports it as a defect, and the
     interpreter deadlocks."""
     from wsdialects.sync import Violation
     from wsdialects.sync.check import check_sync
@@ -69,7 +69,7 @@ def test_per_warp_work_in_one_warp_is_caught(rng):
     np.testing.assert_array_equal(got, a * np.float16(2))
     producer = next(b for b in m.walk() if isinstance(b, BranchOp) and b.role.data == "producer")
     lead_warp(producer)
-    with pytest.raises(Violation, match="expects 4 arrivals per phase, but each phase gets 1"):
+    with pytest.raises(Violation, match="expects 128 arrivals per phase, but each phase gets 32"):
         check_sync(m)
     with pytest.raises(wsdialects.Deadlock):
         wsdialects.interpret(m, "computed_put", 1, [a, np.zeros_like(a), T])

@@ -12,6 +12,7 @@ import pytest
 
 import wsdialects
 from cases import CASES, INPUTS, assert_same, run
+from wsdialects.lower.to_llvm import lower_module
 from wsdialects.tools.ws_opt import emit
 from kernel_cache import compile_kernel, parse_kernel
 
@@ -64,14 +65,14 @@ def test_lower_aref_persistent_and_cooperative(shared, extra, rng):
 
 
 def test_lower_aref_computed_payloads(rng):
-    """A computed tile through an aref: the putting warps store it to shared memory,
-    fence the async proxy and arrive once per warp on FULL (4 arrivals)."""
+    """A computed tile through an aref: the putting threads store it to shared memory,
+    fence the async proxy and each arrive on FULL (128 arrivals)."""
     path = INPUTS / "computed_put.mlir"
     before = wsdialects.parse_file(path)
     after = transform(path, "ws-lower-aref,ws-lower-warp-groups")
     text = emit(after, "mlir")
     assert "nvgpu.smem.store" in text and "nvgpu.fence.proxy_async" in text
-    assert re.search(r"_full\[%\w+\] count 4", text)
+    assert re.search(r"_full\[%\w+\] count 128", text)
     T = 5
     a = rng.standard_normal((64 * T, 64)).astype(np.float16)
     want = np.zeros_like(a)
@@ -81,10 +82,17 @@ def test_lower_aref_computed_payloads(rng):
         got = np.zeros_like(a)
         wsdialects.interpret(after, "computed_put", 1, [a, got, T], seed=seed)
         assert np.array_equal(got, want)
-    # Publishing with too few arrivals (FULL counts 4 producer warps) never completes.
-    broken = wsdialects.parse(re.sub(r"(_full\[%\w+\]) count 4", r"\1 count 5", text))
+    # Publishing with too few arrivals (FULL counts 128 producer threads) never completes.
+    broken = wsdialects.parse(re.sub(r"(_full\[%\w+\]) count 128", r"\1 count 129", text))
     with pytest.raises(wsdialects.Deadlock):
         wsdialects.interpret(broken, "computed_put", 1, [a, np.zeros_like(a), T])
+    # EMPTY: every consumer thread releases its own reads (4 warps: 128 arrivals), unpredicated
+    assert re.search(r"_empty\[%\w+\] count 128", text) and "per_thread" in text
+    broken = wsdialects.parse(re.sub(r"(_empty\[%\w+\]) count 128", r"\1 count 129", text))
+    with pytest.raises(wsdialects.Deadlock):
+        wsdialects.interpret(broken, "computed_put", 1, [a, np.zeros_like(a), T])
+    ll = lower_module(transform(path, "ws-lower-aref,ws-lower-warp-groups,ws-lower-layouts")).llvm_ir
+    assert '"mbarrier.arrive.shared::cta.b64 _, [$0];", "r"' in ll  # per_thread: no lane predicate
 
 
 # ----------------------------------------------------------------------------- mutations

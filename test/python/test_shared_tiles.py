@@ -74,10 +74,24 @@ def test_gather_llvm_structure():
     assert ll.count("cp.async.bulk.commit_group") == 1
     assert ll.index("bar.sync 4, 256;") < ll.index("cp.async.bulk.tensor.2d.global")  # group 0 waits, then stores
     assert ll.index("cp.async.bulk.tensor.2d.global") < ll.rindex("bar.arrive 4, 256;")  # group 1's branch after
-    # the persistent kernel's gather is in the tile loop: the team meets before writing too
+    # the persistent kernel's gather is in the tile loop: a second barrier (5) says the buffer
+    # is free again; every barrier is a handshake, one group waits and the other arrives
+    # (synccheck reports two groups' bar.sync on one barrier from different code)
     ll = lower_module(lowered(INPUTS / "tma_store_gemm.mlir",
                               "ws-hopper{cooperative=2 persistent=true}")).llvm_ir
-    assert ll.count("bar.sync 4, 256;") == 4
+    assert ll.count("bar.sync 4, 256;") == 1 and ll.count("bar.arrive 4, 256;") == 1
+    assert ll.count("bar.arrive 5, 256;") == 1 and ll.count("bar.sync 5, 256;") == 1
+    # the store waits only until it has read the staging buffer; group 1's branch follows
+    assert "cp.async.bulk.wait_group 0;" not in ll
+    end0 = ll.index("cp.async.bulk.wait_group.read 0;")
+    g0, g1 = ll[:end0], ll[end0:]
+    # group 0 (branch 2, barrier 2): its own barrier (all its threads past the last store's
+    # wait), then `free`, then its slice; it waits for the others' slices and stores
+    free0 = g0.index("bar.arrive 5, 256;")
+    assert 0 <= g0.rindex("bar.sync 2, 128;", 0, free0) < free0 < g0.index("bar.sync 4, 256;") \
+        < g0.index("cp.async.bulk.tensor.2d.global")
+    # group 1 waits for `free`, writes its slice and arrives
+    assert g1.index("bar.sync 5, 256;") < g1.index("st.shared") < g1.index("bar.arrive 4, 256;")
 
 
 def test_share_is_a_shifted_slot():

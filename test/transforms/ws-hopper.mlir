@@ -146,7 +146,7 @@
 // TMASTORE-NEXT: add i32 %stage{{[0-9]+}}, 8192
 // TMASTORE-NEXT: add i32 %{{.*}}, 32
 // TMASTORE-NEXT: cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [$1, {$3, $4}], [$2]; }
-// TMASTORE-NEXT: @p cp.async.bulk.commit_group; @p cp.async.bulk.wait_group 0;
+// TMASTORE-NEXT: @p cp.async.bulk.commit_group; @p cp.async.bulk.wait_group.read 0;
 
 // The bias vector is a masked pointer load per column the thread owns.
 // BIAS: @p ld.global.b32 $0, [$1];
@@ -199,7 +199,7 @@
 // of X (a tile it computes with, not one it puts) goes to a staging buffer with an
 // mbarrier of its own (the producer meets first: the last tile was read; the phase
 // each thread waits for lives in a local). 2 * X is written to the slot, two halves per
-// 32-bit store at the 128B-swizzled address, fenced, the warp syncs, lane 0 arrives.
+// 32-bit store at the 128B-swizzled address, fenced, every thread arrives (per_thread).
 // The consumer's wgmma reads the slot.
 // CPUT: %phase{{[0-9]+}} = alloca i32
 // CPUT: setmaxnreg.dec.sync.aligned.u32 40;
@@ -213,15 +213,14 @@
 // CPUT: %swz{{[0-9]+}} = xor i32
 // CPUT: st.shared.b32 [$0], $1;
 // CPUT: fence.proxy.async.shared::cta;
-// CPUT-NEXT: bar.warp.sync -1;
-// CPUT: @p mbarrier.arrive.shared::cta.b64 _, [$1];
+// CPUT: call void asm sideeffect "mbarrier.arrive.shared::cta.b64 _, [$0];"
 // CPUT: wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16
 
 // computed_put: the consumer stores the slot with TMA: it reads the slot element by
 // element (swizzled ld.shared) and writes pairs into the (swizzled) staging buffer; inside the loop it meets first
 // so that the last TMA store (one thread) has read the staging buffer.
 // CPUTLD: st.shared.b32 [$0], $1;
-// CPUTLD: bar.warp.sync -1;
+// CPUTLD: "mbarrier.arrive.shared::cta.b64 _, [$0];"
 // CPUTLD: setmaxnreg.dec.sync.aligned.u32 232;
 // CPUTLD: mbarrier.try_wait.parity
 // CPUTLD: bar.sync 2, 128;

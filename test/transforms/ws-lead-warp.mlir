@@ -31,7 +31,7 @@
 // COMPUTED: "producer" {
 // COMPUTED-NOT: nvgpu.wg.lead_warp
 // COMPUTED: nvgpu.smem.store
-// COMPUTED: nvgpu.mbarrier.arrive {{.*}} per_warp
+// COMPUTED: nvgpu.mbarrier.arrive {{.*}} per_thread
 
 // Before the lowering there is no branch: a remark, nothing changed.
 // NONE: remark: ws-lead-warp: no nvgpu.wg.branch whose work is one thread's TMA copies and barrier waits (run ws-lower-aref and ws-lower-warp-groups first); nothing changed

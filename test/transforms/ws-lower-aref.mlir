@@ -40,15 +40,17 @@
 // CHECK: nvgpu.mbarrier.arrive %aref_a_b_empty[%{{.*}}] per_warp : !nvgpu.mbarriers<3>
 // CHECK-NOT: aref.
 
-// A computed payload: stored by the producer's warps, fenced for the async proxy,
-// published by one FULL arrival per producer warp (count 4).
-// GEN: nvgpu.mbarrier.init %r_full[%{{.*}}] count 4 : !nvgpu.mbarriers<2>
-// GEN: nvgpu.mbarrier.init %r_empty[%{{.*}}] count 4 : !nvgpu.mbarriers<2>
+// A computed payload: stored by the producer's threads, fenced for the async proxy,
+// published by every producer thread (FULL count 128); its readers may load it element
+// by element, so every consumer thread releases its own loads (EMPTY count 128).
+// GEN: nvgpu.mbarrier.init %r_full[%{{.*}}] count 128 : !nvgpu.mbarriers<2>
+// GEN: nvgpu.mbarrier.init %r_empty[%{{.*}}] count 128 : !nvgpu.mbarriers<2>
 // GEN: %y = arith.mulf %x, %two : tensor<64x64xf16>
 // GEN: nvgpu.mbarrier.try_wait.parity %r_empty[%slot], %{{.*}} : !nvgpu.mbarriers<2>
 // GEN-NEXT: nvgpu.smem.store %y, %r_buf0[%slot] : memref<2x64x64xf16, 3 : i64>
 // GEN-NEXT: nvgpu.fence.proxy_async
-// GEN-NEXT: nvgpu.mbarrier.arrive %r_full[%slot] per_warp : !nvgpu.mbarriers<2>
+// GEN-NEXT: nvgpu.mbarrier.arrive %r_full[%slot] per_thread : !nvgpu.mbarriers<2>
+// GEN: nvgpu.mbarrier.arrive %r_empty[%{{.*}}] per_thread : !nvgpu.mbarriers<2>
 
 // The lowered IR prints, re-parses and verifies.
 // RT: nvgpu.tma.async_load

@@ -23,6 +23,7 @@ from wsdialects.interpreter.ops_async import _sched
 from wsdialects.interpreter.ops_tile import _window
 from wsdialects.interpreter.partitions import Scheduler
 from wsdialects.interpreter.values import InterpretError, dtype_of
+from wsdialects.nvgpu.barriers import arrivals
 from wsdialects.nvgpu.dispatch import executing_warps
 
 IN_FLIGHT_OK.update({"nvgpu.wgmma.mma_async", "nvgpu.wgmma.wait_group"})
@@ -134,7 +135,7 @@ def _init(frame, op, a):
 def _arrive(frame, op, a):
     group, i = a
     _progress(frame)
-    n = _warps(op) if op.scope.data == "per_warp" else 1
+    n = 1 if op.scope.data == "once" else arrivals(op.scope.data, _warps(op))
     try:
         group[int(i)].arrive(n, "nvgpu.mbarrier.arrive")
     except InterpretError as e:

@@ -12,13 +12,18 @@ position k uses slot s = k mod D and parity p = (k / D) & 1:
     %a, %b = aref.get %r[%k]   ==>   nvgpu.mbarrier.try_wait.parity %full[%s], %p
                                      %a = nvgpu.smem.view %buf0[%s] ...
     aref.consumed %r[%k]       ==>   nvgpu.mbarrier.arrive %empty[%s] per_warp
+                                     (per_thread for a computed payload)
 
 A payload tile that is not a TMA load (a computed tile) is written by the putting
 warps (`nvgpu.smem.store`), fenced for the async proxy (`nvgpu.fence.proxy_async`,
-wgmma and TMA stores read shared memory through it) and published by one arrival
-per putting warp. FULL expects one arrival for the TMA part (its bytes complete
-the phase) plus one per putting warp for a computed part; EMPTY one per warp of
-the partitions that release the ring. ws-pipeline-mma already places `consumed`
+wgmma and TMA stores read shared memory through it) and published by every putting
+thread (`per_thread`: each thread publishes its own stores). FULL expects one arrival
+for the TMA part (its bytes complete the phase) plus one per putting thread for a
+computed part; EMPTY one per warp of the partitions that release the ring, or one per
+thread where a payload is computed (its readers may load it element by element; each
+thread releases its own loads). Lane 0 arriving for its warp after a warp barrier is
+enough under PTX's memory model, but compute-sanitizer's racecheck reports every
+other lane's accesses as races (bench/probes/sanitizer_probes.cu, run -20). ws-pipeline-mma already places `consumed`
 after the wgmma reading the slot has retired.
 """
 
@@ -33,6 +38,7 @@ from xdsl.passes import ModulePass
 
 from wsdialects.aref import ConsumedOp, CreateOp, GetOp, PutOp
 from wsdialects.diagnostics import error_at
+from wsdialects.nvgpu.barriers import arrivals
 from wsdialects.nvgpu import (
     SMEM_SPACE,
     FenceMBarrierInitOp,
@@ -103,6 +109,19 @@ class _Ring:
     full: SSAValue
     empty: SSAValue
     tma: list[bool]
+
+    @property
+    def release(self) -> str:
+        """How the releasing warps arrive on EMPTY (see `_generic_scope`)."""
+        return _generic_scope(self.tma)
+
+
+def _generic_scope(tma: list[bool]) -> str:
+    """How threads arrive on a ring's barriers around their own shared-memory accesses: a
+    computed payload is stored, and may be loaded, element by element, so every thread
+    publishes its own stores and releases its own loads (`per_thread`); a ring that only TMA
+    fills is released by lane 0 of each warp (`per_warp`)."""
+    return "per_warp" if all(tma) else "per_thread"
 
 
 def _const(v: int, before: Operation) -> SSAValue:
@@ -192,8 +211,8 @@ class LowerAref:
         if None in releasers:
             raise error_at(c, "ws-lower-aref: aref.consumed outside a warp_group.partition")
         _check_fits(rt, puts[0])
-        full_count = (1 if any(tma) else 0) + (putter.warps if not all(tma) else 0)
-        empty_count = sum(p.warps for p in releasers)
+        full_count = (1 if any(tma) else 0) + (arrivals("per_thread", putter.warps) if not all(tma) else 0)
+        empty_count = sum(arrivals(_generic_scope(tma), p.warps) for p in releasers)
         new: list[Operation] = []
         bufs = []
         for i, t in enumerate(rt.types):
@@ -219,7 +238,7 @@ class LowerAref:
         for i, v in generic:
             _emit([SmemStoreOp(v, ring.bufs[i], slot)], o)
         if generic:
-            _emit([FenceProxyAsyncOp(), MBarrierArriveOp(ring.full, slot, "per_warp")], o)
+            _emit([FenceProxyAsyncOp(), MBarrierArriveOp(ring.full, slot, "per_thread")], o)
         loads = [(i, v.owner) for i, v in enumerate(o.values) if ring.tma[i]]
         if loads:
             nbytes = sum(tile_bytes(v.type) for i, v in enumerate(o.values) if ring.tma[i])
@@ -248,7 +267,7 @@ class LowerAref:
     def consumed(self, o: ConsumedOp) -> None:
         ring = self.rings[o.ring]
         slot, _ = _slot_parity(ring, o.position, o)
-        _emit([MBarrierArriveOp(ring.empty, slot, "per_warp")], o)
+        _emit([MBarrierArriveOp(ring.empty, slot, ring.release)], o)
         o.detach()
         o.erase()
 

@@ -80,13 +80,19 @@ class MBarrierInitOp(BodyThenAttrs):
         printer.print_attribute(self.barriers.type)
 
 
-ARRIVE_SCOPES = ("per_warp", "once")
+ARRIVE_SCOPES = ("per_warp", "per_thread", "once")
+
+
+def arrivals(scope: str, warps: int) -> int:
+    """Arrivals one `nvgpu.mbarrier.arrive` of `scope` makes when `warps` warps execute it."""
+    return {"per_warp": warps, "per_thread": 32 * warps, "once": 1}[scope]
 
 
 @irdl_op_definition
 class MBarrierArriveOp(BodyThenAttrs):
     """Arrives on barrier `i`: `per_warp` = lane 0 of every executing warp arrives (as many
-    arrivals as warps), `once` = one elected thread arrives.
+    arrivals as warps), `per_thread` = every executing thread arrives (each thread releases
+    its own shared-memory reads), `once` = one elected thread arrives.
 
     Example:
 

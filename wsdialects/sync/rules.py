@@ -26,6 +26,7 @@ from collections import defaultdict
 from xdsl.ir import Operation
 
 from wsdialects.diagnostics import counted, numbered
+from wsdialects.nvgpu.barriers import arrivals
 from wsdialects.sync import Violation, at, name_of
 from wsdialects.sync.skeleton import AREF_OPS, Party, Trace, party_warps, region_parties
 
@@ -109,7 +110,7 @@ def _arrivals(parties: list[Party]) -> dict[Operation, dict[tuple[Party, str], t
     for p in parties:
         for o in p.op.walk():
             if o.name == "nvgpu.mbarrier.arrive":
-                n = party_warps(o, p) if o.scope.data == "per_warp" else 1
+                n = arrivals(o.scope.data, party_warps(o, p))
             elif o.name == "nvgpu.mbarrier.arrive_expect_tx":
                 n = 1
             else:

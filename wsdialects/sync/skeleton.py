@@ -29,6 +29,7 @@ import numpy as np
 from xdsl.dialects.builtin import FloatAttr, IndexType, IntegerAttr, IntegerType, TensorType
 from xdsl.ir import Block, Operation
 
+from wsdialects.nvgpu.barriers import arrivals
 from wsdialects.nvgpu.dispatch import executing_warps
 
 # The ops the check follows; everything else only computes.
@@ -406,7 +407,7 @@ class Skeleton:
         elif kind == "wait":
             ev = Ev(kind, op, vals[0], pos(vals[1]), None if pos(vals[2]) is None else pos(vals[2]) & 1)
         elif kind == "arrive":
-            ev = Ev(kind, op, vals[0], pos(vals[1]), 1 if op.scope.data == "once" else party_warps(op, self.party))
+            ev = Ev(kind, op, vals[0], pos(vals[1]), arrivals(op.scope.data, party_warps(op, self.party)))
         elif kind == "arrive_tx":
             ev = Ev(kind, op, vals[0], pos(vals[1]), op.bytes.value.data)
         elif kind == "tma":

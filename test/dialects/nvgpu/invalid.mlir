@@ -13,9 +13,9 @@
 // RUN: not ws-opt %S/Inputs/mbarriers-zero.mlir 2>&1 | filecheck %s --check-prefixes=NOTB,MBARRIERS-ZERO
 // MBARRIERS-ZERO: {{.*}}Inputs/mbarriers-zero.mlir:3:32: error: !nvgpu.mbarriers needs at least one barrier, got 0
 
-// arrive: the scope is per_warp or once.
+// arrive: the scope is per_warp, per_thread or once.
 // RUN: not ws-opt %S/Inputs/arrive-scope.mlir 2>&1 | filecheck %s --check-prefixes=NOTB,ARRIVE-SCOPE
-// ARRIVE-SCOPE: {{.*}}Inputs/arrive-scope.mlir:4:32: error: expected an arrive scope (per_warp, once)
+// ARRIVE-SCOPE: {{.*}}Inputs/arrive-scope.mlir:4:32: error: expected an arrive scope (per_warp, per_thread, once)
 
 // setmaxnreg: inc or dec.
 // RUN: not ws-opt %S/Inputs/setmaxnreg-action.mlir 2>&1 | filecheck %s --check-prefixes=NOTB,SETMAXNREG-ACTION

@@ -11,6 +11,7 @@
 // CHECK-NEXT: nvgpu.mbarrier.try_wait.parity %full[%s], %p : !nvgpu.mbarriers<3>
 // CHECK-NEXT: nvgpu.mbarrier.arrive_expect_tx %full[%s] bytes 49152 : !nvgpu.mbarriers<3>
 // CHECK-NEXT: nvgpu.mbarrier.arrive %full[%s] per_warp : !nvgpu.mbarriers<3>
+// CHECK-NEXT: nvgpu.mbarrier.arrive %full[%s] per_thread : !nvgpu.mbarriers<3>
 // CHECK-NEXT: nvgpu.mbarrier.arrive %full[%s] once : !nvgpu.mbarriers<3> {tag}
 // GENERIC: %full = "nvgpu.mbarrier.create"() : () -> !nvgpu.mbarriers<3>
 // GENERIC-NEXT: "nvgpu.mbarrier.init"(%full, %s) <{count = 1 : i32}> : (!nvgpu.mbarriers<3>, i32) -> ()
@@ -24,6 +25,7 @@ func.func @barriers(%s: i32, %p: i32) {
   nvgpu.mbarrier.try_wait.parity %full[%s], %p : !nvgpu.mbarriers<3>
   nvgpu.mbarrier.arrive_expect_tx %full[%s] bytes 49152 : !nvgpu.mbarriers<3>
   nvgpu.mbarrier.arrive %full[%s] per_warp : !nvgpu.mbarriers<3>
+  nvgpu.mbarrier.arrive %full[%s] per_thread : !nvgpu.mbarriers<3>
   nvgpu.mbarrier.arrive %full[%s] once : !nvgpu.mbarriers<3> {tag}
   func.return
 }

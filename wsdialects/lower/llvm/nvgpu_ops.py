@@ -56,7 +56,9 @@ class NvgpuOps:
             self.asm("fence.mbarrier_init.release.cluster;", "", [])
         elif isinstance(o, FenceProxyAsyncOp):
             self.asm("fence.proxy.async.shared::cta;", "", [])
-            if isinstance(o.prev_op, SmemStoreOp):  # all lanes' stores, fenced, before lane 0 arrives for the warp
+            nxt = o.next_op
+            if (isinstance(o.prev_op, SmemStoreOp) and isinstance(nxt, MBarrierArriveOp)
+                    and nxt.scope.data == "per_warp"):  # all lanes' stores, fenced, before lane 0 arrives for the warp
                 self.asm("bar.warp.sync -1;", "", [])
         elif isinstance(o, BarrierOp):
             self.named_barrier(o.id.value.data, o.threads.value.data if o.threads is not None else None)
@@ -69,14 +71,16 @@ class NvgpuOps:
                      f"@p mbarrier.arrive.expect_tx.shared::cta.b64 _, [$1], {o.bytes.value.data}; }}",
                      "r,r", [("i32", self.leader()), ("i32", self.bar_addr(o.barriers, o.index))])
         elif isinstance(o, MBarrierArriveOp):
-            per_warp = o.scope.data == "per_warp"
-            who = self.layout.lane if per_warp else self.leader()
-            # lane 0 arrives for its warp: every lane's shared-memory writes (a computed payload)
-            # or reads (a slot read element by element) come first (racecheck found lanes' reads
-            # of a slot racing with its refill)
-            sync = "bar.warp.sync -1; " if per_warp else ""
-            self.asm(sync + "{ .reg .pred p; setp.eq.u32 p, $0, 0; @p mbarrier.arrive.shared::cta.b64 _, [$1]; }",
-                     "r,r", [("i32", who), ("i32", self.bar_addr(o.barriers, o.index))])
+            scope = o.scope.data
+            if scope == "per_thread":  # each thread releases its own accesses
+                self.asm("mbarrier.arrive.shared::cta.b64 _, [$0];", "r", [("i32", self.bar_addr(o.barriers, o.index))])
+            else:
+                # per_warp: lane 0 arrives for its warp, every lane's shared-memory writes (a
+                # computed payload) come first
+                who = self.layout.lane if scope == "per_warp" else self.leader()
+                sync = "bar.warp.sync -1; " if scope == "per_warp" else ""
+                self.asm(sync + "{ .reg .pred p; setp.eq.u32 p, $0, 0; @p mbarrier.arrive.shared::cta.b64 _, [$1]; }",
+                         "r,r", [("i32", who), ("i32", self.bar_addr(o.barriers, o.index))])
         elif isinstance(o, TmaAsyncLoadOp):
             self.lower_tma_load(o)
         elif isinstance(o, SmemViewOp):

@@ -57,9 +57,10 @@ class Staged:
 @dataclass
 class _GatherPlan:
     stage_off: int  # group 0's desc_store staging buffer
-    barrier_id: int
+    barrier_id: int  # the team's slices are written ("full": group 0 waits, the others arrive)
     threads: int  # all threads of the team
     in_loop: bool
+    free_id: int | None  # in a loop: group 0's last store has read the buffer (the others wait)
     store: Operation  # group 0's tile.desc_store (its staging layout)
 
 
@@ -145,11 +146,12 @@ class SharedTiles:
             for br, gs in team:
                 if len(gs) != n:
                     self.fail(gs[0], f"warp_group.gather: the groups of a team gather {n} and {len(gs)} tiles")
-            if next_id > MAX_NAMED_BARRIER:
+            looped = any(in_loop(o) for _, gs in team for o in gs)
+            if next_id + looped > MAX_NAMED_BARRIER:
                 self.fail(first, f"warp_group.gather: no named barrier left (ids 1..{next_id - 1} are the "
                                  f"branches' and the IR's, at most {MAX_NAMED_BARRIER})")
-            bid = next_id
-            next_id += 1
+            bid, free = next_id, (next_id + 1 if looped else None)
+            next_id += 1 + looped
             threads = sum(br.num_warps * 32 for br, _ in team)
             for k in range(n):
                 ops = [gs[k] for _, gs in team]
@@ -170,7 +172,8 @@ class SharedTiles:
                         self.fail(op, f"warp_group.gather: group {op.group.value.data}'s gathered tile is used; "
                                       "only group 0 holds the whole tile")
                 for op in ops:
-                    self.gather_plan[op] = _GatherPlan(self.stage_off[store], bid, threads, in_loop(op), store)
+                    self.gather_plan[op] = _GatherPlan(self.stage_off[store], bid, threads, in_loop(op),
+                                                       free if in_loop(op) else None, store)
 
     # ------------------------------------------------------------------ element access
     def smem_elem_addr(self, S, row: str, col: str) -> str:
@@ -342,22 +345,32 @@ class SharedTiles:
         g, axis = o.group.value.data, o.axis.value.data
         if len(shp) != 2:
             self.fail(o, f"warp_group.gather of a {len(shp)}-D tile: only 2-D tiles are lowered")
-        if plan.in_loop:  # group 0's store of the last tile has read the buffer
-            self.named_barrier(plan.barrier_id, plan.threads)
+        if plan.in_loop:
+            # The buffer is free once group 0's store of the last tile has read it: group 0's
+            # storing thread waited for that (tma_store); its group learns it at its own barrier
+            # and tells the other groups through `free`. A handshake (one side bar.sync, the
+            # other bar.arrive) on each barrier, as for the ping-pong turns: compute-sanitizer's
+            # synccheck reports two groups' bar.sync on one barrier from different code
+            # (bench/probes/sanitizer_probes.cu).
+            if g == 0:
+                self.named_barrier(L.barrier_id, L.threads)
+                self.named_barrier(plan.free_id, plan.threads, arrive=True)
+            else:
+                self.named_barrier(plan.free_id, plan.threads)
         stage = self.op(f"add i32 {self.smem}, {plan.stage_off}", "stage")
         shift = g * shp[axis]
         # row-major like lower_desc_store's staging; this group's slice at its offset
         stage_S = self.stage_tile(plan.store, stage)  # group 0's desc_store stages the gathered tile like this
         self.store_fragment(src, stage_S, o, (0, shift) if axis else (shift, 0))
         self.asm("fence.proxy.async.shared::cta;", "", [])
-        # Only group 0 (which stores) waits for the slices; outside a loop the other groups
-        # just arrive (in a loop they wait too, so that no group arrives twice in one phase).
-        self.named_barrier(plan.barrier_id, plan.threads, arrive=g != 0 and not plan.in_loop)
+        # group 0 (which stores) waits for the slices; the other groups arrive
+        self.named_barrier(plan.barrier_id, plan.threads, arrive=g != 0)
         self.vals[o.result] = Staged(stage)
 
     def tma_store(self, o: Operation, S) -> None:
         """One thread of the partition stores the staged tile `S` with TMA, one box per
-        column block of the staging layout, and waits for the stores."""
+        column block of the staging layout, and waits until the stores have read `S` (the
+        writes to global memory complete on their own before the grid does)."""
         _, dptr, _, pidx = self.vals[o.operands[0]]
         blocks = column_blocks(S.shape[1] * nbytes(S.elem), S.swizzle) if S.swizzle else 1
         width = S.shape[1] // blocks
@@ -374,7 +387,7 @@ class SharedTiles:
                      ",".join(["r", "l", "r"] + ["r"] * len(coords)),
                      [("i32", self.layout.tid_in_part), ("i64", dp), ("i32", src)]
                      + [("i32", x) for x in [inner, *coords[1:]]])
-        self.asm("{ .reg .pred p; setp.eq.u32 p, $0, 0; @p cp.async.bulk.commit_group; @p cp.async.bulk.wait_group 0; }",
+        self.asm("{ .reg .pred p; setp.eq.u32 p, $0, 0; @p cp.async.bulk.commit_group; @p cp.async.bulk.wait_group.read 0; }",
                  "r", [("i32", self.layout.tid_in_part)])
 
 
