@@ -21,6 +21,7 @@ import time
 from dataclasses import dataclass, replace
 
 from .bounds import Deadline, ModelTooLarge, check_model_size
+from .carried import fewest_carried
 from .graph import Graph, GraphError
 from .modulo import (ModuloModel, ModuloSchedule, critical_length, latest_starts, least_length, modulo_fits, rec_mii,
                      res_mii, streaming_view)
@@ -420,9 +421,9 @@ def stage_window(g: Graph, ii: int, solver: str, deadline: Deadline,
 
 def _least_joint_length(g: Graph, ii: int, ms, l_max: int, solver: str, deadline: Deadline,
                         attempts: list, model: JointModel | None = None,
-                        ) -> tuple[dict[str, int], dict[str, int]] | None:
+                        ) -> tuple[JointModel | None, tuple[dict[str, int], dict[str, int]] | None]:
     """The joint schedule of least length L in [Len(M), l_max] (the L Algorithm
-    1's scan reaches first), or None.  Feasibility is monotone in L, so any
+    1's scan reaches first), or None, with the model that found it.  Feasibility is monotone in L, so any
     search order finds that L: Len(M) first (a lower bound, and often the
     answer: then no proof of infeasibility is needed), then l_max, whose
     solution settles every length from its own up, then bisection below it
@@ -438,9 +439,9 @@ def _least_joint_length(g: Graph, ii: int, ms, l_max: int, solver: str, deadline
     model, found = joint_at_length(model, g, ii, lo, solver, deadline, ms.starts, first)
     attempts.append({"II": ii, "L": lo, "joint": "sat" if found else "unsat"})
     if found is not None:
-        return found
+        return model, found
     if lo == l_max:
-        return None
+        return model, None
     lo += 1
     if lo < l_max:
         # One cycle more is the answer more often than not (flash attention d256, causal
@@ -448,11 +449,11 @@ def _least_joint_length(g: Graph, ii: int, ms, l_max: int, solver: str, deadline
         model, found = joint_at_length(model, g, ii, lo, solver, deadline, ms.starts, first)
         attempts.append({"II": ii, "L": lo, "joint": "sat" if found else "unsat"})
         if found is not None:
-            return found
+            return model, found
         lo += 1
     model, found = joint_at_length(model, g, ii, l_max, solver, deadline, ms.starts, first)
     if found is None:
-        return None
+        return model, None
     hi = length_of(found)
     probe = hi - 1
     while lo < hi:
@@ -464,7 +465,7 @@ def _least_joint_length(g: Graph, ii: int, ms, l_max: int, solver: str, deadline
             found, hi = at, length_of(at)
         probe = (lo + hi) // 2
     attempts.append({"II": ii, "L": hi, "joint": "sat"})
-    return found
+    return model, found
 
 
 def twill(graph: Graph, solver: str = "cpsat", time_limit: float | Deadline = 120.0, max_ii: int | None = None,
@@ -522,16 +523,20 @@ def twill(graph: Graph, solver: str = "cpsat", time_limit: float | Deadline = 12
         if found is not None:
             attempts.append({"II": ii, "L": ms.length, "joint": "sat (modulo starts kept)"})
         else:
-            found = _least_joint_length(g, ii, ms, l_max, solver, deadline, attempts, model)
+            model, found = _least_joint_length(g, ii, ms, l_max, solver, deadline, attempts, model)
             if found is None:
                 attempts.append({"II": ii, "L": l_max, "joint": "unsat"})
                 ii += 1
                 continue
-        starts, warps = found
         # A streaming op's stage is free (no incoming dependence, outgoing delays
         # zero, its buffers a fixed ring, its residue alone reserves its unit):
         # it is reported at its residue, stage 0, whichever stage the solver chose.
-        starts = {v: s % ii if g.is_streaming(v) else s for v, s in starts.items()}
+        def streamed(starts: dict[str, int]) -> dict[str, int]:
+            return {v: s % ii if g.is_streaming(v) else s for v, s in starts.items()}
+        starts, warps = streamed(found[0]), found[1]
+        if model is not None:  # among the schedules of this (II, L), the fewest registers carried
+            starts, warps = fewest_carried(model, starts, warps, deadline)
+            starts = streamed(starts)
         return Schedule(
             ii=ii,
             length=max(starts[op.name] + op.cycles for op in g.ops),
