@@ -11,28 +11,31 @@ generator treats very differently:
   its consumer and holds nothing (what ws-register-budget counts).  Flash attention's P
   tile carried as f32 (``%p`` in stage 0, ``%p16 = arith.truncf %p`` in stage 1: 64
   registers per thread) instead of f16 (the truncation in stage 0: 32) put the consumer
-  above its ``setmaxnreg`` budget;
-- shared memory: a value another warp (or the TMA warp) hands over through an aref ring
-  needs one slot more for every stage its consumer runs after it *in the consumer's own
-  copy of the loop* (each warp's stages count from its earliest, ws-pipeline-coarse's
-  `stages.plan_group`); a warp whose ops all share one stage is not pipelined at all.
-  Split flash attention's PV warp at stages {0, 1} instead of {1} doubles the rings of P
-  and V (64 KiB more, past the 227 KiB a block has).
+  above its ``setmaxnreg`` budget.  A carried wgmma result counts twice: it is still in
+  flight when the next iteration computes a tile of its own size from it (split
+  attention's PV warp carrying ``%acc_new`` instead of ``%acc_s``: 284 registers instead
+  of 156);
+- shared memory: a value handed to another warp (or from the TMA warp) through an aref
+  ring needs ``crossing + 1`` slots, one fewer where the slot is released before it is
+  refilled (the reader's residue below the producer's, both warps' copies pipelined, i.e.
+  their ops in two stages): `stages.plan_group`'s rule.  Split flash attention with its
+  softmax warp in one stage doubles the rings of P and V (64 KiB more, past the 227 KiB a
+  block has).
 
 So once Algorithm 1 has found (II, L), a second CP-SAT solve on the same model, at the
 same II and length, minimises, in registers per thread of a warp group (the machine
-model's ``regs``; a shared-memory tile's bytes / 512, the same measure):
+model's ``regs``; a shared-memory tile's bytes / 512, the same measure),
 
-    sum over values v of regs(v) * max(0, max over uses (stage(use) + distance - stage(v)))
-  + sum over uses of a value from another warp, on compute warp w, of
-        size(v) * (1 + stage(use) + distance - low(w) - stage(v))
+    sum over values v of carried(v) * max(0, max over uses (stage(use) + distance - stage(v)))
+  + sum over uses of a value on another warp of size(v) * slots(use)
 
-where ``low(w)`` is the earliest stage of w's ops (taken as 0 for the producer's warp: an
-upper bound; a streaming TMA load's stage counts as 0).  II and L are unchanged; only the tie among their schedules is chosen.  The
-search starts from the schedule found (a hint), runs without CP-SAT's LP and in-processing
-(flash attention: 0.1 deterministic s to the optimum, where the default search needs 5)
-and within :data:`TIE_WORK` deterministic seconds (the same answer on every machine); a
-schedule no cheaper than the one found is not taken.  z3 keeps the first schedule.
+(a streaming TMA load's stage counts as 0), and then, lexicographically, puts ops in stages
+as late as possible (M's tie-break).  II and L are unchanged; only the tie among their
+schedules is chosen.  The search starts from the schedule found (a hint), runs without
+CP-SAT's LP and in-processing (flash attention: 0.1 deterministic s to the optimum, where
+the default search needs 5) and within :data:`TIE_WORK` deterministic seconds (the same
+answer on every machine); a schedule no better than the one found is not taken.  z3 keeps
+the first schedule.
 """
 
 from __future__ import annotations
