@@ -190,8 +190,8 @@ def test_length_search_builds_one_joint_model_per_ii(monkeypatch):
     monkeypatch.setattr(joint.JointModel, "__init__",
                         lambda self, *a, **k: (built.append(a[2]), real_init(self, *a, **k))[1])
     monkeypatch.setattr(solvers.CpSatBackend, "_run",
-                        lambda self, t, w, fast: (runs.append((self.model.HasObjective(), fast)),
-                                                  real_run(self, t, w, fast))[1])
+                        lambda self, t, w, fast, **kw: (runs.append((self.model.HasObjective(), fast)),
+                                                        real_run(self, t, w, fast, **kw))[1])
     sched = joint.twill(_attention_graph(True), time_limit=120, min_ii=32, max_ii=32)
     assert (sched.ii, sched.length) == (32, 50)
     assert len(built) == 2
@@ -252,8 +252,8 @@ def test_flash_attention_d64_search_is_cheap(monkeypatch):
     runs = []
     real_run = solvers.CpSatBackend._run
 
-    def run(self, t, w, fast):
-        status = real_run(self, t, w, fast)
+    def run(self, t, w, fast, **kw):
+        status = real_run(self, t, w, fast, **kw)
         runs.append((self.model.HasObjective(), fast, self.solver.deterministic_time))
         return status
 
