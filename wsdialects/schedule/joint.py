@@ -21,8 +21,10 @@ import time
 from dataclasses import dataclass, replace
 
 from .bounds import Deadline, ModelTooLarge, check_model_size
+from .carried import fewest_carried
 from .graph import Graph, GraphError
-from .modulo import ModuloModel, critical_length, latest_starts, least_length, rec_mii, res_mii, streaming_view
+from .modulo import (ModuloModel, ModuloSchedule, critical_length, latest_starts, least_length, modulo_fits, rec_mii,
+                     res_mii, streaming_view)
 from .solution import Placement, Schedule
 from .solvers import Backend, SolverTimeout, make_backend
 from .warp_bound import joint_bound
@@ -245,6 +247,18 @@ class JointModel(ModuloModel):
         super().retarget(length)
         self.feasible_bounds = self.feasible_bounds and self.blocked_ok
 
+    def fix_starts(self, starts: dict[str, int] | None) -> None:
+        """Pin every op to its start in ``starts`` (residue and stage domains), or, with
+        None, free them again: then the model is the one built for its length."""
+        b, ii = self.b, self.ii
+        for op in self.graph.ops:
+            v = op.name
+            s = None if starts is None else starts[v]
+            for r, lit in enumerate(self.rho[v]):
+                b.set_bounds(lit, *((0, 1) if s is None else (int(r == s % ii),) * 2))
+            hi = self._stage_bound(op.cycles, self.length)
+            b.set_bounds(self.k[v], *((0, hi) if s is None else (s // ii, s // ii)))
+
     def _may_use(self, v: str, w: int) -> bool:
         op = self.graph.op(v)
         return (w == self.layout.vl_warp) == op.variable_latency
@@ -256,19 +270,18 @@ class JointModel(ModuloModel):
 def joint_schedule(graph: Graph, ii: int, length: int, solver: str = "cpsat",
                    time_limit: float | Deadline = 60.0,
                    fixed_starts: dict[str, int] | None = None, hint: dict[str, int] | None = None,
-                   answer_only: bool = False) -> tuple[dict[str, int], dict[str, int]] | None:
+                   ) -> tuple[dict[str, int], dict[str, int]] | None:
     """``SWP-and-WS(G, M, II, L)``: starts and warps, or None when unsatisfiable.
     With ``fixed_starts`` only the warp assignment is searched; ``hint`` (starts,
     e.g. of the modulo schedule) only guides the search.  ``time_limit``
     (seconds or a shared :class:`Deadline`) bounds building and solving."""
     deadline = time_limit if isinstance(time_limit, Deadline) else Deadline(time_limit)
     b = make_backend(solver, deadline.at, deadline.work)
-    b.answer_only = answer_only
     return solve_joint(JointModel(graph, ii, length, b, fixed_starts), deadline, hint)
 
 
 def solve_joint(m: JointModel, deadline: Deadline, hint: dict[str, int] | None = None,
-                ) -> tuple[dict[str, int], dict[str, int]] | None:
+                hint_warps: dict[str, int] | None = None) -> tuple[dict[str, int], dict[str, int]] | None:
     """Solve a built joint model (at its current length) with ``hint`` starts."""
     graph, ii, b, length = m.graph, m.ii, m.b, m.length
     if not m.feasible_bounds:
@@ -278,6 +291,9 @@ def solve_joint(m: JointModel, deadline: Deadline, hint: dict[str, int] | None =
             b.hint(m.k[v], s // ii)
             for r in range(ii):
                 b.hint(m.rho[v][r], int(r == s % ii))
+        if hint_warps is not None and v in hint_warps:
+            for w, lit in enumerate(m.opw[v]):
+                b.hint(lit, int(w == hint_warps[v]))
     if not b.solve(deadline.left()):
         return None
     starts = {op.name: m.start_value(op.name) for op in graph.ops}
@@ -286,7 +302,8 @@ def solve_joint(m: JointModel, deadline: Deadline, hint: dict[str, int] | None =
 
 
 def joint_at_length(model: JointModel | None, graph: Graph, ii: int, length: int, solver: str,
-                    deadline: Deadline, hint: dict[str, int] | None) -> tuple[JointModel, object]:
+                    deadline: Deadline, hint: dict[str, int] | None,
+                    hint_warps: dict[str, int] | None = None) -> tuple[JointModel, object]:
     """The joint query at ``length`` through ``model`` (built for another length
     at this II) moved to it when the backend allows, else through a new model:
     (the model, the answer of :func:`solve_joint`)."""
@@ -294,7 +311,7 @@ def joint_at_length(model: JointModel | None, graph: Graph, ii: int, length: int
         model = JointModel(graph, ii, length, make_backend(solver, deadline.at, deadline.work))
     else:
         model.retarget(length)
-    return model, solve_joint(model, deadline, hint)
+    return model, solve_joint(model, deadline, hint, hint_warps)
 
 
 def _joint_feasible_relaxed(graph: Graph, ii: int, length: int, solver: str, time_limit: Deadline,
@@ -305,7 +322,7 @@ def _joint_feasible_relaxed(graph: Graph, ii: int, length: int, solver: str, tim
     relaxed = Graph(units=graph.units, ops=graph.ops, edges=graph.edges,
                     warps=replace(graph.warps, reg_limit=None) if graph.warps else None,
                     smem_capacity=None, streaming_depth=graph.streaming_depth, name=graph.name)
-    return joint_schedule(relaxed, ii, length, solver, time_limit, hint=hint, answer_only=True) is not None
+    return joint_schedule(relaxed, ii, length, solver, time_limit, hint=hint) is not None
 
 
 def _search_range(graph: Graph, deadline: Deadline) -> tuple[Graph, int, int, int]:
@@ -368,6 +385,89 @@ def twill_among(graphs: list[Graph], solver: str = "cpsat", time_limit: float = 
     raise failure
 
 
+def stage_window(g: Graph, ii: int, solver: str, deadline: Deadline,
+                 stages: int = 2) -> tuple[int | None, ModuloSchedule | None, str | None]:
+    """Algorithm 1's largest length at this II, ``l_max = ceil(Len(M) / II) * II``,
+    with M (the least-length modulo schedule), or a length ``L >= l_max`` with the
+    reason, found without the solver (warp_bound), why no joint schedule fits in
+    it (hence none in l_max): ``(l_max, M, None)``, ``(L, None, reason)``, or
+    ``(None, None, None)`` when there is no modulo schedule at this II.
+
+    Stage by stage from the critical length ``crit`` (a lower bound on Len(M), so
+    ``Len(M) > (S0 - 1) * II`` for ``S0 = ceil(crit / II)``): the first S with a
+    modulo schedule within ``S * II`` gives l_max.  Where warp_bound refutes ``S * II``
+    for some of these S, one feasibility query at the largest of them settles the
+    II when a modulo schedule fits there; elsewhere M itself is searched within
+    ``S * II`` (its stage domains as small as they can be).  Past ``stages`` more
+    stages, M is searched over the whole horizon."""
+    first = -(-critical_length(g, ii, deadline) // ii)
+    tried = first
+    refuted = [(s, r) for s in range(first, first + stages + 1) for r in [joint_bound(g, ii, s * ii)] if r]
+    if refuted:
+        s, reason = refuted[-1]
+        if modulo_fits(g, ii, s * ii, solver, deadline):
+            return s * ii, None, reason
+        tried = s + 1  # Len(M) > s * II
+    for s in range(tried, first + stages + 1):
+        ms = least_length(g, ii, solver, deadline, guess=s * ii, exact=True)
+        if ms is not None:
+            return s * ii, ms, None
+    ms = least_length(g, ii, solver, deadline)
+    if ms is None:
+        return None, None, None
+    l_max = math.ceil(ms.length / ii) * ii
+    return l_max, ms, joint_bound(g, ii, l_max)
+
+
+def _least_joint_length(g: Graph, ii: int, ms, l_max: int, solver: str, deadline: Deadline,
+                        attempts: list, model: JointModel | None = None,
+                        ) -> tuple[JointModel | None, tuple[dict[str, int], dict[str, int]] | None]:
+    """The joint schedule of least length L in [Len(M), l_max] (the L Algorithm
+    1's scan reaches first), or None, with the model that found it.  Feasibility is monotone in L, so any
+    search order finds that L: Len(M) first (a lower bound, and often the
+    answer: then no proof of infeasibility is needed), then l_max, whose
+    solution settles every length from its own up, then bisection below it
+    (one model for every length: building it costs more than most solves)."""
+
+    def length_of(found) -> int:
+        return max(ms.length, max(found[0][op.name] + op.cycles for op in g.ops))
+
+    lo = ms.length
+    # Warps as a hint: every compute op on the first compute warp (the solver
+    # moves what must move), then each solution's warps for the next probe.
+    first = {op.name: 0 for op in g.ops if not op.variable_latency}
+    model, found = joint_at_length(model, g, ii, lo, solver, deadline, ms.starts, first)
+    attempts.append({"II": ii, "L": lo, "joint": "sat" if found else "unsat"})
+    if found is not None:
+        return model, found
+    if lo == l_max:
+        return model, None
+    lo += 1
+    if lo < l_max:
+        # One cycle more is the answer more often than not (flash attention d256, causal
+        # d64): when it is, no descent from l_max is needed.
+        model, found = joint_at_length(model, g, ii, lo, solver, deadline, ms.starts, first)
+        attempts.append({"II": ii, "L": lo, "joint": "sat" if found else "unsat"})
+        if found is not None:
+            return model, found
+        lo += 1
+    model, found = joint_at_length(model, g, ii, l_max, solver, deadline, ms.starts, first)
+    if found is None:
+        return model, None
+    hi = length_of(found)
+    probe = hi - 1
+    while lo < hi:
+        model, at = joint_at_length(model, g, ii, probe, solver, deadline, found[0], found[1])
+        attempts.append({"II": ii, "L": probe, "joint": "sat" if at else "unsat"})
+        if at is None:
+            lo = probe + 1
+        else:
+            found, hi = at, length_of(at)
+        probe = (lo + hi) // 2
+    attempts.append({"II": ii, "L": hi, "joint": "sat"})
+    return model, found
+
+
 def twill(graph: Graph, solver: str = "cpsat", time_limit: float | Deadline = 120.0, max_ii: int | None = None,
           min_ii: int | None = None) -> Schedule:
     """Algorithm 1: from the smallest II that has a modulo schedule, try the
@@ -388,67 +488,55 @@ def twill(graph: Graph, solver: str = "cpsat", time_limit: float | Deadline = 12
     ii = max(rmii, cmii, min_ii or 0)
     cap = max_ii if max_ii is not None else top
     attempts = []
-    guess = critical_length(g, ii, deadline) + ii
     while ii <= cap:
         try:
             check_model_size(g, ii, lay.total)
         except ModelTooLarge as exc:
             raise GraphError(f"no schedule for II up to {ii - 1}; {exc.message}", path=exc.path) from None
-        # The least length at II-1 plus one is usually enough at II (a guess:
-        # modulo_schedule falls back to the full horizon when it is not).
-        ms = least_length(g, ii, solver, deadline, guess=guess)
-        guess = ms.length + 1 if ms is not None else None
-        if ms is None:
+        # Algorithm 1 tries L = Len(M), Len(M)+1, ... while ceil(L/II) is unchanged.
+        # Feasibility is monotone in L (a larger L only relaxes completion), so
+        # one query at the largest such L, l_max, decides the whole inner loop.
+        l_max, ms, reason = stage_window(g, ii, solver, deadline)
+        if ms is None and reason is None:
             attempts.append({"II": ii, "modulo": "infeasible"})
             ii += 1
             continue
-        # Algorithm 1 tries L = Len(M), Len(M)+1, ... while ceil(L/II) is unchanged.
-        # Feasibility is monotone in L (a larger L only relaxes completion), so
-        # one query at the largest such L decides the whole inner loop; only
-        # when it succeeds are the smaller L tried, in Algorithm 1's order.
-        l_max = math.ceil(ms.length / ii) * ii
-        l_range = ms.length if l_max == ms.length else f"{ms.length}..{l_max}"
-        # A proof without the solver (warp_bound), then the necessary condition:
-        # when either fails, so would every query below.
-        reason = joint_bound(g, ii, l_max)
+        # The joint problem without memory (a necessary condition), guided by M's
+        # starts (which speeds up its proofs too).
+        if reason is None and not _joint_feasible_relaxed(g, ii, l_max, solver, deadline, hint=ms.starts):
+            reason = "without memory"
         if reason is not None:
-            attempts.append({"II": ii, "L": l_range, "joint": f"unsat ({reason})"})
-            ii += 1
-            continue
-        if not _joint_feasible_relaxed(g, ii, l_max, solver, deadline, hint=ms.starts):
-            attempts.append({"II": ii, "L": l_range, "joint": "unsat (without memory)"})
+            attempts.append({"II": ii, "L": l_max, "joint": f"unsat ({reason})"})
             ii += 1
             continue
         # M's tie-break (ops as late as possible) only matters from here on.
         ms = latest_starts(g, ii, ms, solver, deadline)
-        found = joint_schedule(g, ii, ms.length, solver, deadline, fixed_starts=ms.starts)
+        model = JointModel(g, ii, ms.length, make_backend(solver, deadline.at, deadline.work))
+        found = None
+        if model.b.retargetable:  # M's starts pinned by their domains, then freed for the search
+            model.fix_starts(ms.starts)
+            found = solve_joint(model, deadline)
+            model.fix_starts(None)
+        else:
+            found = joint_schedule(g, ii, ms.length, solver, deadline, fixed_starts=ms.starts)
+            model = None
         if found is not None:
             attempts.append({"II": ii, "L": ms.length, "joint": "sat (modulo starts kept)"})
         else:
-            # One model for every length below: building it costs more than most solves.
-            model, top = joint_at_length(None, g, ii, l_max, solver, deadline, ms.starts)
-            if top is None:
-                attempts.append({"II": ii, "L": l_range, "joint": "unsat"})
+            model, found = _least_joint_length(g, ii, ms, l_max, solver, deadline, attempts, model)
+            if found is None:
+                attempts.append({"II": ii, "L": l_max, "joint": "unsat"})
                 ii += 1
                 continue
-            # The solution found at l_max may already be shorter: lengths from its
-            # own length up are settled by it.  Below, feasibility being monotone
-            # in L, a search finds the least L Algorithm 1's scan would reach: one
-            # below the solution's length first (the solver's solutions are
-            # usually shortest: one unsat proof settles it), then by bisection.
-            found = top
-            lo, hi = ms.length, max(ms.length, max(top[0][op.name] + op.cycles for op in g.ops))
-            probe = hi - 1
-            while lo < hi:
-                model, at = joint_at_length(model, g, ii, probe, solver, deadline, found[0])
-                attempts.append({"II": ii, "L": probe, "joint": "sat" if at else "unsat"})
-                if at is None:
-                    lo = probe + 1
-                else:
-                    found, hi = at, max(ms.length, max(at[0][op.name] + op.cycles for op in g.ops))
-                probe = (lo + hi) // 2
-            attempts.append({"II": ii, "L": hi, "joint": "sat"})
-        starts, warps = found
+        # A streaming op's stage is free (no incoming dependence, outgoing delays
+        # zero, its buffers a fixed ring, its residue alone reserves its unit):
+        # it is reported at its residue, stage 0, whichever stage the solver chose.
+        def streamed(starts: dict[str, int]) -> dict[str, int]:
+            return {v: s % ii if g.is_streaming(v) else s for v, s in starts.items()}
+        starts, warps = streamed(found[0]), found[1]
+        if model is not None:  # among the schedules of this (II, L), the fewest registers carried
+            starts, warps = fewest_carried(model, starts, warps, deadline)
+            starts = streamed(starts)
         return Schedule(
             ii=ii,
             length=max(starts[op.name] + op.cycles for op in g.ops),

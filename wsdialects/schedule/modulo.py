@@ -254,25 +254,41 @@ def modulo_schedule(graph: Graph, ii: int, solver: str = "cpsat", time_limit: fl
 
 
 def least_length(graph: Graph, ii: int, solver: str, deadline: Deadline,
-                 guess: int | None = None) -> ModuloSchedule | None:
+                 guess: int | None = None, exact: bool = False) -> ModuloSchedule | None:
     """The least length of a modulo schedule at this II, with one schedule of
     that length; None when none exists.  ``guess`` (a length the caller expects
     to suffice, e.g. the previous II's) bounds the first search: if a schedule
     of length <= guess exists, the least one is also the least overall; only if
     none does is the search repeated over the full horizon.  The least L is
     bounded below by the critical path, so a schedule that reaches it is
-    proven optimal at once."""
+    proven optimal at once.  ``exact``: only a schedule within ``guess`` is
+    wanted (None when there is none), no search of the whole horizon."""
 
-    def search(max_length):
-        b = make_backend(solver, deadline.at, deadline.work)
-        m = ModuloModel(graph, ii, b, max_length=max_length)
-        b.minimize([(1, m.length_var)])
-        if not b.solve(deadline.left()):
-            return None
-        return ModuloSchedule(ii, {op.name: m.start_value(op.name) for op in graph.ops}, b.value(m.length_var))
+    found = _shortest_within(graph, ii, solver, deadline, guess) if guess is not None else None
+    if found is not None or exact:  # exact: only schedules within guess are wanted
+        return found
+    return _shortest_within(graph, ii, solver, deadline, None)
 
-    found = search(guess) if guess is not None else None
-    return found if found is not None else search(None)
+
+def _shortest_within(graph: Graph, ii: int, solver: str, deadline: Deadline,
+                     max_length: int | None) -> ModuloSchedule | None:
+    """The least-length modulo schedule of length at most ``max_length`` (None:
+    any), or None when there is none."""
+    b = make_backend(solver, deadline.at, deadline.work)
+    m = ModuloModel(graph, ii, b, max_length=max_length)
+    b.minimize([(1, m.length_var)])
+    if not b.solve(deadline.left()):
+        return None
+    return ModuloSchedule(ii, {op.name: m.start_value(op.name) for op in graph.ops}, b.value(m.length_var))
+
+
+def modulo_fits(graph: Graph, ii: int, length: int, solver: str, deadline: Deadline) -> bool:
+    """Whether some modulo schedule at this II has length at most ``length``: a
+    feasibility query with CP-SAT's LP relaxation (which settles it in hundredths
+    of a second where the search alone can take seconds)."""
+    m = ModuloModel(graph, ii, make_backend(solver, deadline.at, deadline.work), length)
+    m.b.linear = True
+    return m.feasible_bounds and m.b.solve(deadline.left())
 
 
 def latest_starts(graph: Graph, ii: int, first: ModuloSchedule, solver: str,

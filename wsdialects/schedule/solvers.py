@@ -9,7 +9,9 @@ arithmetic otherwise).
 
 from __future__ import annotations
 
+import sys
 import time
+import types
 from typing import Any, Iterable, Sequence
 
 from wsdialects.diagnostics import WsError
@@ -42,7 +44,7 @@ def require_solver(name: str, where: str = "ws-schedule") -> None:
 
     module, package, extra = PACKAGES[name]
     try:
-        importlib.import_module(module)
+        import_cp_model() if name == "cpsat" else importlib.import_module(module)
     except ImportError:
         install = f"pip install 'wsdialects[{extra}]'" if extra else f"pip install {package}"
         other = " (or use the default solver, cpsat)" if name != "cpsat" else ""
@@ -61,10 +63,11 @@ class Backend:
     name = ""
     deadline: float | None = None
     work_limit: float | None = None  # deterministic work per solve (CP-SAT), None: none
-    # The caller wants only feasible / infeasible, not the solution (its values
-    # are then not read): the backend may find it any way it likes.
-    answer_only = False
     _built = 0
+    # Feasibility queries of this model use CP-SAT's LP relaxation (a modulo
+    # schedule within a length: the dependence chains and the modular capacities
+    # are linear; without it such a query can run for seconds, with it 0.02 s).
+    linear = False
 
     def tick(self) -> None:
         """Count one variable or constraint; check the clock every 1024."""
@@ -95,6 +98,45 @@ class Backend:
     def solve(self, time_limit: float) -> bool:
         """True: a (for an objective: optimal) solution; False: proven infeasible."""
     def value(self, var: Any) -> int: ...
+    def minimize_within(self, time_limit: float, work: float) -> bool:
+        """Minimise the objective within ``work`` (CP-SAT's deterministic seconds, so the
+        answer is the same on every run): True when a solution was found (the best within
+        the budget, optimal or not).  A backend without such a bound (z3) finds none."""
+        return False
+
+
+class _DeferredPandas(types.ModuleType):
+    """Stands for pandas in OR-Tools' cp_model: pandas is imported on first use."""
+
+    def __getattr__(self, name: str) -> Any:
+        import pandas
+        return getattr(pandas, name)
+
+
+def import_cp_model() -> types.ModuleType:
+    """OR-Tools' ``cp_model``, imported without pandas when pandas is not loaded yet.
+
+    cp_model imports pandas (0.3-0.6 s on the 2-core machine, about a tenth of a whole
+    ``ws-opt`` run with ws-schedule) for its ``*_series`` helpers alone, which the
+    scheduler never calls; at import it only names ``pd.Index`` and ``pd.Series`` in type
+    annotations.  While cp_model is imported, ``pandas`` is a stand-in whose attributes
+    are empty classes; afterwards cp_model's ``pd`` imports the real pandas on first use,
+    and ``sys.modules`` holds no trace of the stand-in (test_solvers_import.py)."""
+    name = "ortools.sat.python.cp_model"
+    if name in sys.modules or "pandas" in sys.modules:
+        import ortools.sat.python.cp_model as cp_model
+        return cp_model
+    stand_in = types.ModuleType("pandas")
+    stand_in.__getattr__ = lambda attr: type(attr, (), {})  # type: ignore[method-assign]
+    sys.modules["pandas"] = stand_in
+    try:
+        import ortools.sat.python.cp_model as cp_model
+    finally:
+        if sys.modules.get("pandas") is stand_in:
+            del sys.modules["pandas"]
+    if getattr(cp_model, "pd", None) is stand_in:
+        cp_model.pd = _DeferredPandas("pandas")
+    return cp_model
 
 
 class CpSatBackend(Backend):
@@ -102,7 +144,7 @@ class CpSatBackend(Backend):
     retargetable = True
 
     def __init__(self, workers: int = 1) -> None:
-        from ortools.sat.python import cp_model
+        cp_model = import_cp_model()
         self._cp = cp_model
         self.model = cp_model.CpModel()
         self.workers = workers
@@ -167,7 +209,7 @@ class CpSatBackend(Backend):
         domain.clear()
         domain.extend([lo, hi])
 
-    def _run(self, time_limit, work, fast: bool):
+    def _run(self, time_limit, work, fast: bool, linear: bool | None = None):
         cp = self._cp
         self.solver = cp.CpSolver()
         params = self.solver.parameters
@@ -182,10 +224,9 @@ class CpSatBackend(Backend):
         if fast:
             # Nor does in-processing (clause vivification, probing during the
             # search): flash attention d256's joint query at II 64 takes 0.3 s
-            # instead of 1.6 s.  It changes which of several equally good
-            # solutions is found, though, so only answers come from this run.
+            # instead of 1.6 s.
             params.use_sat_inprocessing = False
-        if not self.model.HasObjective():
+        if linear is False or (linear is None and not self.model.HasObjective() and not self.linear):
             # Pure feasibility (the joint problem, mostly proofs of infeasibility):
             # the LP relaxation costs far more than it prunes here (attention at
             # II 19..21: 0.4-0.5 s per proof instead of 1.3-2 s).  Optimization
@@ -200,19 +241,18 @@ class CpSatBackend(Backend):
         cp = self._cp
         objective = self.model.HasObjective()
         if not objective:
-            # A feasibility query runs fast first: a proof of infeasibility (most
-            # queries of Algorithm 1) is the answer whichever way it was found,
-            # and so is "feasible" when only the answer is wanted.  A solution
-            # that is used comes from the standard run below, so that the
-            # schedule is the one the standard search finds (the same model,
-            # hints and parameters give the same solution); so does any answer
-            # the fast run did not reach in its share of the work.
+            # A feasibility query runs without in-processing first, within a
+            # share of the work (FAST_WORK): its answer and its solution are
+            # final (the models are feasibility questions: any solution is as
+            # good as another).  Only a query it does not settle in its share
+            # runs again with CP-SAT's standard search, which proves hard cases
+            # faster.
             fast_work = FAST_WORK if self.work_limit is None else min(FAST_WORK, self.work_limit)
             t0 = time.monotonic()
             status = self._run(time_limit, fast_work, fast=True)
             if status == cp.INFEASIBLE:
                 return False
-            if status in (cp.OPTIMAL, cp.FEASIBLE) and self.answer_only:
+            if status in (cp.OPTIMAL, cp.FEASIBLE):
                 return True
             time_limit -= time.monotonic() - t0
             if time_limit <= 0:
@@ -224,6 +264,14 @@ class CpSatBackend(Backend):
             return False
         raise SolverTimeout(f"CP-SAT stopped with status {self.solver.StatusName(status)} "
                             f"(time limit {time_limit:.3g} s)")
+
+    def minimize_within(self, time_limit, work):
+        cp = self._cp
+        work = work if self.work_limit is None else min(work, self.work_limit)
+        # Without in-processing and without the LP (as feasibility queries run): on flash
+        # attention's tie-break 0.1 deterministic s to the optimum, against 0.7 with them.
+        status = self._run(time_limit, work, fast=True, linear=False)
+        return status in (cp.OPTIMAL, cp.FEASIBLE)
 
     def value(self, var):
         return int(self.solver.Value(var))

@@ -17,10 +17,20 @@ needs no search, only counting residues:
   residue (one of them executes for a cycle or more, or both need a unit at
   issue beyond its capacity) need distinct ones, so ``II >= c + their number``.
 
-Flash attention with head dim 64, split over two warps: the softmax chain cannot
-afford a 32-cycle spill, so QK^T, its mask, the exponentials (32 cycles on the
-SFU) and P.V share a warp, whose four blocking ops need II >= 32 + 4 = 36; the
-solver gave up on II 33-35 after a second of work each.
+- **issue windows**: with several compute warps, the blocking ops that do not
+  fit beside ``o`` go to other warps, and every path between them and ``o``
+  pays a spill; the ones that stay issue within the ``II - c`` residues left,
+  so a path between two of them (or them and ``o``) is rounded up to the next
+  length whose residue lies in that window.  For each choice of the ones that
+  stay, earliest and latest starts follow from these pairwise bounds; a
+  positive cycle, an empty window, or two ops on one unit that cannot issue
+  apart enough without overfilling it rule the choice out.
+
+Flash attention with head dim 64, split over two warps: the exponentials take
+32 cycles of the SFU, which leaves 2 or 3 residues for QK^T, its mask, P.V and
+the rescale, all blocking; whichever stay beside them wait for the next window
+and the others pay 16-32 cycles of spill, so no schedule fits in 4 stages at
+II 32-35 (the solver needs 47 s to prove it at II 34, and gave up after a second).
 
 :func:`joint_bound` returns the reason as text, or None when it proves nothing.
 """
@@ -180,26 +190,75 @@ def _from(graph: Graph, ii: int, source: str, forward: bool) -> dict[str, tuple[
 def _crossings(graph: Graph, ii: int, length: int, head, tail, o: str, clique: list[str], room: int,
                group_of: dict[str, tuple]):
     """At most ``room`` of the blocking ops ``clique`` fit on o's warp (with the ops
-    that must share a warp with them, ``group_of``); each of the
-    others is on another warp, so every path between it and o crosses warps and
-    pays at least the least spill cost along it.  A reason when no choice of the
-    ones that stay fits in ``length``."""
+    that must share a warp with them, ``group_of``); each of the others is on
+    another warp, so every path between it and o (or an op that stays) crosses
+    warps and pays at least the least spill cost along it.  The ones that stay
+    issue outside o's ``c`` residues, so a path between two of them (or them
+    and o) spans a whole number of IIs plus an offset within that window: it
+    is rounded up to the next such length.  A reason when no choice of the ones
+    that stay fits in ``length``."""
     from itertools import combinations
 
-    into = {x: _from(graph, ii, x, True).get(o) for x in clique}  # x -> o
-    out = _from(graph, ii, o, True)  # o -> y
+    c = graph.op(o).cycles
+    window = ii - c  # the residues outside o's, where the blocking ops of its warp issue
+    nodes = [o] + clique
+    paths = {a: _from(graph, ii, a, True) for a in nodes}  # a -> (longest path, least spill on it)
 
-    def least_length(off) -> int:
-        best = 0
-        for x in off:
-            if into[x] is not None:
-                best = max(best, head[x] + sum(into[x]) + tail[o])
-            if x in out:
-                best = max(best, head[o] + sum(out[x]) + tail[x])
-            for y in off:
-                if y != x and into[x] is not None and y in out:
-                    best = max(best, head[x] + sum(into[x]) + sum(out[y]) + tail[y])
-        return best
+    def offset_ok(a: str, b: str, t: int) -> bool:
+        """Whether s_b - s_a = t is possible when a and b (blocking ops, or o) share o's warp."""
+        r = t % ii
+        if a == o:
+            return r >= c  # b issues outside o's residues
+        if b == o:
+            return 1 <= r <= window
+        return r < window or r > ii - window  # two issues within the window
+
+    def gap(a: str, b: str, d: int, on: set[str]) -> int:
+        """A lower bound on s_b - s_a given a path of length d between them."""
+        if (a in on) != (b in on):
+            return d + paths[a][b][1]  # the path crosses warps
+        if a not in on:
+            return d
+        t = d
+        while not offset_ok(a, b, t) and t < d + ii:
+            t += 1
+        return t
+
+    def fits(kept: set[str]) -> bool:
+        """Whether a schedule of length <= ``length`` may exist with ``kept`` (and o)
+        on o's warp and the rest of the clique elsewhere: earliest starts from
+        longest paths over the pairwise bounds (a positive cycle among them: no
+        schedule), latest ones back from the end; two ops whose windows then
+        leave no pair of starts apart enough and clear of each other's units
+        rule it out too."""
+        on = {o} | kept
+        pairs = [(a, b, gap(a, b, d, on)) for a in nodes for b, (d, _) in paths[a].items() if b != a and b in on | set(nodes)]
+        early = {a: head[a] for a in nodes}
+        late = {a: length - tail[a] for a in nodes}
+        for bound, step in ((early, lambda a, b, w: (b, early[a] + w, early[b].__lt__)),
+                            (late, lambda a, b, w: (a, late[b] - w, late[a].__gt__))):
+            for _ in range(len(nodes) + 1):
+                changed = False
+                for a, b, w in pairs:
+                    at, value, better = step(a, b, w)
+                    if better(value):
+                        bound[at], changed = value, True
+                if not changed:
+                    break
+            else:
+                return False
+        if any(early[a] > late[a] for a in nodes):
+            return False
+        gaps = {(a, b): w for a, b, w in pairs}
+        for i, a in enumerate(nodes):
+            for b in nodes[i + 1:]:
+                if (late[a] - early[a] + 1) * (late[b] - early[b] + 1) > 4096 or not _share_unit(graph, a, b):
+                    continue
+                if not any(sb - sa >= gaps.get((a, b), -(1 << 62)) and sa - sb >= gaps.get((b, a), -(1 << 62))
+                           and not _clash(graph, ii, a, sa, b, sb)
+                           for sa in range(early[a], late[a] + 1) for sb in range(early[b], late[b] + 1)):
+                    return False
+        return True
 
     def kept_with(kept) -> set[str]:
         """The clique's ops on o's warp when ``kept`` are: with their groups' and o's."""
@@ -208,13 +267,31 @@ def _crossings(graph: Graph, ii: int, length: int, head, tail, o: str, clique: l
             on |= set(group_of[v])
         return {v for v in clique if v in on}
 
-    choices = [kept_with(c) for k in range(room + 1) for c in combinations(clique, k)]
+    choices = [kept_with(k) for n in range(room + 1) for k in combinations(clique, n)]
     if len(choices) > 4096:
         return None
-    worst = min((least_length([v for v in clique if v not in kept]) for kept in choices
-                 if _span(graph, kept) <= room),
-                default=1 << 62)
-    if worst > length:
-        return (f"at most {room} of the blocking ops {', '.join(sorted(clique))} fit on the warp of '{o}'; "
-                f"the others' paths to it cross warps and need L >= {worst} > {length}")
-    return None
+    if any(fits(kept) for kept in choices if _span(graph, kept) <= room):
+        return None
+    return (f"at most {room} of the blocking ops {', '.join(sorted(clique))} fit on the warp of '{o}'; "
+            f"paths between them and it cross warps or wait for the next issue window, and no choice "
+            f"fits in L = {length}")
+
+
+def _share_unit(graph: Graph, a: str, b: str) -> bool:
+    return bool(set(graph.op(a).uses) & set(graph.op(b).uses))
+
+
+def _clash(graph: Graph, ii: int, a: str, sa: int, b: str, sb: int) -> bool:
+    """Whether ops a and b, issued at sa and sb (every member of a ping-pong team
+    at its offset), overfill a unit at some residue between them alone."""
+    for unit, cap in graph.units.items():
+        use: dict[int, int] = {}
+        for v, sv in ((a, sa), (b, sb)):
+            for shift in graph.member_offsets(v, ii):
+                for c, amount in enumerate(graph.op(v).uses.get(unit, ())):
+                    if amount:
+                        r = (sv + c + shift) % ii
+                        use[r] = use.get(r, 0) + amount
+        if any(x > cap for x in use.values()):
+            return True
+    return False

@@ -15,12 +15,12 @@ builtin.module {
     %r, %r_1 = scf.for %k = %c0 to %kt step %c1 iter_args(%g = %zero, %u = %zero) -> (tensor<64x64xf32>, tensor<64x64xf32>) : i32 {
       %ok = arith.muli %k, %c32 : i32
       %a = tile.desc_load %a_desc[%om, %ok] : !tile.desc<tensor<64x32xf16>> -> tensor<64x32xf16> {ws.stage = 0 : i32, ws.order = 1 : i32, ws.warp = 1 : i32}
-      %wg = tile.desc_load %g_desc[%on, %ok] : !tile.desc<tensor<64x32xf16>> -> tensor<64x32xf16> {ws.stage = 0 : i32, ws.order = 0 : i32, ws.warp = 1 : i32}
-      %wu = tile.desc_load %u_desc[%on, %ok] : !tile.desc<tensor<64x32xf16>> -> tensor<64x32xf16> {ws.stage = 0 : i32, ws.order = 3 : i32, ws.warp = 1 : i32}
+      %wg = tile.desc_load %g_desc[%on, %ok] : !tile.desc<tensor<64x32xf16>> -> tensor<64x32xf16> {ws.stage = 0 : i32, ws.order = 3 : i32, ws.warp = 1 : i32}
+      %wu = tile.desc_load %u_desc[%on, %ok] : !tile.desc<tensor<64x32xf16>> -> tensor<64x32xf16> {ws.stage = 0 : i32, ws.order = 0 : i32, ws.warp = 1 : i32}
       %wgt = tile.trans %wg [1, 0] : tensor<64x32xf16> -> tensor<32x64xf16>
       %wut = tile.trans %wu [1, 0] : tensor<64x32xf16> -> tensor<32x64xf16>
-      %g2 = tile.dot %a, %wgt, %g : tensor<64x32xf16>, tensor<32x64xf16> -> tensor<64x64xf32> {ws.stage = 0 : i32, ws.order = 2 : i32, ws.warp = 0 : i32}
-      %u2 = tile.dot %a, %wut, %u : tensor<64x32xf16>, tensor<32x64xf16> -> tensor<64x64xf32> {ws.stage = 0 : i32, ws.order = 4 : i32, ws.warp = 0 : i32}
+      %g2 = tile.dot %a, %wgt, %g : tensor<64x32xf16>, tensor<32x64xf16> -> tensor<64x64xf32> {ws.stage = 0 : i32, ws.order = 4 : i32, ws.warp = 0 : i32}
+      %u2 = tile.dot %a, %wut, %u : tensor<64x32xf16>, tensor<32x64xf16> -> tensor<64x64xf32> {ws.stage = 0 : i32, ws.order = 2 : i32, ws.warp = 0 : i32}
       scf.yield %g2, %u2 : tensor<64x64xf32>, tensor<64x64xf32>
     } {ws.schedule = {II = 6 : i32, L = 7 : i32, warps = 1 : i32, solver = "cpsat", vl_warp = 1 : i32}}
     %o = arith.mulf %r, %r_1 : tensor<64x64xf32>

@@ -1,0 +1,207 @@
+"""Among the joint schedules of the optimal (II, L), one that carries the fewest bytes
+across stage boundaries.
+
+The joint model's liveness charges a value for its lifetime in cycles, wherever the stage
+boundaries fall, so at one (II, L) it sees no difference between schedules that the code
+generator treats very differently:
+
+- registers: a value produced in stage s and used in stage t (of an iteration k later) is
+  carried through ``t + k - s`` iterations of the pipelined loop, held in registers from
+  its definition to its use, where an elementwise chain within one stage is fused into
+  its consumer and holds nothing (what ws-register-budget counts).  Flash attention's P
+  tile carried as f32 (``%p`` in stage 0, ``%p16 = arith.truncf %p`` in stage 1: 64
+  registers per thread) instead of f16 (the truncation in stage 0: 32) put the consumer
+  above its ``setmaxnreg`` budget.  A carried wgmma result counts twice: it is still in
+  flight when the next iteration computes a tile of its own size from it (split
+  attention's PV warp carrying ``%acc_new`` instead of ``%acc_s``: 284 registers instead
+  of 156);
+- shared memory: a value handed to another warp (or from the TMA warp) through an aref
+  ring needs ``crossing + 1`` slots, one fewer where the slot is released before it is
+  refilled (the reader's residue below the producer's, both warps' copies pipelined, i.e.
+  their ops in two stages): `stages.plan_group`'s rule.  Split flash attention with its
+  softmax warp in one stage doubles the rings of P and V (64 KiB more, past the 227 KiB a
+  block has).
+
+So once Algorithm 1 has found (II, L), a second CP-SAT solve on the same model, at the
+same II and length, minimises, in registers per thread of a warp group (the machine
+model's ``regs``; a shared-memory tile's bytes / 512, the same measure),
+
+    sum over values v of carried(v) * max(0, max over uses (stage(use) + distance - stage(v)))
+  + sum over uses of a value on another warp of size(v) * slots(use)
+
+(a streaming TMA load's stage counts as 0), and then, lexicographically, puts ops in stages
+as late as possible (M's tie-break).  II and L are unchanged; only the tie among their
+schedules is chosen.  The search starts from the schedule found (a hint), runs without
+CP-SAT's LP and in-processing (flash attention: 0.1 deterministic s to the optimum, where
+the default search needs 5) and within :data:`TIE_WORK` deterministic seconds (the same
+answer on every machine); a schedule no better than the one found is not taken.  z3 keeps
+the first schedule.
+"""
+
+from __future__ import annotations
+
+from .bounds import Deadline
+from .solvers import SolverTimeout
+
+TIE_WORK = 1.0  # deterministic seconds (CP-SAT) of the tie-breaking search
+SMEM_UNIT = 4 * 128  # bytes of a shared-memory tile per register of a warp group's thread
+
+
+def _carry_weight(graph, name: str) -> int:
+    """Registers a carried value holds: twice a wgmma result's (it stays in flight across
+    the boundary while the value computed from it takes registers of its own)."""
+    return graph.op(name).regs * (2 if graph.is_async(name) else 1)
+
+
+def _size(op) -> int:
+    return op.regs if op.regs > 0 else op.smem // SMEM_UNIT
+
+
+def _data_ops(graph) -> set[str]:
+    """Ops whose value depends on loaded or carried data; the others are index arithmetic
+    (computed from the induction variable alone), which each warp recomputes instead of
+    receiving (`from_ir`)."""
+    data = {op.name for op in graph.ops if op.variable_latency}
+    data |= {e.dst for e in graph.edges if e.distance > 0}
+    todo = list(data)
+    while todo:
+        for e in graph.succs(todo.pop()):
+            if e.dst not in data:
+                data.add(e.dst)
+                todo.append(e.dst)
+    return data
+
+
+def _ring_edge(graph, e, data: set[str]) -> bool:
+    """Whether dependence ``e`` goes through an aref ring when its ends are on different
+    warps: a loaded tile from the TMA warp, or a data-carrying register value."""
+    src, dst = graph.op(e.src), graph.op(e.dst)
+    return not dst.variable_latency and e.src != e.dst and _size(src) > 0 and e.src in data
+
+
+def _src_stage(graph, e, stage: dict[str, int]) -> int:
+    return 0 if graph.is_streaming(e.src) else stage[e.src]  # a streaming op's stage is free
+
+
+def carried_bytes(graph, starts: dict[str, int], ii: int, warps: dict[str, int]) -> int:
+    """The cost above of a schedule (starts in cycles)."""
+    stage = {v: s // ii for v, s in starts.items()}
+    fixed = [op.name for op in graph.ops if not op.variable_latency]
+    piped = {w: len({stage[v] for v in fixed if warps[v] == w}) > 1 for w in set(warps.values())}
+    total, data = 0, _data_ops(graph)
+    for op in graph.ops:
+        if op.regs > 0 and not graph.is_streaming(op.name):
+            total += _carry_weight(graph, op.name) * max(
+                [0] + [stage[e.dst] + e.distance - stage[op.name] for e in graph.succs(op.name)])
+    for e in graph.edges:
+        if _ring_edge(graph, e, data) and warps[e.src] != warps[e.dst]:
+            first = (starts[e.dst] % ii < starts[e.src] % ii and piped[warps[e.dst]]
+                     and (graph.op(e.src).variable_latency or piped[warps[e.src]]))
+            crossing = stage[e.dst] + e.distance - _src_stage(graph, e, stage)
+            total += _size(graph.op(e.src)) * max(1, crossing + 1 - first)
+    return total
+
+
+def _crossing(model, e):
+    """A literal forced true when the ends of ``e`` are on different warps."""
+    x = model.b.bool(f"cross_{e.src}_{e.dst}_{e.distance}")
+    for w in range(model.layout.total):
+        model.b.clause([x, model.opw[e.dst][w]], [model.opw[e.src][w]])
+    return x
+
+
+def _pipelined(model, top: int) -> list:
+    """Per compute warp, a literal that holds only when the warp's ops use two stages (so
+    that its copy of the loop is pipelined): witnessed by an op at most at some stage m and
+    one above it."""
+    b, g = model.b, model.graph
+    fixed = [op.name for op in g.ops if not op.variable_latency]
+    out = []
+    for w in range(model.layout.compute):
+        piped, m = b.bool(f"piped_{w}"), b.int(0, top, f"split_{w}")
+        below, above = [], []
+        for v in fixed:
+            lo, hi = b.bool(f"below_{v}_{w}"), b.bool(f"above_{v}_{w}")
+            b.clause([model.opw[v][w]], [lo])
+            b.clause([model.opw[v][w]], [hi])
+            b.add([(1, model.k[v]), (-1, m)], hi=0, when=[lo])
+            b.add([(1, model.k[v]), (-1, m)], lo=1, when=[hi])
+            below.append(lo)
+            above.append(hi)
+        b.clause(below, [piped])
+        b.clause(above, [piped])
+        out.append(piped)
+    return out
+
+
+def _ring_terms(model, top: int) -> list:
+    """Objective terms (size, slots) of the aref rings: ``slots = max(1, crossing + 1 -
+    released_first)`` for a value handed over to another warp, ``released_first`` only
+    where the reader's residue is below the producer's and both copies are pipelined."""
+    b, g = model.b, model.graph
+    piped = _pipelined(model, top)
+    data = _data_ops(g)
+    terms = []
+    for idx, e in enumerate(g.edges):
+        src = g.op(e.src)
+        if not _ring_edge(g, e, data):
+            continue
+        via = [] if src.variable_latency else [model.diff[idx] if idx in model.diff else _crossing(model, e)]
+        slots, first = b.int(0, top + 1, f"slots_{idx}"), b.bool(f"first_{idx}")
+        own = [] if g.is_streaming(e.src) else [(1, model.k[e.src])]
+        b.add([(1, slots), (-1, model.k[e.dst]), (1, first)] + own, lo=1 + e.distance, when=via)
+        b.add([(1, slots)], lo=1, when=via)
+        residue = [(r, x) for r, x in enumerate(model.rho[e.src])] + [(-r, x) for r, x in enumerate(model.rho[e.dst])]
+        b.add(residue, lo=1, when=[first])
+        for w, p in enumerate(piped):
+            b.clause([p], [first, model.opw[e.dst][w]])
+            if not src.variable_latency:
+                b.clause([p], [first, model.opw[e.src][w]])
+        terms.append((_size(src), slots))
+    return terms
+
+
+def fewest_carried(model, starts: dict[str, int], warps: dict[str, int],
+                   deadline: Deadline) -> tuple[dict[str, int], dict[str, int]]:
+    """A schedule of ``model``'s II and of the length of ``starts`` (the one found) with
+    the fewest carried bytes the budget finds: the one given when the backend cannot
+    search (z3) or nothing cheaper turns up."""
+    g, ii, b = model.graph, model.ii, model.b
+    if not b.retargetable:
+        return starts, warps
+    def key(starts, warps):
+        return carried_bytes(g, starts, ii, warps), -sum(s // ii for v, s in starts.items() if not g.is_streaming(v))
+
+    cost = key(starts, warps)
+    model.retarget(max(starts[op.name] + op.cycles for op in g.ops))
+    b.clear_hints()
+    for op in g.ops:
+        v = op.name
+        b.hint(model.k[v], starts[v] // ii)
+        for r, lit in enumerate(model.rho[v]):
+            b.hint(lit, int(r == starts[v] % ii))
+        for w, lit in enumerate(model.opw[v]):
+            b.hint(lit, int(w == warps[v]))
+    objective = []
+    top = model.length // ii + max((e.distance for e in g.edges), default=0) + 1
+    for op in g.ops:
+        if op.regs <= 0 or g.is_streaming(op.name) or not g.succs(op.name):
+            continue
+        c = b.int(0, top, f"carried_{op.name}")
+        for e in g.succs(op.name):
+            b.add([(1, c), (-1, model.k[e.dst]), (1, model.k[op.name])], lo=e.distance)
+        objective.append((_carry_weight(g, op.name), c))
+    objective += _ring_terms(model, top)
+    # Lexicographically second: ops in stages as late as possible (M's tie-break, by stage).
+    late = [(-1, model.k[op.name]) for op in g.ops if not g.is_streaming(op.name)]
+    scale = len(g.ops) * top + 1
+    b.minimize([(scale * c, x) for c, x in objective] + late)
+    try:
+        if not b.minimize_within(deadline.left(), TIE_WORK):
+            return starts, warps
+    except SolverTimeout:
+        return starts, warps
+    better = {op.name: model.start_value(op.name) for op in g.ops}, {op.name: model.warp_value(op.name) for op in g.ops}
+    if key(*better) >= cost:
+        return starts, warps
+    return better
