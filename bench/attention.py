@@ -19,6 +19,7 @@ from __future__ import annotations
 import argparse
 import datetime
 import math
+import os
 import sys
 from pathlib import Path
 
@@ -29,17 +30,18 @@ import wsdialects  # noqa: E402
 KERNELS = ROOT / "examples" / "kernels"
 
 
-def kernel_file(d: int, bf16: bool, causal: bool) -> tuple[Path, str]:
-    """The kernel of examples/kernels for (head dim, causal); bf16 has a kernel of its own for
-    d = 128 non-causal, the other bf16 runs rename the f16 kernel's element type."""
+def kernel_file(d: int, bf16: bool, causal: bool, kdir: Path = KERNELS) -> tuple[Path, str]:
+    """The kernel of examples/kernels (or of `kdir`, a folder of variants under the same names)
+    for (head dim, causal); bf16 has a kernel of its own for d = 128 non-causal, the other bf16
+    runs rename the f16 kernel's element type."""
     name = "flash_attention" + ("_causal" if causal else "") + (f"_d{d}" if d != 128 else "")
     if bf16 and name == "flash_attention":
         name = "flash_attention_bf16"
-    return KERNELS / f"{name}.mlir", name
+    return kdir / f"{name}.mlir", name
 
 
-def source_for(d: int, bf16: bool, causal: bool) -> str:
-    path, _ = kernel_file(d, bf16, causal)
+def source_for(d: int, bf16: bool, causal: bool, kdir: Path = KERNELS) -> str:
+    path, _ = kernel_file(d, bf16, causal, kdir)
     text = path.read_text()
     return text.replace("xf16", "xbf16") if bf16 else text
 
@@ -50,19 +52,19 @@ SCHEDULED = ROOT / "test" / "Inputs" / "kernels" / "scheduled"
 SOLVER = {"ws-schedule{arch=h100},": "", "ws-schedule{arch=h100 pingpong=false},": "_split"}
 
 
-def compile_all(variants, dims, dtypes, causals):
+def compile_all(variants, dims, dtypes, causals, kdir: Path = KERNELS):
     """{(dtype name, d, causal): [(variant, Compiled or None)]}; also what fill_ptx_cache.py
     compiles on a machine with the sm_90a back end."""
     out = {}
     for dname in dtypes:
         for d in dims:
             for causal in causals:
-                path, kname = kernel_file(d, dname == "bf16", causal)
+                path, kname = kernel_file(d, dname == "bf16", causal, kdir)
                 if not path.exists():
                     print(f"no kernel {path.name} for {dname} d{d}{' causal' if causal else ''}", file=sys.stderr)
                     out[(dname, d, causal)] = [(v, None) for v in variants]
                     continue
-                text = source_for(d, dname == "bf16", causal)
+                text = source_for(d, dname == "bf16", causal, kdir)
                 row = []
                 for v in variants:
                     try:
@@ -172,6 +174,10 @@ def main():
     ap.add_argument("--bundled", action="store_true",
                     help="also time examples/kernels/attention.mlir (2-D descriptors, no key mask: L % 128 == 0) "
                          "for fp16 d128 non-causal, as ws[bundled]")
+    ap.add_argument("--kernel-dir", type=Path, default=KERNELS,
+                    help="time the kernels of this folder (variants named as in examples/kernels, e.g. "
+                         "bench/kernels/bn160) instead of the bundled ones; the solver's stored schedules "
+                         "are only used for the bundled kernels")
     ap.add_argument("--date", default=datetime.date.today().isoformat())
     ap.add_argument("--name", default="")
     args = ap.parse_args()
@@ -185,7 +191,8 @@ def main():
     B, H = args.batch, args.heads
     dims = [int(x) for x in args.dims.split(",")]
     causals = [bool(int(c)) for c in args.causal.split(",")]
-    all_compiled = compile_all(variants, dims, args.dtypes.split(","), causals)
+    kdir = args.kernel_dir.resolve()
+    all_compiled = compile_all(variants, dims, args.dtypes.split(","), causals, kdir)
     bundled = wsdialects.compile(KERNELS / "attention.mlir", pipeline="ws-hopper") if args.bundled else None
     rows = []
     bench = lambda f: do_bench(f, warmup=25, rep=200, return_mode="median")  # noqa: E731
@@ -193,7 +200,7 @@ def main():
         dtype = {"fp16": torch.float16, "bf16": torch.bfloat16}[dname]
         for D in dims:
             for causal in causals:
-                _, kname = kernel_file(D, dname == "bf16", causal)
+                _, kname = kernel_file(D, dname == "bf16", causal, kdir)
                 compiled = all_compiled[(dname, D, causal)]
                 for L in [int(x) for x in args.ls.split(",")]:
                     torch.manual_seed(L + D)
@@ -273,7 +280,8 @@ def main():
              f"Command: `python bench/attention.py {' '.join(sys.argv[1:])}` (one run; `triton.testing.do_bench` "
              "median, 25 ms warm-up, 200 ms repeats; random inputs; TFLOP/s = 4·B·H·L²·d / t, halved when causal; "
              "rel. error against float32 SDPA (memory-efficient backend) on the first heads of batch 0, ours poisoned with NaN before the run).", "",
-             f"wsdialects: examples/kernels/flash_attention*.mlir (128x128 tiles, 3-D TMA descriptors), pipelines "
+             f"wsdialects: {os.path.relpath(kdir, ROOT)}/flash_attention*.mlir "
+             f"({'128x128 tiles, ' if kdir == KERNELS else ''}3-D TMA descriptors), pipelines "
              f"{var_txt}. cuDNN / FA2: `scaled_dot_product_attention` under `sdpa_kernel(CUDNN_ATTENTION)` / "
              f"`(FLASH_ATTENTION)`. Triton: the tutorial's algorithm, best of (BM, BN, stages, warps) "
              f"{TRITON_CONFIGS}. FA3: fa3-fwd's `flash_attn_func` (bf16 only).", "",

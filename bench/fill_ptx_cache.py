@@ -6,7 +6,7 @@ The compiles are read from the sources: each `wsdialects.compile(...)` call in t
 given on the command line (GEMM variants first; `--attention=V;V` the variants of
 bench/attention.py, for every kernel it runs). Usage:
     WSDIALECTS_PTX_CACHE=.ptxcache python bench/fill_ptx_cache.py ['ws-hopper;ws-hopper{persistent=true}'] \
-        [--attention='ws-hopper;ws-hopper{cooperative=2}']
+        [--attention='ws-hopper;ws-hopper{cooperative=2}'] [--attention-kernel-dir=bench/kernels/bn160 ...]
 """
 
 from __future__ import annotations
@@ -76,8 +76,10 @@ def main() -> None:
     jobs = []
     for f in sorted((ROOT / "test" / "gpu").glob("*.py")):
         jobs += list(compiles_in(f))
-    argv = [a for a in sys.argv[1:] if not a.startswith("--attention=")]
+    argv = [a for a in sys.argv[1:] if not a.startswith("--attention")]
     attn = [a.split("=", 1)[1] for a in sys.argv[1:] if a.startswith("--attention=")]
+    # --attention-kernel-dir=DIR (repeatable): also the bench's kernels of DIR (attention.py --kernel-dir)
+    kdirs = [Path(a.split("=", 1)[1]).resolve() for a in sys.argv[1:] if a.startswith("--attention-kernel-dir=")]
     seen = set()
     for args, kw in jobs:
         key = repr((args, sorted(kw.items())))
@@ -97,8 +99,10 @@ def main() -> None:
     if attn:
         from attention import compile_all
 
-        compile_all([v for v in attn[0].split(";") if v], [128, 64], ["fp16", "bf16"], [False, True])
-        print("compiled the attention bench kernels")
+        for kdir in [None] + kdirs:
+            extra = {} if kdir is None else {"kdir": kdir}
+            compile_all([v for v in attn[0].split(";") if v], [128, 64], ["fp16", "bf16"], [False, True], **extra)
+            print("compiled the attention bench kernels", "" if kdir is None else f"of {kdir}")
 
 
 if __name__ == "__main__":
