@@ -81,15 +81,20 @@ def test_gather_llvm_structure():
                               "ws-hopper{cooperative=2 persistent=true}")).llvm_ir
     assert ll.count("bar.sync 4, 256;") == 1 and ll.count("bar.arrive 4, 256;") == 1
     assert ll.count("bar.arrive 5, 256;") == 1 and ll.count("bar.sync 5, 256;") == 1
-    # the store waits only until it has read the staging buffer; group 1's branch follows
+    # the store does not wait for its reads: the storing thread waits before the next tile
+    # writes the staging buffer again (and where its branch ends); group 1's branch follows
     assert "cp.async.bulk.wait_group 0;" not in ll
-    end0 = ll.index("cp.async.bulk.wait_group.read 0;")
-    g0, g1 = ll[:end0], ll[end0:]
-    # group 0 (branch 2, barrier 2): its own barrier (all its threads past the last store's
-    # wait), then `free`, then its slice; it waits for the others' slices and stores
+    g1_start = ll.index("bar.sync 5, 256;")
+    waits = [m.start() for m in re.finditer(r"cp\.async\.bulk\.wait_group\.read 0;", ll)]
+    w0 = [w for w in waits if w < g1_start]
+    assert len(w0) == 2 and len(waits) == 2  # group 0: before the gather, at its branch's end
+    g0, g1 = ll[:w0[1]], ll[w0[1]:]
+    # group 0 (branch 2, barrier 2): the last store's reads waited for, its own barrier (all its
+    # threads past that wait), then `free`, then its slice; it waits for the others' slices and stores
     free0 = g0.index("bar.arrive 5, 256;")
-    assert 0 <= g0.rindex("bar.sync 2, 128;", 0, free0) < free0 < g0.index("bar.sync 4, 256;") \
-        < g0.index("cp.async.bulk.tensor.2d.global")
+    assert w0[0] < g0.rindex("bar.sync 2, 128;", 0, free0) < free0 < g0.index("bar.sync 4, 256;") \
+        < g0.index("cp.async.bulk.tensor.2d.global") < g0.index("cp.async.bulk.commit_group")
+    assert "wait_group" not in g0[g0.index("cp.async.bulk.commit_group"):]  # no wait in the tile loop after the store
     # group 1 waits for `free`, writes its slice and arrives
     assert g1.index("bar.sync 5, 256;") < g1.index("st.shared") < g1.index("bar.arrive 4, 256;")
 

@@ -53,6 +53,7 @@ class KernelFrame:
         self.store_stage: dict[Operation, tuple[int, dict]] = {}  # tile.store -> (smem offset, plan)
         self.wgmma_acc: dict[Operation, list[str]] = {}  # wgmma.mma_async -> accumulator computed before its fence
         self.wgmma_a: dict[Operation, list[str]] = {}  # wgmma.mma_async -> packed register A, before its fence
+        self.stores_pending = False  # the branch has committed TMA stores it has not waited for
 
     # ---- text helpers
     def tmp(self, hint: str = "v") -> str:
@@ -261,8 +262,11 @@ class KernelFrame:
             col_rt = self.op(f"shl i32 {self.op(f'and i32 {lane}, 3')}, 1", "col")
             self.layout = BranchCoords(br.num_warps // 4, row_rt, col_rt, tip, lane, br.num_warps * 32, 1 + idx)
             self.memo = [{}]
+            self.stores_pending = False
             for o in br.body.blocks[0].ops:
                 self.lower_op(o)
+            if self.stores_pending:  # the branch's last TMA store reads shared memory until here
+                self.wait_store_reads()
             self.emit(f"br label %{done}")
             self.label(nxt)
             self.layout = None

@@ -347,12 +347,14 @@ class SharedTiles:
             self.fail(o, f"warp_group.gather of a {len(shp)}-D tile: only 2-D tiles are lowered")
         if plan.in_loop:
             # The buffer is free once group 0's store of the last tile has read it: group 0's
-            # storing thread waited for that (tma_store); its group learns it at its own barrier
-            # and tells the other groups through `free`. A handshake (one side bar.sync, the
-            # other bar.arrive) on each barrier, as for the ping-pong turns: compute-sanitizer's
+            # storing thread waits for that here (tma_store leaves it running: the store reads
+            # while this tile's main loop runs); its group learns it at its own barrier and tells
+            # the other groups through `free`. A handshake (one side bar.sync, the other
+            # bar.arrive) on each barrier, as for the ping-pong turns: compute-sanitizer's
             # synccheck reports two groups' bar.sync on one barrier from different code
             # (bench/probes/sanitizer_probes.cu).
             if g == 0:
+                self.wait_store_reads()
                 self.named_barrier(L.barrier_id, L.threads)
                 self.named_barrier(plan.free_id, plan.threads, arrive=True)
             else:
@@ -367,10 +369,18 @@ class SharedTiles:
         self.named_barrier(plan.barrier_id, plan.threads, arrive=g != 0)
         self.vals[o.result] = Staged(stage)
 
+    def wait_store_reads(self) -> None:
+        """The storing thread waits until its TMA stores have read their staging buffers
+        (before the buffer is written again, and before the branch ends)."""
+        self.asm("{ .reg .pred p; setp.eq.u32 p, $0, 0; @p cp.async.bulk.wait_group.read 0; }",
+                 "r", [("i32", self.layout.tid_in_part)])
+
     def tma_store(self, o: Operation, S) -> None:
         """One thread of the partition stores the staged tile `S` with TMA, one box per
-        column block of the staging layout, and waits until the stores have read `S` (the
-        writes to global memory complete on their own before the grid does)."""
+        column block of the staging layout, and commits the stores without waiting: the
+        thread waits for them to have read `S` (`wait_store_reads`) only before `S` is
+        written again or the branch ends (the writes to global memory complete on their
+        own before the grid does)."""
         _, dptr, _, pidx = self.vals[o.operands[0]]
         blocks = column_blocks(S.shape[1] * nbytes(S.elem), S.swizzle) if S.swizzle else 1
         width = S.shape[1] // blocks
@@ -387,8 +397,9 @@ class SharedTiles:
                      ",".join(["r", "l", "r"] + ["r"] * len(coords)),
                      [("i32", self.layout.tid_in_part), ("i64", dp), ("i32", src)]
                      + [("i32", x) for x in [inner, *coords[1:]]])
-        self.asm("{ .reg .pred p; setp.eq.u32 p, $0, 0; @p cp.async.bulk.commit_group; @p cp.async.bulk.wait_group.read 0; }",
+        self.asm("{ .reg .pred p; setp.eq.u32 p, $0, 0; @p cp.async.bulk.commit_group; }",
                  "r", [("i32", self.layout.tid_in_part)])
+        self.stores_pending = True
 
 
 def _plain_shape(t) -> tuple[int, ...]:
