@@ -6,13 +6,19 @@
 // The user's grid arrives in three trailing arguments; the contract is on the kernel.
 // CHECK: func.func @matmul({{.*}}, %stride_cm: i32, %ws_grid_x: i32, %ws_grid_y: i32, %ws_grid_z: i32)
 // CHECK-SAME: ws.persistent = {programs = 132 : i32}
-// Each partition loops over the tiles: tile = program + i * programs.
+// Each partition loops over the tiles: tile = program + i * programs, x fastest and
+// serpentine (odd rows of tiles run x backwards).
 // CHECK: warp_group.partition 0 producer
 // CHECK-NEXT: %program = tile.program_id 0 : i32
 // CHECK-NEXT: %programs = tile.num_programs 0 : i32
 // CHECK: %tiles = arith.muli
 // CHECK: scf.for %tile = %program to %tiles step %programs iter_args(%ring_base = %{{.*}}, %tile_count = %{{.*}}) -> (i32, i32)
-// CHECK-NEXT: %pid_x = arith.remsi %tile, %ws_grid_x
+// CHECK-NEXT: %col = arith.remsi %tile, %ws_grid_x
+// CHECK-NEXT: %row = arith.divsi %tile, %ws_grid_x
+// CHECK: %row_parity = arith.andi %row, %[[ONE:.*]] : i32
+// CHECK: %col_back = arith.subi %{{.*}}, %col : i32
+// CHECK-NEXT: %backwards = arith.cmpi eq, %row_parity, %[[ONE]] : i32
+// CHECK-NEXT: %pid_x = arith.select %backwards, %col_back, %col : i32
 // CHECK-NOT: tile.program_id
 // CHECK: %[[P:.*]] = arith.addi %k, %ring_base
 // CHECK-NEXT: aref.put %aref_a_b[%[[P]]]

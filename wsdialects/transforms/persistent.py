@@ -1,7 +1,8 @@
 """`ws-persistent{programs=N}`: persistent warp-specialized kernels (Tawa §IV-B).
 
 One program per SM (N, default 132) loops over the output tiles of the user's
-grid: tile = pid + i * programs. Every partition runs the same tile loop, so the
+grid: tile = pid + i * programs, x fastest in serpentine order (every other row of
+tiles runs x backwards, so programs see all x alike: balanced when work grows with x). Every partition runs the same tile loop, so the
 producer runs ahead into the next tile while the consumers finish an epilogue.
 Ring positions continue across tiles (a running base is added to every position
 inside the K loop; one-shot rings advance once per tile), and the consumers meet
@@ -16,7 +17,8 @@ min(N, tiles) programs and pass the grid themselves.
         attributes {ws.persistent = {programs = 132 : i32}, ...} {
       warp_group.partition 1 consumer ... {
         scf.for %tile = %pid to %tiles step %programs iter_args(%base = %c0, %i = %c0) {
-          %pid_x = arith.remsi %tile, %ws_grid_x ...      // replaces tile.program_id 0
+          %col = arith.remsi %tile, %ws_grid_x ...
+          %pid_x = arith.select %odd, %back, %col : i32    // replaces tile.program_id 0
           ... aref.get %r[%k + %base] ...
           warp_group.barrier
           ... epilogue ...
@@ -130,12 +132,23 @@ class PersistentPass(ModulePass):
         body = Block(arg_types=[i32, i32, i32])
         tile, base, count = body.args
         tile.name_hint, base.name_hint, count.name_hint = "tile", "ring_base", "tile_count"
-        # Virtual program ids of this tile (x fastest).
-        x = arith.RemSIOp(tile, grid[0])
+        # Virtual program ids of this tile: x fastest, in serpentine order (x runs backwards in
+        # every other row), so a program that takes every `programs`-th tile sees all x alike
+        # even when `programs` shares a factor with the grid's x (work that grows with x, as in
+        # causal attention, is then spread evenly); neighbouring tiles stay neighbours.
+        col = arith.RemSIOp(tile, grid[0])
         yz = arith.DivSIOp(tile, grid[0])
+        one_ = _c(1)
+        odd = arith.AndIOp(yz.result, one_.result)
+        last = arith.SubiOp(grid[0], one_.result)
+        back = arith.SubiOp(last.result, col.result)
+        is_odd = arith.CmpiOp(odd.result, one_.result, "eq")
+        x = arith.SelectOp(is_odd.result, back.result, col.result)
         y = arith.RemSIOp(yz.result, grid[1])
         z = arith.DivSIOp(tile, gxy.result)
-        body.add_ops([x, yz, y, z])
+        body.add_ops([col, yz, one_, odd, last, back, is_odd, x, y, z])
+        col.result.name_hint, yz.result.name_hint, back.result.name_hint = "col", "row", "col_back"
+        odd.result.name_hint, is_odd.result.name_hint = "row_parity", "backwards"
         virtual = [x.result, y.result, z.result]
         for v, n in zip(virtual, ("pid_x", "pid_y", "pid_z")):
             v.name_hint = n
@@ -152,7 +165,7 @@ class PersistentPass(ModulePass):
                 o.result.replace_all_uses_with(grid[o.axis.value.data])
                 o.detach()
                 o.erase()
-        for v in (z, y, yz, x):  # keep only the virtual ids the tile uses
+        for v in (z, y, x, is_odd, back, last, odd, one_, yz, col):  # keep only the virtual ids the tile uses
             if not v.result.uses:
                 v.detach()
                 v.erase()
