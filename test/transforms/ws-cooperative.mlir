@@ -66,9 +66,17 @@
 // Issue 12 (reproducer S2) - a partition that puts into a ring is not split (its groups would both put
 // into the same slot); here both compute partitions pass tiles to each other.
 // RUN: ws-opt %S/../Inputs/kernels/scheduled/flash_attention_p_on_w1.mlir -p 'ws-specialize{cooperative=2}' 2>&1 | filecheck %s --check-prefix=S2
+// RUN: sed 's/tile.num_warps = 8/tile.num_warps = 12/' %shared/kernels/attention.mlir | ws-opt -p 'ws-partition,ws-distribute,ws-cooperative{groups=2}' 2>&1 | filecheck %s --check-prefix=WARPS
 // S2: remark: ws-cooperative: consumer partition 1 stays one group: it puts into ring %aref_qk_c, and a ring has one producing partition (the groups would put into the same slot)
 // S2: remark: ws-cooperative: consumer partition 2 stays one group: it puts into ring %aref_p
 // S2: %aref_p = aref.create : !aref.ring<tensor<128x128xf32>, depth = 3>
 // S2: warp_group.partition 1 consumer_w0 warps 4
 // S2: warp_group.partition 2 consumer_w1 warps 4
 // S2-NOT: warp_group.partition
+
+// Three consumer warp groups (12 warps) do not make two groups of whole warp groups: the
+// partition stays one group (it used to become two groups of 6 warps, IR that does not verify:
+// an internal error found by the fuzzer, seed 20261126 case 2666).
+// WARPS: remark: ws-cooperative: consumer partition 1 stays one group: its 12 warps do not make 2 groups of whole warp groups (4 warps each)
+// WARPS: warp_group.partition 1 consumer warps 12
+// WARPS-NOT: warp_group.partition 2

@@ -48,3 +48,9 @@
 // FENCE: no-init-fence.mlir:11:3: error: ws-verify-sync: the mbarrier initializations must be fenced (nvgpu.fence.mbarrier_init) and followed by a CTA barrier (nvvm.barrier 0)
 // RUN: not ws-opt %S/Inputs/verify-sync/named-barrier.mlir -p ws-verify-sync 2>&1 | filecheck %s --check-prefix=NAMED
 // NAMED: named-barrier.mlir:8:7: error: ws-verify-sync: named barrier 3 counts 384 threads, but warps 0-4 (consumer0), warps 4-8 (consumer1) meet there: 256 threads
+// A loop bound that divides by zero is the kernel's own defect: a located error at the division
+// (exit 1), not an internal error about synchronization that depends on tile data (found by
+// the fuzzer, seed 20261126 case 14778: a block size mutated to 0).
+// RUN: sed 's/%%Kt = arith.constant 64/%%Kt = arith.constant 0/' %shared/kernels/gemm.mlir | not ws-opt -p ws-specialize 2>&1 | filecheck %s --check-prefix=DIVZERO
+// DIVZERO: <stdin>:18:5: error: ws-verify-sync: arith.ceildivsi divides by zero here (divisor %Kt is 0), and the kernel's control flow (loop bounds, ring positions) depends on the result
+// DIVZERO-NOT: internal compiler error

@@ -25,6 +25,11 @@ class Violation(Exception):
         self.op, self.message = op, message
 
 
+class Fault(Violation):
+    """The kernel itself is undefined at `op` for the values the check follows (an integer
+    division by zero in a loop bound or slot index): the user's defect, not a pass's."""
+
+
 def name_of(op: Operation) -> str:
     """`%hint` of the value an op creates (a ring, an mbarrier array), else the op's name."""
     if op.results and op.results[0].name_hint:

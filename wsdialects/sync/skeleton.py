@@ -483,10 +483,15 @@ class Skeleton:
             return [True]
         elif (name.startswith(("arith.", "math.")) and name in self.impls and all(map(_known, vals))
               and all(_is_scalar(r.type) for r in op.results)):
+            if name in _DIVLIKE + ("arith.divui", "arith.remui", "arith.ceildivui") and vals[1] == 0:
+                from wsdialects.sync import Fault
+
+                raise Fault(op, f"{name} divides by zero here (divisor {_operand_name(op)} is 0), and the "
+                                "kernel's control flow (loop bounds, ring positions) depends on the result")
             try:
                 out = [x.item() if isinstance(x, np.generic) else x for x in self.impls[name](None, op, vals)]
                 return [int(x) if isinstance(x, bool) and _bits(r.type) != 1 else x for x, r in zip(out, op.results)]
-            except Exception:  # noqa: BLE001 - a fault (division by zero) leaves the value unknown
+            except Exception:  # noqa: BLE001 - another fault leaves the value unknown
                 pass
         key = self.key(op, vals)
         return [Unknown(_mix(key, i)) for i in range(len(op.results))]
@@ -527,6 +532,11 @@ class Skeleton:
             self.block(party.op.regions[0].block, dict(env), [])
         self.events = self.party = None
         self.traces.append(Trace(op, parties, dict(self.inits)))
+
+
+def _operand_name(op: Operation) -> str:
+    v = op.operands[1]
+    return f"%{v.name_hint}" if v.name_hint else "the second operand"
 
 
 def _same_sync_both_ways(op: Operation) -> None:

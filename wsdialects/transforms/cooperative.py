@@ -256,6 +256,9 @@ class CooperativePass(ModulePass):
                 ring = puts[0].ring.name_hint
                 raise _CannotSplit(f"it puts into ring {'%' + ring if ring else 'an aref ring'}, and a ring has one "
                                    "producing partition (the groups would put into the same slot)")
+            per = part.warps // G  # each group takes max(4, per) warps: whole warp groups
+            if per > 4 and (per % 4 or part.warps % G):
+                raise _CannotSplit(f"its {part.warps} warps do not make {G} groups of whole warp groups (4 warps each)")
             amap.solve()
             for v, a in amap.axis.items():
                 if v.type.get_shape()[a] % G:

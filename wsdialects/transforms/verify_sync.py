@@ -64,14 +64,14 @@ def located(op: Operation) -> Operation:
 
 def verify_sync(module: ModuleOp, internal: bool = True) -> None:
     """Raise a located error for the first synchronization defect in `module`."""
-    from wsdialects.sync import Violation
+    from wsdialects.sync import Fault, Violation
     from wsdialects.sync.check import check_sync
 
     try:
         check_sync(module)
     except Violation as v:
         e = error_at(located(v.op), "")
-        if internal:
+        if internal and not isinstance(v, Fault):
             raise InternalSyncError(f"internal compiler error: ws-verify-sync: {v.message} (a warp-specialization "
                                     "pass produced this; please report it)", e.file, e.line, e.col) from None
         raise WsError(f"ws-verify-sync: {v.message}", e.file, e.line, e.col) from None
