@@ -8,6 +8,10 @@ kernel of the tutorial's algorithm (best of a few configs) and, for bf16, FlashA
     (a variant 'ws-schedule{arch=h100},PIPE' compiles the solver's schedule: the one kept in
     test/Inputs/kernels/scheduled/ where there is one, else solved on this machine)
                               [--dtypes fp16,bf16] [--causal 0,1] [--date D] [--name SUFFIX]
+                              [--kernel-dir DIR]
+    (--kernel-dir times a folder of kernel variants under the bundled names instead, e.g.
+    bench/kernels/bn160; the variant `as-is` lowers a file's IR as it stands: warp-specialized
+    IR edited by a script such as bench/kernels/make_ring_depth_variants.sh)
 
 Correctness first: every kernel's output (ours poisoned with NaN before the run) is compared
 with float32 SDPA (first heads of batch 0) on the same random inputs; an error above 1e-2 is printed as
