@@ -148,6 +148,21 @@ def test_an_unstaged_op_runs_after_its_operand_from_another_partition(rng):
     assert_same_results(before, after, rng)
 
 
+# An op of a scheduled loop without ws.order (fuzz syntax seed 20261127 case 3817: ws.order of
+# %acc2 renamed): it used to rank first in its partition's step, so warp group 0 waited for
+# %e16 (stage 1 of warp group 1) before putting the next %s that warp group 1 needs to get
+# there: a deadlock. An unranked get now ranks no earlier than the op that made its value in
+# the other partition, and the dot follows its get.
+@pytest.mark.parametrize("pipeline", ["ws-specialize{depth=2 mma-depth=1}", "ws-specialize"])
+def test_an_unordered_op_follows_its_operand_from_another_partition(pipeline, rng):
+    before = scheduled("scheduled/round_trip.mlir", warps=2, ops={})
+    acc2 = next(o for o in before.walk() if o.results and o.results[0].name_hint == "acc2")
+    del acc2.attributes["ws.order"]
+    after = compile_(before, pipeline)
+    assert sorted(pipelined(after)) == ["consumer_w0", "consumer_w1"]
+    assert_same_results(before, after, rng)
+
+
 # A copy whose dots ws-pipeline-mma already keeps in flight (its slots released P
 # iterations late, inside `scf.if %k >= P`): the releases move with the gets into stage 1
 # instead of releasing a slot before it was got (fuzz schedule cases 413, 1580, 3850).

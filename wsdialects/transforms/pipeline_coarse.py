@@ -88,6 +88,17 @@ def _touches_global_memory(op: Operation) -> bool:
 # ----------------------------------------------------------------------------- rewrite
 
 
+def _made_at(o: Operation) -> list[int]:
+    """For an `aref.get`: the `ws.order` of the ops whose results the other partition puts
+    into its ring (the get waits for them, so it ranks no earlier; an unranked user of the
+    value then follows it, as the schedule's same-stage rule asks). Empty otherwise."""
+    if not isinstance(o, GetOp):
+        return []
+    made = [int_attr(v.owner, ORDER_ATTR) for use in o.ring.uses if isinstance(use.operation, PutOp)
+            for v in use.operation.values if isinstance(v, OpResult)]
+    return [r for r in made if r is not None]
+
+
 def _order(body: LoopBody, stage: dict[Operation, int], late_defs: dict[BlockArgument, Operation],
            use_schedule: bool) -> list[tuple[int, Operation]]:
     """The steady-state body: (stage, op) in an order respecting the dependences.
@@ -135,7 +146,7 @@ def _order(body: LoopBody, stage: dict[Operation, int], late_defs: dict[BlockArg
             if o not in rank:  # a wait nobody in the body reads (releases aside): as late as possible
                 late = isinstance(o, WaitOp) and all(isinstance(u, ConsumedOp) for u in succ[o])
                 rank[o] = float("inf") if late else \
-                    max([rank[d] for d in deps[o] if d in rank], default=-1)
+                    max([rank[d] for d in deps[o] if d in rank] + _made_at(o), default=-1)
         key = {o: (rank[o], body.index[o]) for o in nodes}
     else:
         needs_late = body.closure([o for o in nodes if stage[o] == 0 and deps[o] & set(late_defs.values())],
