@@ -76,6 +76,15 @@ if [[ $STEPS == *profile* ]]; then
     fi
   done
 fi
+if [[ $STEPS == *timeline* ]]; then
+  # clock stamps of one CTA at every turn, wgmma commit and wait (bench/probes/attention_timeline.py);
+  # TIMELINE_SPECS: ';'-separated argument lists, e.g. "--pipeline 'ws-hopper{cooperative=2 pingpong=true}' --L 16384"
+  IFS=';' read -ra specs <<< "${TIMELINE_SPECS:---L 4096}"
+  for i in "${!specs[@]}"; do
+    echo "== timeline [$i] ${specs[$i]}"
+    eval "timeout 120 python3 bench/probes/attention_timeline.py ${specs[$i]} --out $OUT/timeline-$i" 2>&1 | tail -40
+  done
+fi
 if [[ $STEPS == *fuzz* ]]; then
   # the long fuzz campaign on this machine's cores: FUZZ_RUNS, ';'-separated "MODE CASES SEED"
   IFS=';' read -ra runs <<< "${FUZZ_RUNS:-syntax 2000 1}"
