@@ -1,7 +1,7 @@
 #!/bin/bash
 # One GPU session: GPU tests, compute-sanitizer on a small GEMM and a small attention, the
 # GEMM and attention benchmarks, ncu profiles of attention (STEPS picks: calibrate, tests, sanitize, bench,
-# attn-bench, profile, fuzz, probes).
+# attn-bench, profile, timeline, fuzz, probes).
 # Run from the repo root on the GPU machine; needs torch, triton, cuda-python there.
 # PYTHONPATH: the repo, plus a folder with xdsl (+ immutabledict, ordered_set) if not installed.
 # WSDIALECTS_PTX_CACHE: PTX keyed by LLVM IR hash (so a machine whose llvmlite lacks sm_90a works).
