@@ -67,14 +67,18 @@ def _start_zygote(tools):
     sock = os.path.join(tempfile.mkdtemp(prefix="ws-lit-"), "zygote.sock")
     env = dict(config.environment, OPENBLAS_NUM_THREADS="1")  # no BLAS threads: it forks
     subprocess.Popen(
-        [python, zygote, "serve", sock, str(os.getpid()), "--preload=wsdialects", "--skip=wsdialects.runtime"]
+        [python, zygote, "serve", sock, str(os.getpid()), "--preload=wsdialects", "--skip=wsdialects.runtime",
+         "--import=llvmlite.ir", "--import=llvmlite.binding"]  # imported on first use by -t llvm / ptx
         + [f"{t}={p}" for t, p in served.items()],
         env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
     )
     deadline = time.monotonic() + 10  # it binds the socket before importing anything
     while not os.path.exists(sock) and time.monotonic() < deadline:
         time.sleep(0.01)
-    return {t: f"{python} -S -E {zygote} client {sock} {p}" for t, p in served.items()}
+    # The client from zygote's cached bytecode (__pycache__), not compiled per command.
+    client = (f"{python} -S -E -c 'import sys; sys.path[0] = sys.argv[1]; from zygote import client; "
+              f"client(sys.argv[2], sys.argv[3], sys.argv[4:])' {os.path.dirname(zygote)} {sock}")
+    return {t: f"{client} {p}" for t, p in served.items()}
 
 
 commands = {**tools, **_start_zygote(tools)}

@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import re
 import signal
+import sys
 import time
 
 import pytest
@@ -31,6 +32,32 @@ def _known(outcome: str, message: str, data: bytes | None) -> str | None:
                 in_input is None or (data is not None and re.search(in_input, data))):
             return why
     return None
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _seed_kernels_parsed_once():
+    """`seed_kernels()` parses the ~50 bundled kernels to keep the valid ones: about 1 s of
+    CPU per call, and every `fuzz()` / `plan()` (about 15 per run of this module) calls it.
+    Here its result is computed once per corpus (the real function, then a copy of its list),
+    for every caller: `fuzz`/`plan` (`wsdialects.fuzz.seed_kernels`), the module's own name and
+    `wsdialects.fuzz.corpus.seed_kernels`. A child process (the `-m wsdialects.fuzz` runs) calls
+    the real one; test_graphs_and_semantic_inputs checks what it returns."""
+    import wsdialects.fuzz
+    import wsdialects.fuzz.corpus
+
+    real = wsdialects.fuzz.corpus.seed_kernels
+    memo: dict[tuple[str, ...], list] = {}
+
+    def once(extra=()):
+        key = tuple(map(str, extra))
+        if key not in memo:
+            memo[key] = real(extra)
+        return list(memo[key])
+
+    with pytest.MonkeyPatch.context() as mp:
+        for owner in (wsdialects.fuzz, wsdialects.fuzz.corpus, sys.modules[__name__]):
+            mp.setattr(owner, "seed_kernels", once)
+        yield
 
 
 # About a minute on the 2-core CI machine, two cases at a time.

@@ -13,46 +13,52 @@ process; only the start is shared. Without a server (not started, or it died) th
 client runs the real tool instead (`os.execv`), so a broken server costs time, never
 results. `test/python` still runs the real `ws-opt` executable as a process.
 
-    python zygote.py serve SOCKET PARENT_PID [--preload=PKG] [--skip=PKG.SUB] TOOL=SCRIPT...
+    python zygote.py serve SOCKET PARENT_PID [--preload=PKG] [--skip=PKG.SUB] [--import=MOD] TOOL=SCRIPT...
     python -S -E zygote.py client SOCKET SCRIPT ARGS...       # one RUN-line command
+
+The server imports every module of each --preload package (but the --skip ones) and each
+--import module, and runs every tool's `--version` and `--help` once (see `_warm_up`), so
+that a child starts with what the tools import on first use. The client imports builtin
+modules only; test/lit.cfg.py starts it with `-c "from zygote import client"`, so that its
+code comes from zygote's cached bytecode rather than being compiled for every command.
 
 test/lit.cfg.py starts the server; `WSDIALECTS_LIT_ZYGOTE=0 lit ...` runs every RUN
 line in a fresh process instead.
 """
 
-from __future__ import annotations
 
-import json
 import os
-import select
-import signal
-import socket
-import struct
 import sys
 
-_HDR = struct.Struct("!I")
-_STATUS = struct.Struct("!i")
+# The client imports nothing but builtin modules (`_socket`, `marshal`): json, socket and
+# struct (enum, re) took two thirds of its 24 ms of CPU, paid by every RUN-line command.
+_HDR = 4  # payload size: 4 bytes, big-endian
+_STATUS = 4  # exit status: 4 bytes, big-endian, signed
 
 
 # --- client: one per RUN-line command, no site imports -------------------------------
 
 def client(sock_path: str, script: str, args: list[str]) -> None:
-    payload = json.dumps({"argv": [script, *args], "cwd": os.getcwd(), "env": dict(os.environ)}).encode()
+    import _socket
+    import marshal
+
+    payload = marshal.dumps({"argv": [script, *args], "cwd": os.getcwd(), "env": dict(os.environ)})
+    fds = b"".join(fd.to_bytes(4, sys.byteorder, signed=True) for fd in (0, 1, 2))  # C ints
     try:
-        s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        s = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
         s.connect(sock_path)
-        socket.send_fds(s, [_HDR.pack(len(payload))], [0, 1, 2])
+        s.sendmsg([len(payload).to_bytes(_HDR, "big")], [(_socket.SOL_SOCKET, _socket.SCM_RIGHTS, fds)])
         s.sendall(payload)
     except OSError:
         os.execv(script, [script, *args])  # no server: the real process
     data = b""
-    while len(data) < _STATUS.size:
-        chunk = s.recv(_STATUS.size - len(data))
+    while len(data) < _STATUS:
+        chunk = s.recv(_STATUS - len(data))
         if not chunk:
             sys.stderr.write(f"zygote: the forked {os.path.basename(script)} died without an exit status\n")
             sys.exit(70)
         data += chunk
-    sys.exit(_STATUS.unpack(data)[0])
+    sys.exit(int.from_bytes(data, "big", signed=True))
 
 
 # --- server ---------------------------------------------------------------------------
@@ -84,6 +90,35 @@ def _preload(package: str, skip: tuple[str, ...]) -> None:
                 pass
 
 
+def _import(module: str) -> None:
+    """Import one module (a dependency the tools import on first use, e.g. llvmlite)."""
+    import importlib
+
+    try:
+        importlib.import_module(module)
+    except Exception:  # noqa: BLE001 - not installed: each child imports (and reports) it as usual
+        pass
+
+
+def _warm_up(main) -> None:
+    """Run a tool's `--version` and `--help` once here, output discarded: what its first
+    call imports (argparse's parser, importlib.metadata and email for the version, about
+    20 ms of a 25 ms `ws-opt --version`) is then imported once, not in every child. Both
+    only print; no cache of the compiler is filled."""
+    import contextlib
+    import io
+
+    argv = sys.argv
+    for flag in ("--version", "--help"):
+        sys.argv = [argv[0], flag]
+        try:
+            with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+                main()
+        except BaseException:  # noqa: BLE001 - SystemExit from argparse, or a tool without the flag
+            pass
+    sys.argv = argv
+
+
 def _std_streams() -> None:
     """Fresh sys.stdin/stdout/stderr over fds 0-2, as a new interpreter would make them."""
     import io
@@ -100,21 +135,23 @@ def _std_streams() -> None:
     sys.stderr = sys.__stderr__ = wrap(2, sys.__stderr__, True)
 
 
-def _run_child(conn: socket.socket, tools: dict) -> None:
+def _run_child(conn, tools: dict) -> None:
     """In the forked child: become the client's process and run its tool."""
+    import marshal
+    import socket
     import traceback
 
     code = 70
     try:
-        msg, fds, _, _ = socket.recv_fds(conn, _HDR.size, 3)
-        (n,) = _HDR.unpack(msg)
+        msg, fds, _, _ = socket.recv_fds(conn, _HDR, 3)
+        n = int.from_bytes(msg, "big")
         payload = b""
         while len(payload) < n:
             chunk = conn.recv(n - len(payload))
             if not chunk:
                 os._exit(70)
             payload += chunk
-        req = json.loads(payload)
+        req = marshal.loads(payload)
         for i, fd in enumerate(fds):
             os.dup2(fd, i)
             os.close(fd)
@@ -148,26 +185,36 @@ def _run_child(conn: socket.socket, tools: dict) -> None:
                 code = code or 120
     finally:
         try:
-            conn.sendall(_STATUS.pack(code))
+            conn.sendall(code.to_bytes(_STATUS, "big", signed=True))
         finally:
             os._exit(0)
 
 
 def serve(sock_path: str, parent: int, specs: list[str]) -> None:
+    import select
+    import signal
+    import socket
+
     srv = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     srv.bind(sock_path)
     srv.listen(256)  # clients queue here while the tools are imported
-    tools, preload, skip = {}, [], []
+    tools, preload, skip, modules = {}, [], [], []
     for spec in specs:
         key, value = spec.split("=", 1)
         if key == "--preload":
             preload.append(value)
         elif key == "--skip":
             skip.append(value)
+        elif key == "--import":
+            modules.append(value)
         else:
             tools[os.path.realpath(value)] = _entry_point(value)
     for package in preload:
         _preload(package, tuple(skip))
+    for module in modules:
+        _import(module)
+    for main in tools.values():
+        _warm_up(main)
     signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # children are reaped by the kernel
     try:
         while os.getppid() == parent:

@@ -42,10 +42,13 @@ def where(op: Operation) -> str:
 
 
 class Frame:
-    """One thread of execution: a program instance, or one partition of it."""
+    """One thread of execution: a program instance, or one partition of it.
+
+    `env` maps `id(value)` of each SSA value computed so far to its run-time value (an
+    id, not the value: xDSL hashes SSA values in Python; the module outlives the run)."""
 
     def __init__(self, interp: "Interpreter", pid: tuple[int, int, int], grid: tuple[int, int, int],
-                 env: dict[SSAValue, Any], partition: int = 0, scheduler=None, seed: int | None = None):
+                 env: dict[int, Any], partition: int = 0, scheduler=None, seed: int | None = None):
         self.interp, self.pid, self.grid = interp, pid, grid
         self.env, self.partition, self.scheduler, self.seed = env, partition, scheduler, seed
         self.inflight: list = []  # mma.async_dot results not yet retired, oldest first
@@ -54,28 +57,32 @@ class Frame:
         return Frame(self.interp, self.pid, self.grid, dict(self.env), partition, scheduler, self.seed)
 
     def read(self, v: SSAValue, user: Operation) -> Any:
-        from wsdialects.aref.semantics import Released
-
         try:
-            val = self.env[v]
+            val = self.env[id(v)]
         except KeyError:
             raise InterpretError(f"{where(user)}{user.name} reads a value that was never computed") from None
-        if isinstance(val, Released):
-            raise InterpretError(f"{where(user)}{user.name} reads a tile of {val.what} after it was consumed")
-        if isinstance(val, InFlight) and user.name not in IN_FLIGHT_OK:
-            raise InterpretError(
-                f"{where(user)}{user.name} reads the result of an mma.async_dot before an mma.wait retires it"
-            )
+        if isinstance(val, _CHECKED):
+            _check_read(val, user)
         return val
 
     def run_block(self, block: Block, args: Sequence[Any]) -> list[Any]:
         """Execute `block` with `args` bound; returns the terminator's operands."""
-        for a, v in zip(block.args, args, strict=True):
-            self.env[a] = v
-        for op in block.ops:
-            if op.name in ("scf.yield", "func.return"):
-                return [self.read(v, op) for v in op.operands]
-            self.run_op(op)
+        env = self.env
+        arg_ids, steps = self.interp.block_plan(block)
+        for a, v in zip(arg_ids, args, strict=True):
+            env[a] = v
+        read = self.read
+        for op, fn, region, operands, results in steps:
+            if fn is None:
+                if region is _TERMINATOR:
+                    return [read(v, op) for v in operands]
+                raise InterpretError(f"{where(op)}the interpreter does not support '{op.name}'")
+            if region:
+                values = fn(self, op, [])
+            else:
+                values = fn(self, op, [read(v, op) for v in operands])
+            for r, v in zip(results, values, strict=True):
+                env[r] = v
         return []
 
     def run_op(self, op: Operation) -> None:
@@ -87,7 +94,22 @@ class Frame:
         else:
             results = fn(self, op, [self.read(v, op) for v in op.operands])
         for r, v in zip(op.results, results, strict=True):
-            self.env[r] = v
+            self.env[id(r)] = v
+
+
+def _check_read(val, user: Operation) -> None:
+    """A read of a released tile or of an in-flight MMA result (where `user` may not)."""
+    from wsdialects.aref.semantics import Released
+
+    if isinstance(val, Released):
+        raise InterpretError(f"{where(user)}{user.name} reads a tile of {val.what} after it was consumed")
+    if isinstance(val, InFlight) and user.name not in IN_FLIGHT_OK:
+        raise InterpretError(
+            f"{where(user)}{user.name} reads the result of an mma.async_dot before an mma.wait retires it"
+        )
+
+
+_TERMINATOR = object()
 
 
 class InFlight:
@@ -96,6 +118,10 @@ class InFlight:
     def __init__(self, value, inputs):
         self.value, self.inputs = value, inputs
 
+
+# The run-time values a read must look at: in-flight results and (added by Interpreter(),
+# as wsdialects.aref imports this package) aref.semantics.Released, released tiles.
+_CHECKED: tuple[type, ...] = (InFlight,)
 
 # Ops that may carry an in-flight accumulator without reading it.
 IN_FLIGHT_OK = {"scf.yield", "scf.for", "scf.if", "mma.wait", "mma.async_dot"}
@@ -131,10 +157,31 @@ class Interpreter:
     """Runs the kernels of one module."""
 
     def __init__(self, module: ModuleOp):
+        global _CHECKED
+        from wsdialects.aref.semantics import Released
         from wsdialects.interpreter import ops_arith, ops_async, ops_nvgpu, ops_tile  # noqa: F401 - registers impls
 
+        _CHECKED = (Released, InFlight)
+
         self.module = module
-        self.constants: dict[Operation, Any] = {}
+        self.constants: dict[int, Any] = {}  # id(arith.constant op) -> its value
+        self._blocks: dict[int, tuple] = {}  # id(block) -> block_plan(block)
+
+    def block_plan(self, block: Block) -> tuple:
+        """(ids of the block's arguments, one step per op up to its terminator): each step
+        (op, its implementation or None, whether it runs regions or _TERMINATOR, its
+        operands, ids of its results), looked up once per block per run."""
+        plan = self._blocks.get(id(block))
+        if plan is None:
+            steps = []
+            for op in block.ops:
+                if op.name in ("scf.yield", "func.return"):
+                    steps.append((op, None, _TERMINATOR, tuple(op.operands), ()))
+                    break
+                steps.append((op, IMPLS.get(op.name), op.name in REGION_OPS, tuple(op.operands),
+                              tuple(id(r) for r in op.results)))
+            plan = self._blocks[id(block)] = (tuple(id(a) for a in block.args), tuple(steps))
+        return plan
 
     def kernel(self, name: str) -> func.FuncOp:
         for op in self.module.walk():

@@ -36,22 +36,23 @@ def _i(x):
 
 @impl("arith.constant")
 def _constant(frame, op, _):
-    cache = frame.interp.constants
-    if op not in cache:
+    cache = frame.interp.constants  # by id(op): xDSL hashes an op in Python
+    key = id(op)
+    if key not in cache:
         v = op.value
         t = op.results[0].type
         if isinstance(v, DenseIntOrFPElementsAttr):
             arr = np.array(v.get_values(), dtype=np.float64 if is_float_dtype(dtype_of(t)) else np.int64)
             shape = tuple(t.get_shape())
             arr = np.broadcast_to(arr, shape) if arr.size == 1 else arr.reshape(shape)
-            cache[op] = _out(op, arr)
+            cache[key] = _out(op, arr)
         elif isinstance(v, IntegerAttr):
-            cache[op] = _out(op, v.value.data)
+            cache[key] = _out(op, v.value.data)
         elif isinstance(v, FloatAttr):
-            cache[op] = _out(op, v.value.data)
+            cache[key] = _out(op, v.value.data)
         else:
             raise InterpretError(f"{where(op)}unsupported constant {v}")
-    return [cache[op]]
+    return [cache[key]]
 
 
 def _binary_float(fn):

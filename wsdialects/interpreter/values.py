@@ -91,9 +91,21 @@ class Descriptor:
     block: tuple[int, ...]
 
 
+class _Argument:
+    """`argument INDEX (TYPE)` in an error message, printed only if one is raised."""
+
+    __slots__ = ("t", "index")
+
+    def __init__(self, t: Attribute, index: int):
+        self.t, self.index = t, index
+
+    def __format__(self, spec: str) -> str:
+        return format(f"argument {self.index} ({self.t})", spec)
+
+
 def to_runtime(t: Attribute, arg, index: int):
     """Convert the Python argument `arg` for parameter `index` of type `t`."""
-    where = f"argument {index} ({t})"
+    where = _Argument(t, index)
     if isinstance(t, DescType):
         if not isinstance(arg, np.ndarray):
             raise TypeError(f"{where}: expected a numpy array for a TMA descriptor, got {type(arg).__name__}")
