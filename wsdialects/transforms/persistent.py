@@ -2,8 +2,9 @@
 
 One program per SM (N, default 132) loops over the output tiles of the user's
 grid: tile = pid + i * programs, x fastest in serpentine order (every other row of
-tiles runs x backwards, so programs see all x alike: balanced when work grows with x). Every partition runs the same tile loop, so the
-producer runs ahead into the next tile while the consumers finish an epilogue.
+tiles runs x backwards, so programs see all x alike: balanced when work grows with
+x). Every partition runs the same tile loop, so the producer runs ahead into the
+next tile while the consumers finish an epilogue.
 Ring positions continue across tiles (a running base is added to every position
 inside the K loop; one-shot rings advance once per tile), and the consumers meet
 at a `warp_group.barrier` before each epilogue.
