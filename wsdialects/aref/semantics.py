@@ -16,7 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from wsdialects.interpreter.values import InterpretError
+from wsdialects.interpreter.values import Guarded, InterpretError
 
 
 @dataclass
@@ -28,7 +28,7 @@ class _Slot:
     released_by: set[int] = field(default_factory=set)
 
 
-class Released:
+class Released(Guarded):
     """Stands for a tile whose aref slot was released: reading it is an error."""
 
     def __init__(self, ring: str, slot: int, pos: int):

@@ -18,7 +18,7 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Block, Operation, SSAValue
 
 from wsdialects.diagnostics import location_of
-from wsdialects.interpreter.values import InterpretError, to_runtime
+from wsdialects.interpreter.values import Guarded, InterpretError, to_runtime
 from wsdialects.tile import KERNEL_ATTR
 
 # op name -> fn(frame, op, operand values) -> result values
@@ -61,7 +61,7 @@ class Frame:
             val = self.env[id(v)]
         except KeyError:
             raise InterpretError(f"{where(user)}{user.name} reads a value that was never computed") from None
-        if isinstance(val, _CHECKED):
+        if isinstance(val, Guarded):
             _check_read(val, user)
         return val
 
@@ -112,16 +112,12 @@ def _check_read(val, user: Operation) -> None:
 _TERMINATOR = object()
 
 
-class InFlight:
+class InFlight(Guarded):
     """The result of an mma.async_dot that no mma.wait has retired yet."""
 
     def __init__(self, value, inputs):
         self.value, self.inputs = value, inputs
 
-
-# The run-time values a read must look at: in-flight results and (added by Interpreter(),
-# as wsdialects.aref imports this package) aref.semantics.Released, released tiles.
-_CHECKED: tuple[type, ...] = (InFlight,)
 
 # Ops that may carry an in-flight accumulator without reading it.
 IN_FLIGHT_OK = {"scf.yield", "scf.for", "scf.if", "mma.wait", "mma.async_dot"}
@@ -157,11 +153,7 @@ class Interpreter:
     """Runs the kernels of one module."""
 
     def __init__(self, module: ModuleOp):
-        global _CHECKED
-        from wsdialects.aref.semantics import Released
         from wsdialects.interpreter import ops_arith, ops_async, ops_nvgpu, ops_tile  # noqa: F401 - registers impls
-
-        _CHECKED = (Released, InFlight)
 
         self.module = module
         self.constants: dict[int, Any] = {}  # id(arith.constant op) -> its value

@@ -33,6 +33,11 @@ class InterpretError(Exception):
     by zero, a read of a released aref slot, ...), with the op's location."""
 
 
+class Guarded:
+    """A run-time value that a read must look at before handing it out (a released
+    tile, an MMA result still in flight): one isinstance test per read."""
+
+
 # Float element types and the numpy dtypes (ml_dtypes for bf16 and fp8) holding them.
 FLOAT_DTYPES: dict[type, np.dtype] = {
     Float16Type: np.dtype(np.float16),
