@@ -1,0 +1,169 @@
+"""A/B timing of an attention kernel against copies of its PTX patched as text, in one process:
+does keeping the P·V wait after the softmax (where the IR puts it; ptxas hoists it above the
+exponentials, bench/results/2026-11-26-attention-stalls-notes.md) pay?
+
+    python bench/probes/ptx_patch_ab.py [--kernels flash_attention_bf16,flash_attention] \\
+        [--pipelines 'ws-hopper{cooperative=2 pingpong=true}'] [--ls 4096,16384] [--patches membar,nanosleep]
+    python bench/probes/ptx_patch_ab.py --dry-run   # patch and assemble only (ptxas), print the wait's place
+
+Patches (each inserted in front of every `wgmma.wait_group.sync.aligned 0` that follows
+exponentials, i.e. the softmax's P·V waits): `membar` = `fence.acq_rel.cta` (MEMBAR.ALL.CTA:
+ptxas does not move the wait above it), `nanosleep` = `nanosleep.u32 0` (the earlier probe's
+fence). The fences change no result: every output is checked against float32 SDPA.
+Speed-of-light patches (results not attention, not checked): `noexp` = every ex2 a mov (the
+kernel without its MUFU work: how fast the wgmma pipeline alone lets it run); `+` combines. Timed with
+`triton.testing.do_bench` (median), beside cuDNN and (bf16) FlashAttention-3 on the same inputs.
+This is a probe: the compiler does not emit these fences.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import math
+import re
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench" / "probes"))
+import wsdialects  # noqa: E402
+
+FENCES = {"membar": "fence.acq_rel.cta;", "nanosleep": "nanosleep.u32 0;"}
+# speed-of-light patches (wrong results, not checked): how fast would the kernel be without ...
+SOL = {"noexp": "the exponentials (each ex2 a mov: MUFU off the loop)"}
+WAIT0 = "\twgmma.wait_group.sync.aligned 0;"
+
+
+def patch(ptx: str, fence: str) -> tuple[str, int]:
+    """The PTX with `fence` in front of each P·V wait that follows exponentials; how many."""
+    lines = ptx.split("\n")
+    out, n, last_ex2 = [], 0, -10_000
+    for i, line in enumerate(lines):
+        if "ex2.approx" in line:
+            last_ex2 = i
+        if line == WAIT0 and i - last_ex2 < 400:
+            out.append("\t" + fence)
+            n += 1
+        out.append(line)
+    return "\n".join(out), n
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--kernels", default="flash_attention_bf16,flash_attention,flash_attention_causal")
+    ap.add_argument("--pipelines", default="ws-hopper{cooperative=2 pingpong=true};ws-schedule{arch=h100},ws-hopper")
+    ap.add_argument("--ls", default="4096,16384")
+    ap.add_argument("--patches", default="membar,nanosleep")
+    ap.add_argument("--bh", type=int, default=128, help="batch x heads (B = 4, H = bh / 4)")
+    ap.add_argument("--out", default="")
+    ap.add_argument("--kernel-dir", default=str(ROOT / "examples" / "kernels"),
+                    help="where the kernels of --kernels are (e.g. bench/kernels/bn160); the solver's are stored")
+    ap.add_argument("--dry-run", action="store_true")
+    args = ap.parse_args()
+    patches = [p for p in args.patches.split(",") if p]
+    pipes = [p for p in args.pipelines.split(";") if p]
+    builds = []
+    for kname in args.kernels.split(","):
+        for pipe in pipes:
+            sched = pipe.startswith("ws-schedule{arch=h100},")
+            src = (ROOT / "test/Inputs/kernels/scheduled" if sched else Path(args.kernel_dir)) / f"{kname}.mlir"
+            k = wsdialects.compile(src, pipeline=pipe.split(",", 1)[1] if sched else pipe)
+            variants = [("as compiled", k.ptx)]
+            for p in patches:
+                text, n = k.ptx, 0
+                for part in sorted(p.split("+"), key=lambda x: x in SOL):  # combined: fences first
+                    if part in SOL:
+                        n += text.count("ex2.approx")
+                        text = re.sub(r"ex2\.approx(?:\.ftz)?\.f32 ", "mov.b32 ", text)
+                    else:
+                        text, m = patch(text, FENCES[part])
+                        n += m
+                variants.append((f"{p} ({n})", text))
+            builds.append((kname, pipe, k, variants))
+    if args.dry_run:
+        from depbar_position import order  # noqa: PLC0415
+        for kname, pipe, _, variants in builds:
+            for label, text in variants:
+                with tempfile.TemporaryDirectory() as d:
+                    (Path(d) / "k.ptx").write_text(text)
+                    subprocess.run(["ptxas", "-arch=sm_90a", str(Path(d) / "k.ptx"), "-o", str(Path(d) / "k.cubin")],
+                                   check=True)
+                    nvd = subprocess.run(["nvdisasm", "-c", str(Path(d) / "k.cubin")], capture_output=True, text=True)
+                    where = order(nvd.stdout)[:40] if nvd.returncode == 0 else "(no nvdisasm)"
+                print(f"{kname} `{pipe}` {label}: {where}")
+        return
+    import torch
+    import torch.nn.functional as F
+    from torch.nn.attention import SDPBackend, sdpa_kernel
+    from triton.testing import do_bench
+
+    from wsdialects.runtime.launch import Launcher
+
+    try:
+        from fa3_fwd_interface import flash_attn_func as fa3
+    except ImportError:
+        fa3 = None
+    bench = lambda f: do_bench(f, warmup=25, rep=200, return_mode="median")  # noqa: E731
+    dev = torch.cuda.get_device_name()
+    lines = [f"# P·V wait placement A/B ({dev})", "",
+             f"Command: `python bench/probes/ptx_patch_ab.py --kernels {args.kernels} --pipelines '{args.pipelines}' "
+             f"--ls {args.ls} --patches {args.patches}"
+             + (f" --kernel-dir {args.kernel_dir}" if Path(args.kernel_dir) != ROOT / "examples" / "kernels" else "")
+             + f"` ({datetime.date.today().isoformat()}); B*H = {args.bh}, d = 128; TFLOP/s (do_bench median); "
+             "rel. error against float32 SDPA on the first 4 heads.", "",
+             "| kernel | pipeline | L | cuDNN | FA3 | " + " | ".join(["as compiled"] + patches) + " | max rel. error |",
+             "|---|---|---|---|---|" + "---|" * (1 + len(patches)) + "---|"]
+    for kname, pipe, k, variants in builds:
+        causal = "causal" in kname
+        dtype = torch.bfloat16 if "bf16" in kname else torch.float16
+        info = next(iter(k.kernels.values()))
+        bm = 128  # the query tile of every d128 kernel
+        for L in [int(x) for x in args.ls.split(",")]:
+            torch.manual_seed(L)
+            B, H = 4, args.bh // 4
+            q, kk, v = (torch.randn(B, H, L, 128, device="cuda", dtype=dtype) for _ in range(3))
+            flops = 4.0 * B * H * L * L * 128 / (2 if causal else 1)
+            tf = lambda t: flops / t / 1e9  # noqa: E731
+            with sdpa_kernel(SDPBackend.EFFICIENT_ATTENTION):
+                ref = F.scaled_dot_product_attention(q[:1, :4].float(), kk[:1, :4].float(), v[:1, :4].float(),
+                                                     is_causal=causal)
+            with sdpa_kernel(SDPBackend.CUDNN_ATTENTION):
+                t_cudnn = tf(bench(lambda: F.scaled_dot_product_attention(q, kk, v, is_causal=causal)))
+            t_fa3 = float("nan")
+            if fa3 is not None and dtype == torch.bfloat16:
+                qt, kt, vt = (x.transpose(1, 2).contiguous() for x in (q, kk, v))
+                t_fa3 = tf(bench(lambda: fa3(qt, kt, vt, causal=causal)))
+            q3, k3, v3 = (x.reshape(B * H, L, 128) for x in (q, kk, v))
+            o3 = torch.empty_like(q3)
+            cells, errs = [], []
+            for label, text in variants:
+                launcher = Launcher(text, info)
+                run = lambda launcher=launcher: launcher[(math.ceil(L / bm), B * H)](q3, k3, v3, o3, L, 1 / math.sqrt(128))  # noqa: E731
+                o3.fill_(float("nan"))
+                run()
+                torch.cuda.synchronize()
+                e = ((o3.view(B, H, L, 128)[:1, :4].float() - ref).norm() / ref.norm()).item()
+                errs.append(e)
+                if any(x in SOL for x in label.split()[0].split("+")):
+                    e = float("nan")  # a speed-of-light variant: its result is not attention
+                elif not e < 1e-2:
+                    print(f"{kname} {label} L={L}: rel. error {e:.2e}: WRONG", file=sys.stderr)
+                cells.append(tf(bench(run)))
+            base = cells[0]
+            txt = [f"{cells[0]:.1f} ({cells[0] / t_cudnn:.2f}x cuDNN" + (f", {cells[0] / t_fa3:.2f}x FA3)" if t_fa3 == t_fa3 else ")")]
+            txt += [f"{c:.1f} ({c / base - 1:+.1%})" for c in cells[1:]]
+            row = f"| {kname} | `{pipe}` | {L} | {t_cudnn:.1f} | {t_fa3:.1f} | " + " | ".join(txt) + f" | {max(x for x in errs if x == x):.1e} |"
+            print(row, flush=True)
+            lines.append(row)
+    if args.out:
+        Path(args.out).mkdir(parents=True, exist_ok=True)
+        (Path(args.out) / "ptx_patch_ab.md").write_text("\n".join(lines) + "\n")
+    print("\n".join(lines))
+
+
+if __name__ == "__main__":
+    main()
