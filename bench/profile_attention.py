@@ -31,6 +31,7 @@ ap.add_argument("--source", default="", help="the kernel's file (default example
 ap.add_argument("--fa3", action="store_true", help="profile FlashAttention-3 (bf16) instead")
 ap.add_argument("--causal", action="store_true", help="FlashAttention-3: causal (ours: pick a causal --kernel)")
 ap.add_argument("--bf16", action="store_true", help="ours: the f16 kernel with bf16 elements")
+ap.add_argument("--patch", default="", help="ours: the PTX patched as bench/probes/ptx_patch_ab.py does (membar, nanosleep)")
 args = ap.parse_args()
 if args.fa3:
     from fa3_fwd_interface import flash_attn_func
@@ -45,6 +46,14 @@ if args.fa3:
 source = Path(args.source) if args.source else ROOT / "examples" / "kernels" / f"{args.kernel}.mlir"
 text = source.read_text()
 k = wsdialects.compile(text.replace("xf16", "xbf16") if args.bf16 else text, pipeline=args.pipeline)
+if args.patch:
+    sys.path.insert(0, str(ROOT / "bench" / "probes"))
+    from ptx_patch_ab import FENCES, patch  # noqa: E402
+
+    from wsdialects.runtime.launch import Launcher  # noqa: E402
+
+    info = next(iter(k.kernels.values()))
+    k = Launcher(patch(k.ptx, FENCES[args.patch])[0], info)
 if args.sass:
     Path(args.sass).mkdir(parents=True, exist_ok=True)
     (Path(args.sass) / f"{args.kernel}.ptx").write_text(k.ptx)

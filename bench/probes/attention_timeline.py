@@ -141,10 +141,17 @@ def main() -> None:
     ap.add_argument("--cta-y", type=int, default=0)
     ap.add_argument("--out", default="")
     ap.add_argument("--dry-run", action="store_true", help="instrument and assemble only (ptxas), no launch")
+    ap.add_argument("--patch", default="", help="first patch the PTX as bench/probes/ptx_patch_ab.py does (membar, nanosleep)")
     args = ap.parse_args()
     k = wsdialects.compile(args.kernel, pipeline=args.pipeline)
     launcher = k.kernel()
-    ptx, n = instrument(k.ptx, args.cta_x, args.cta_y)
+    ptx = k.ptx
+    if args.patch:
+        sys.path.insert(0, str(Path(__file__).resolve().parent))
+        from ptx_patch_ab import FENCES, patch  # noqa: PLC0415
+
+        ptx, _ = patch(ptx, FENCES[args.patch])
+    ptx, n = instrument(ptx, args.cta_x, args.cta_y)
     print(f"{n} stamps in {launcher.info.name}")
     if args.dry_run:
         with tempfile.TemporaryDirectory() as d:
@@ -172,7 +179,7 @@ def main() -> None:
     (err,) = drv.cuMemcpyDtoH(host.ctypes.data, ptr, size)
     assert int(err) == 0, err
     trace = host.reshape(GROUPS, CAP, 2)
-    text = [f"# {launcher.info.name}, `{args.pipeline}`, L = {args.L}, B*H = {args.bh}, CTA ({args.cta_x}, {args.cta_y}), "
+    text = [f"# {launcher.info.name}, `{args.pipeline}`{' + ' + args.patch if args.patch else ''}, L = {args.L}, B*H = {args.bh}, CTA ({args.cta_x}, {args.cta_y}), "
             f"{torch.cuda.get_device_name()}", ""] + summarise(trace, GROUPS)
     print("\n".join(text))
     if args.out:
