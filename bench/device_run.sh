@@ -1,7 +1,7 @@
 #!/bin/bash
 # One GPU session: GPU tests, compute-sanitizer on a small GEMM and a small attention, the
 # GEMM and attention benchmarks, ncu profiles of attention (STEPS picks: calibrate, tests, sanitize, bench,
-# attn-bench, profile, timeline, fuzz, probes).
+# attn-bench, kinds, profile, timeline, fuzz, probes).
 # Run from the repo root on the GPU machine; needs torch, triton, cuda-python there.
 # PYTHONPATH: the repo, plus a folder with xdsl (+ immutabledict, ordered_set) if not installed.
 # WSDIALECTS_PTX_CACHE: PTX keyed by LLVM IR hash (so a machine whose llvmlite lacks sm_90a works).
@@ -93,6 +93,11 @@ if [[ $STEPS == *fuzz* ]]; then
     timeout ${FUZZ_TIMEOUT:-300} python3 -m wsdialects.fuzz --mode $mode --cases $cases --seed $seed --jobs $(nproc) -q \
       --out $OUT/fuzz-$mode-$seed 2>&1 | head -14
   done
+fi
+if [[ $STEPS == *kinds* ]]; then
+  # one table per kind of GEMM kernel against the torch op a user would call (bench/gemm_kinds.py, issue 13);
+  # KINDS_ARGS e.g. "--kinds a,c --ks 4096"; KINDS_VARIANTS: ';'-separated ws-hopper pipelines (may hold spaces)
+  timeout 420 python3 bench/gemm_kinds.py --out $OUT ${KINDS_VARIANTS:+--variants "$KINDS_VARIANTS"} ${KINDS_ARGS} 2>&1 | tee $OUT/kinds.log | tail -100
 fi
 if [[ $STEPS == *,bench* || $STEPS == bench* ]]; then
   timeout 400 python3 bench/gemm.py --out $OUT ${BENCH_ARGS} 2>&1 | tee $OUT/bench.log | tail -30
