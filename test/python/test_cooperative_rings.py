@@ -24,8 +24,12 @@ from wsdialects.aref import ConsumedOp, CreateOp, PutOp
 from kernel_cache import compile_kernel, parse_kernel
 
 INPUTS = Path(__file__).resolve().parents[1] / "Inputs" / "kernels"
-TWO_DOTS = [(INPUTS / "two_dots_shared_load.mlir", "ws-schedule{arch=h100},ws-specialize{cooperative=2}"),
-            (INPUTS / "scheduled" / "two_dots_shared_load.mlir", "ws-specialize{cooperative=2}")]
+# S1: the dots on different warp groups, one of them split by ws-cooperative. The solver chose
+# this for two_dots_shared_load until it learnt that the epilogue holds both accumulators at
+# once (2 x 128 registers: now one cooperative team, test_the_solver_keeps_both_accumulators_...);
+# the stored IR keeps S1 as input.
+TWO_DOTS = [(INPUTS / "scheduled" / "two_dots_shared_load.mlir", "ws-specialize{cooperative=2}")]
+SOLVED = (INPUTS / "two_dots_shared_load.mlir", "ws-schedule{arch=h100},ws-specialize{cooperative=2}")
 S2 = INPUTS / "scheduled" / "flash_attention_p_on_w1.mlir"
 
 
@@ -45,20 +49,31 @@ def partitions_of(m, op_type):
     return out
 
 
-@pytest.mark.parametrize("path,pipeline", TWO_DOTS, ids=["ws-schedule", "scheduled-ir"])
+@pytest.mark.parametrize("path,pipeline", TWO_DOTS, ids=["scheduled-ir"])
 def test_consumers_count_the_releasing_partitions(path, pipeline):
     m = compiled(path, pipeline)
     releasers = partitions_of(m, ConsumedOp)
     rings = [o for o in m.walk() if isinstance(o, CreateOp)]
-    # the S1 schedule (the solver's too): the dots on different warp groups
+    # the S1 schedule: the dots on different warp groups
     assert any(len(releasers[r.ring]) == 1 for r in rings)  # the unsplit partition's rings
     assert any(len(releasers[r.ring]) == 2 for r in rings)  # the split one's
     for r in rings:
         assert r.num_consumers == len(releasers[r.ring]), r
 
 
+def test_the_solver_keeps_both_accumulators_on_one_team():
+    """The epilogue multiplies the two dots' 128x128 f32 results: one warp group would hold
+    2 x 128 registers per thread there, so the solver plans a cooperative team of 2 (each
+    member 64 rows of both), not one dot per warp group (which spilled on the GPU)."""
+    m = compiled(*SOLVED)
+    loop = next(o for o in m.walk() if o.name == "scf.for" and "ws.schedule" in o.attributes)
+    assert loop.attributes["ws.schedule"].data["cooperative"].value.data == 2
+    parts = partitions_of(m, ConsumedOp)
+    assert all(len(p) == 2 for p in parts.values())  # every ring released by both members
+
+
 @pytest.mark.parametrize("seed", [None, 1, 2])
-@pytest.mark.parametrize("path,pipeline", TWO_DOTS, ids=["ws-schedule", "scheduled-ir"])
+@pytest.mark.parametrize("path,pipeline", [*TWO_DOTS, SOLVED], ids=["scheduled-ir", "ws-schedule"])
 def test_runs_without_deadlock_and_computes_the_product(path, pipeline, seed, rng):
     m = compiled(path, pipeline)
     M, N, K = 128, 128, 64 * 7  # more iterations than the ring is deep
@@ -95,7 +110,7 @@ def test_counting_groups_on_every_ring_deadlocked(monkeypatch, rng):
     the unsplit partition releases each slot once, the ring waits for two."""
     put_back_s1(monkeypatch)
     monkeypatch.setattr("wsdialects.transforms.verify_sync.verify_sync", lambda op, internal=True: None)
-    m = compiled(*TWO_DOTS[1])
+    m = compiled(*TWO_DOTS[0])
     x, w1, w2 = (rng.standard_normal(s).astype(np.float16) for s in ((128, 448), (128, 448), (128, 448)))
     with pytest.raises(wsdialects.Deadlock):
         wsdialects.interpret(m, "two_dots", grid=(1, 1), args=[x, w1, w2, np.zeros((128, 128), np.float32), 448],

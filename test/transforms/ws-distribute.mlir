@@ -125,3 +125,16 @@
 // computes and another uses (it used to become an aref of an i32, reported without a location).
 // RUN: ws-opt %S/../Inputs/kernels/scheduled/flash_attention_split.mlir -p ws-partition | sed '6s/array<i32: 0, 1, 2>/array<i32: 0>/' | not ws-opt -p ws-distribute 2>&1 | filecheck %s --check-prefix=SCALAR
 // SCALAR: <stdin>:22:5: error: ws-distribute: 'arith.ceildivsi' runs in partition 1 but uses a i32 that only partitions [0] compute (a scalar is recomputed where it is needed, not sent); the ws.partition tags are inconsistent; run ws-partition again
+
+// A TMA tile that two scheduled partitions use (the solver's S1 schedule: %x feeds a dot on
+// each warp group) travels through a ring per partition, and the producer issues one load per
+// ring, each used by its put only (a TMA copy into the slot), not one load into registers
+// stored into both rings.
+// RUN: ws-opt %S/../Inputs/kernels/scheduled/two_dots_shared_load.mlir -p 'ws-partition,ws-distribute{depth=2}' | filecheck %s --check-prefix=SHARED
+// SHARED:      warp_group.partition 0 producer
+// SHARED:        %[[X:.*]] = tile.desc_load %x_desc
+// SHARED-NEXT:   aref.put %[[R0:aref_x[_0-9]*]][%{{.*}}], %[[X]]
+// SHARED-NEXT:   %[[X1:.*]] = tile.desc_load %x_desc
+// SHARED-NEXT:   aref.put %[[R1:aref_x[_0-9]*]][%{{.*}}], %[[X1]]
+// SHARED-NOT:    aref.put %{{.*}}, %[[X]]
+// SHARED:      warp_group.partition 1

@@ -50,8 +50,11 @@ def _tile_bytes(t: TensorType) -> int:
 
 
 def ring_smem_bytes(module: ModuleOp) -> int:
-    """Shared memory the aref rings and the TMA-store staging of a warp-specialized module
-    take (what the slot plan of the emitter allocates before anything optional)."""
+    """Shared memory the aref rings, the TMA-store staging and the staging of tiles loaded into
+    registers take in a warp-specialized module (what the slot plan of the emitter allocates
+    before anything optional)."""
+    from wsdialects.lower.lower_aref import loads_into_registers
+
     total = 1024  # alignment of the dynamic shared memory base
     for o in module.walk():
         if o.name == "aref.create":
@@ -59,7 +62,7 @@ def ring_smem_bytes(module: ModuleOp) -> int:
             total += rt.depth.data * (sum(_tile_bytes(t) for t in rt.types) + 16)
         elif o.name == "tile.desc_store":
             total += _tile_bytes(o.operands[-1].type)
-    return total
+    return total + sum(_tile_bytes(o.result.type) + 8 for o in loads_into_registers(module))
 
 
 def lowering_passes(lead_warp: bool = True) -> list[ModulePass]:

@@ -82,6 +82,13 @@ def _is_tma(v: SSAValue, put: PutOp) -> bool:
             and all(u.operation is put for u in o.result.uses))
 
 
+def loads_into_registers(module: Operation) -> list[DescLoadOp]:
+    """The desc_loads that do not become a put's TMA copy into its slot: the lowering loads
+    them through a staging buffer of their own (and an mbarrier) into registers."""
+    return [o for o in module.walk() if isinstance(o, DescLoadOp)
+            and not any(isinstance(u.operation, PutOp) and _is_tma(o.result, u.operation) for u in o.result.uses)]
+
+
 def _check_fits(rt, put: PutOp) -> None:
     """The ring's slots fit in shared memory (so a slot's TMA bytes also fit one
     `arrive_expect_tx`, whose count is below 2^20): else an error at the op that

@@ -137,7 +137,8 @@ def _splits_rows(tiles: list[tuple[str, TileInfo]], s: int) -> bool:
                    for kind, t in tiles)
 
 
-def cooperative_split(machine: Machine, tiles: list[tuple[str, TileInfo]], groups: int) -> int:
+def cooperative_split(machine: Machine, tiles: list[tuple[str, TileInfo]], groups: int,
+                      held_after: list[TileInfo] = ()) -> int:
     """How many warp groups must share each register tile so that every one fits
     a thread's register budget: 1 when all fit one group; else the least s > 1
     dividing ``groups`` that splits every register tile along M (rows) into s
@@ -145,10 +146,16 @@ def cooperative_split(machine: Machine, tiles: list[tuple[str, TileInfo]], group
     compute warp groups act as ``groups // s`` cooperative teams (Tawa §IV-A, the
     M split ws-cooperative makes: 128x256 -> 2 x 64x256), each thread holding
     1/s of every tile.  1 when no split fits (the solver then reports that no
-    schedule meets the register limit)."""
+    schedule meets the register limit).
+
+    ``held_after`` are the loop's results that the code after the loop uses: one warp
+    group (or team) holds them all at once there, whichever groups computed them, so
+    together they must fit too (a gated MLP's two 128x128 accumulators: 2 x 128
+    registers in one group, a team of 2 instead)."""
     if not tiles:
         return 1
-    need = max(machine.regs_per_thread(t) for _, t in tiles)
+    need = max(max(machine.regs_per_thread(t) for _, t in tiles),
+               sum(machine.regs_per_thread(t) for t in held_after))
     if need <= machine.reg_limit(groups):
         return 1
     for s in range(2, groups + 1):
@@ -207,7 +214,8 @@ def graph_of_loop(fn: func.FuncOp, loop: scf.ForOp, arch: str | Machine = "h100"
     groups = warp_groups or warp_groups_of(fn)
     reg_tiles = [(op.name, t) for op in body.ops if is_node(op) and machine.result_memory(op.name) == "regs"
                  for t in (_tile(r.type) for r in op.results) if t]
-    split = cooperative_split(machine, reg_tiles, groups)
+    held_after = [t for r in loop.results if r.uses for t in [_tile(r.type)] if t]
+    split = cooperative_split(machine, reg_tiles, groups, held_after)
     if pingpong:
         split = pingpong_split(reg_tiles, groups, split)
         if split is None:

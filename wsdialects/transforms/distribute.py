@@ -30,7 +30,9 @@ consumer releases a slot right after the last use of its tiles:
 A kernel partitioned after `ws-schedule` (more than one consumer partition)
 gets one partition of one warp group per scheduled group, and every value that
 crosses partitions -- TMA tiles and computed tiles alike, and loop results the
-epilogue partition needs -- travels through its own ring (`_ScheduledDistribution`).
+epilogue partition needs -- travels through its own ring (`_ScheduledDistribution`);
+a TMA tile that several partitions use is loaded once per ring, so that each load
+is its put's TMA copy into the slot.
 """
 
 from __future__ import annotations
@@ -528,8 +530,18 @@ class _ScheduledBuilder(_Builder):
                 continue
             if self.mine(op):
                 self.clone_into(block, op)
-                for t in self.sends.get(op, []):
-                    block.add_op(PutOp(t.ring, pos_of(), [self.mapping[t.value]]))
+                for n, t in enumerate(self.sends.get(op, [])):
+                    value = self.mapping[t.value]
+                    if n and isinstance(op, DescLoadOp):
+                        # a TMA tile two partitions use: one TMA copy per ring (each lands in its
+                        # own slot), not one load into registers stored into both rings
+                        again = op.clone(value_mapper=self.mapping)
+                        for a in (PARTITION_ATTR, ROLE_ATTR, CARRIED_ATTR):
+                            again.attributes.pop(a, None)
+                        block.add_op(again)
+                        value = again.results[0]
+                        value.name_hint = t.value.name_hint
+                    block.add_op(PutOp(t.ring, pos_of(), [value]))
             for t in self.recvs.get(op, []):
                 gets.append(self._get(block, t, pos_of))
         return gets

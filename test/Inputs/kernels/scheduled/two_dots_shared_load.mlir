@@ -1,6 +1,8 @@
 // `ws-opt test/Inputs/kernels/two_dots_shared_load.mlir -p 'ws-schedule{arch=h100}'` (CP-SAT, 2026-11-24): issue 12's
 // S1 reproducer with the solver's schedule kept as IR (the dots on different warp groups), so that
-// the cooperative-ring tests run on machines without OR-Tools.
+// the cooperative-ring tests run on machines without OR-Tools. Since 2026-11-26 the solver plans a
+// cooperative team here instead (the epilogue holds both 128x128 accumulators at once: 2 x 128
+// registers in one warp group); this file keeps the earlier schedule as an input.
 builtin.module {
   func.func @two_dots(%x_desc: !tile.desc<tensor<128x64xf16>>, %w1_desc: !tile.desc<tensor<128x64xf16>>, %w2_desc: !tile.desc<tensor<128x64xf16>>, %o_desc: !tile.desc<tensor<128x128xf32>>, %K: i32) attributes {tile.kernel, tile.num_warps = 8 : i32} {
     %c0 = arith.constant 0 : i32
