@@ -49,11 +49,16 @@ sys.path.insert(0, str(ROOT / "bench"))
 import wsdialects  # noqa: E402
 from gemm_kinds_specs import KINDS, KERNELS  # noqa: E402
 
-DEFAULT_VARIANTS = "ws-hopper;ws-hopper{persistent=true}"
+DEFAULT_VARIANTS = "ws-hopper;ws-hopper{persistent=true};ws-schedule{arch=h100},ws-hopper"
+SOLVER = "ws-schedule{arch=h100},"  # a variant starting so compiles the kind's stored solver schedule
 BAD = 1e-2  # a relative error above this (or NaN) is a wrong result
 
 
 def compile_kind(kind, variant: str):
+    """A variant is a ws-opt pipeline; one starting with 'ws-schedule{arch=h100},' compiles the
+    solver's schedule kept as IR (test/Inputs/kernels/gemm_kinds/scheduled/: no OR-Tools needed)."""
+    if variant.startswith(SOLVER):
+        return wsdialects.compile(KERNELS / "scheduled" / kind.file, pipeline=variant[len(SOLVER):])
     return wsdialects.compile(KERNELS / kind.file, pipeline=variant)
 
 
