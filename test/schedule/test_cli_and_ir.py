@@ -172,6 +172,41 @@ def test_cooperative_split_rules():
     assert cooperative_split(h100, [acc, ("arith.addf", TileInfo((3, 7), 32))], 2) == 1
 
 
+def test_epilogue_results_share_one_groups_budget():
+    """Loop results the code after the loop uses are held together by one group (or team)."""
+    from wsdialects.schedule.from_ir import cooperative_split
+    from wsdialects.schedule.machine import TileInfo, load_machine
+    h100 = load_machine("h100")
+    acc = TileInfo((128, 128), 32)  # 128 registers per thread in one group
+    assert cooperative_split(h100, [("tile.dot", acc), ("tile.dot", acc)], 2) == 1
+    assert cooperative_split(h100, [("tile.dot", acc), ("tile.dot", acc)], 2, held_after=[acc, acc]) == 2
+    assert cooperative_split(h100, [("tile.dot", acc)], 2, held_after=[acc]) == 1
+
+
+def test_accumulating_dot_recurrence_costs_its_occupancy():
+    """A dot accumulating onto its own result waits for the tensor core, not for the result
+    (the pipe chains MMAs into one accumulator): the recurrence edge's delay is the dot's
+    occupancy, so a GEMM's RecMII is not its dot's latency. fp8 128x256x128 used to be
+    RecMII-bound at 17 as a lockstep team (16 + 1 of latency) and the solver took a
+    ping-pong team (II 16), 4-9 % slower on the H100 (bench/results/2026-11-26-gemm-kinds-h100-run41.md);
+    now the lockstep team reaches 16 too and is chosen (no turn barriers)."""
+    path = os.path.join(os.path.dirname(__file__), "..", "Inputs", "kernels", "gemm_kinds", "fp8_scaled_gemm.mlir")
+    g = _loop_graph(path).graph
+    dot = next(op for op in g.ops if op.kind == "tile.dot")
+    (self_edge,) = [e for e in g.edges if e.src == e.dst == dot.name]
+    assert self_edge.distance == 1
+    assert self_edge.delay == max(len(u) for u in dot.uses.values()) < dot.cycles
+    other = [e for e in g.edges if e.src == dot.name and e.dst != dot.name]
+    assert all(e.delay == dot.cycles for e in other)  # its result is waited for elsewhere
+    import wsdialects
+    from wsdialects.tools.ws_opt import build_pipeline
+    m = wsdialects.parse_file(path)
+    build_pipeline("ws-schedule{arch=h100}", path).apply(None, m)
+    (loop,) = [o for o in m.walk() if o.name == "scf.for" and "ws.schedule" in o.attributes]
+    chosen = loop.attributes["ws.schedule"].data
+    assert chosen["cooperative"].value.data == 2 and "pingpong" not in chosen
+
+
 def test_gemm_with_one_group_is_not_schedulable(tmp_path):
     """Without a second group to share the accumulator the register limit
     cannot be met: the solver says so (no schedule at any II)."""

@@ -282,6 +282,16 @@ def graph_of_loop(fn: func.FuncOp, loop: scf.ForOp, arch: str | Machine = "h100"
             return producers(yielded, distance + 1, seen | {value.index})
         return []
 
+    # A dot accumulating onto its own result of an earlier iteration waits for the unit, not for
+    # the result: the tensor pipe chains MMAs into one accumulator back to back (a GEMM main loop
+    # keeps one in flight), so that recurrence costs the dot's occupancy, not its latency.
+    occupancy = {o.name: max((len(u) for u in o.uses.values()), default=0) for o in ops}
+
+    def delay(src: str, dst: str, op: Operation, operand: SSAValue) -> int:
+        if src == dst and op.name == "tile.dot" and operand is op.operands[2] and occupancy[src]:
+            return occupancy[src]
+        return latency[src]
+
     edges: list[Edge] = []
     seen_edges: set[tuple[str, str, int]] = set()
     for op in body.ops:
@@ -295,7 +305,8 @@ def graph_of_loop(fn: func.FuncOp, loop: scf.ForOp, arch: str | Machine = "h100"
                     continue
                 seen_edges.add(key)
                 src_kind = next(o.kind for o in ops if o.name == src)
-                edges.append(Edge(src, dst, latency[src], dist, blocking=src_kind in machine.blocking_from))
+                edges.append(Edge(src, dst, delay(src, dst, op, operand), dist,
+                                  blocking=src_kind in machine.blocking_from))
     graph = Graph(units=dict(machine.units), ops=ops, edges=edges,
                   warps=Warps(count=groups // split, reg_limit=machine.reg_limit(groups), local_recurrences=True,
                               pingpong=team),

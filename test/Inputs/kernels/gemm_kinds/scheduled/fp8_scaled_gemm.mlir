@@ -20,7 +20,7 @@ builtin.module {
       %d = tile.dot %a, %bt, %acc : tensor<128x128xf8E4M3FN>, tensor<128x256xf8E4M3FN> -> tensor<128x256xf32> {ws.stage = 0 : i32, ws.order = 2 : i32, ws.warp = 0 : i32}
       %ok2 = arith.addi %ok, %c128 : i32
       scf.yield %d, %ok2 : tensor<128x256xf32>, i32
-    } {ws.schedule = {II = 16 : i32, L = 13 : i32, warps = 1 : i32, solver = "cpsat", cooperative = 2 : i32, pingpong = true, vl_warp = 1 : i32}}
+    } {ws.schedule = {II = 16 : i32, L = 21 : i32, warps = 1 : i32, solver = "cpsat", cooperative = 2 : i32, vl_warp = 1 : i32}}
     %z = arith.constant dense<0> : tensor<256xi32>
     %sap0 = tile.splat %scale_a : !tile.ptr<f32> -> tensor<256x!tile.ptr<f32>>
     %sap = tile.addptr %sap0, %z : tensor<256x!tile.ptr<f32>>, tensor<256xi32>
