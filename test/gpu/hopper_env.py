@@ -14,3 +14,16 @@ def torch_on_hopper():
         pytest.skip("needs a Hopper GPU (sm_90a)", allow_module_level=True)
     pytest.importorskip("cuda.bindings")
     return torch
+
+
+def cdiv(a: int, b: int) -> int:
+    return (a + b - 1) // b
+
+
+def rel_err(out, ref) -> float:
+    """||out - ref|| / ||ref|| in float64; a NaN left in `out` (an element never written) fails."""
+    import torch
+
+    out, ref = out.double(), ref.double()
+    assert not torch.isnan(out).any(), "NaN in the output (unwritten elements?)"
+    return ((out - ref).norm() / ref.norm()).item()

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from hopper_env import torch_on_hopper
+from hopper_env import cdiv, torch_on_hopper
 
 torch = torch_on_hopper()
 
@@ -25,10 +25,6 @@ from wsdialects.runtime.bench import cuda_timer  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 GEMM = ROOT / "examples" / "kernels" / "gemm.mlir"
-
-
-def cdiv(a, b):
-    return (a + b - 1) // b
 
 
 def tiles(a):

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from hopper_env import torch_on_hopper
+from hopper_env import cdiv, rel_err, torch_on_hopper
 
 torch = torch_on_hopper()
 F = torch.nn.functional
@@ -22,16 +22,6 @@ KERN = ROOT / "test" / "Inputs" / "kernels"
 GK = KERN / "gemm_kinds"
 PIPELINES = ["ws-hopper", "ws-hopper{persistent=true}", "ws-hopper{persistent=true programs=3}"]
 PIPES = pytest.mark.parametrize("pipe", PIPELINES)
-
-
-def cdiv(a, b):
-    return (a + b - 1) // b
-
-
-def rel_err(out, ref):
-    out, ref = out.double(), ref.double()
-    assert not torch.isnan(out).any(), "NaN in the output (unwritten elements?)"
-    return ((out - ref).norm() / ref.norm()).item()
 
 
 def weight(n, k, dtype=torch.float16):

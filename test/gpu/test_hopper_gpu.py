@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from hopper_env import torch_on_hopper
+from hopper_env import cdiv, rel_err, torch_on_hopper
 
 torch = torch_on_hopper()
 
@@ -24,16 +24,6 @@ KERN = ROOT / "test" / "Inputs" / "kernels"
 # checks that each stored file is the solver's output): ws-hopper honours its ws.* attributes.
 SCHED = KERN / "scheduled"
 SOURCES = pytest.mark.parametrize("src", [KERN, SCHED], ids=["heuristic", "ws-schedule"])
-
-
-def cdiv(a, b):
-    return (a + b - 1) // b
-
-
-def rel_err(out, ref):
-    out, ref = out.double(), ref.double()
-    assert not torch.isnan(out).any(), "NaN in the output (unwritten elements?)"
-    return ((out - ref).norm() / ref.norm()).item()
 
 
 @pytest.fixture(scope="module")
