@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 
 import wsdialects
+import cases as cases_mod
 from cases import CASES, INPUTS, assert_same, run
 from conftest import gemm_reference, rel_err
 from wsdialects.passes import available_passes
@@ -139,6 +140,43 @@ def test_persistent_preserves_semantics(case, programs, depth, mma, rng):
     want = run(before, case, grid, args)
     for seed in (None, 5):
         assert_same(want, run(after, case, grid, args, seed=seed))
+
+
+TILE_GROUP_CASES = {"bias_gemm": lambda rng: cases_mod.bias_gemm_args(rng, M=300),  # grid 5 x 3
+                    "batched_gemm": cases_mod.batched_gemm_args,  # 2 x 2 x 3
+                    "causal_attention": cases_mod.attention_args}  # 3 x 2, work grows with x
+
+
+@pytest.mark.parametrize("name", sorted(TILE_GROUP_CASES))
+@pytest.mark.parametrize("programs,group", [(1, 2), (3, 2), (4, 3), (2, 8)])
+def test_persistent_tile_groups_preserve_semantics(name, programs, group, rng):
+    """ws-persistent{tile-group=T}: tiles in bands of T x values (the last band ragged when T
+    does not divide the grid's x, or wider than it) still visit every tile once."""
+    case = next(c for c in CASES if c.name == name)
+    before = parse_kernel(case.path())
+    after = transform(case.path(), "ws-partition,ws-distribute{depth=2},ws-pipeline-mma{depth=1},"
+                                   f"ws-persistent{{programs={programs} tile-group={group}}}")
+    grid, args = TILE_GROUP_CASES[name](rng)
+    want = run(before, case, grid, args)
+    for seed in (None, 5):
+        assert_same(want, run(after, case, grid, args, seed=seed))
+
+
+@pytest.mark.parametrize("name,grouped", [("gemm", False), ("bias_gemm", True), ("batched_gemm", True),
+                                          ("attention", False), ("causal_attention", False)])
+def test_persistent_chooses_the_grouped_order_for_gemms(name, grouped):
+    """ws-persistent's default order: L2 bands when the loads split into x-only and y-only ones
+    (a GEMM on a 2-D / 3-D grid), serpentine otherwise (gemm.mlir decodes a 1-D grid itself;
+    attention's K and V depend on the head alone)."""
+    from wsdialects.transforms.persistent import _shares_rows_and_columns
+    from wsdialects.transforms.partition import kernels
+
+    case = next(c for c in CASES if c.name == name)
+    (kernel,) = kernels(parse_kernel(case.path()))
+    assert _shares_rows_and_columns(kernel) is grouped
+    after = transform(case.path(), "ws-partition,ws-distribute{depth=2},ws-persistent")
+    text = _printed(after)
+    assert ("%tile_group" in text) is grouped and ("%row_parity" in text) is not grouped
 
 
 # --- ws-specialize -----------------------------------------------------------------

@@ -47,3 +47,34 @@
 // A kernel that is not warp-specialized is left alone.
 // PLAIN-NOT: ws.persistent
 // BAD: error: ws-persistent: programs must be >= 1, got 0
+
+// tile-group=T: the tiles in bands of T x values (Triton's GROUP_M), x fastest within a band,
+// the last band as wide as what is left of x; a tile's virtual ids replace tile.program_id.
+// RUN: ws-opt %S/../Inputs/kernels/bias_gemm.mlir -p 'ws-partition,ws-distribute{depth=2},ws-persistent{programs=132 tile-group=8}' | filecheck %s --check-prefix=GROUP
+// GROUP:      warp_group.partition 1 consumer
+// GROUP:      scf.for %[[T:tile[_0-9]*]] = %program{{.*}} to %tiles{{.*}} step %programs
+// GROUP-NEXT:   %[[G:tile_group[_0-9]*]] = arith.constant 8 : i32
+// GROUP-NEXT:   %[[S:slice_tile[_0-9]*]] = arith.remsi %[[T]], %{{.*}} : i32
+// GROUP-NEXT:   %[[W:band_tiles[_0-9]*]] = arith.muli %[[G]], %ws_grid_y : i32
+// GROUP-NEXT:   %[[B:band[_0-9]*]] = arith.divsi %[[S]], %[[W]] : i32
+// GROUP-NEXT:   %[[F:band_x[_0-9]*]] = arith.muli %[[B]], %[[G]] : i32
+// GROUP-NEXT:   %[[L:x_left[_0-9]*]] = arith.subi %ws_grid_x, %[[F]] : i32
+// GROUP-NEXT:   %[[Z:band_size[_0-9]*]] = arith.minsi %[[L]], %[[G]] : i32
+// GROUP-NEXT:   %[[I:in_band[_0-9]*]] = arith.remsi %[[S]], %[[W]] : i32
+// GROUP-NEXT:   %[[D:band_dx[_0-9]*]] = arith.remsi %[[I]], %[[Z]] : i32
+// GROUP-NEXT:   %[[X:pid_x[_0-9]*]] = arith.addi %[[F]], %[[D]] : i32
+// GROUP-NEXT:   %[[Y:pid_y[_0-9]*]] = arith.divsi %[[I]], %[[Z]] : i32
+// GROUP-NOT:    tile.program_id
+// GROUP:        arith.muli %[[X]]
+// RUN: not ws-opt %shared/kernels/gemm.mlir -p 'ws-partition,ws-distribute,ws-persistent{tile-group=-2}' 2>&1 | filecheck %s --check-prefix=BADGROUP
+// BADGROUP: error: ws-persistent: tile-group must be >= 0 (or -1: chosen per kernel), got -2
+// RUN: not ws-opt %shared/kernels/gemm.mlir -p 'ws-specialize{tile-group=8}' 2>&1 | filecheck %s --check-prefix=NOTPERSISTENT
+// NOTPERSISTENT: error: ws-specialize: tile-group orders the tiles of a persistent kernel; it needs persistent=true
+
+// The default (tile-group=-1) is the pass's choice: bands of 8 when some TMA load depends on the
+// tile's x alone and another on its y alone (bias_gemm's A and B), said in a remark; attention
+// (K and V depend on y alone, Q on both) keeps the serpentine order (ATTN above).
+// RUN: ws-opt %S/../Inputs/kernels/bias_gemm.mlir -p 'ws-partition,ws-distribute{depth=2},ws-persistent' 2>&1 | filecheck %s --check-prefix=AUTO
+// AUTO: bias_gemm.mlir:{{[0-9]+}}:{{[0-9]+}}: remark: ws-persistent: tiles in bands of 8 x values (some loads depend on the tile's x alone, others on its y alone: an L2-grouped order)
+// AUTO: %tile_group = arith.constant 8 : i32
+// AUTO-NOT: row_parity

@@ -1,4 +1,4 @@
-"""`ws-hopper{depth=D mma-depth=P cooperative=G pingpong=true|false persistent=true|false programs=N}`:
+"""`ws-hopper{depth=D mma-depth=P cooperative=G pingpong=true|false persistent=true|false programs=N tile-group=T}`:
 the whole path to Hopper code.
 
 `ws-hopper` is `ws-specialize` plus the lowering. This pass runs

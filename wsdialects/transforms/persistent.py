@@ -1,9 +1,16 @@
-"""`ws-persistent{programs=N}`: persistent warp-specialized kernels (Tawa §IV-B).
+"""`ws-persistent{programs=N tile-group=T}`: persistent warp-specialized kernels (Tawa §IV-B).
 
 One program per SM (N, default 132) loops over the output tiles of the user's
-grid: tile = pid + i * programs, x fastest in serpentine order (every other row of
-tiles runs x backwards, so programs see all x alike: balanced when work grows with
-x). Every partition runs the same tile loop, so the producer runs ahead into the
+grid: tile = pid + i * programs. The tile order is the pass's decision: with T = 0, x
+fastest in serpentine order (every other row of tiles runs x backwards, so programs see
+all x alike: balanced when work grows with x, as in causal attention); with T > 0, in
+bands of T x values (x fastest within a band, then y: Triton's GROUP_M), so the tiles in
+flight share a few rows of A and columns of B in L2; the default (T = -1) takes bands of 8
+when some TMA load's box depends on the tile's x alone and another's on its y alone (a
+GEMM on a 2-D or 3-D grid; H100: +18 % / +30 % at K 4k / 16k on a 128x128 GEMM, -5 % at
+1k, bench/results/2026-11-26-gemm-tile-order-h100-run48.md), else serpentine (attention: K
+and V depend on y alone), and says so in a remark.
+Every partition runs the same tile loop, so the producer runs ahead into the
 next tile while the consumers finish an epilogue.
 Ring positions continue across tiles (a running base is added to every position
 inside the K loop; one-shot rings advance once per tile), and the consumers meet
@@ -29,17 +36,17 @@ min(N, tiles) programs and pass the grid themselves.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from xdsl.dialects import arith, func, scf
 from xdsl.dialects.builtin import DictionaryAttr, IntegerAttr, ModuleOp, i32
-from xdsl.ir import Block, Operation, Region, SSAValue
+from xdsl.ir import Block, Operation, OpResult, Region, SSAValue
 from xdsl.passes import ModulePass
 
 from wsdialects.aref import ConsumedOp, GetOp, PutOp
 from wsdialects.diagnostics import WsError, error_at
-from wsdialects.tile import NumProgramsOp, ProgramIdOp
-from wsdialects.transforms.partition import kernels
+from wsdialects.tile import DescLoadOp, NumProgramsOp, ProgramIdOp
+from wsdialects.transforms.partition import kernels, remark
 from wsdialects.transforms.pipeline_coarse import PEELED_ATTR
 from wsdialects.transforms.pipeline_mma import trip_count
 from wsdialects.warp_group import BarrierOp, PartitionOp, RegionOp
@@ -47,6 +54,36 @@ from wsdialects.warp_group import BarrierOp, PartitionOp, RegionOp
 PERSISTENT_ATTR = "ws.persistent"
 GRID_ARGS = ("ws_grid_x", "ws_grid_y", "ws_grid_z")
 AREF_OPS = (PutOp, GetOp, ConsumedOp)
+
+
+AUTO_GROUP = 8  # Triton's usual GROUP_M; measured: bench/results/2026-11-26-gemm-tile-order-h100-run48.md
+
+
+def _axes(v: SSAValue, seen: set) -> set[int]:
+    """The program-id axes a value is computed from."""
+    if not isinstance(v, OpResult) or v in seen:
+        return set()
+    seen.add(v)
+    if isinstance(v.op, ProgramIdOp):
+        return {v.op.axis.value.data}
+    out: set[int] = set()
+    for o in v.op.operands:
+        out |= _axes(o, seen)
+    return out
+
+
+def _shares_rows_and_columns(kernel: func.FuncOp) -> bool:
+    """Some TMA load's box depends on the tile's x and not its y, another's on y and not x (a
+    GEMM's A and B tiles): tiles that run together then reuse each other's loads in L2 when
+    they are grouped. Attention's K and V depend on y alone and Q on both: no grouping."""
+    kinds = set()
+    for o in kernel.body.walk():
+        if isinstance(o, DescLoadOp):
+            axes: set[int] = set()
+            for c in o.operands[1:]:  # the box coordinates
+                axes |= _axes(c, set())
+            kinds.add(frozenset(axes & {0, 1}))
+    return frozenset({0}) in kinds and frozenset({1}) in kinds
 
 
 def _c(value: int) -> arith.ConstantOp:
@@ -95,17 +132,27 @@ class PersistentPass(ModulePass):
 
     name = "ws-persistent"
     programs: int = 132
+    tile_group: int = -1  # > 0: bands of this many x (L2-grouped); 0: x fastest, serpentine; -1: choose
 
     def apply(self, ctx, op: ModuleOp) -> None:
         if self.programs < 1:
             raise WsError(f"ws-persistent: programs must be >= 1, got {self.programs}", "ws-opt")
+        if self.tile_group < -1:
+            raise WsError(f"ws-persistent: tile-group must be >= 0 (or -1: chosen per kernel), got {self.tile_group}",
+                          "ws-opt")
         for kernel in kernels(op):
             regions = [o for o in kernel.body.walk() if isinstance(o, RegionOp)]
             if not regions:
                 continue  # not warp-specialized: nothing to make persistent
             if PERSISTENT_ATTR in kernel.attributes:
                 raise error_at(kernel, "ws-persistent: kernel is already persistent")
-            self.make_persistent(kernel, regions[0])
+            group = self.tile_group
+            if group < 0:
+                group = AUTO_GROUP if _shares_rows_and_columns(kernel) else 0
+                if group:
+                    remark(kernel, f"ws-persistent: tiles in bands of {group} x values (some loads depend on "
+                                   "the tile's x alone, others on its y alone: an L2-grouped order)")
+            replace(self, tile_group=group).make_persistent(kernel, regions[0])
 
     def make_persistent(self, kernel: func.FuncOp, region: RegionOp) -> None:
         entry = kernel.body.block
@@ -118,6 +165,54 @@ class PersistentPass(ModulePass):
         kernel.attributes[PERSISTENT_ATTR] = DictionaryAttr({"programs": IntegerAttr(self.programs, 32)})
         for part in region.partitions:
             self.wrap(part, grid, is_consumer=any(isinstance(o, GetOp) for o in part.body.walk()))
+
+    @staticmethod
+    def _serpentine(tile: SSAValue, grid: list[SSAValue], gxy: arith.MuliOp) -> list[Operation]:
+        """Virtual program ids of this tile: x fastest, in serpentine order (x runs backwards in
+        every other row), so a program that takes every `programs`-th tile sees all x alike
+        even when `programs` shares a factor with the grid's x (work that grows with x, as in
+        causal attention, is then spread evenly); neighbouring tiles stay neighbours."""
+        col = arith.RemSIOp(tile, grid[0])
+        yz = arith.DivSIOp(tile, grid[0])
+        one = _c(1)
+        odd = arith.AndIOp(yz.result, one.result)
+        last = arith.SubiOp(grid[0], one.result)
+        back = arith.SubiOp(last.result, col.result)
+        is_odd = arith.CmpiOp(odd.result, one.result, "eq")
+        x = arith.SelectOp(is_odd.result, back.result, col.result)
+        y = arith.RemSIOp(yz.result, grid[1])
+        z = arith.DivSIOp(tile, gxy.result)
+        ops = [col, yz, one, odd, last, back, is_odd, x, y, z]
+        for o, n in zip(ops, ("col", "row", None, "row_parity", None, "col_back", "backwards", "pid_x", "pid_y",
+                              "pid_z")):
+            o.result.name_hint = n
+        return ops
+
+    def _grouped(self, tile: SSAValue, grid: list[SSAValue], gxy: arith.MuliOp) -> list[Operation]:
+        """Virtual program ids of this tile in bands of `tile_group` x values (Triton's GROUP_M):
+        within a band x runs fastest, then y, so the tiles running at the same time share a few
+        x (rows of A in a GEMM) and a few y (columns of B) and their loads hit in L2:
+
+            t = tile mod (gx * gy)   band = t / (G * gy)   first = band * G
+            size = min(gx - first, G)   x = first + (t mod (G * gy)) mod size   y = (t mod (G * gy)) / size
+        """
+        g = _c(self.tile_group)
+        t = arith.RemSIOp(tile, gxy.result)
+        width = arith.MuliOp(g.result, grid[1])
+        band = arith.DivSIOp(t.result, width.result)
+        first = arith.MuliOp(band.result, g.result)
+        left = arith.SubiOp(grid[0], first.result)
+        size = arith.MinSIOp(left.result, g.result)
+        inband = arith.RemSIOp(t.result, width.result)
+        dx = arith.RemSIOp(inband.result, size.result)
+        x = arith.AddiOp(first.result, dx.result)
+        y = arith.DivSIOp(inband.result, size.result)
+        z = arith.DivSIOp(tile, gxy.result)
+        ops = [g, t, width, band, first, left, size, inband, dx, x, y, z]
+        for o, n in zip(ops, ("tile_group", "slice_tile", "band_tiles", "band", "band_x", "x_left", "band_size",
+                              "in_band", "band_dx", "pid_x", "pid_y", "pid_z")):
+            o.result.name_hint = n
+        return ops
 
     def wrap(self, part: PartitionOp, grid: list[SSAValue], is_consumer: bool) -> None:
         old = part.body.block
@@ -133,26 +228,9 @@ class PersistentPass(ModulePass):
         body = Block(arg_types=[i32, i32, i32])
         tile, base, count = body.args
         tile.name_hint, base.name_hint, count.name_hint = "tile", "ring_base", "tile_count"
-        # Virtual program ids of this tile: x fastest, in serpentine order (x runs backwards in
-        # every other row), so a program that takes every `programs`-th tile sees all x alike
-        # even when `programs` shares a factor with the grid's x (work that grows with x, as in
-        # causal attention, is then spread evenly); neighbouring tiles stay neighbours.
-        col = arith.RemSIOp(tile, grid[0])
-        yz = arith.DivSIOp(tile, grid[0])
-        one_ = _c(1)
-        odd = arith.AndIOp(yz.result, one_.result)
-        last = arith.SubiOp(grid[0], one_.result)
-        back = arith.SubiOp(last.result, col.result)
-        is_odd = arith.CmpiOp(odd.result, one_.result, "eq")
-        x = arith.SelectOp(is_odd.result, back.result, col.result)
-        y = arith.RemSIOp(yz.result, grid[1])
-        z = arith.DivSIOp(tile, gxy.result)
-        body.add_ops([col, yz, one_, odd, last, back, is_odd, x, y, z])
-        col.result.name_hint, yz.result.name_hint, back.result.name_hint = "col", "row", "col_back"
-        odd.result.name_hint, is_odd.result.name_hint = "row_parity", "backwards"
-        virtual = [x.result, y.result, z.result]
-        for v, n in zip(virtual, ("pid_x", "pid_y", "pid_z")):
-            v.name_hint = n
+        order = self._grouped(tile, grid, gxy) if self.tile_group > 0 else self._serpentine(tile, grid, gxy)
+        body.add_ops(order)
+        virtual = [next(o.result for o in order if o.result.name_hint == n) for n in ("pid_x", "pid_y", "pid_z")]
 
         for o in list(old.ops):
             o.detach()
@@ -166,7 +244,7 @@ class PersistentPass(ModulePass):
                 o.result.replace_all_uses_with(grid[o.axis.value.data])
                 o.detach()
                 o.erase()
-        for v in (z, y, x, is_odd, back, last, odd, one_, yz, col):  # keep only the virtual ids the tile uses
+        for v in reversed(order):  # keep only the virtual ids the tile uses
             if not v.result.uses:
                 v.detach()
                 v.erase()

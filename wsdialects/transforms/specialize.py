@@ -1,9 +1,9 @@
 """`ws-specialize{depth=D mma-depth=P cooperative=G pingpong=true|false persistent=true|false
-programs=N}`: the whole warp-specialization pipeline (stages 2-7, ws-partition to ws-persistent) under one name.
+programs=N tile-group=T}`: the whole warp-specialization pipeline (stages 2-7, ws-partition to ws-persistent) under one name.
 
 Runs ws-partition, ws-distribute{depth=D}, ws-pipeline-mma{depth=P},
-ws-pipeline-coarse, ws-cooperative{groups=G} (when G > 1), ws-persistent{programs=N}
-(when persistent) and ws-pingpong (when pingpong; it needs G > 1; after ws-persistent, so
+ws-pipeline-coarse, ws-cooperative{groups=G} (when G > 1), ws-persistent{programs=N
+tile-group=T} (when persistent) and ws-pingpong (when pingpong; it needs G > 1; after ws-persistent, so
 that the team's first and last turns are taken once, outside the tile loop), then the
 synchronization check ws-verify-sync (a violation is an internal error; in a kernel that was
 warp-specialized already on input, it is checked first and its violation is the user's error). Defaults follow Tawa's measurements:
@@ -52,6 +52,7 @@ class SpecializePass(ModulePass):
     pingpong: bool = False
     persistent: bool = False
     programs: int = 132
+    tile_group: int = -1  # ws-persistent's tile order: bands of this many x (0: serpentine; -1: its choice)
 
     def passes(self) -> list[ModulePass]:
         from wsdialects.transforms.distribute import DistributePass
@@ -69,8 +70,11 @@ class SpecializePass(ModulePass):
             from wsdialects.transforms.cooperative import CooperativePass
 
             out.append(CooperativePass(self.cooperative))
+        if self.tile_group != -1 and not self.persistent:
+            raise WsError(f"{self.name}: tile-group orders the tiles of a persistent kernel; it needs "
+                          f"persistent=true", "ws-opt")
         if self.persistent:
-            out.append(PersistentPass(self.programs))
+            out.append(PersistentPass(self.programs, self.tile_group))
         if self.pingpong:  # after ws-persistent: the first turn and the last are taken once, outside the tile loop
             if self.cooperative < 2:
                 raise WsError(f"{self.name}: pingpong orders the groups of a cooperative team; it needs "
