@@ -91,10 +91,37 @@ class WsLexer(MLIRLexer):
     _unescaped_characters_regex = re.compile(r'"(?:[^"\\\n\v\f]|\\(?:["nt\\]|[0-9A-Fa-f]{2}))*"')
 
 
+def _balanced(depth: int) -> str:
+    """A regex for what lies between `<` and its `>`, nested up to `depth` levels, without
+    string literals; one character per repetition (no backtracking blow-up)."""
+    inner = r'[^<>"]*'
+    for _ in range(depth):
+        inner = r'(?:[^<>"]|<' + inner + r'>)*'
+    return inner
+
+
+_TYPE_TEXT = re.compile(r"!?[A-Za-z_][\w.$]*(?:<" + _balanced(5) + r">)?")
+_ATTR_TEXT = re.compile(r"dense<" + _balanced(5) + r">\s*:\s*" + _TYPE_TEXT.pattern
+                        + r"|#[A-Za-z_][\w.$]*(?:<" + _balanced(5) + r">)?|array<" + _balanced(5) + r">")
+_SPACE = re.compile(r"\s*")
+_MEMO_SCAN = 2000  # characters a memo key may span
+_MEMO_LIMIT = 4096  # keys per memo (cleared when full)
+_type_memo: dict[str, object] = {}
+_attr_memo: dict[str, object] = {}
+
+
 class WsParser(Parser):
     """xDSL's parser plus source locations on every op, MLIR's reading of
     hexadecimal float literals in `dense<...>` and a lexer without xDSL 0.74's
-    exponential string-literal backtracking (`WsLexer`)."""
+    exponential string-literal backtracking (`WsLexer`).
+
+    Types and `dense` / dialect / `array` attributes are parsed once per text: the same
+    `tensor<128x64xf16, #layout.wgmma<warp_groups = 2>>` recurs dozens of times in a kernel
+    and across the kernels of a run, and xDSL builds each afresh (about a third of a
+    parse). A text is remembered only where xDSL's parse of it ended exactly where the
+    text does, and is looked up only in a file without `!name = ...` / `#name = ...`
+    aliases (whose names would mean something else in another file); types and
+    attributes are immutable values, so the one object is shared."""
 
     def __init__(self, ctx, input: str | bytes, name: str = "<unknown>") -> None:
         text = input.decode("utf-8") if isinstance(input, bytes) else input
@@ -143,6 +170,32 @@ class WsParser(Parser):
             line, col = _span_line_col(start)
             op.location = FileLineColLoc(StringAttr(self.lexer.input.name), IntAttr(line), IntAttr(col))
         return op
+
+    def _memoized(self, memo: dict, pattern: re.Pattern, parse):
+        if self.attribute_aliases:  # `!name` / `#name` may be this file's aliases
+            return parse()
+        start = self._current_token.span.start
+        text = self.lexer.input.content
+        m = pattern.match(text, start, start + _MEMO_SCAN)
+        if m is None:
+            return parse()
+        key = m.group()
+        found = memo.get(key)
+        if found is not None:
+            self._resume_from(m.end())
+            return found
+        result = parse()
+        if result is not None and _SPACE.match(text, m.end()).end() == self.pos:  # it ended where the text does
+            if len(memo) >= _MEMO_LIMIT:
+                memo.clear()
+            memo[key] = result
+        return result
+
+    def parse_optional_type(self):
+        return self._memoized(_type_memo, _TYPE_TEXT, super().parse_optional_type)
+
+    def parse_optional_attribute(self):
+        return self._memoized(_attr_memo, _ATTR_TEXT, super().parse_optional_attribute)
 
     def _parse_extended_type_or_attribute(self, attr_or_dialect_name: str, is_type: bool):
         # `!name<...>`: the lexer is past the name; a parameter that fails to

@@ -1,0 +1,50 @@
+"""WsParser parses each type / attribute text once (wsdialects/diagnostics.py): the modules
+it gives are the ones xDSL's own parse gives, and an alias never leaks from one file to
+another."""
+
+import pytest
+
+from conftest import REPO
+from wsdialects import diagnostics
+from wsdialects.diagnostics import WsError, parse_text
+from wsdialects.tools.targets import print_mlir
+
+KERNELS = sorted([*(REPO / "examples" / "kernels").glob("*.mlir"),
+                  *(REPO / "test" / "Inputs" / "kernels").glob("**/*.mlir")])
+
+
+def _without_memo(monkeypatch):
+    monkeypatch.setattr(diagnostics.WsParser, "_memoized", lambda self, memo, pattern, parse: parse())
+
+
+def _parsed(path) -> str:
+    try:
+        return print_mlir(parse_text(path.read_text(), str(path)), debuginfo=True)
+    except WsError as e:
+        return f"error: {e}"
+
+
+def test_memo_gives_what_xdsl_parses(monkeypatch):
+    assert len(KERNELS) > 40
+    with_memo = [_parsed(p) for p in KERNELS]  # a type recurs in a file: read from the memo there
+    assert diagnostics._type_memo and diagnostics._attr_memo
+    _without_memo(monkeypatch)
+    assert with_memo == [_parsed(p) for p in KERNELS]
+
+
+ALIASED = "!t = {}\nfunc.func @f(%x: !t) -> !t {{\n  func.return %x : !t\n}}\n"
+
+
+def test_an_alias_is_not_remembered():
+    assert "f16" in str(parse_text(ALIASED.format("f16")))
+    assert "f32" in str(parse_text(ALIASED.format("f32")))
+    with pytest.raises(WsError, match="undefined symbol alias '!t'"):
+        parse_text(ALIASED.split("\n", 1)[1].format())
+
+
+def test_a_remembered_text_is_only_the_whole_type():
+    t = "tensor<4x8xf16>"
+    first = parse_text(f"func.func @f(%x: {t}) {{\n  func.return\n}}\n")
+    assert diagnostics._type_memo[t] == first.body.block.first_op.function_type.inputs.data[0]
+    with pytest.raises(WsError, match=r"1:\d+: error"):  # a longer text is parsed (and rejected) by xDSL
+        parse_text(f"func.func @f(%x: {t}>) {{\n  func.return\n}}\n")
