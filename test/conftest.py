@@ -4,10 +4,21 @@
   OpenBLAS's threads only spin against the interpreter, the solver and the other
   pytest-xdist worker for the 2 cores (about 40 % of the suite's CPU time). Set
   OPENBLAS_NUM_THREADS yourself to override. `ws-opt` subprocesses inherit it.
-- test/kernel_cache.py (kernels parsed and pass pipelines run once per process) is off
-  for a test that uses `monkeypatch`: it may have changed a pass or the parser.
+- test/kernel_cache.py (kernels parsed and pass pipelines run once per process) and
+  test/solve_cache.py (each CP-SAT model solved once per run) are off for a test that uses
+  `monkeypatch`: it may have changed a pass, the parser or the solver.
+- Python's cyclic garbage collector runs less often, and never over what has stayed: xDSL's
+  IR is all reference cycles (parents, uses), so the suite makes millions of long-lived
+  container objects, and at the default thresholds (a collection every 700 allocations, the
+  whole heap every ~70 000) the workers spent about a tenth of their CPU time collecting,
+  mostly re-scanning the kernel cache and the imported modules (25 s of a 2 x 140 s
+  `-n auto` run). Here the young generation collects every 50 000 allocations, and after
+  collection and every 50 tests a full collection of what is new is followed by
+  `gc.freeze()`: what survived (modules, the kernel cache) is never scanned again, nor
+  copied into the fuzzer's forked children. The garbage of each test is still collected.
 """
 
+import gc
 import os
 import sys
 
@@ -19,13 +30,54 @@ if "numpy" in sys.modules:  # too late for the variables above: say so rather th
 import pytest  # noqa: E402
 
 import kernel_cache  # noqa: E402
+import solve_cache  # noqa: E402
+
+gc.set_threshold(50_000, 10, 1_000)
+_FREEZE_EVERY = 50  # tests
+_finished = 0
+
+
+def _collect_and_freeze() -> None:
+    gc.collect()  # a full collection: the permanent generation (frozen) is not scanned
+    gc.freeze()
+
+
+def pytest_collection_finish(session):
+    _collect_and_freeze()  # the test modules and what they imported are here to stay
+
+
+def pytest_runtest_logfinish(nodeid, location):
+    global _finished
+    _finished += 1
+    if _finished % _FREEZE_EVERY == 0:
+        _collect_and_freeze()
 
 
 @pytest.fixture(autouse=True)
 def _kernel_cache_off_under_monkeypatch(request):
-    kernel_cache.enabled = "monkeypatch" not in request.fixturenames
+    kernel_cache.enabled = solve_cache.enabled = "monkeypatch" not in request.fixturenames
     yield
-    kernel_cache.enabled = True
+    kernel_cache.enabled = solve_cache.enabled = True
+
+
+def pytest_configure(config):
+    """test/solve_cache.py: the run's own folder (made by the process that starts the run and
+    inherited by the pytest-xdist workers it starts), and the wrapper in every process."""
+    if not hasattr(config, "workerinput"):
+        import tempfile
+
+        config._solve_cache_dir = tempfile.mkdtemp(prefix="ws-solve-cache-")
+        os.environ[solve_cache.ENV] = config._solve_cache_dir
+    solve_cache.install()
+
+
+def pytest_unconfigure(config):
+    folder = getattr(config, "_solve_cache_dir", None)
+    if folder is not None:
+        import shutil
+
+        shutil.rmtree(folder, ignore_errors=True)
+        os.environ.pop(solve_cache.ENV, None)
 
 
 def _slow_prefixes() -> list[str]:

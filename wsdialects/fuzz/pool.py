@@ -66,6 +66,9 @@ def single_threaded_blas() -> bool:
 def _child(job: Job, case: Case, conn, memory_mb: int) -> None:
     """The body of a case's process."""
     try:
+        import gc
+
+        gc.freeze()  # the parent's objects: never scanned (nor copied page by page) by this child's collections
         os.setsid()  # its own process group: the parent kills it and its children as one
         for sig in (signal.SIGTERM, signal.SIGINT):  # not the parent's handlers (it writes the table)
             signal.signal(sig, signal.SIG_DFL)
