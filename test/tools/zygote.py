@@ -13,11 +13,11 @@ process; only the start is shared. Without a server (not started, or it died) th
 client runs the real tool instead (`os.execv`), so a broken server costs time, never
 results. `test/python` still runs the real `ws-opt` executable as a process.
 
-    python zygote.py serve SOCKET PARENT_PID [--preload=PKG] [--skip=PKG.SUB] [--import=MOD] TOOL=SCRIPT...
+    python zygote.py serve SOCKET PARENT_PID [--preload=PKG] [--skip=PKG.SUB] [--import=MOD[:FUNC]] TOOL=SCRIPT...
     python -S -E zygote.py client SOCKET SCRIPT ARGS...       # one RUN-line command
 
 The server imports every module of each --preload package (but the --skip ones) and each
---import module, and runs every tool's `--version` and `--help` once (see `_warm_up`), so
+--import module (and calls FUNC of `--import=MOD:FUNC`), and runs every tool's `--version` and `--help` once (see `_warm_up`), so
 that a child starts with what the tools import on first use. The client imports builtin
 modules only; test/lit.cfg.py starts it with `-c "from zygote import client"`, so that its
 code comes from zygote's cached bytecode rather than being compiled for every command.
@@ -91,11 +91,15 @@ def _preload(package: str, skip: tuple[str, ...]) -> None:
 
 
 def _import(module: str) -> None:
-    """Import one module (a dependency the tools import on first use, e.g. llvmlite)."""
+    """Import one module (a dependency the tools import on first use, e.g. llvmlite);
+    `module:function` also calls the function (the tools' own way of importing something)."""
     import importlib
 
+    module, _, function = module.partition(":")
     try:
-        importlib.import_module(module)
+        m = importlib.import_module(module)
+        if function:
+            getattr(m, function)()
     except Exception:  # noqa: BLE001 - not installed: each child imports (and reports) it as usual
         pass
 
