@@ -61,23 +61,23 @@ def _kernel_cache_off_under_monkeypatch(request):
 
 
 def pytest_configure(config):
-    """test/solve_cache.py: the run's own folder (made by the process that starts the run and
-    inherited by the pytest-xdist workers it starts), and the wrapper in every process."""
+    """The run's folder (kernel_cache.run_folder: made by the process that starts the run and
+    inherited by the pytest-xdist workers it starts), and test/solve_cache.py in every process."""
     if not hasattr(config, "workerinput"):
         import tempfile
 
-        config._solve_cache_dir = tempfile.mkdtemp(prefix="ws-solve-cache-")
-        os.environ[solve_cache.ENV] = config._solve_cache_dir
+        config._run_folder = tempfile.mkdtemp(prefix="ws-test-run-")
+        os.environ[kernel_cache.RUN_DIR] = config._run_folder
     solve_cache.install()
 
 
 def pytest_unconfigure(config):
-    folder = getattr(config, "_solve_cache_dir", None)
+    folder = getattr(config, "_run_folder", None)
     if folder is not None:
         import shutil
 
         shutil.rmtree(folder, ignore_errors=True)
-        os.environ.pop(solve_cache.ENV, None)
+        os.environ.pop(kernel_cache.RUN_DIR, None)
 
 
 def _slow_prefixes() -> list[str]:

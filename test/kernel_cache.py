@@ -19,8 +19,10 @@ ws-lower-mma`). What a test gets is exactly what the uncached calls give:
 - while a test uses `monkeypatch` (it may have changed a pass), the cache is neither read
   nor written (test/conftest.py switches it off for such tests).
 
-Nothing else is cached: interpreting the modules on each test's own random inputs still
-happens in every test.
+`compile_ptx` and `run_ptxas` (PTX per kernel and pipeline, ptxas's answer per PTX text) are
+also shared by the pytest-xdist workers of one run, through files in the run's folder
+(`run_folder()`): each is made once per run. Nothing else is cached: interpreting the
+modules on each test's own random inputs still happens in every test.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ import contextlib
 import dataclasses
 import hashlib
 import io
+import os
 import sys
 from collections import OrderedDict
 
@@ -153,6 +156,39 @@ def compile_kernel(path, pipeline: str, file: str | None = None):
 
 _texts: OrderedDict[tuple, object] = OrderedDict()  # PTX per kernel and pipeline, ptxas's answer per PTX
 
+RUN_DIR = "WSDIALECTS_TEST_RUN_DIR"  # a folder of this test run, shared by its processes (test/conftest.py)
+
+
+def run_folder() -> str | None:
+    """The folder that the processes of this test run share (made by the process that started the
+    run, removed at its end: nothing in it outlives the run), or None."""
+    d = os.environ.get(RUN_DIR)
+    return d if d and os.path.isdir(d) else None
+
+
+def _shared(key: tuple, make):
+    """make(), once per test run: a PTX text or ptxas answer that the other pytest-xdist worker
+    made for the same key is read from the run's folder (while it is making it, this one waits)."""
+    folder = run_folder()
+    if folder is None:
+        return make()
+    import fcntl
+    import pickle
+
+    path = os.path.join(folder, "text-" + hashlib.blake2b(repr(key).encode(), digest_size=16).hexdigest())
+    with open(path + ".lock", "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes, also if make() raises
+        try:
+            with open(path, "rb") as f:
+                return pickle.load(f)
+        except FileNotFoundError:
+            pass
+        value = make()
+        with open(f"{path}.{os.getpid()}", "wb") as f:
+            pickle.dump(value, f)
+        os.replace(f"{path}.{os.getpid()}", path)
+        return value
+
 
 def _memo(key: tuple, make):
     if not enabled:
@@ -160,7 +196,7 @@ def _memo(key: tuple, make):
     if key in _texts:
         _texts.move_to_end(key)
         return _texts[key]
-    value = _texts[key] = make()
+    value = _texts[key] = _shared(key, make)
     while len(_texts) > _LIMIT:
         _texts.popitem(last=False)
     return value

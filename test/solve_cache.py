@@ -18,8 +18,9 @@ of the same kernels, each about 25 ms to a few seconds of CP-SAT.
 - What the solver object is asked afterwards (`Value`, `StatusName`, `deterministic_time`,
   `wall_time`, `objective_value`) is what the real solve answered.
 - Every answer is computed by CP-SAT at least once in the run, from the real model: the
-  files live in a folder the pytest process makes for its run (`WSDIALECTS_TEST_SOLVE_CACHE`,
-  removed at the end) and the workers it starts share; nothing is kept between runs.
+  files live in the run's folder (`kernel_cache.run_folder()`: made by the pytest process
+  that starts the run, shared by the workers it starts, removed at the end); nothing is
+  kept between runs.
 - Off (solved for real, nothing read or written) while a test uses `monkeypatch`: it may
   have replaced part of the solver or the model builders (test/conftest.py).
 """
@@ -31,7 +32,8 @@ import os
 import pickle
 import tempfile
 
-ENV = "WSDIALECTS_TEST_SOLVE_CACHE"
+from kernel_cache import run_folder
+
 SLACK = 3.0  # a kept answer serves a call whose time limit is at least SLACK x its wall time
 
 enabled = True
@@ -74,19 +76,14 @@ def _key(backend, work, fast, linear) -> bytes:
     return h.digest()
 
 
-def _folder() -> str | None:
-    d = os.environ.get(ENV)
-    return d if d and os.path.isdir(d) else None
-
-
 def _read(key: bytes) -> _Answer | None:
     if key in _memory:
         return _memory[key]
-    d = _folder()
+    d = run_folder()
     if d is None:
         return None
     try:
-        with open(os.path.join(d, key.hex()), "rb") as f:
+        with open(os.path.join(d, "solve-" + key.hex()), "rb") as f:
             answer = _Answer(*pickle.load(f))
     except (OSError, EOFError, pickle.UnpicklingError, TypeError):
         return None
@@ -96,14 +93,14 @@ def _read(key: bytes) -> _Answer | None:
 
 def _write(key: bytes, answer: _Answer) -> None:
     _memory[key] = answer
-    d = _folder()
+    d = run_folder()
     if d is None:
         return
-    tmp = os.path.join(d, f".{key.hex()}.{os.getpid()}")
+    tmp = os.path.join(d, f".solve-{key.hex()}.{os.getpid()}")
     with open(tmp, "wb") as f:
         pickle.dump((answer.status_name, answer.solution, answer.deterministic_time, answer.wall_time,
                      answer.objective_value), f)
-    os.replace(tmp, os.path.join(d, key.hex()))  # whole or not at all, for the other worker
+    os.replace(tmp, os.path.join(d, "solve-" + key.hex()))  # whole or not at all, for the other worker
 
 
 def install() -> None:

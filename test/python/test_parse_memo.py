@@ -10,26 +10,32 @@ from wsdialects.diagnostics import WsError, parse_text
 from wsdialects.tools.targets import print_mlir
 
 KERNELS = sorted([*(REPO / "examples" / "kernels").glob("*.mlir"),
-                  *(REPO / "test" / "Inputs" / "kernels").glob("**/*.mlir")])
+                  *(REPO / "test" / "Inputs" / "kernels" / "gemm_kinds" / "scheduled").glob("*.mlir")])
 
 
 def _without_memo(monkeypatch):
     monkeypatch.setattr(diagnostics.WsParser, "_memoized", lambda self, memo, pattern, parse: parse())
 
 
-def _parsed(path) -> str:
+def _parsed(text: str) -> str:
     try:
-        return print_mlir(parse_text(path.read_text(), str(path)), debuginfo=True)
+        return print_mlir(parse_text(text, "k.mlir"), debuginfo=True)
     except WsError as e:
         return f"error: {e}"
 
 
 def test_memo_gives_what_xdsl_parses(monkeypatch):
-    assert len(KERNELS) > 40
-    with_memo = [_parsed(p) for p in KERNELS]  # a type recurs in a file: read from the memo there
+    """The kernels as written and scheduled, and a lowered one (layouts, nvgpu types)."""
+    from kernel_cache import compile_kernel
+
+    lowered = print_mlir(compile_kernel(REPO / "examples" / "kernels" / "flash_attention.mlir", "ws-hopper"),
+                         debuginfo=True)
+    texts = [p.read_text() for p in KERNELS] + [lowered]
+    assert len(texts) > 12
+    with_memo = [_parsed(t) for t in texts]  # a type recurs in a file: read from the memo there
     assert diagnostics._type_memo and diagnostics._attr_memo
     _without_memo(monkeypatch)
-    assert with_memo == [_parsed(p) for p in KERNELS]
+    assert with_memo == [_parsed(t) for t in texts]
 
 
 ALIASED = "!t = {}\nfunc.func @f(%x: !t) -> !t {{\n  func.return %x : !t\n}}\n"
