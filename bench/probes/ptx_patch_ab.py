@@ -44,6 +44,10 @@ EMU = {"emu4": 4, "emu8": 8, "emu16": 16}
 _EX2 = re.compile(r"^(\s*)ex2\.approx(?:\.ftz)?\.f32 (%\w+), (%\w+);$")
 
 
+def slug(pipe: str) -> str:
+    return re.sub(r"[^A-Za-z0-9]+", "_", pipe).strip("_")
+
+
 def emulate_exp2(ptx: str, every: int) -> tuple[str, int]:
     """Every `every`-th ex2 of the PTX computed on the FMA pipe instead of MUFU."""
     out, seen, n = [], 0, 0
@@ -95,8 +99,13 @@ def main() -> None:
     ap.add_argument("--kernel-dir", default=str(ROOT / "examples" / "kernels"),
                     help="where the kernels of --kernels are (e.g. bench/kernels/bn160); the solver's are stored")
     ap.add_argument("--dry-run", action="store_true")
+    ap.add_argument("--extra-ptx", default="", metavar="LABEL=DIR",
+                    help="also time DIR/<kernel>__<pipeline slug>.ptx (PTX another compiler version wrote, "
+                         "`--write-ptx`) as a variant of each build, in the same process")
+    ap.add_argument("--write-ptx", default="", metavar="DIR", help="write each build's PTX there and stop")
     args = ap.parse_args()
     patches = [p for p in args.patches.split(",") if p]
+    extra = [args.extra_ptx.partition("=")[0]] if args.extra_ptx else []
     pipes = [p for p in args.pipelines.split(";") if p]
     builds = []
     for kname in args.kernels.split(","):
@@ -118,7 +127,17 @@ def main() -> None:
                         text, m = patch(text, FENCES[part])
                         n += m
                 variants.append((f"{p} ({n})", text))
+            if args.extra_ptx:
+                label, _, d = args.extra_ptx.partition("=")
+                f = Path(d) / f"{kname}__{slug(pipe)}.ptx"
+                if f.exists():
+                    variants.append((label, f.read_text()))
+            if args.write_ptx:
+                Path(args.write_ptx).mkdir(parents=True, exist_ok=True)
+                (Path(args.write_ptx) / f"{kname}__{slug(pipe)}.ptx").write_text(k.ptx)
             builds.append((kname, pipe, k, variants))
+    if args.write_ptx:
+        return
     if args.dry_run:
         from depbar_position import order  # noqa: PLC0415
         for kname, pipe, _, variants in builds:
@@ -150,8 +169,8 @@ def main() -> None:
              + (f" --kernel-dir {args.kernel_dir}" if Path(args.kernel_dir) != ROOT / "examples" / "kernels" else "")
              + f"` ({datetime.date.today().isoformat()}); B*H = {args.bh}, d = 128; TFLOP/s (do_bench median); "
              "rel. error against float32 SDPA on the first 4 heads.", "",
-             "| kernel | pipeline | L | cuDNN | FA3 | " + " | ".join(["as compiled"] + patches) + " | max rel. error |",
-             "|---|---|---|---|---|" + "---|" * (1 + len(patches)) + "---|"]
+             "| kernel | pipeline | L | cuDNN | FA3 | " + " | ".join(["as compiled"] + patches + extra) + " | max rel. error |",
+             "|---|---|---|---|---|" + "---|" * (1 + len(patches) + len(extra)) + "---|"]
     for kname, pipe, k, variants in builds:
         causal = "causal" in kname
         dtype = torch.bfloat16 if "bf16" in kname else torch.float16

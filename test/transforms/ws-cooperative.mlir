@@ -43,7 +43,7 @@
 // and the pipelined loop.
 // COARSE: warp_group.partition 1 consumer0 warps 4
 // COARSE: scf.if %runs -> (tensor<64xf32>, tensor<64xf32>, tensor<64x128xf32>)
-// COARSE: iter_args({{.*}}%p16_prev = %p16, %acc_s_prev = %acc_s) -> ({{.*}}tensor<64x128xf16>, tensor<64x128xf32>)
+// COARSE: iter_args({{.*}}%p16_prev = %p16, %acc_prev = %acc0{{.*}}) -> ({{.*}}tensor<64x128xf16>, tensor<64x128xf32>)
 // COARSE: } {ws.peeled = 1 : i32}
 // COARSE: warp_group.gather
 // SMALL: remark: ws-cooperative: consumer partition 1 stays one group: each group's share of a 128-row dot would be smaller than a warp group's 64-row MMA

@@ -53,7 +53,7 @@
 // fragment) is the A operand of P.V in the accumulator fragment itself, which is
 // wgmma's register-A fragment; V stays a row-major 128B-swizzled slot (N-major B),
 // its 256-byte rows stored as two 128-byte column blocks.
-// ATTN: nvgpu.wgmma.mma_async %p16_prev, %v, %acc_s_prev : tensor<128x128xf16, #layout.wgmma<warp_groups = 2>>, tensor<128x128xf16, #layout.shared<swizzle = 128, order = [1, 0]>> -> tensor<128x128xf32, #layout.wgmma<warp_groups = 2>>
+// ATTN: nvgpu.wgmma.mma_async %p16_prev, %v, %acc_s : tensor<128x128xf16, #layout.wgmma<warp_groups = 2>>, tensor<128x128xf16, #layout.shared<swizzle = 128, order = [1, 0]>> -> tensor<128x128xf32, #layout.wgmma<warp_groups = 2>>
 // ATTN: %p16_1 = arith.truncf %p_1 : tensor<128x128xf32, #layout.wgmma<warp_groups = 2>> to tensor<128x128xf16, #layout.wgmma<warp_groups = 2>>
 // A register A that is the transposition of a fragment would need a conversion.
 // REGA: layout_register_a.mlir:20:5: error: ws-lower-layouts: the A operand of this dot is a register tile in #layout.permute<order = [1, 0], parent = #layout.wgmma<warp_groups = 1>>; wgmma reads register A in the accumulator fragment #layout.wgmma<warp_groups = 1>

@@ -104,7 +104,7 @@
 // ATTN-NEXT: nvgpu.wgmma.commit_group
 // ATTN: %v = nvgpu.smem.view
 // ATTN: nvgpu.wgmma.fence
-// ATTN-NEXT: %acc_new = nvgpu.wgmma.mma_async %p16_prev, %v, %acc_s_prev : tensor<128x128xf16, #layout.wgmma<warp_groups = 2>>, tensor<128x128xf16, #layout.shared<swizzle = 128, order = [1, 0]>>
+// ATTN-NEXT: %acc_new = nvgpu.wgmma.mma_async %p16_prev, %v, %acc_s : tensor<128x128xf16, #layout.wgmma<warp_groups = 2>>, tensor<128x128xf16, #layout.shared<swizzle = 128, order = [1, 0]>>
 // ATTN-NEXT: nvgpu.wgmma.commit_group
 // ATTN-NEXT: %qk_3 = nvgpu.wgmma.wait_group %qk_2 {pending = 1}
 // ATTN: %acc_new_1 = nvgpu.wgmma.wait_group %acc_new {pending = 0}

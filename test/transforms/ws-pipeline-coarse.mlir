@@ -14,10 +14,11 @@
 // RUN: ws-opt %S/Inputs/coarse-stages-disagree.mlir -p 'ws-partition,ws-distribute{depth=2},ws-pipeline-mma{depth=1},ws-pipeline-coarse' 2>&1 | filecheck %s --check-prefix=DISAGREE
 
 // Attention (Algorithm 1): prologue T_0, C_0 under a trips > 0 guard; the steady
-// state issues T_j, then U_{j-1} from carried P and rescaled accumulator, waits
-// for T_j with U_{j-1} still in flight, runs the softmax, waits for U_{j-1}, then
-// rescales; the epilogue runs U_{N-1}. K slots are released by stage 0, V slots
-// by stage 1.
+// state issues T_j, rescales the accumulator U_{j-2} left with C_{j-1}'s alpha (the
+// rescale only feeds U, so it runs in U's stage: alpha travels, not the rescaled
+// tile), issues U_{j-1} from carried P, waits for T_j with U_{j-1} still in flight,
+// runs the softmax and waits for U_{j-1}; the epilogue rescales and runs U_{N-1}.
+// K slots are released by stage 0, V slots by stage 1.
 // ATTN: warp_group.partition 1 consumer
 // ATTN: %runs = arith.cmpi sgt, %trips
 // ATTN: %second = arith.addi %[[LB:.*]], %[[STEP:.*]] : i32
@@ -27,25 +28,31 @@
 // ATTN-NEXT: mma.wait %{{.*}} {pending = 0}
 // ATTN-NEXT: aref.consumed %aref_k[%[[LB]]]
 // ATTN-NOT: aref.get %aref_v
+// ATTN-NOT: arith.mulf %acc0
 // ATTN: %p16 = arith.truncf
-// ATTN-NEXT: scf.for %[[J:.*]] = %second to %{{.*}} step %[[STEP]] iter_args(%m_i = %m_ij, %l_i = %l_new, %j_prev = %[[LB]], %p16_prev = %p16, %acc_s_prev = %acc_s)
+// ATTN-NEXT: scf.for %[[J:.*]] = %second to %{{.*}} step %[[STEP]] iter_args(%m_i = %m_ij, %l_i = %l_new, %alpha_prev = %alpha, %j_prev = %[[LB]], %p16_prev = %p16, %acc_prev = %acc0)
 // ATTN-NEXT: %[[K:.*]] = aref.get %aref_k[%[[J]]]
 // ATTN-NEXT: %[[KT:.*]] = tile.trans %[[K]]
 // ATTN-NEXT: %[[T:.*]] = mma.async_dot %{{.*}}, %[[KT]], %zero_qk
+// ATTN-NEXT: %[[AE:.*]] = tile.expand_dims %alpha_prev, 1
+// ATTN-NEXT: %[[AB:.*]] = tile.broadcast %[[AE]]
+// ATTN-NEXT: %[[ACCS:.*]] = arith.mulf %acc_prev, %[[AB]]
 // ATTN-NEXT: %[[V:.*]] = aref.get %aref_v[%j_prev]
-// ATTN-NEXT: %[[U:.*]] = mma.async_dot %p16_prev, %[[V]], %acc_s_prev
+// ATTN-NEXT: %[[U:.*]] = mma.async_dot %p16_prev, %[[V]], %[[ACCS]]
 // ATTN-NEXT: %[[S:.*]] = mma.wait %[[T]] {pending = 1}
 // ATTN-NEXT: aref.consumed %aref_k[%[[J]]]
 // ATTN-NEXT: tile.reduce max %[[S]]
-// ATTN: %[[ALPHA:alpha_b[_0-9]*]] = tile.broadcast
+// ATTN: %[[ALPHA:alpha[_0-9]*]] = math.exp2
 // ATTN: %[[P16:.*]] = arith.truncf
 // ATTN-NEXT: %[[O:.*]] = mma.wait %[[U]] {pending = 0}
 // ATTN-NEXT: aref.consumed %aref_v[%j_prev]
-// ATTN-NEXT: %[[ACCS:.*]] = arith.mulf %[[O]], %[[ALPHA]]
-// ATTN-NEXT: scf.yield %{{.*}}, %{{.*}}, %[[J]], %[[P16]], %[[ACCS]]
+// ATTN-NEXT: scf.yield %{{.*}}, %{{.*}}, %[[ALPHA]], %[[J]], %[[P16]], %[[O]]
 // ATTN-NEXT: } {ws.peeled = 1 : i32}
+// ATTN-NEXT: %[[AEL:.*]] = tile.expand_dims %alpha_last, 1
+// ATTN-NEXT: %[[ABL:.*]] = tile.broadcast %[[AEL]]
+// ATTN-NEXT: %[[ACCL:.*]] = arith.mulf %acc_last, %[[ABL]]
 // ATTN-NEXT: %[[VL:.*]] = aref.get %aref_v[%j_last]
-// ATTN-NEXT: %[[UL:.*]] = mma.async_dot %p16_last, %[[VL]], %acc_s_last
+// ATTN-NEXT: %[[UL:.*]] = mma.async_dot %p16_last, %[[VL]], %[[ACCL]]
 // ATTN-NEXT: %[[OL:.*]] = mma.wait %[[UL]] {pending = 0}
 // ATTN-NEXT: aref.consumed %aref_v[%j_last]
 // ATTN-NEXT: scf.yield %{{.*}}, %{{.*}}, %[[OL]]

@@ -31,16 +31,16 @@ before it.
 
     %r:3 = scf.for %j = %c0 to %n ...            %g:3 = scf.if %trips_pos -> (...) {
       %k = aref.get %rk[%j]                         <T_0, C_0>
-      %qk = mma.async_dot %q, %kt, %z      ==>      %l:6 = scf.for %j = %c1 to %n iter_args(..., %p16_p, %accs_p, %j_p) {
+      %qk = mma.async_dot %q, %kt, %z      ==>      %l:7 = scf.for %j = %c1 to %n iter_args(..., %alpha_p, %j_p, %p16_p, %acc_p) {
       %s = mma.wait %qk {pending = 0}                 %qk = mma.async_dot ...          // T_j
-      ... softmax ...                                 %v = aref.get %rv[%j_p]
-      %v = aref.get %rv[%j]                           %o = mma.async_dot %p16_p, %v, %accs_p   // U_{j-1}
+      ... softmax (%alpha, %p16) ...                  %acc_s = arith.mulf %acc_p, <%alpha_p broadcast>
+      %acc_s = arith.mulf %acc, <%alpha ...>          %v = aref.get %rv[%j_p]
+      %v = aref.get %rv[%j]                           %o = mma.async_dot %p16_p, %v, %acc_s    // U_{j-1}
       %o = mma.async_dot %p16, %v, %acc_s             %s = mma.wait %qk {pending = 1}
       %ow = mma.wait %o {pending = 0}                 ... softmax ...
                                                       %ow = mma.wait %o {pending = 0}
-                                                      %acc_s = arith.mulf %ow, %alpha_b ...
                                                     } {ws.peeled = 1 : i32}
-                                                    <U_{N-1}>
+                                                    <rescale, U_{N-1}>
                                                   } else { scf.yield %inits }
 """
 

@@ -168,8 +168,41 @@ def tawa_stages(body: LoopBody) -> dict[Operation, int] | None:
             late = body.forward(u)
             stage = {o: 0 for o in c_region | {t, t_done}}
             stage.update({o: 1 for o in late})
+            _rescale_with(body, u, stage)
             return stage
     return None
+
+
+def _rescale_with(body: LoopBody, u: Operation, stage: dict[Operation, int]) -> None:
+    """Move the pure ops that only compute U's accumulator operand (attention's
+    `acc * alpha`) into U's stage. Pipelined, they then run just before U_{j-1} issues,
+    behind T_j's issue, instead of at the end of C_j: there they would need U_{j-1}'s
+    result while C_j still runs, and ptxas hoists the wait for U_{j-1} (with the
+    rescale) above C_j's softmax (FlashAttention-3 rescales O at the same place).
+    The operands they read from stage 0 (`alpha`, a row vector) travel to the next
+    iteration instead of the rescaled tile."""
+    if len(u.operands) < 3:
+        return
+    work = [body.top(u.operands[2])]
+    while work:
+        o = work.pop()
+        if o is None or stage.get(o) != 0 or not pure(o) or o.regions:
+            continue
+        if all(stage.get(user) == 1 for user in _user_tops(body, o)):
+            stage[o] = 1
+            work.extend(body.top(v) for v in o.operands)
+
+
+def _user_tops(body: LoopBody, op: Operation) -> list[Operation | None]:
+    """The top-level ops of the body that use `op`'s results (None: the loop's yield)."""
+    out: list[Operation | None] = []
+    for r in op.results:
+        for use in r.uses:
+            user: Operation | None = use.operation
+            while user is not None and user.parent_block() is not body.block:
+                user = user.parent_op()
+            out.append(None if user is body.block.last_op else user)
+    return out
 
 
 def given_stages(body: LoopBody) -> dict[Operation, int]:
