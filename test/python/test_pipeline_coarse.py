@@ -123,3 +123,34 @@ def test_interpreter_catches_a_release_before_u_retired(shared, rng):
     grid, args = case.make(rng)
     with pytest.raises(wsdialects.InterpretError, match="still in flight"):
         run(module, case, grid, args)
+
+
+@pytest.mark.parametrize("c_reads_it", [False, True], ids=["only_u", "c_reads_it"])
+def test_rescale_runs_with_u_only_when_u_alone_reads_it(c_reads_it, tmp_path, rng):
+    """`acc * alpha` feeds only U: it runs in U's stage (alpha is carried, not the rescaled
+    tile). When C reads the rescaled tile too (here its row maximum enters l), it stays in
+    stage 0 and the rescaled tile is carried, as before. Same results either way."""
+    case = next(c for c in CASES if c.name == "attention")
+    path = case.path()
+    if c_reads_it:
+        text = path.read_text()
+        rescale = "%acc_s = arith.mulf %acc, %alpha_b : tensor<128x128xf32>\n"
+        assert text.count(rescale) == 1 and text.count("scf.yield %m_ij, %l_new,") == 1
+        text = text.replace(rescale, rescale +
+                            '      %acc_top = "tile.reduce"(%acc_s) <{axis = 1 : i32, kind = "max"}> : '
+                            "(tensor<128x128xf32>) -> tensor<128xf32>\n"
+                            "      %l_mix = arith.maximumf %l_new, %acc_top : tensor<128xf32>\n")
+        text = text.replace("scf.yield %m_ij, %l_new,", "scf.yield %m_ij, %l_mix,")
+        path = tmp_path / "attention_c_reads_acc_s.mlir"
+        path.write_text(text)
+        case = Case(case.name, lambda: path, case.kernel, case.make, case.outputs)
+    after = transform(path, "ws-partition,ws-distribute{depth=2},ws-pipeline-coarse")
+    loops = [op for op in after.walk() if "ws.peeled" in op.attributes]
+    assert len(loops) == 1
+    carried = {a.name_hint for a in loops[0].body.block.args}
+    assert ("acc_s_prev" in carried) == c_reads_it
+    assert ("alpha_prev" in carried) == (not c_reads_it)
+    grid, args = case.make(rng)
+    want = run(parse_kernel(path), case, grid, args)
+    for seed in (None, 5):
+        assert_same(want, run(after, case, grid, args, seed=seed))
