@@ -88,6 +88,28 @@ def patch(ptx: str, fence: str) -> tuple[str, int]:
     return "\n".join(out), n
 
 
+_LABEL = re.compile(r"^\$L__BB\S+:$")
+
+
+def early_wait(ptx: str, nth: int) -> tuple[str, int]:
+    """The PTX with each softmax P·V wait moved up to just after the `nth` exponential of its
+    basic block, pinned there by a fence (moving a wait earlier is always safe); how many."""
+    lines = ptx.split("\n")
+    n, i = 0, 0
+    while i < len(lines):
+        if lines[i] == WAIT0 and lines[i - 1].strip() == "// begin inline asm":
+            b = next((j for j in range(i - 1, -1, -1) if _LABEL.match(lines[j])), 0)
+            ex2 = [j for j in range(b, i) if "ex2.approx" in lines[j]]
+            if len(ex2) > nth and lines[ex2[nth - 1] + 1].strip() == "// end inline asm":
+                del lines[i - 1:i + 2]
+                at = ex2[nth - 1] + 2
+                lines[at:at] = ["\t// begin inline asm", "\tfence.acq_rel.cta;", WAIT0, "\t// end inline asm"]
+                n += 1
+                i += 2
+        i += 1
+    return "\n".join(lines), n
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--kernels", default="flash_attention_bf16,flash_attention,flash_attention_causal")
@@ -117,7 +139,10 @@ def main() -> None:
             for p in patches:
                 text, n = k.ptx, 0
                 for part in sorted(p.split("+"), key=lambda x: x in SOL):  # combined: fences first
-                    if part in EMU:
+                    if part.startswith("early"):
+                        text, m = early_wait(text, int(part[5:]))
+                        n += m
+                    elif part in EMU:
                         text, m = emulate_exp2(text, EMU[part])
                         n += m
                     elif part in SOL:
