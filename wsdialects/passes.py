@@ -28,6 +28,8 @@ PIPELINE: list[tuple[str, str]] = [
     ("ws-hopper", "wsdialects.lower.hopper:HopperPass"),
     ("ws-verify-sync", "wsdialects.transforms.verify_sync:VerifySyncPass"),
     # Stages 9-10 (Tawa §III-E): the lowering passes ws-hopper runs after ws-specialize.
+    # ws-hopper runs it where separate TMA-store staging does not fit beside its rings.
+    ("ws-stage-in-slot", "wsdialects.transforms.stage_in_slot:StageInSlotPass"),
     ("ws-lower-aref", "wsdialects.lower.lower_aref:LowerArefPass"),
     ("ws-lower-warp-groups", "wsdialects.lower.lower_warp_groups:LowerWarpGroupsPass"),
     # A TMA producer branch runs in its first warp only (FA3's / CUTLASS's producer warp).

@@ -104,3 +104,20 @@ def test_bundled_attention(path, causal, pipeline):
         k_[L // 128, B * H](q.reshape(-1, d), k.reshape(-1, d), v.reshape(-1, d), o, L, 1 / math.sqrt(d))
         torch.cuda.synchronize()
         check(o.view(B, H, L, d), q, k, v, causal)
+
+
+@pytest.mark.parametrize("pipeline", PIPELINES)
+def test_key_tile_176_stages_o_in_q_slot(pipeline):
+    """176-key tiles (FlashAttention-3's for non-causal d128): two slots of K and V leave no
+    room for a separate staging buffer of O's TMA store, so ws-hopper stages O in Q's slot
+    once Q is released (ws-stage-in-slot); right at every L, NaN-poisoned output."""
+    k_ = wsdialects.compile(ROOT / "test" / "Inputs" / "kernels" / "flash_attention_bf16_bn176.mlir", pipeline=pipeline)
+    assert "ws.store_staging" in str(k_.ir)
+    for B, H, L in SHAPES:
+        torch.manual_seed(B * 1000 + H * 100 + L)
+        q, k, v = (torch.randn(B, H, L, 128, device="cuda", dtype=torch.bfloat16) for _ in range(3))
+        o = torch.full((B * H, L, 128), float("nan"), device="cuda", dtype=torch.bfloat16)
+        k_[(L + 127) // 128, B * H](q.view(B * H, L, 128), k.view(B * H, L, 128), v.view(B * H, L, 128), o, L,
+                                    1 / math.sqrt(128))
+        torch.cuda.synchronize()
+        check(o.view(B, H, L, 128), q, k, v, False)

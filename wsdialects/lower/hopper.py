@@ -29,6 +29,14 @@ K and V tiles are 32 KB a slot), ws-hopper uses the largest depth that fits (and
 mma-depth below it) and says so in a remark:
 
     attention.mlir:4:3: remark: ws-hopper: rings of depth 4 need 328704 bytes of shared memory ...; using depth 2
+
+Where even two slots per ring do not fit beside the staging buffers of the TMA stores
+(176-key attention: Q 32 KB, K and V 44 KB a slot, O's staging 32 KB), ws-stage-in-slot
+stages a store in the slot of a ring released before it (O in Q's) and the rings keep two
+slots. Only there: with 128-key attention it would allow three slots, which the H100
+measured (same process, run -56) 2-5 % faster at L 16k but 1-4 % slower at 4k (persistent:
+4 %) than two slots with O's own staging buffer
+(bench/results/2026-11-26-attention-key-tile-176-h100-run55.md).
 """
 
 from __future__ import annotations
@@ -39,6 +47,7 @@ from xdsl.dialects.builtin import ModuleOp, TensorType
 from xdsl.passes import ModulePass
 
 from wsdialects.transforms.specialize import SpecializePass
+from wsdialects.transforms.stage_in_slot import STAGING_ATTR, stage_stores
 
 SMEM_LIMIT = 232448  # bytes of shared memory a block may opt into on sm_90
 
@@ -60,7 +69,7 @@ def ring_smem_bytes(module: ModuleOp) -> int:
         if o.name == "aref.create":
             rt = o.results[0].type
             total += rt.depth.data * (sum(_tile_bytes(t) for t in rt.types) + 16)
-        elif o.name == "tile.desc_store":
+        elif o.name == "tile.desc_store" and STAGING_ATTR not in o.attributes:  # else in a ring's slot
             total += _tile_bytes(o.operands[-1].type)
     return total + sum(_tile_bytes(o.result.type) + 8 for o in loads_into_registers(module))
 
@@ -117,6 +126,11 @@ class HopperPass(SpecializePass):
                 raise
             if depth == 1 or (need.setdefault(depth, ring_smem_bytes(op))) <= SMEM_LIMIT:
                 break
+            if depth == 2:  # two slots per ring, or one: TMA stores staged in released ring slots instead
+                with collect_notes() as staged:
+                    if stage_stores(op) and ring_smem_bytes(op) <= SMEM_LIMIT:
+                        notes += staged
+                        break
         if depth != self.depth:
             from wsdialects.transforms.partition import kernels, remark
 

@@ -56,6 +56,7 @@ from wsdialects.nvgpu import (
 from wsdialects.lower.llvm.types import SMEM_LIMIT
 from wsdialects.nvvm import BarrierOp
 from wsdialects.tile import DescLoadOp
+from wsdialects.transforms.stage_in_slot import STAGING_ATTR
 from wsdialects.warp_group import PartitionOp
 
 
@@ -225,6 +226,8 @@ class LowerAref:
         for i, t in enumerate(rt.types):
             alloc = SmemAllocOp(MemRefType(t.element_type, [depth, *t.get_shape()], memory_space=IntegerAttr(SMEM_SPACE, 64)))
             alloc.result.name_hint = f"{hint}_buf{i}"
+            if STAGING_ATTR in c.attributes:  # ws-stage-in-slot: a TMA store stages its tile here
+                alloc.attributes[STAGING_ATTR] = c.attributes[STAGING_ATTR]
             new.append(alloc)
             bufs.append(alloc.result)
         full, empty = MBarrierCreateOp(depth), MBarrierCreateOp(depth)

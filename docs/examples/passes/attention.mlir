@@ -1,7 +1,8 @@
 // Attention forward on 64-row query blocks, head dimension 64 (softmax(Q K^T * scale) V,
 // online softmax in base 2): the input of the ws-pipeline-coarse example in
-// docs/passes.md. Q, K, V, O are [B*H*L, 64] f16; grid: (cdiv(L, 64), B*H).
+// docs/passes.md (and of ws-stage-in-slot). Q, K, V, O are [B*H*L, 64] f16; grid: (cdiv(L, 64), B*H).
 // docs: ws-pipeline-coarse after ws-partition,ws-distribute{depth=2},ws-pipeline-mma{depth=1}
+// docs: ws-stage-in-slot after ws-specialize{depth=2 mma-depth=1}
 func.func @attention(%q_desc: !tile.desc<tensor<64x64xf16>>, %k_desc: !tile.desc<tensor<64x64xf16>>,
                      %v_desc: !tile.desc<tensor<64x64xf16>>, %o_desc: !tile.desc<tensor<64x64xf16>>,
                      %L: i32, %scale: f32)

@@ -30,6 +30,7 @@ from wsdialects.nvgpu import (
 from wsdialects.layout import column_blocks, layout_of, slot_swizzle
 from wsdialects.tile import DescType, PtrType
 from wsdialects.lower.llvm.shared_tiles import SHARED_TILE_OPS
+from wsdialects.transforms.stage_in_slot import STAGING_ATTR
 from wsdialects.lower.llvm.types import BranchCoords, KernelInfo, ParamInfo, SMEM_LIMIT, Smem, elem_of, fconst, llty, nbytes, prod, round_up, shape_of
 
 
@@ -143,8 +144,12 @@ class KernelFrame:
         for o in block.ops:
             if isinstance(o, SmemAllocOp):
                 self.plan_buffer(o)
+        staging = {o.attributes[STAGING_ATTR].value.data: o for o in block.ops
+                   if isinstance(o, SmemAllocOp) and STAGING_ATTR in o.attributes}
         for o in f.walk():
-            if o.name == "tile.desc_store":
+            if o.name == "tile.desc_store" and STAGING_ATTR in o.attributes:  # in a released ring slot
+                self.stage_off[o] = self.slot_staging(o, staging.get(o.attributes[STAGING_ATTR].value.data))
+            elif o.name == "tile.desc_store":
                 v = o.operands[-1]
                 self.smem_end = round_up(self.smem_end, 1024)
                 self.stage_off[o] = self.smem_end
@@ -200,6 +205,21 @@ class KernelFrame:
         off = round_up(self.smem_end, 1024)
         self.smem_end = off + shp[0] * slot_bytes
         self.bufs[alloc.result] = (off, slot_bytes, shp[1:], t.element_type, row_bytes, swz)
+
+    def slot_staging(self, store: Operation, alloc: SmemAllocOp | None) -> int:
+        """The offset of the one-slot buffer `alloc` in which ws-stage-in-slot stages `store`
+        (the slot's layout must be the staging layout: TMA stores it as it was loaded)."""
+        mark = store.attributes[STAGING_ATTR].value.data
+        if alloc is None:
+            self.fail(store, f"no nvgpu.smem.alloc carries {STAGING_ATTR} = {mark} to stage this store in")
+        off, _, shp, et, row_bytes, swz = self.bufs[alloc.result]
+        S = self.stage_tile(store, "0")
+        blocks = column_blocks(row_bytes, swz)
+        slot = (tuple(shp), et, swz, shp[0] * swz if blocks > 1 else 0)
+        if alloc.result.type.get_shape()[0] != 1 or slot != (S.shape, S.elem, S.swizzle, S.block_bytes):
+            self.fail(store, f"{alloc.result.type}: not one slot laid out as this store stages its tile "
+                             f"({S.shape} {S.elem}, swizzle {S.swizzle})")
+        return off
 
     def buffer_swizzle(self, alloc: SmemAllocOp, row_bytes: int) -> int:
         """The swizzle of a slot buffer: the #layout.shared ws-lower-layouts gave the views of

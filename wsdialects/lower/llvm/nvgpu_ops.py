@@ -22,6 +22,7 @@ from wsdialects.nvgpu import (
     SetMaxNRegOp,
     SmemAllocOp,
     SmemStoreOp,
+    TmaStoreWaitOp,
     SmemViewOp,
     TmaAsyncLoadOp,
     WgmmaCommitGroupOp,
@@ -101,6 +102,8 @@ class NvgpuOps:
             self.lower_mma_wait(o)
         elif isinstance(o, SmemStoreOp):
             self.lower_smem_store(o)
+        elif isinstance(o, TmaStoreWaitOp):
+            self.wait_store_reads()
         else:
             self.fail(o, f"'{n}' cannot be lowered to Hopper code yet")
 

@@ -1,0 +1,107 @@
+"""Semantic tests of ws-stage-in-slot: attention kernels interpreted before and after the
+pass (aref level) and, lowered, with and without it (the interpreter writes a staged tile
+into the ring's slot, where a wgmma still reading it or a refill landing early would show)
+give the same outputs; a store whose ring slot is read other than as its team's MMA rows is
+not staged; a lowering that releases the slot before the store is caught."""
+
+import pytest
+
+import wsdialects
+from cases import CASES, INPUTS, assert_same, run
+from kernel_cache import compile_kernel, parse_kernel
+from wsdialects.lower.llvm.kernel import lower_module
+
+ATTENTION = [c for c in CASES if c.name in ("attention", "causal_attention")]
+ORGANISATIONS = ["depth=2 mma-depth=1", "depth=2 mma-depth=1 cooperative=2 pingpong=true",
+                 "depth=2 mma-depth=1 cooperative=2 pingpong=true persistent=true programs=2"]
+
+
+def _staged(m) -> int:
+    return sum(1 for o in m.walk() if o.name == "tile.desc_store" and "ws.store_staging" in o.attributes)
+
+
+@pytest.mark.parametrize("case", ATTENTION, ids=lambda c: c.name)
+@pytest.mark.parametrize("spec", ORGANISATIONS, ids=["one_group", "pingpong", "persistent"])
+def test_stage_in_slot_preserves_semantics(case, spec, rng):
+    before = parse_kernel(case.path())
+    aref = compile_kernel(case.path(), f"ws-specialize{{{spec}}},ws-stage-in-slot")
+    assert _staged(aref) == 1
+    lowered = compile_kernel(case.path(), f"ws-specialize{{{spec}}},ws-stage-in-slot,ws-lower-aref,ws-lower-warp-groups")
+    plain = compile_kernel(case.path(), f"ws-specialize{{{spec}}},ws-lower-aref,ws-lower-warp-groups")
+    assert any(o.name == "nvgpu.smem.alloc" and "ws.store_staging" in o.attributes for o in lowered.walk())
+    grid, args = case.make(rng)
+    want = run(before, case, grid, args)
+    for m in (aref, lowered, plain):
+        for seed in (None, 3):
+            assert_same(want, run(m, case, grid, args, seed=seed))
+
+
+def test_release_before_the_store_is_caught(rng):
+    """Lowered, the Q slot released before O is staged in it: the producer's next Q (a
+    persistent program's next tile) may land in the slot first, or O overwrite the next Q."""
+    case = next(c for c in CASES if c.name == "attention")
+    spec = "ws-specialize{depth=2 mma-depth=1 persistent=true programs=1},ws-stage-in-slot,ws-lower-aref"
+    text = str(compile_kernel(case.path(), spec))
+    lines = text.splitlines()
+    wait = next(i for i, ln in enumerate(lines) if "nvgpu.tma.store_wait" in ln)
+    release = wait + 1 + next(i for i, ln in enumerate(lines[wait + 1:]) if "nvgpu.mbarrier.arrive %aref_q_empty" in ln)
+    store = next(i for i, ln in enumerate(lines) if "tile.desc_store" in ln)
+    moved = lines[:store] + lines[store + 1:release + 1] + [lines[store]] + lines[release + 1:]
+    broken = wsdialects.parse("\n".join(moved))
+    grid, args = case.make(rng)
+    want = run(parse_kernel(case.path()), case, grid, args)
+    outcomes = set()
+    for seed in (None, 1, 2, 3, 4, 5):
+        try:
+            got = run(broken, case, grid, args, seed=seed)
+            assert_same(want, got)
+            outcomes.add("same")
+        except (AssertionError, wsdialects.InterpretError):
+            outcomes.add("caught")
+    assert "caught" in outcomes
+
+
+def test_slot_read_elementwise_is_not_staged(tmp_path):
+    """Q read element by element after the loop (added to O): a group would overwrite rows
+    another read still needs, so the store keeps a staging buffer of its own."""
+    case = next(c for c in CASES if c.name == "attention")
+    text = case.path().read_text()
+    store = '"tile.desc_store"(%o_desc, %q_row, %c0, %o16)'
+    assert text.count(store) == 1
+    text = text.replace(store, '%o_q = arith.addf %o16, %q : tensor<128x128xf16>\n    '
+                               '"tile.desc_store"(%o_desc, %q_row, %c0, %o_q)')
+    path = tmp_path / "attention_reads_q.mlir"
+    path.write_text(text)
+    m = compile_kernel(path, "ws-specialize{depth=2 mma-depth=1},ws-stage-in-slot")
+    assert _staged(m) == 0
+
+
+BN176 = INPUTS / "flash_attention_bf16_bn176.mlir"
+
+
+def _lowered(pipeline: str):
+    m = compile_kernel(BN176, pipeline)
+    return m, lower_module(m)
+
+
+@pytest.mark.parametrize("pipeline", ["ws-hopper{cooperative=2 pingpong=true}", "ws-hopper"])
+def test_176_key_tiles_keep_two_slots(pipeline):
+    """O staged in Q's slot: the rings keep two slots of K and V, and the kernel needs no
+    shared memory for O (the emitter places the store's staging at Q's slot)."""
+    m, lowered = _lowered(pipeline)
+    allocs = {o.results[0].name_hint: o.results[0].type for o in m.walk() if o.name == "nvgpu.smem.alloc"}
+    assert allocs["aref_k_buf0"].get_shape()[0] == allocs["aref_v_buf0"].get_shape()[0] == 2
+    (info,) = lowered.kernels
+    q, kv = 128 * 128 * 2, 2 * 2 * 176 * 128 * 2
+    assert q + kv <= info.smem_bytes < q + kv + 4096  # no 32 KB staging buffer besides
+    assert "cp.async.bulk.wait_group.read 0" in lowered.llvm_ir
+
+
+def test_staging_without_its_slot_is_an_error():
+    """A store marked for a slot that no nvgpu.smem.alloc carries: a located error."""
+    m = compile_kernel(BN176, "ws-hopper")
+    for o in m.walk():
+        if o.name == "nvgpu.smem.alloc":
+            o.attributes.pop("ws.store_staging", None)
+    with pytest.raises(wsdialects.WsError, match="no nvgpu.smem.alloc carries ws.store_staging = 0"):
+        lower_module(m)
