@@ -140,6 +140,14 @@ class PartitionOp(IRDLOperation):
         print_region_then_attrs(printer, self, self.body)
 
 
+def enclosing_partition(op: Operation) -> PartitionOp | None:
+    """The innermost `warp_group.partition` holding `op`, if any."""
+    cur = op.parent_op()
+    while cur is not None and not isinstance(cur, PartitionOp):
+        cur = cur.parent_op()
+    return cur
+
+
 def _partition_of(op: Operation, container: "RegionOp") -> PartitionOp | None:
     """The partition of `container` that (transitively) holds `op`, if any."""
     cur: Operation | None = op

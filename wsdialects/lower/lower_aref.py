@@ -57,7 +57,7 @@ from wsdialects.lower.llvm.types import SMEM_LIMIT
 from wsdialects.nvvm import BarrierOp
 from wsdialects.tile import DescLoadOp
 from wsdialects.transforms.stage_in_slot import STAGING_ATTR
-from wsdialects.warp_group import PartitionOp
+from wsdialects.warp_group import enclosing_partition
 
 
 def tile_bytes(t: TensorType) -> int:
@@ -67,13 +67,6 @@ def tile_bytes(t: TensorType) -> int:
     et = t.element_type
     bits = et.width.data if isinstance(et, IntegerType) else et.bitwidth
     return n * max(1, bits // 8)
-
-
-def _partition_of(op: Operation) -> PartitionOp | None:
-    cur = op.parent_op()
-    while cur is not None and not isinstance(cur, PartitionOp):
-        cur = cur.parent_op()
-    return cur
 
 
 def _is_tma(v: SSAValue, put: PutOp) -> bool:
@@ -208,11 +201,11 @@ class LowerAref:
         if not puts:
             raise error_at(c, "ws-lower-aref: aref ring is never put into")
         tma = [all(_is_tma(p.values[i], p) for p in puts) for i in range(len(rt.types))]
-        putters = {_partition_of(p) for p in puts}
+        putters = {enclosing_partition(p) for p in puts}
         if len(putters) != 1 or None in putters:
             raise error_at(puts[0], "ws-lower-aref: all puts of a ring must be in one warp_group.partition")
         putter = next(iter(putters))
-        releasers = {_partition_of(o) for o in ops if isinstance(o, ConsumedOp)}
+        releasers = {enclosing_partition(o) for o in ops if isinstance(o, ConsumedOp)}
         if not releasers:
             raise error_at(c, "ws-lower-aref: aref ring is never released (no aref.consumed): cannot size its "
                               "EMPTY barrier")

@@ -41,20 +41,13 @@ from wsdialects.diagnostics import remark
 from wsdialects.mma import AsyncDotOp
 from wsdialects.nvgpu import TmaStoreWaitOp
 from wsdialects.tile import DotOp
-from wsdialects.warp_group import GatherOp, PartitionOp, RegionOp, ShareOp
+from wsdialects.warp_group import GatherOp, PartitionOp, RegionOp, ShareOp, enclosing_partition
 
 STAGING_ATTR = "ws.store_staging"
 
 
 def _plain(t) -> tuple:
     return (tuple(t.get_shape()), t.element_type) if isinstance(t, TensorType) else ()
-
-
-def _partition_of(op: Operation) -> PartitionOp | None:
-    cur = op.parent_op()
-    while cur is not None and not isinstance(cur, PartitionOp):
-        cur = cur.parent_op()
-    return cur
 
 
 def _reads_own_rows_as_a(view: SSAValue, group: int, groups: int) -> bool:
@@ -84,7 +77,7 @@ def _team(store: Operation, region: RegionOp) -> list[_Member] | None:
     """The partitions that write the staged tile: the store's own, or every member of
     the gather feeding it. None: a shape the pass does not handle."""
     v = store.operands[-1]
-    part = _partition_of(store)
+    part = enclosing_partition(store)
     if part is None:
         return None
     if not isinstance(v.owner, GatherOp):
