@@ -12,6 +12,7 @@ import wsdialects
 ROOT = Path(__file__).resolve().parents[2]
 KERNEL = ROOT / "examples" / "kernels" / "flash_attention.mlir"
 SCHEDULED = ROOT / "test" / "Inputs" / "kernels" / "scheduled"
+BN176 = ROOT / "test" / "Inputs" / "kernels" / "flash_attention_bf16_bn176.mlir"
 KERNELS = {  # label -> compile (lazily: only the set asked for is compiled)
     "ws-hopper": lambda: wsdialects.compile(KERNEL, pipeline="ws-hopper"),
     # two cooperative groups taking turns through named barriers (ws-pingpong)
@@ -26,6 +27,12 @@ KERNELS = {  # label -> compile (lazily: only the set asked for is compiled)
     # its split organisation: P and the 1-D row rescale through aref slots
     "ws-schedule{arch=h100 pingpong=false},ws-hopper": lambda: wsdialects.compile(
         SCHEDULED / "flash_attention_split.mlir", pipeline="ws-hopper"),
+    # 176-key bf16 tiles: O's TMA store staged in Q's slot (ws-stage-in-slot), one tile per
+    # program and persistent (Q reloaded into the slot O just left)
+    "bn176 ws-hopper{cooperative=2 pingpong=true}": lambda: wsdialects.compile(
+        BN176, pipeline="ws-hopper{cooperative=2 pingpong=true}"),
+    "bn176 ws-hopper{cooperative=2 pingpong=true persistent=true programs=2}": lambda: wsdialects.compile(
+        BN176, pipeline="ws-hopper{cooperative=2 pingpong=true persistent=true programs=2}"),
 }
 # `small_attention.py lead-warp=false`: the same kernels with every producer warp running the loop
 NO_LEAD_WARP = {
@@ -40,11 +47,14 @@ only = next((a[len("only="):] for a in sys.argv[1:] if a.startswith("only=")), "
 kernels = {label: make() for label, make in (NO_LEAD_WARP if "lead-warp=false" in sys.argv else KERNELS).items()
            if only in label}
 B, H, L, d = 1, 2, 300, 128
-q, kk, v = (torch.randn(B * H, L, d, device="cuda", dtype=torch.float16) for _ in range(3))
-ref = F.scaled_dot_product_attention(q.float(), kk.float(), v.float())
+inputs = {dt: tuple(torch.randn(B * H, L, d, device="cuda", dtype=dt) for _ in range(3))
+          for dt in (torch.float16, torch.bfloat16)}
 worst = 0.0
 for pipe, k in kernels.items():
-    o = torch.full((B * H, L, d), float("nan"), device="cuda", dtype=torch.float16)
+    dt = torch.bfloat16 if pipe.startswith("bn176") else torch.float16
+    q, kk, v = inputs[dt]
+    ref = F.scaled_dot_product_attention(q.float(), kk.float(), v.float())
+    o = torch.full((B * H, L, d), float("nan"), device="cuda", dtype=dt)
     k[(L + 127) // 128, B * H](q, kk, v, o, L, 1 / math.sqrt(d))
     torch.cuda.synchronize()
     err = ((o.float() - ref).norm() / ref.norm()).item()

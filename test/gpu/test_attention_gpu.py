@@ -121,3 +121,18 @@ def test_key_tile_176_stages_o_in_q_slot(pipeline):
                                     1 / math.sqrt(128))
         torch.cuda.synchronize()
         check(o.view(B, H, L, 128), q, k, v, False)
+
+
+@pytest.mark.parametrize("pipeline", ["ws-hopper", "ws-hopper{persistent=true programs=5}"], ids=["", "persistent"])
+def test_scheduled_key_tile_176(pipeline):
+    """ws-schedule's choice for the 176-key kernel (stored), lowered with O in Q's slot."""
+    k_ = wsdialects.compile(SCHEDULED / "flash_attention_bf16_bn176.mlir", pipeline=pipeline)
+    assert "ws.store_staging" in str(k_.ir)
+    for B, H, L in SHAPES:
+        torch.manual_seed(B * 1000 + H * 100 + L)
+        q, k, v = (torch.randn(B, H, L, 128, device="cuda", dtype=torch.bfloat16) for _ in range(3))
+        o = torch.full((B * H, L, 128), float("nan"), device="cuda", dtype=torch.bfloat16)
+        k_[(L + 127) // 128, B * H](q.view(B * H, L, 128), k.view(B * H, L, 128), v.view(B * H, L, 128), o, L,
+                                    1 / math.sqrt(128))
+        torch.cuda.synchronize()
+        check(o.view(B, H, L, 128), q, k, v, False)

@@ -105,3 +105,12 @@ def test_staging_without_its_slot_is_an_error():
             o.attributes.pop("ws.store_staging", None)
     with pytest.raises(wsdialects.WsError, match="no nvgpu.smem.alloc carries ws.store_staging = 0"):
         lower_module(m)
+
+
+def test_stored_176_schedule_is_the_solver_output():
+    """test/Inputs/kernels/scheduled/flash_attention_bf16_bn176.mlir is what ws-schedule writes
+    today (the GPU tests compile it; the GPU machine has no OR-Tools)."""
+    pytest.importorskip("ortools")
+    stored = (INPUTS / "scheduled" / "flash_attention_bf16_bn176.mlir").read_text()
+    fresh = compile_kernel(BN176, "ws-schedule{arch=h100 time-limit=120}", file="flash_attention_bf16_bn176")
+    assert str(fresh).strip() == "\n".join(ln for ln in stored.splitlines() if not ln.startswith("//")).strip()
