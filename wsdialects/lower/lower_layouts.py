@@ -202,8 +202,8 @@ class BranchLayouts:
             self.set(o.results[0], sh, o)
         elif n in DOTS:
             self.set(o.results[0], self.acc, o)
-        elif n == "warp_group.gather":
-            self.set(o.results[0], SharedLayout(0, (1, 0)), o)
+        elif n == "warp_group.gather":  # staged as a slot of the tile would be: TMA stores it from there
+            self.set(o.results[0], shared_for(o.results[0].type) or SharedLayout(0, (1, 0)), o)
 
     def load_shared(self, ops: list[Operation]) -> None:
         """A tile in shared memory that an op other than wgmma reads element by element is
