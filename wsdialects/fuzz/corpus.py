@@ -101,6 +101,9 @@ def pipelines(mode: str, solver: bool | None = None) -> list[list[str]]:
         "ws-specialize{persistent=true programs=3}",
         "ws-specialize{depth=2 mma-depth=1},ws-lower-aref,ws-lower-warp-groups",
         "ws-partition,ws-distribute{depth=2}",
+        # a TMA store staged in a released ring slot (the interpreter writes the slot)
+        "ws-specialize{depth=2 mma-depth=1 cooperative=2 pingpong=true},ws-stage-in-slot,ws-lower-aref,"
+        "ws-lower-warp-groups",
     ]
     out = [["-p", p] for p in interpretable]
     if mode == "schedule":  # the mutants carry the schedule: no ws-schedule (it would replace it)
