@@ -91,8 +91,8 @@ def lowering_passes(lead_warp: bool = True) -> list[ModulePass]:
 
 @dataclass(frozen=True)
 class HopperPass(SpecializePass):
-    """ws-specialize, then ws-lower-aref, -warp-groups, ws-lead-warp, ws-lower-mma, -layouts and ws-version-masks:
-    IR ready for -t ptx."""
+    """ws-specialize (with ws-stage-in-slot where two slots per ring would not fit otherwise), then
+    ws-lower-aref, -warp-groups, ws-lead-warp, ws-lower-mma, -layouts and ws-version-masks: IR ready for -t ptx."""
 
     name = "ws-hopper"
     depth: int = 4
