@@ -114,3 +114,20 @@ def test_stored_176_schedule_is_the_solver_output():
     stored = (INPUTS / "scheduled" / "flash_attention_bf16_bn176.mlir").read_text()
     fresh = compile_kernel(BN176, "ws-schedule{arch=h100 time-limit=120}", file="flash_attention_bf16_bn176")
     assert str(fresh).strip() == "\n".join(ln for ln in stored.splitlines() if not ln.startswith("//")).strip()
+
+
+def test_verify_sync_catches_a_release_before_the_store():
+    """Statically too: lowered and persistent, the Q slot released before O is staged in it,
+    the producer's refill of the slot races with the staging write (ws-verify-sync, which
+    ws-hopper runs on every lowering, reports it at the refill); as compiled it is clean."""
+    from wsdialects.transforms.verify_sync import verify_sync
+
+    text = str(compile_kernel(BN176, "ws-hopper{cooperative=2 pingpong=true persistent=true}"))
+    verify_sync(wsdialects.parse(text))
+    lines = text.splitlines()
+    store = next(i for i, ln in enumerate(lines) if "tile.desc_store" in ln and "ws.store_staging" in ln)
+    assert "nvgpu.tma.store_wait" in lines[store + 1]
+    release = store + 2 + next(i for i, ln in enumerate(lines[store + 2:]) if "nvgpu.mbarrier.arrive %aref_q_empty" in ln)
+    moved = lines[:store] + lines[store + 2:release + 1] + lines[store:store + 2] + lines[release + 1:]
+    with pytest.raises(Exception, match=r"writes %aref_q_buf0\[0\] here, but no barrier orders this after .*a data race"):
+        verify_sync(wsdialects.parse("\n".join(moved)))

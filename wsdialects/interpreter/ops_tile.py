@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from wsdialects.interpreter.core import impl, where
+from wsdialects.nvgpu.memory import staging_alloc
 from wsdialects.interpreter.values import Descriptor, InterpretError, Pointer, PtrTile, dtype_of, mma_product
 from wsdialects.tile import shape_of
 
@@ -130,26 +131,12 @@ def _desc_load(frame, op, a):
     return [out]
 
 
-def _staging_slot(frame, op):
-    """The one-slot buffer ws-stage-in-slot stages `op` (a tile.desc_store) in, once
-    ws-lower-aref made the ring's `nvgpu.smem.alloc` (None before: the ring is an aref)."""
-    mark = op.attributes.get("ws.store_staging")
-    if mark is None:
-        return None
-    f = op.parent_op()
-    while f is not None and f.name != "func.func":
-        f = f.parent_op()
-    for o in f.body.blocks[0].ops if f is not None else ():
-        if o.name == "nvgpu.smem.alloc" and o.attributes.get("ws.store_staging") == mark:
-            return frame.read(o.results[0], op)
-    return None
-
-
 @impl("tile.desc_store")
 def _desc_store(frame, op, a):
     desc, idx, value = a[0], [int(i) for i in a[1:-1]], a[-1]
-    slot = _staging_slot(frame, op)
-    if slot is not None:  # staged in a released ring slot: written there, then read by TMA
+    alloc = staging_alloc(op)  # staged in a released ring slot (ws-stage-in-slot): written there, read by TMA
+    if alloc is not None:
+        slot = frame.read(alloc.results[0], op)
         slot[0] = np.asarray(value)
         value = slot[0]
     w = _window(desc, idx)

@@ -47,7 +47,8 @@ from xdsl.dialects.builtin import ModuleOp, TensorType
 from xdsl.passes import ModulePass
 
 from wsdialects.transforms.specialize import SpecializePass
-from wsdialects.transforms.stage_in_slot import STAGING_ATTR, stage_stores
+from wsdialects.nvgpu import STAGING_ATTR
+from wsdialects.transforms.stage_in_slot import stage_stores
 
 SMEM_LIMIT = 232448  # bytes of shared memory a block may opt into on sm_90
 

@@ -40,6 +40,7 @@ from wsdialects.aref import ConsumedOp, CreateOp, GetOp, PutOp
 from wsdialects.diagnostics import error_at
 from wsdialects.nvgpu.barriers import arrivals
 from wsdialects.nvgpu import (
+    STAGING_ATTR,
     SMEM_SPACE,
     FenceMBarrierInitOp,
     FenceProxyAsyncOp,
@@ -56,7 +57,6 @@ from wsdialects.nvgpu import (
 from wsdialects.lower.llvm.types import SMEM_LIMIT
 from wsdialects.nvvm import BarrierOp
 from wsdialects.tile import DescLoadOp
-from wsdialects.transforms.stage_in_slot import STAGING_ATTR
 from wsdialects.warp_group import enclosing_partition
 
 

@@ -38,6 +38,8 @@ from wsdialects.nvgpu.memory import (
     TmaAsyncLoadOp,
     TmaAsyncStoreOp,
     TmaStoreWaitOp,
+    STAGING_ATTR,
+    staging_alloc,
 )
 from wsdialects.nvgpu.types import REG_MAX, REG_MIN, REGFILE, SMEM_SPACE, MBarriersType
 from wsdialects.nvgpu.wgmma import WgmmaCommitGroupOp, WgmmaFenceOp, WgmmaMmaAsyncOp, WgmmaWaitGroupOp
@@ -51,6 +53,6 @@ NVGPU_OPS = [
 Nvgpu = Dialect("nvgpu", NVGPU_OPS, [MBarriersType])
 
 __all__ = [
-    "Nvgpu", "NVGPU_OPS", "MBarriersType", "SMEM_SPACE", "REGFILE", "REG_MIN", "REG_MAX", "ARRIVE_SCOPES",
+    "Nvgpu", "NVGPU_OPS", "MBarriersType", "SMEM_SPACE", "STAGING_ATTR", "staging_alloc", "REGFILE", "REG_MIN", "REG_MAX", "ARRIVE_SCOPES",
     *(op.__name__ for op in NVGPU_OPS),
 ]

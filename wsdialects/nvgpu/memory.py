@@ -36,7 +36,8 @@ def _slot_type(buf: MemRefType) -> TensorType:
 @irdl_op_definition
 class SmemAllocOp(BodyThenAttrs):
     """A shared-memory buffer of D slots (the leading dim; memory space 3), 1024-byte aligned
-    and swizzled for TMA / wgmma by its row width.
+    and swizzled for TMA / wgmma by its row width. `ws.store_staging = N` (ws-stage-in-slot):
+    the `tile.desc_store` marked N stages its tile in slot 0.
 
     Example:
 
@@ -322,3 +323,19 @@ class TmaStoreWaitOp(_NoOperands):
     """
 
     name = "nvgpu.tma.store_wait"
+
+
+STAGING_ATTR = "ws.store_staging"  # pairs a tile.desc_store with the ring (slot) it is staged in
+
+
+def staging_alloc(store) -> SmemAllocOp | None:
+    """The one-slot `nvgpu.smem.alloc` in which ws-stage-in-slot staged the `tile.desc_store`
+    `store` (after ws-lower-aref; None before, or for a store with a staging buffer of its own)."""
+    mark = store.attributes.get(STAGING_ATTR)
+    f = store.parent_op()
+    while mark is not None and f is not None and f.name != "func.func":
+        f = f.parent_op()
+    if mark is None or f is None:
+        return None
+    return next((o for o in f.body.blocks[0].ops
+                 if isinstance(o, SmemAllocOp) and o.attributes.get(STAGING_ATTR) == mark), None)

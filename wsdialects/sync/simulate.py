@@ -111,6 +111,7 @@ class Simulation:
                 if ev.kind in ("gather", "turn_wait", "turn_pass"):
                     self.group_party.setdefault((ev.obj, ev.arg), p)
         self.meetings: dict[tuple[int, int], dict[int, Party]] = defaultdict(dict)
+        self.gather_clocks: dict[tuple[int, int], dict[Party, list[int]]] = {}  # clocks at arrival
         self.gathered: dict[Party, int] = defaultdict(int)
         self.passed: dict[tuple[int, int], int] = defaultdict(int)
         self.taken: dict[tuple[int, int], int] = defaultdict(int)
@@ -213,12 +214,21 @@ class Simulation:
         return True
 
     def _gather(self, p: Party, ev: Ev) -> bool:
-        meeting = self.meetings[(ev.obj, self.gathered[p])]
+        """A team's `warp_group.gather`: every group waits until all have arrived; group 0
+        (which stores the whole tile: `bar.sync` in the lowering, the others `bar.arrive`)
+        then has everything the others did before arriving ordered before it."""
+        key = (ev.obj, self.gathered[p])
+        meeting = self.meetings[key]
         other = meeting.setdefault(ev.arg, p)
         if other is not p:
             raise Violation(ev.op, f"{p.name} and {other.name} both gather as group {ev.arg} of {ev.obj}")
+        arrived = self.gather_clocks.setdefault(key, {})
+        arrived.setdefault(p, list(self.vc[p]))
         if len(meeting) < ev.obj:
             return False
+        if ev.arg == 0:
+            for snap in arrived.values():
+                _join(self.vc[p], snap)
         self.gathered[p] += 1
         return True
 

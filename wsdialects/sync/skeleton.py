@@ -31,6 +31,7 @@ from xdsl.ir import Block, Operation
 
 from wsdialects.nvgpu.barriers import arrivals
 from wsdialects.nvgpu.dispatch import executing_warps
+from wsdialects.nvgpu.memory import staging_alloc
 
 # The ops the check follows; everything else only computes.
 AREF_OPS = {"aref.put": "put", "aref.get": "get", "aref.consumed": "consumed"}
@@ -341,6 +342,8 @@ class Skeleton:
                     entries.append((_BRANCH, op, id(op.operands[0]), _ids(op.results)))
                 elif name in SYNC_OPS:
                     entries.append((_SYNC, op, _ids(op.operands), SYNC_OPS[name], _sync_static(op)))
+                elif name == "tile.desc_store" and (slot := staging_alloc(op)) is not None:
+                    entries.append((_SYNC, op, (), "write", slot))  # staged in a released ring slot
                 elif op in self.relevant:
                     results = tuple(op.results)
                     bits = _bits(results[0].type) if results else None
@@ -518,6 +521,8 @@ class Skeleton:
         elif kind == "tma":
             ev = Ev(kind, op, _opaque(vals[-2]), _pos(vals[-1]), _slot_bytes(op.buffer.type),
                     (_opaque(vals[1 + static]), _pos(vals[2 + static])))
+        elif kind == "write" and isinstance(static, Operation):  # a TMA store staged in slot 0 of `static`
+            ev = Ev(kind, op, static, 0)
         elif kind in ("read", "write"):
             ev = Ev(kind, op, _opaque(vals[static]), _pos(vals[static + 1]))
         else:  # named barriers

@@ -39,11 +39,10 @@ from xdsl.passes import ModulePass
 from wsdialects.aref import ConsumedOp, CreateOp, GetOp
 from wsdialects.diagnostics import remark
 from wsdialects.mma import AsyncDotOp
-from wsdialects.nvgpu import TmaStoreWaitOp
+from wsdialects.nvgpu import STAGING_ATTR, TmaStoreWaitOp
 from wsdialects.tile import DotOp
 from wsdialects.warp_group import GatherOp, PartitionOp, RegionOp, ShareOp, enclosing_partition
 
-STAGING_ATTR = "ws.store_staging"
 
 
 def _plain(t) -> tuple:

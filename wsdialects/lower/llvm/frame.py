@@ -22,15 +22,16 @@ from xdsl.ir import Operation, SSAValue
 
 from wsdialects.diagnostics import error_at
 from wsdialects.nvgpu import (
+    STAGING_ATTR,
     DispatchOp,
     MBarrierCreateOp,
     SmemAllocOp,
     SmemViewOp,
+    staging_alloc,
 )
 from wsdialects.layout import column_blocks, layout_of, slot_swizzle
 from wsdialects.tile import DescType, PtrType
 from wsdialects.lower.llvm.shared_tiles import SHARED_TILE_OPS
-from wsdialects.transforms.stage_in_slot import STAGING_ATTR
 from wsdialects.lower.llvm.types import BranchCoords, KernelInfo, ParamInfo, SMEM_LIMIT, Smem, elem_of, fconst, llty, nbytes, prod, round_up, shape_of
 
 
@@ -144,11 +145,9 @@ class KernelFrame:
         for o in block.ops:
             if isinstance(o, SmemAllocOp):
                 self.plan_buffer(o)
-        staging = {o.attributes[STAGING_ATTR].value.data: o for o in block.ops
-                   if isinstance(o, SmemAllocOp) and STAGING_ATTR in o.attributes}
         for o in f.walk():
             if o.name == "tile.desc_store" and STAGING_ATTR in o.attributes:  # in a released ring slot
-                self.stage_off[o] = self.slot_staging(o, staging.get(o.attributes[STAGING_ATTR].value.data))
+                self.stage_off[o] = self.slot_staging(o, staging_alloc(o))
             elif o.name == "tile.desc_store":
                 v = o.operands[-1]
                 self.smem_end = round_up(self.smem_end, 1024)
