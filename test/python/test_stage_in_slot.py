@@ -131,3 +131,21 @@ def test_verify_sync_catches_a_release_before_the_store():
     moved = lines[:store] + lines[store + 2:release + 1] + lines[store:store + 2] + lines[release + 1:]
     with pytest.raises(Exception, match=r"writes %aref_q_buf0\[0\] here, but no barrier orders this after .*a data race"):
         verify_sync(wsdialects.parse("\n".join(moved)))
+
+
+def test_slot_read_outside_the_team_is_not_staged():
+    """ws-schedule's split attention stores O from the P·V warp while the softmax warp reads Q.
+    Had the storing warp a (dead) get of Q's ring too, it would look like a team of one that
+    holds the slot; but the softmax warp's QK^T may still read it: not staged."""
+    text = str(compile_kernel(INPUTS / "scheduled" / "flash_attention_split.mlir", "ws-specialize"))
+    text = text.replace("%aref_q = aref.create :", "%aref_q = aref.create consumers = 2 :", 1)
+    lines = text.splitlines()
+    store = next(i for i, ln in enumerate(lines) if "tile.desc_store" in ln)
+    ind = " " * (len(lines[store]) - len(lines[store].lstrip()))
+    ring = "!aref.ring<tensor<128x128xf16>, depth = 1>"
+    lines[store:store] = [f"{ind}%qx = aref.get %aref_q[%c0_2] : {ring}", f"{ind}aref.consumed %aref_q[%c0_2] : {ring}"]
+    m = wsdialects.parse("\n".join(lines))
+    from wsdialects.transforms.stage_in_slot import stage_stores
+
+    assert stage_stores(m) == 0
+    assert _staged(m) == 0

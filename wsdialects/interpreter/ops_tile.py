@@ -12,8 +12,8 @@ from __future__ import annotations
 import numpy as np
 
 from wsdialects.interpreter.core import impl, where
-from wsdialects.nvgpu.memory import staging_alloc
 from wsdialects.interpreter.values import Descriptor, InterpretError, Pointer, PtrTile, dtype_of, mma_product
+from wsdialects.nvgpu.memory import staging_alloc
 from wsdialects.tile import shape_of
 
 

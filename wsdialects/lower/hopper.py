@@ -46,8 +46,8 @@ from dataclasses import dataclass, replace
 from xdsl.dialects.builtin import ModuleOp, TensorType
 from xdsl.passes import ModulePass
 
-from wsdialects.transforms.specialize import SpecializePass
 from wsdialects.nvgpu import STAGING_ATTR
+from wsdialects.transforms.specialize import SpecializePass
 from wsdialects.transforms.stage_in_slot import stage_stores
 
 SMEM_LIMIT = 232448  # bytes of shared memory a block may opt into on sm_90

@@ -53,6 +53,7 @@ NVGPU_OPS = [
 Nvgpu = Dialect("nvgpu", NVGPU_OPS, [MBarriersType])
 
 __all__ = [
-    "Nvgpu", "NVGPU_OPS", "MBarriersType", "SMEM_SPACE", "STAGING_ATTR", "staging_alloc", "REGFILE", "REG_MIN", "REG_MAX", "ARRIVE_SCOPES",
+    "Nvgpu", "NVGPU_OPS", "MBarriersType", "SMEM_SPACE", "REGFILE", "REG_MIN", "REG_MAX", "ARRIVE_SCOPES",
+    "STAGING_ATTR", "staging_alloc",
     *(op.__name__ for op in NVGPU_OPS),
 ]

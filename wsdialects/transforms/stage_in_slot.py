@@ -32,21 +32,17 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from xdsl.dialects.builtin import IntegerAttr, ModuleOp, TensorType
+from xdsl.dialects.builtin import IntegerAttr, ModuleOp
 from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
 
 from wsdialects.aref import ConsumedOp, CreateOp, GetOp
 from wsdialects.diagnostics import remark
+from wsdialects.layout import plain
 from wsdialects.mma import AsyncDotOp
 from wsdialects.nvgpu import STAGING_ATTR, TmaStoreWaitOp
 from wsdialects.tile import DotOp
 from wsdialects.warp_group import GatherOp, PartitionOp, RegionOp, ShareOp, enclosing_partition
-
-
-
-def _plain(t) -> tuple:
-    return (tuple(t.get_shape()), t.element_type) if isinstance(t, TensorType) else ()
 
 
 def _reads_own_rows_as_a(view: SSAValue, group: int, groups: int) -> bool:
@@ -89,7 +85,7 @@ def _team(store: Operation, region: RegionOp) -> list[_Member] | None:
     for p in region.partitions:
         for o in p.body.walk():
             if (isinstance(o, GatherOp) and o is not g0 and o.groups.value.data == n and o.axis.value.data == 0
-                    and _plain(o.result.type) == _plain(g0.result.type)):
+                    and plain(o.result.type) == plain(g0.result.type)):
                 if o.group.value.data in members:
                     return None  # two teams storing one type: not ours to pair
                 members[o.group.value.data] = _Member(p, o.group.value.data, o, None)
@@ -113,6 +109,11 @@ def _ring_ops(member: _Member, ring: SSAValue) -> tuple[GetOp, ConsumedOp] | Non
     return get, rel
 
 
+def _holders(ring: SSAValue, region: RegionOp) -> set[PartitionOp]:
+    """The partitions that get a slot of `ring`."""
+    return {p for p in region.partitions for o in p.body.walk() if isinstance(o, GetOp) and o.ring is ring}
+
+
 def _fits(member: _Member, ring: SSAValue, groups: int) -> tuple[GetOp, ConsumedOp] | None:
     found = _ring_ops(member, ring)
     if found is None or len(found[0].results) != 1:
@@ -127,15 +128,15 @@ def stage(store: Operation, region: RegionOp, rings: list[CreateOp], index: int)
     team = _team(store, region)
     if team is None:
         return None
-    want = _plain(store.operands[-1].type)
+    want = plain(store.operands[-1].type)
     for create in rings:
         rt = create.results[0].type
         types = list(rt.types)
-        if rt.depth.data != 1 or len(types) != 1 or _plain(types[0]) != want:
+        if rt.depth.data != 1 or len(types) != 1 or plain(types[0]) != want:
             continue
         found = [_fits(m, create.results[0], len(team)) for m in team]
-        if any(f is None for f in found):
-            continue
+        if any(f is None for f in found) or _holders(create.results[0], region) != {m.part for m in team}:
+            continue  # (a partition outside the team that reads the slot would race with the staging)
         create.attributes[STAGING_ATTR] = store.attributes[STAGING_ATTR] = IntegerAttr(index, 32)
         for m, (_, rel) in zip(team, found):
             rel.detach()
