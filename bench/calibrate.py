@@ -14,10 +14,16 @@ during the run (the card's clocks are left as they are). Measured:
   (a 64x128x128 dot whose result feeds the next one's A, one warp group per SM, minus
   the same dot accumulating and minus the convert): the issue, pipeline and wait
   latency after which the result can be used, the rule's `latency`;
+- the softmax as executed (a composite): one warp group's step of attention's online softmax
+  on a resident 64xN S tile (scale, row max, exp2, row sum, alpha, O's rescale, P's convert,
+  then P·V), minus the same loop with P·V alone, alone on its SM and beside a second warp
+  group; the machine model's `chain_latency` factors are the least-squares fit of the
+  model's chain (`SOFTMAX_CHAIN`: the ops' unit occupancies) to those clocks;
 - `tile.load` bytes per clock from L2 (pointer loads of an L2-resident matrix), and
   `tile.desc_load` (TMA, through device-side tensor descriptors, where this Triton has them).
 
     python bench/calibrate.py [--out DIR] [--write-machine wsdialects/schedule/machines/h100.json]
+    python bench/machine_fit.py bench/results/DATE-calibrate.json --write-machine ...   # no GPU: an earlier run's
 
 `--write-machine` sets each measured rule's `per_cycle` to the measured rate rounded to
 the nearest value of the form 2^k or 1.5 x 2^k (so the §5.2 normalization keeps a coarse
@@ -40,6 +46,8 @@ import triton.language as tl
 from triton.testing import do_bench
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "bench"))
+from machine_fit import SOFTMAX_KEYS, write_machine  # noqa: E402
 
 
 @triton.jit
@@ -106,6 +114,40 @@ def _dot_chain_kernel(a_ptr, b_ptr, c_ptr, ITERS: tl.constexpr, BM: tl.constexpr
             a = acc.to(tl.float16)
     pid = tl.program_id(0)
     tl.store(c_ptr + pid * BM * BN + rm[:, None] * BN + rn[None, :], acc)
+
+
+@triton.jit
+def _softmax_step_kernel(q_ptr, k_ptr, v_ptr, o_ptr, ITERS: tl.constexpr, BM: tl.constexpr, BN: tl.constexpr,
+                         BD: tl.constexpr, MODE: tl.constexpr):
+    """One warp group repeating attention's inner step on resident tiles: S (BMxBN, the wgmma
+    accumulator layout) scaled, its row max, exp2, the row sum, alpha, O rescaled and P·V
+    (MODE 0); MODE 1 repeats only O's rescale and P·V with a fixed P. The difference of the
+    two is the softmax as it executes between attention's two dots."""
+    rm = tl.arange(0, BM)
+    rn = tl.arange(0, BN)
+    rd = tl.arange(0, BD)
+    q = tl.load(q_ptr + rm[:, None] * BD + rd[None, :])
+    kt = tl.load(k_ptr + rd[:, None] * BN + rn[None, :])
+    v = tl.load(v_ptr + rn[:, None] * BD + rd[None, :])
+    s0 = tl.dot(q, kt)
+    m = tl.full([BM], -float("inf"), tl.float32)
+    l = tl.zeros([BM], tl.float32)
+    acc = tl.zeros([BM, BD], tl.float32)
+    p_fixed = s0.to(tl.bfloat16)
+    for i in range(ITERS):
+        c = 1.0 + i.to(tl.float32) * 1.0e-7
+        if MODE == 0:
+            s = s0 * c
+            m_new = tl.maximum(m, tl.max(s, 1))
+            p = tl.math.exp2(s - m_new[:, None])
+            alpha = tl.math.exp2(m - m_new)
+            l = l * alpha + tl.sum(p, 1)
+            acc = tl.dot(p.to(tl.bfloat16), v, acc * alpha[:, None])
+            m = m_new
+        else:
+            acc = tl.dot(p_fixed, v, acc * (1.0 / c))
+    pid = tl.program_id(0)
+    tl.store(o_ptr + pid * BM * BD + rm[:, None] * BD + rd[None, :], acc / (l[:, None] + 1.0))
 
 
 @triton.jit
@@ -186,6 +228,28 @@ def measure() -> dict:
         cyc[mode] = 1 / per_prog / sms  # clocks per iteration of one program (one per SM)
     out["tile.dot 64x128x128 clocks (accumulate, chained, convert)"] = [round(cyc[m], 1) for m in (0, 1, 2)]
     out["tile.dot latency"] = cyc[1] - cyc[0] - cyc[2]
+    # The softmax as executed between attention's two dots (a composite: the row max, exp2, the
+    # row sum, the rescale and P's convert with their dependences and shuffles), per 64-row
+    # warp group, alone on its SM and with a second warp group beside it (a ping-pong team's
+    # partner): clocks per step with P·V minus the same loop with P·V alone.
+    q = torch.randn(64, 128, device="cuda", dtype=torch.bfloat16) * 0.1
+    soft: dict[str, list[float]] = {}
+    for per_sm in (1, 2):
+        rows = []
+        for bn in SOFTMAX_KEYS:
+            kt = torch.randn(128, bn, device="cuda", dtype=torch.bfloat16) * 0.1
+            v = torch.randn(bn, 128, device="cuda", dtype=torch.bfloat16) * 0.1
+            progs = sms * per_sm
+            o = torch.empty(progs, 64, 128, device="cuda")
+            its = 512
+            cyc = {}
+            for mode in (0, 1):
+                per_prog = rate(lambda: _softmax_step_kernel[(progs,)](q, kt, v, o, its, 64, bn, 128, mode, num_warps=4),
+                                its, sms, clocks)
+                cyc[mode] = 1 / per_prog / sms
+            rows.append([bn, round(cyc[0], 1), round(cyc[1], 1), round(cyc[0] - cyc[1], 1)])
+        soft[f"{per_sm} warp group(s) per SM"] = rows
+    out["softmax 64xN clocks (N, step, P·V alone, softmax)"] = soft
     # Loads from L2: a 16 MiB f16 matrix (L2-resident on an H100's 50 MB), 128x64 tiles.
     rows = 128 * 1024
     src = torch.randn(rows, 64, device="cuda", dtype=torch.float16)
@@ -208,33 +272,6 @@ def measure() -> dict:
     return out
 
 
-def nice(v: float) -> int:
-    """The nearest 2^k or 1.5 x 2^k (k >= 0)."""
-    cands = [c for k in range(0, 16) for c in (2 ** k, 3 * 2 ** k // 2) if c >= 1]
-    return min(cands, key=lambda c: abs(math.log(c / v)))
-
-
-# machine-model rule -> measurement that sets its per_cycle
-RULES = {"tile.dot": "tile.dot", "math.exp2": "math.exp2", "math.exp": "math.exp2", "math.log2": "math.exp2",
-         "math.rsqrt": "math.exp2", "arith.divf": "math.exp2", "arith.*": "arith.fma",
-         "tile.reduce": "arith.fma", "arith.truncf": "arith.truncf+extf", "arith.extf": "arith.truncf+extf",
-         "tile.load": "tile.load", "tile.store": "tile.load", "tile.desc_load": "tile.desc_load",
-         "tile.desc_store": "tile.desc_load"}
-
-
-def write_machine(path: Path, m: dict, date: str) -> None:
-    data = json.loads(path.read_text())
-    for rule, key in RULES.items():
-        if m.get(key) and rule in data["costs"]:
-            data["costs"][rule]["per_cycle"] = nice(m[key])
-    if m.get("tile.dot latency") and m["tile.dot latency"] > 0:
-        data["costs"]["tile.dot"]["latency"] = nice(m["tile.dot latency"])
-    data["measured"] = {"date": date, "command": "python bench/calibrate.py --write-machine " + str(path.name),
-                        "device": m["device"],
-                        "values": {k: (round(v, 2) if isinstance(v, float) else v) for k, v in m.items()}}
-    path.write_text(json.dumps(data, indent=2) + "\n")
-
-
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--out", default=str(ROOT / "bench" / "results"))
@@ -246,7 +283,7 @@ def main() -> None:
     Path(args.out).mkdir(parents=True, exist_ok=True)
     (Path(args.out) / f"{args.date}-calibrate.json").write_text(json.dumps(m, indent=2) + "\n")
     if args.write_machine:
-        write_machine(Path(args.write_machine), m, args.date)
+        write_machine(Path(args.write_machine), m, args.date, "python bench/calibrate.py --write-machine " + args.write_machine)
         print("wrote", args.write_machine, file=sys.stderr)
 
 

@@ -107,13 +107,55 @@ def test_staging_without_its_slot_is_an_error():
         lower_module(m)
 
 
-def test_stored_176_schedule_is_the_solver_output():
-    """test/Inputs/kernels/scheduled/flash_attention_bf16_bn176.mlir is what ws-schedule writes
-    today (the GPU tests compile it; the GPU machine has no OR-Tools)."""
+@pytest.mark.parametrize("stored,options", [("flash_attention_bf16_bn176", ""),
+                                            ("flash_attention_bf16_bn176_partner", " partner-latency=true")])
+def test_stored_176_schedule_is_the_solver_output(stored, options):
+    """test/Inputs/kernels/scheduled/flash_attention_bf16_bn176*.mlir are what ws-schedule writes
+    today, by default and with partner-latency (the GPU tests compile them; the GPU machine
+    has no OR-Tools)."""
     pytest.importorskip("ortools")
-    stored = (INPUTS / "scheduled" / "flash_attention_bf16_bn176.mlir").read_text()
-    fresh = compile_kernel(BN176, "ws-schedule{arch=h100 time-limit=120}", file="flash_attention_bf16_bn176")
-    assert str(fresh).strip() == "\n".join(ln for ln in stored.splitlines() if not ln.startswith("//")).strip()
+    text = (INPUTS / "scheduled" / f"{stored}.mlir").read_text()
+    fresh = compile_kernel(BN176, f"ws-schedule{{arch=h100 time-limit=120{options}}}", file="flash_attention_bf16_bn176")
+    assert str(fresh).strip() == "\n".join(ln for ln in text.splitlines() if not ln.startswith("//")).strip()
+
+
+def _stages(path):
+    m = wsdialects.parse_file(path)
+    return {o.results[0].name_hint: o.attributes["ws.stage"].value.data
+            for o in m.walk() if "ws.stage" in o.attributes and o.results}
+
+
+def test_partner_latency_puts_pv_one_stage_behind_at_176_keys():
+    """Priced with the partner's interference (chain_latency.with_partner), a member's chain
+    QK^T -> softmax -> P·V no longer fits one II at 176 keys: P·V and O's rescale go one stage
+    behind QK^T (FA3's pipeline); the default model keeps P·V in QK^T's stage. P crosses the
+    stage boundary as its 16-bit copy in both."""
+    default = _stages(INPUTS / "scheduled" / "flash_attention_bf16_bn176.mlir")
+    partner = _stages(INPUTS / "scheduled" / "flash_attention_bf16_bn176_partner.mlir")
+    assert default["acc_new"] == default["qk_raw"] == 0
+    assert partner["qk_raw"] == 0 and partner["acc_new"] == partner["acc_s"] == 1
+    assert partner["p16"] == partner["p"] == 0
+
+
+def test_partner_latency_schedule_is_the_same_attention(rng):
+    """The partner-latency schedule through ws-hopper computes what the kernel as written does
+    on the same fresh random inputs (three key tiles of 176, the last ragged; NaN-poisoned)."""
+    import ml_dtypes
+    import numpy as np
+
+    after = compile_kernel(INPUTS / "scheduled" / "flash_attention_bf16_bn176_partner.mlir", "ws-hopper",
+                           file="flash_attention_bf16_bn176_partner")
+    assert _staged(after) == 1 and any(o.name == "nvgpu.wgmma.mma_async" for o in after.walk())
+    L, D = 400, 128
+    q, k, v = (rng.standard_normal((1, L, D)).astype(ml_dtypes.bfloat16) for _ in range(3))
+    outs = []
+    for module in (parse_kernel(BN176), after):
+        o = np.full((1, L, D), np.nan, ml_dtypes.bfloat16)
+        wsdialects.interpret(module, "flash_attention_bf16", grid=(-(-L // 128), 1),
+                             args=[q, k, v, o, L, float(1 / np.sqrt(D))], seed=7)
+        assert not np.isnan(o.astype(np.float32)).any(), "an output element was not written"
+        outs.append(o.astype(np.float64))
+    assert np.linalg.norm(outs[1] - outs[0]) / np.linalg.norm(outs[0]) < 1e-2
 
 
 def test_verify_sync_catches_a_release_before_the_store():

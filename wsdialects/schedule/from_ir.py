@@ -179,7 +179,8 @@ def pingpong_split(tiles: list[tuple[str, TileInfo]], groups: int, least: int) -
 
 
 def graph_of_loop(fn: func.FuncOp, loop: scf.ForOp, arch: str | Machine = "h100",
-                  warp_groups: int | None = None, pingpong: bool = False) -> LoopGraph | None:
+                  warp_groups: int | None = None, pingpong: bool = False,
+                  partner_latency: bool = False) -> LoopGraph | None:
     """The dependence graph of ``loop`` (a top-level loop of kernel ``fn``), with
     the node name of each body op that is a node.
 
@@ -196,7 +197,9 @@ def graph_of_loop(fn: func.FuncOp, loop: scf.ForOp, arch: str | Machine = "h100"
     With ``pingpong``, the compute groups are modelled as ping-pong teams
     (:func:`pingpong_split`): each team member runs the whole loop body on its
     own rows, at 1/s of each compute op's cost, offset from the others by a
-    fraction of the II (``Warps.pingpong``); None when no such split exists."""
+    fraction of the II (``Warps.pingpong``); None when no such split exists.  With
+    ``partner_latency`` too, a member's ALU and SFU ops take the machine's
+    ``chain_latency`` factor for a partner beside it (:meth:`Machine.chain_factor`)."""
     machine = arch if isinstance(arch, Machine) else load_machine(arch)
     check_loop(loop)
     body: Block = loop.body.block
@@ -221,6 +224,7 @@ def graph_of_loop(fn: func.FuncOp, loop: scf.ForOp, arch: str | Machine = "h100"
         if split is None:
             return None
     team = split if pingpong else 1
+    partner = team > 1 and partner_latency  # a ping-pong partner runs the same body beside each member
 
     names: dict[Operation, str] = {}
     index_ops: set[Operation] = set()
@@ -246,6 +250,7 @@ def graph_of_loop(fn: func.FuncOp, loop: scf.ForOp, arch: str | Machine = "h100"
                                f"more than the scheduler models ({MAX_RESERVATION}); the tile is too large")
         cycles = cost.cycles if cost.variable_latency else -(-cost.cycles // team)  # a member's rows
         uses = {cost.unit: [1] * cycles} if cost.unit and cycles else {}
+        ready = max(1, round(cycles * machine.chain_factor(cost.unit, partner))) if cycles else 0
         memory = machine.result_memory(op.name)
         footprint = sum(-(-machine.regs_per_thread(t) // split) for t in results) if memory == "regs" else 0
         smem = sum(t.bytes for t in results) if memory == "smem" else 0
@@ -256,7 +261,7 @@ def graph_of_loop(fn: func.FuncOp, loop: scf.ForOp, arch: str | Machine = "h100"
         if max(footprint, smem, spill) > MAX_VALUE:
             raise error_at(op, f"the result of '{op.name}' is too large to schedule ({smem or footprint} "
                                f"{'bytes' if smem else 'registers per thread'})")
-        ops.append(Op(name=name, uses=uses, latency=cycles + cost.extra_latency, regs=footprint, smem=smem,
+        ops.append(Op(name=name, uses=uses, latency=ready + cost.extra_latency, regs=footprint, smem=smem,
                       variable_latency=cost.variable_latency, spill_cost=spill, kind=op.name))
     if not ops:
         raise error_at(loop, "the loop body has no tile-level operations")

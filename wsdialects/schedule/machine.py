@@ -6,6 +6,15 @@ given its tile size; ``latency``: the cycles after that until its result can be
 used, e.g. the tensor-core pipeline and the wait of a wgmma), which ops are variable latency, which results need a
 blocking wait, where results live (registers, shared or tensor memory) and the
 register-file and shared-memory capacities.
+
+``chain_latency`` (optional) is a composite calibration of a warp group's elementwise
+work as it executes in a dependent chain (attention's softmax: row max, exp2, row sum,
+convert, with their shuffles and dependences): the result of an op on one of its
+``units`` is ready ``factor`` times its unit occupancy after it issues: ``with_partner``
+for a member of a ping-pong team, whose partner runs the same elementwise work on the same
+SM sub-partitions (sharing their issue slots and pipelines in a way the units' occupancies
+do not show), ``alone`` otherwise.  ``bench/calibrate.py`` fits both from the softmax step
+it measures on the GPU, one warp group per SM and two.
 """
 
 from __future__ import annotations
@@ -55,6 +64,15 @@ class Machine:
         self.smem_capacity: int = data["smem_capacity"]
         self.spill_bytes_per_cycle: int = data["spill_bytes_per_cycle"]
         self.registers: dict[str, int] = data["registers"]
+        self.chain_latency: dict = data.get("chain_latency", {})
+
+    def chain_factor(self, unit: str | None, partner: bool) -> float:
+        """How many times its unit occupancy an op on ``unit`` takes until its result can
+        be used, in a warp group alone on the SM or beside a partner (``chain_latency``)."""
+        c = self.chain_latency
+        if not c or unit not in c.get("units", ()):
+            return 1.0
+        return float(c["with_partner" if partner else "alone"])
 
     def rule(self, op_name: str) -> dict | None:
         if op_name in self.costs:
@@ -113,7 +131,6 @@ class Machine:
         per = avail // (warp_groups * threads)
         per -= per % r.get("granularity", 1)
         return min(per, r["max_per_thread"])
-
 
 def load_machine(name_or_path: str) -> Machine:
     """A machine by name (``h100``, ``b200``) or by path to a JSON file."""

@@ -1,4 +1,4 @@
-"""`ws-schedule{arch=h100 solver=cpsat time-limit=S normalize=U pingpong=true}`:
+"""`ws-schedule{arch=h100 solver=cpsat time-limit=S normalize=U pingpong=true partner-latency=false}`:
 Twill's optimal schedule written on the IR (stage 8; it runs before ws-partition).
 
 For every tile kernel whose main loop (the top-level `scf.for` holding a TMA
@@ -19,6 +19,14 @@ and the loop gets `ws.schedule = {II, L, warps = n, vl_warp = n, solver}`, plus
 `cooperative = s` when each scheduled warp is a team of s warp groups splitting
 the tiles by rows, and `pingpong = true` when that team runs offset in time (FA3's
 ping-pong: one member's exponentials next to the other's MMAs).
+
+With `partner-latency=true` a ping-pong member's elementwise ops take the machine model's
+`chain_latency.with_partner` times their unit occupancy until their result is ready (the
+softmax measured beside a second warp group, bench/calibrate.py): the solver then sees that a
+member's chain no longer fits one II where the default model says it does (176-key attention:
+P·V one stage behind QK^T, +12-24 % on the H100), but on 128-key tiles it carries the f32 P
+across the stage boundary and ptxas spills (-6 % at L 4k), so it is off by default
+(bench/results/2026-11-26-partner-latency-h100.md).
 
 The joint problem chooses the warp organisation: the compute groups as
 independent warps (lockstep teams where a tile needs several groups'
@@ -109,6 +117,7 @@ class SchedulePass(ModulePass):
     time_limit: int | float = 10
     normalize: int = 300
     pingpong: bool = True
+    partner_latency: bool = False
 
     def apply(self, ctx, op: ModuleOp) -> None:
         from wsdialects.schedule import GraphError, SolverTimeout
@@ -160,7 +169,7 @@ class SchedulePass(ModulePass):
         # needs them), and as ping-pong teams; one cost map, so IIs compare.
         organisations = [graph_of_loop(kernel, loop, self.arch)]
         if self.pingpong:
-            pingpong = graph_of_loop(kernel, loop, self.arch, pingpong=True)
+            pingpong = graph_of_loop(kernel, loop, self.arch, pingpong=True, partner_latency=self.partner_latency)
             # On a tie the organisation listed first wins. The ping-pong team goes
             # first when its members have work of their own besides their MMAs (the
             # softmax) for the partner's MMAs to overlap: on the H100 it ran attention
