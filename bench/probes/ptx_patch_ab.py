@@ -44,6 +44,14 @@ EMU = {"emu4": 4, "emu8": 8, "emu16": 16}
 _EX2 = re.compile(r"^(\s*)ex2\.approx(?:\.ftz)?\.f32 (%\w+), (%\w+);$")
 
 
+# a pipeline starting with one of these compiles the solver's stored schedule (the suffix of its file)
+STORED = {"ws-schedule{arch=h100},": "", "ws-schedule{arch=h100 pingpong=false},": "_split"}
+
+
+def head_dim(kname: str) -> int:
+    return 64 if "d64" in kname else 256 if "d256" in kname else 128
+
+
 def slug(pipe: str) -> str:
     return re.sub(r"[^A-Za-z0-9]+", "_", pipe).strip("_")
 
@@ -132,9 +140,10 @@ def main() -> None:
     builds = []
     for kname in args.kernels.split(","):
         for pipe in pipes:
-            sched = pipe.startswith("ws-schedule{arch=h100},")
-            src = (ROOT / "test/Inputs/kernels/scheduled" if sched else Path(args.kernel_dir)) / f"{kname}.mlir"
-            k = wsdialects.compile(src, pipeline=pipe.split(",", 1)[1] if sched else pipe)
+            sched = next((suffix for prefix, suffix in STORED.items() if pipe.startswith(prefix)), None)
+            src = (ROOT / "test/Inputs/kernels/scheduled" / f"{kname}{sched}.mlir" if sched is not None
+                   else Path(args.kernel_dir) / f"{kname}.mlir")
+            k = wsdialects.compile(src, pipeline=pipe.split(",", 1)[1] if sched is not None else pipe)
             variants = [("as compiled", k.ptx)]
             for p in patches:
                 text, n = k.ptx, 0
@@ -192,7 +201,7 @@ def main() -> None:
              f"Command: `python bench/probes/ptx_patch_ab.py --kernels {args.kernels} --pipelines '{args.pipelines}' "
              f"--ls {args.ls} --patches {args.patches}"
              + (f" --kernel-dir {args.kernel_dir}" if Path(args.kernel_dir) != ROOT / "examples" / "kernels" else "")
-             + f"` ({datetime.date.today().isoformat()}); B*H = {args.bh}, d = 128; TFLOP/s (do_bench median); "
+             + f"` ({datetime.date.today().isoformat()}); B*H = {args.bh}, d = 128 (64, 256 for the d64 / d256 kernels); TFLOP/s (do_bench median); "
              "rel. error against float32 SDPA on the first 4 heads.", "",
              "| kernel | pipeline | L | cuDNN | FA3 | " + " | ".join(["as compiled"] + patches + extra) + " | max rel. error |",
              "|---|---|---|---|---|" + "---|" * (1 + len(patches) + len(extra)) + "---|"]
@@ -200,12 +209,13 @@ def main() -> None:
         causal = "causal" in kname
         dtype = torch.bfloat16 if "bf16" in kname else torch.float16
         info = next(iter(k.kernels.values()))
-        bm = 128  # the query tile of every d128 kernel
+        D = head_dim(kname)
+        bm = 64 if D == 256 else 128  # the query tile of the bundled kernels
         for L in [int(x) for x in args.ls.split(",")]:
             torch.manual_seed(L)
             B, H = 4, args.bh // 4
-            q, kk, v = (torch.randn(B, H, L, 128, device="cuda", dtype=dtype) for _ in range(3))
-            flops = 4.0 * B * H * L * L * 128 / (2 if causal else 1)
+            q, kk, v = (torch.randn(B, H, L, D, device="cuda", dtype=dtype) for _ in range(3))
+            flops = 4.0 * B * H * L * L * D / (2 if causal else 1)
             tf = lambda t: flops / t / 1e9  # noqa: E731
             with sdpa_kernel(SDPBackend.EFFICIENT_ATTENTION):
                 ref = F.scaled_dot_product_attention(q[:1, :4].float(), kk[:1, :4].float(), v[:1, :4].float(),
@@ -216,16 +226,16 @@ def main() -> None:
             if fa3 is not None and dtype == torch.bfloat16:
                 qt, kt, vt = (x.transpose(1, 2).contiguous() for x in (q, kk, v))
                 t_fa3 = tf(bench(lambda: fa3(qt, kt, vt, causal=causal)))
-            q3, k3, v3 = (x.reshape(B * H, L, 128) for x in (q, kk, v))
+            q3, k3, v3 = (x.reshape(B * H, L, D) for x in (q, kk, v))
             o3 = torch.empty_like(q3)
             cells, errs = [], []
             for label, text in variants:
                 launcher = Launcher(text, info)
-                run = lambda launcher=launcher: launcher[(math.ceil(L / bm), B * H)](q3, k3, v3, o3, L, 1 / math.sqrt(128))  # noqa: E731
+                run = lambda launcher=launcher: launcher[(math.ceil(L / bm), B * H)](q3, k3, v3, o3, L, 1 / math.sqrt(D))  # noqa: E731
                 o3.fill_(float("nan"))
                 run()
                 torch.cuda.synchronize()
-                e = ((o3.view(B, H, L, 128)[:1, :4].float() - ref).norm() / ref.norm()).item()
+                e = ((o3.view(B, H, L, D)[:1, :4].float() - ref).norm() / ref.norm()).item()
                 errs.append(e)
                 if any(x in SOL for x in label.split()[0].split("+")):
                     e = float("nan")  # a speed-of-light variant: its result is not attention

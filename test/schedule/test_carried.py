@@ -63,9 +63,20 @@ def test_attention_carries_p_as_f16(name):
 
 
 @pytest.mark.parametrize("name", ["flash_attention", "flash_attention_causal", "flash_attention_bf16"])
-def test_split_attention_carries_the_rescaled_accumulator(name):
-    """The split organisation's PV warp carries the rescaled accumulator into the next stage,
-    not the wgmma result (which would be in flight while its rescaled copy is computed: two
-    128x128 f32 tiles, 284 registers per thread in ws-register-budget's estimate)."""
+def test_split_attention_rescales_next_to_pv(name):
+    """The split organisation's PV warp rescales O next to P·V (both in P·V's stage): the
+    accumulator chain (acc_new -> acc_s -> acc_new, rescaled in place) holds one tile across
+    the boundary either way, and the wait for the P·V in flight goes to the end of the
+    softmax (the tie-break's second key), as in FA3 and the heuristic pipeline."""
     st = _stages(f"{name}_split.mlir")
-    assert st["acc_s"][1] == st["acc_new"][1] and st["acc_s"][0] < st["acc_new"][0]
+    assert st["acc_s"][1] == st["acc_new"][1] and st["acc_s"][0] == st["acc_new"][0] == 1
+
+@pytest.mark.parametrize("name", ["flash_attention", "flash_attention_causal", "flash_attention_bf16"])
+def test_pingpong_attention_is_the_heuristic_kernel(name):
+    """With the rescale next to P·V, ws-schedule's ping-pong attention (the stored schedule,
+    the solver's output) compiles to the PTX of the heuristic ping-pong pipeline, byte for
+    byte: the solver finds FA3's pipeline and the heuristic's structure on its own."""
+    examples = Path(__file__).resolve().parents[2] / "examples" / "kernels"
+    solver = wsdialects.compile(SCHEDULED / f"{name}.mlir", pipeline="ws-hopper")
+    heuristic = wsdialects.compile(examples / f"{name}.mlir", pipeline="ws-hopper{cooperative=2 pingpong=true}")
+    assert solver.ptx == heuristic.ptx

@@ -26,12 +26,18 @@ So once Algorithm 1 has found (II, L), a second CP-SAT solve on the same model, 
 same II and length, minimises, in registers per thread of a warp group (the machine
 model's ``regs``; a shared-memory tile's bytes / 512, the same measure),
 
-    sum over values v of carried(v) * max(0, max over uses (stage(use) + distance - stage(v)))
+    sum over tile values v of carried(v) * max(0, max over uses (stage(use) + distance - stage(v)))
   + sum over uses of a value on another warp of size(v) * slots(use)
 
-(a streaming TMA load's stage counts as 0), and then, lexicographically, puts ops in stages
-as late as possible (M's tie-break).  II and L are unchanged; only the tie among their
-schedules is chosen.  The search starts from the schedule found (a hint), runs without
+(a streaming TMA load's stage counts as 0; a wgmma result that only feeds its own
+accumulator back, attention's O rescaled in place, counts once), then, lexicographically:
+the waits for asynchronous results as late after their issue as possible (the MMA runs
+under the warp's own work: O's rescale next to P·V, its wait at the end of the softmax,
+FA3's place and the heuristic pipeline's: with it the ping-pong attention schedules lower
+to the heuristic kernel byte for byte), the row vectors carried (a few registers each: at
+the first key they decided between tile placements, keeping the rescale in QK^T's stage
+for the one row of alpha), and ops in stages as late as possible (M's tie-break).  II and
+L are unchanged; only the tie among their schedules is chosen.  The search starts from the schedule found (a hint), runs without
 CP-SAT's LP and in-processing (flash attention: 0.1 deterministic s to the optimum, where
 the default search needs 5) and within :data:`TIE_WORK` deterministic seconds (the same
 answer on every machine); a schedule no better than the one found is not taken.  z3 keeps
@@ -47,10 +53,33 @@ TIE_WORK = 1.0  # deterministic seconds (CP-SAT) of the tie-breaking search
 SMEM_UNIT = 4 * 128  # bytes of a shared-memory tile per register of a warp group's thread
 
 
+ROW_REGS = 4  # a value of at most this many registers per thread: a row vector, not a tile
+
+
+def _accumulates_into_itself(graph, name: str) -> bool:
+    """Whether a dot's result only feeds values that feed it back as its accumulator
+    (attention's O: ``acc_s = acc_new * alpha``, ``acc_new = dot(p, v, acc_s)``): the lowering
+    rescales it in place, so the chain holds one tile's registers at every stage boundary."""
+    size = graph.op(name).regs
+    return all(graph.op(e.dst).regs == size and all(u.dst == name for u in graph.succs(e.dst))
+               for e in graph.succs(name) if e.dst != name)
+
+
 def _carry_weight(graph, name: str) -> int:
     """Registers a carried value holds: twice a wgmma result's (it stays in flight across
-    the boundary while the value computed from it takes registers of its own)."""
-    return graph.op(name).regs * (2 if graph.is_async(name) else 1)
+    the boundary while the value computed from it takes registers of its own), once where
+    it accumulates into itself."""
+    op = graph.op(name)
+    return op.regs * (2 if graph.is_async(name) and not _accumulates_into_itself(graph, name) else 1)
+
+
+def _is_row(graph, name: str) -> bool:
+    return graph.op(name).regs <= ROW_REGS
+
+
+def _waits(graph):
+    """Blocking edges out of asynchronous ops (a wgmma result read through its wait)."""
+    return [e for e in graph.edges if e.blocking and e.src != e.dst and graph.is_async(e.src)]
 
 
 def _size(op) -> int:
@@ -84,22 +113,36 @@ def _src_stage(graph, e, stage: dict[str, int]) -> int:
 
 
 def carried_bytes(graph, starts: dict[str, int], ii: int, warps: dict[str, int]) -> int:
-    """The cost above of a schedule (starts in cycles)."""
+    """The cost above of a schedule (starts in cycles): tiles and row vectors together."""
+    return sum(carried_parts(graph, starts, ii, warps))
+
+
+def wait_slack(graph, starts: dict[str, int], ii: int) -> int:
+    """Cycles from each asynchronous op's issue to the first op that waits for it, summed."""
+    return sum(starts[e.dst] + e.distance * ii - starts[e.src] for e in _waits(graph))
+
+
+def carried_parts(graph, starts: dict[str, int], ii: int, warps: dict[str, int]) -> tuple[int, int]:
+    """(tiles, row vectors) of the cost above."""
     stage = {v: s // ii for v, s in starts.items()}
     fixed = [op.name for op in graph.ops if not op.variable_latency]
     piped = {w: len({stage[v] for v in fixed if warps[v] == w}) > 1 for w in set(warps.values())}
-    total, data = 0, _data_ops(graph)
+    total, rows, data = 0, 0, _data_ops(graph)
     for op in graph.ops:
         if op.regs > 0 and not graph.is_streaming(op.name):
-            total += _carry_weight(graph, op.name) * max(
+            cost = _carry_weight(graph, op.name) * max(
                 [0] + [stage[e.dst] + e.distance - stage[op.name] for e in graph.succs(op.name)])
+            if _is_row(graph, op.name):
+                rows += cost
+            else:
+                total += cost
     for e in graph.edges:
         if _ring_edge(graph, e, data) and warps[e.src] != warps[e.dst]:
             first = (starts[e.dst] % ii < starts[e.src] % ii and piped[warps[e.dst]]
                      and (graph.op(e.src).variable_latency or piped[warps[e.src]]))
             crossing = stage[e.dst] + e.distance - _src_stage(graph, e, stage)
             total += _size(graph.op(e.src)) * max(1, crossing + 1 - first)
-    return total
+    return total, rows
 
 
 def _crossing(model, e):
@@ -170,7 +213,9 @@ def fewest_carried(model, starts: dict[str, int], warps: dict[str, int],
     if not b.retargetable:
         return starts, warps
     def key(starts, warps):
-        return carried_bytes(g, starts, ii, warps), -sum(s // ii for v, s in starts.items() if not g.is_streaming(v))
+        tiles, rows = carried_parts(g, starts, ii, warps)
+        return (tiles, -wait_slack(g, starts, ii), rows,
+                -sum(s // ii for v, s in starts.items() if not g.is_streaming(v)))
 
     cost = key(starts, warps)
     model.retarget(max(starts[op.name] + op.cycles for op in g.ops))
@@ -182,7 +227,7 @@ def fewest_carried(model, starts: dict[str, int], warps: dict[str, int],
             b.hint(lit, int(r == starts[v] % ii))
         for w, lit in enumerate(model.opw[v]):
             b.hint(lit, int(w == warps[v]))
-    objective = []
+    objective, rows = [], []
     top = model.length // ii + max((e.distance for e in g.edges), default=0) + 1
     for op in g.ops:
         if op.regs <= 0 or g.is_streaming(op.name) or not g.succs(op.name):
@@ -190,12 +235,19 @@ def fewest_carried(model, starts: dict[str, int], warps: dict[str, int],
         c = b.int(0, top, f"carried_{op.name}")
         for e in g.succs(op.name):
             b.add([(1, c), (-1, model.k[e.dst]), (1, model.k[op.name])], lo=e.distance)
-        objective.append((_carry_weight(g, op.name), c))
+        (rows if _is_row(g, op.name) else objective).append((_carry_weight(g, op.name), c))
     objective += _ring_terms(model, top)
-    # Lexicographically second: ops in stages as late as possible (M's tie-break, by stage).
+    # Lexicographically after the tiles: the waits for asynchronous results as late after
+    # their issue as possible (the MMA runs under the warp's own work: FA3's rescale of O
+    # next to P·V, its wait at the end of the softmax), then the row vectors, then ops in
+    # stages as late as possible (M's tie-break, by stage).
     late = [(-1, model.k[op.name]) for op in g.ops if not g.is_streaming(op.name)]
-    scale = len(g.ops) * top + 1
-    b.minimize([(scale * c, x) for c, x in objective] + late)
+    slack = [t for e in _waits(g) for t in [(-c, x) for c, x in model.start(e.dst)] + list(model.start(e.src))]
+    m_rows = len(g.ops) * top + 1  # each key's weight exceeds the range of all the keys after it
+    m_slack = m_rows * (sum(c for c, _ in rows) * top + 1)
+    m_tiles = m_slack * (2 * len(_waits(g)) * (model.length + top * ii) + 1)
+    b.minimize([(m_tiles * c, x) for c, x in objective] + [(m_slack * c, x) for c, x in slack]
+               + [(m_rows * c, x) for c, x in rows] + late)
     try:
         if not b.minimize_within(deadline.left(), TIE_WORK):
             return starts, warps

@@ -107,6 +107,39 @@ def solve_cached(graphs, solver: str, time_limit: float, key_limit: float | None
     return _CACHE[key]
 
 
+def steady_state_order(graph, sched, program: list[str]) -> list[str]:
+    """The ops of one steady-state step in issue order: by issue cycle within the II; ops
+    issued in the same cycle in dependence order where one reads the other's result in this
+    step (a zero-delay edge whose source's stage less its distance is its destination's stage:
+    iteration i's op of stage s runs in step i + s, so a row sum updated one stage late is read
+    by the next iteration in the step that computes it), else in program order."""
+    ii = sched.ii
+    index = {n: i for i, n in enumerate(program)}
+    residue = {n: sched.ops[n].start % ii for n in program}
+    stage = {n: sched.ops[n].start // ii for n in program}
+    before = {n: set() for n in program}  # same cycle, same step: must precede n
+    for e in graph.edges:
+        if (e.src != e.dst and e.src in index and e.dst in index and residue[e.src] == residue[e.dst]
+                and stage[e.src] - e.distance == stage[e.dst]):
+            before[e.dst].add(e.src)
+    ranked, done = [], set()
+    for n in sorted(program, key=lambda n: (residue[n], index[n])):
+        todo = [n]
+        while todo:  # place n after what it reads in its cycle (a DAG: the schedule is valid)
+            m = todo[-1]
+            if m in done:
+                todo.pop()
+                continue
+            waiting = sorted((u for u in before[m] if u not in done), key=index.__getitem__)
+            if waiting:
+                todo.append(waiting[0])
+                continue
+            todo.pop()
+            done.add(m)
+            ranked.append(m)
+    return ranked
+
+
 @dataclass(frozen=True)
 class SchedulePass(ModulePass):
     """Solve each kernel's main loop with Twill and write the schedule on it as ws.* attributes."""
@@ -191,9 +224,7 @@ class SchedulePass(ModulePass):
 
     def _write(self, loop, lg, sched) -> None:
         names = lg.names
-        index = {name: i for i, name in enumerate(names.values())}
-        ranked = sorted(names.values(), key=lambda n: (sched.ops[n].start % sched.ii, index[n]))
-        order = {n: i for i, n in enumerate(ranked)}
+        order = {n: i for i, n in enumerate(steady_state_order(lg.graph, sched, list(names.values())))}
         for body_op in loop.body.block.ops:
             for a in (STAGE_ATTR, ORDER_ATTR, WARP_ATTR):
                 body_op.attributes.pop(a, None)
