@@ -28,7 +28,8 @@ from xdsl.ir import Operation
 from wsdialects.diagnostics import counted, numbered
 from wsdialects.nvgpu.barriers import arrivals
 from wsdialects.sync import Violation, at, name_of
-from wsdialects.sync.skeleton import AREF_OPS, Party, Trace, party_warps, region_parties
+from wsdialects.sync.plan import AREF_OPS
+from wsdialects.sync.skeleton import Party, Trace, party_warps, region_parties
 
 VERB = {"put": "puts", "get": "gets", "consumed": "releases"}
 

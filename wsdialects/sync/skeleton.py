@@ -26,22 +26,15 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-from xdsl.dialects.builtin import FloatAttr, IndexType, IntegerAttr, IntegerType, TensorType
+from xdsl.dialects.builtin import FloatAttr, IntegerAttr, TensorType
 from xdsl.ir import Block, Operation
 
 from wsdialects.nvgpu.barriers import arrivals
 from wsdialects.nvgpu.dispatch import executing_warps
 from wsdialects.nvgpu.memory import staging_alloc
-
-# The ops the check follows; everything else only computes.
-AREF_OPS = {"aref.put": "put", "aref.get": "get", "aref.consumed": "consumed"}
-TEAM_OPS = {"warp_group.gather": "gather", "warp_group.turn_wait": "turn_wait", "warp_group.turn_pass": "turn_pass"}
-BARRIER_OPS = {"nvgpu.mbarrier.try_wait.parity": "wait", "nvgpu.mbarrier.arrive": "arrive",
-               "nvgpu.mbarrier.arrive_expect_tx": "arrive_tx", "nvgpu.tma.async_load": "tma",
-               "nvvm.barrier": "bar_sync", "nvvm.barrier_arrive": "bar_arrive",
-               "nvgpu.smem.view": "read", "nvgpu.tma.async_store": "read", "nvgpu.smem.store": "write"}
-SYNC_OPS = {**AREF_OPS, **TEAM_OPS, **BARRIER_OPS}
-CONTAINERS = ("warp_group.region", "nvgpu.wg.dispatch")
+from wsdialects.sync.plan import (_BRANCH, _CMP, _COMPUTE, _CONTAINER, _DIVLIKE, _F_CAST, _F_CMP, _F_CONST, _F_INT,
+                                  _INIT, _INLINE, _INT, _LOOP, _MASK, _RETURN, _SYNC, _UNSUPPORTED, CONTAINERS, SYNC_OPS,
+                                  Overrun, _bits, _fast_path, _is_scalar, _known, _wrap, sync_differs)
 
 
 class Unknown:
@@ -125,17 +118,6 @@ def _mix(*parts) -> int:
     return zlib.crc32(repr(parts).encode())
 
 
-def _is_scalar(t) -> bool:
-    return isinstance(t, IntegerType | IndexType) or type(t).__name__.startswith(("Float", "BFloat"))
-
-
-_KNOWN_TYPES = (int, float, bool)
-
-
-def _known(x) -> bool:
-    return type(x) in _KNOWN_TYPES or isinstance(x, int | float | bool | np.generic)
-
-
 def _as_int(x, key: int, span: int) -> int:
     """A concrete integer for a control decision (an Unknown one from its key)."""
     return int(x) if _known(x) else key % span
@@ -188,63 +170,6 @@ def control_slice(kernel: Operation) -> set[Operation]:
                 ops.add(op)
                 work += op.operands
     return ops
-
-
-_MASK = {1: 1, 8: 0xFF, 16: 0xFFFF, 32: 0xFFFFFFFF, 64: 0xFFFFFFFFFFFFFFFF}
-
-
-def _wrap(x: int, bits: int) -> int:
-    x &= _MASK[bits]
-    return x - (1 << bits) if bits > 1 and x >> (bits - 1) else x
-
-
-def _tdiv(a: int, b: int) -> int:
-    q = abs(a) // abs(b)
-    return -q if (a < 0) != (b < 0) else q
-
-
-_INT = {
-    "arith.addi": lambda a, b: a + b, "arith.subi": lambda a, b: a - b, "arith.muli": lambda a, b: a * b,
-    "arith.maxsi": max, "arith.minsi": min, "arith.andi": lambda a, b: a & b, "arith.ori": lambda a, b: a | b,
-    "arith.xori": lambda a, b: a ^ b, "arith.divsi": _tdiv, "arith.remsi": lambda a, b: a - _tdiv(a, b) * b,
-    "arith.ceildivsi": lambda a, b: -((-a) // b) if (a > 0) == (b > 0) else _tdiv(a, b),
-    "arith.floordivsi": lambda a, b: a // b,
-}
-_CMP = {0: lambda a, b: a == b, 1: lambda a, b: a != b, 2: lambda a, b: a < b, 3: lambda a, b: a <= b,
-        4: lambda a, b: a > b, 5: lambda a, b: a >= b}
-
-
-# What `Skeleton.plan` found an op to be.
-_RETURN, _LOOP, _BRANCH, _SYNC, _COMPUTE, _CONTAINER, _INIT, _UNSUPPORTED, _INLINE = (
-    "return", "loop", "branch", "sync", "compute", "container", "init", "unsupported", "inline")
-
-
-def _bits(t) -> int | None:
-    if isinstance(t, IndexType):
-        return 64
-    return t.width.data if isinstance(t, IntegerType) and t.width.data in _MASK else None
-
-
-# How `Skeleton.block` computes a control value (`_fast_path`): without calling `compute`
-# while the operands are plain integers (the same results `compute` gives), else by it.
-_F_GENERAL, _F_CONST, _F_INT, _F_CAST, _F_CMP = range(5)
-_DIVLIKE = ("arith.divsi", "arith.remsi", "arith.ceildivsi", "arith.floordivsi")
-
-
-def _fast_path(op: Operation, bits: int | None) -> tuple:
-    """(mode, data) for `op`'s entry in a plan; see `Skeleton.block`."""
-    name, n = op.name, len(op.operands)
-    if name == "arith.constant":
-        v = op.value
-        if isinstance(v, IntegerAttr | FloatAttr) and _is_scalar(op.results[0].type):
-            return _F_CONST, v.value.data
-    elif bits and name in _INT and n == 2:
-        return _F_INT, (_INT[name], name in _DIVLIKE)
-    elif bits and name in ("arith.index_cast", "arith.extsi", "arith.trunci") and n == 1:
-        return _F_CAST, None
-    elif name == "arith.cmpi" and n == 2 and op.predicate.value.data in _CMP:
-        return _F_CMP, _CMP[op.predicate.value.data]
-    return _F_GENERAL, None
 
 
 def _ids(values) -> tuple[int, ...]:
@@ -301,7 +226,9 @@ class Skeleton:
         self.traces: list[Trace] = []
         self.inits: dict[tuple[Operation, int], tuple[int, Operation]] = {}
         # id(block) -> its plan; shareable by the runs of one kernel with one `relevant`
-        self.plans: dict[int, tuple] = {} if plans is None else plans
+        self.plans: dict = {} if plans is None else plans
+        self.overrun = Overrun(self.plan, self.plans)
+        self.ahead: int | None = None  # see `_ahead`
 
     def run(self) -> list[Trace]:
         env: dict = {}
@@ -442,6 +369,7 @@ class Skeleton:
         if step > 0 and i < ub:
             (iv, *arg_ids), entries = self.plan(body)
             run = self._exec
+            first = True
             while i < ub:
                 self.steps += 1
                 env[iv] = i
@@ -449,6 +377,13 @@ class Skeleton:
                     env[a] = v
                 carried = run(entries, env)
                 i += step
+                if first and i < ub:  # a run that will surely overrun stops now (`Overrun`)
+                    first = False
+                    per = self.overrun.per_iteration(op, body, env)
+                    if per is not None:
+                        least = self.steps + ((ub - i + step - 1) // step - 1) * per
+                        if least + 2 > self.budget or (self.ahead is not None and least + self.ahead > self.budget):
+                            raise TooLong()  # certain: see `Overrun`, `_ahead`
         for r, x in zip(results, carried):
             env[r] = x
 
@@ -532,11 +467,53 @@ class Skeleton:
     def container(self, op: Operation, env: dict) -> None:
         parties = region_parties(op)
         self.total = sum(p.threads for p in parties)
-        for party in parties:
+        outer = self.ahead
+        needs = [None] + [self._steps_to_estimate(party, env) for party in parties[1:]]
+        for i, party in enumerate(parties):
+            self.ahead = self._ahead(parties, needs, i, env)
+            if self.ahead is not None and self.steps + self.ahead > self.budget:
+                raise TooLong()  # certain: see `_ahead`
             self.events, self.party = party.events, party
             self.block(party.op.regions[0].block, dict(env), [])
         self.events = self.party = None
+        self.ahead = outer
         self.traces.append(Trace(op, parties, dict(self.inits)))
+
+    def _ahead(self, parties: list[Party], needs: list, i: int, env: dict) -> int | None:
+        """The fewest steps, counted from the start of partition `i`, at which a later partition
+        surely overruns: partition k estimates its first loop (`loop`: steps + trips x ops of
+        the body) after `needs[k]` steps of its own, and partitions i..k-1 count at least 0
+        steps and raise nothing but `TooLong` (`Overrun.quiet`). None: no such partition. A
+        run of partition `i` that will count more than the budget minus this stops at once
+        (before it starts, or after the first iteration of one of its loops)."""
+        best = None
+        for k in range(i + 1, len(parties)):
+            if not self.overrun.quiet(parties[k - 1].op, env):
+                break
+            if needs[k] is not None and (best is None or needs[k] < best):
+                best = needs[k]
+        return best
+
+    def _steps_to_estimate(self, party: Party, env: dict) -> int | None:
+        """The steps `party` counts up to the estimate at its first loop plus that estimate
+        (trips x ops of the body), where it gets there computing plain values and synchronizing
+        only (run here on copies); None where it does not."""
+        spec = Skeleton(self.kernel, self.p, 1 << 62, self.relevant, self.plans)
+        spec.total, spec.events, spec.party = self.total, [], party
+        env = dict(env)
+        try:
+            for entry in self.plan(party.op.regions[0].block)[1]:
+                if entry[0] is _LOOP:
+                    lb, ub, step = (env.get(v) for v in entry[2][:3])
+                    if type(lb) is int and type(ub) is int and type(step) is int and step > 0:
+                        return spec.steps + (ub - lb) // step * entry[5]
+                    return None
+                if entry[0] is not _COMPUTE and entry[0] is not _SYNC:
+                    return None
+                spec._exec([entry], env)
+        except Exception:  # noqa: BLE001 - the run itself reports it
+            return None
+        return None
 
 
 def _operand_name(op: Operation) -> str:
@@ -547,17 +524,10 @@ def _operand_name(op: Operation) -> str:
 def _same_sync_both_ways(op: Operation) -> None:
     """An scf.if whose condition comes from tile data: the check follows one branch only,
     so both must synchronize alike (the same ops on the same rings and barriers)."""
-    from collections import Counter
-
     from wsdialects.sync import Violation
 
-    def sig(region) -> Counter:
-        return Counter((o.name, o.operands[0] if o.operands else None, str(o.properties))
-                       for o in region.walk() if o.name in SYNC_OPS and o.name not in ("nvgpu.smem.view",))
-
-    a, b = (sig(r) for r in op.regions)
-    if a != b:
-        diff = sorted({n for (n, _, _) in (a - b) + (b - a)})
+    diff = sync_differs(op)
+    if diff:
         raise Violation(op, f"the branches of this scf.if, whose condition depends on tile data, synchronize "
                             f"differently ({', '.join(diff)} on one path only): a partition's synchronization "
                             "must not depend on the data it computes")
