@@ -127,26 +127,35 @@ REGION_OPS = {"scf.for", "scf.if", "warp_group.region", "aref.consumed"}
 
 @impl("scf.for")
 def _for(frame: Frame, op: scf.ForOp, _):
-    lb, ub, step = (int(frame.read(v, op)) for v in (op.lb, op.ub, op.step))
+    plan = frame.interp.region_ops.get(id(op))
+    if plan is None:  # what the op's accessors give, read once per run
+        from wsdialects.interpreter.values import dtype_of
+
+        block = op.body.block
+        plan = frame.interp.region_ops[id(op)] = ((op.lb, op.ub, op.step), tuple(op.iter_args), block,
+                                                  dtype_of(block.args[0].type))
+    bounds, iter_args, block, dt = plan
+    lb, ub, step = (int(frame.read(v, op)) for v in bounds)
     if step <= 0:
         raise InterpretError(f"{where(op)}scf.for step must be positive, got {step}")
-    iv_t = op.body.block.args[0].type
-    from wsdialects.interpreter.values import dtype_of
-
-    dt = dtype_of(iv_t)
-    carried = [frame.read(v, op) for v in op.iter_args]
+    carried = [frame.read(v, op) for v in iter_args]
+    run = frame.run_block
     for i in range(lb, ub, step):
-        carried = frame.run_block(op.body.block, [dt.type(i), *carried])
+        carried = run(block, [dt.type(i), *carried])
     return carried
 
 
 @impl("scf.if")
 def _if(frame: Frame, op: scf.IfOp, _):
-    cond = bool(frame.read(op.cond, op))
-    region = op.true_region if cond else op.false_region
-    if not region.blocks:
+    plan = frame.interp.region_ops.get(id(op))
+    if plan is None:  # the condition and the blocks of the two branches (None: an empty one)
+        plan = frame.interp.region_ops[id(op)] = (
+            op.cond, *(r.block if r.blocks else None for r in (op.true_region, op.false_region)))
+    cond, then, other = plan
+    block = then if bool(frame.read(cond, op)) else other
+    if block is None:
         return []
-    return frame.run_block(region.block, [])
+    return frame.run_block(block, [])
 
 
 class Interpreter:
@@ -157,6 +166,8 @@ class Interpreter:
 
         self.module = module
         self.constants: dict[int, Any] = {}  # id(arith.constant op) -> its value
+        self.scalar_types: dict[int, Any] = {}  # id(op) -> its scalar integer result's dtype (ops_arith)
+        self.region_ops: dict[int, tuple] = {}  # id(scf.for / scf.if op) -> what `_for` / `_if` read of it
         self._blocks: dict[int, tuple] = {}  # id(block) -> block_plan(block)
 
     def block_plan(self, block: Block) -> tuple:

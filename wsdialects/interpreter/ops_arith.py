@@ -26,12 +26,42 @@ def _out(op, value):
         return np.asarray(value).astype(dt)[()]
 
 
+# Scalar integer ops on numpy signed integer scalars with a signed integer result (i8 to i64,
+# index) are computed on Python ints: the same value and type `_out` gives (numpy wraps int64
+# arithmetic and the cast to the result type modulo 2^64 and 2^bits alike), without numpy's
+# per-call cost (about three quarters of an interpreted kernel's scalar arithmetic).
+_SIGNED = frozenset((np.int8, np.int16, np.int32, np.int64))
+
+
+def _scalar_int_result(frame, op) -> np.dtype | None:
+    """The dtype of `op`'s scalar signed integer result, else None (kept per run)."""
+    cache = frame.interp.scalar_types
+    key = id(op)
+    if key not in cache:
+        t = op.results[0].type
+        dt = None if isinstance(t, TensorType) else dtype_of(t)
+        cache[key] = dt if dt is not None and dt.kind == "i" else None
+    return cache[key]
+
+
+def _wrapped(dt: np.dtype, x: int):
+    """`x` modulo 2^bits as a value of the signed dtype `dt`."""
+    half = 1 << (8 * dt.itemsize - 1)
+    return dt.type((x + half) % (half << 1) - half)
+
+
 def _f(x):
     return np.asarray(x).astype(np.float64)
 
 
 def _i(x):
     return np.asarray(x).astype(np.int64)
+
+
+# The run-time value of a constant of each (value attribute, result type): kept across runs
+# (attributes and types are immutable; the entry holds both, so their ids stay theirs), read-only.
+_CONSTANTS_LIMIT = 4096
+_constants: dict[tuple[int, int], tuple] = {}
 
 
 @impl("arith.constant")
@@ -41,26 +71,45 @@ def _constant(frame, op, _):
     if key not in cache:
         v = op.value
         t = op.results[0].type
-        if isinstance(v, DenseIntOrFPElementsAttr):
-            arr = np.array(v.get_values(), dtype=np.float64 if is_float_dtype(dtype_of(t)) else np.int64)
-            shape = tuple(t.get_shape())
-            arr = np.broadcast_to(arr, shape) if arr.size == 1 else arr.reshape(shape)
-            cache[key] = _out(op, arr)
-        elif isinstance(v, IntegerAttr):
-            cache[key] = _out(op, v.value.data)
-        elif isinstance(v, FloatAttr):
-            cache[key] = _out(op, v.value.data)
-        else:
-            raise InterpretError(f"{where(op)}unsupported constant {v}")
+        kept = _constants.get((id(v), id(t)))
+        if kept is None:
+            kept = (v, t, _constant_value(op, v, t))
+            if len(_constants) >= _CONSTANTS_LIMIT:
+                _constants.clear()
+            _constants[(id(v), id(t))] = kept
+        cache[key] = kept[2]
     return [cache[key]]
+
+
+def _constant_value(op, v, t):
+    if isinstance(v, DenseIntOrFPElementsAttr):
+        arr = np.array(v.get_values(), dtype=np.float64 if is_float_dtype(dtype_of(t)) else np.int64)
+        shape = tuple(t.get_shape())
+        arr = np.broadcast_to(arr, shape) if arr.size == 1 else arr.reshape(shape)
+        value = _out(op, arr)
+        value.setflags(write=False)  # shared by every run: never written in place
+        return value
+    if isinstance(v, IntegerAttr | FloatAttr):
+        return _out(op, v.value.data)
+    raise InterpretError(f"{where(op)}unsupported constant {v}")
 
 
 def _binary_float(fn):
     return lambda frame, op, a: [_out(op, fn(_f(a[0]), _f(a[1])))]
 
 
-def _binary_int(fn):
-    return lambda frame, op, a: [_out(op, fn(_i(a[0]), _i(a[1])))]
+def _binary_int(fn, py=None):
+    """`fn` on numpy int64 values; `py`, the same on Python ints, for scalars (see `_SIGNED`)."""
+    if py is None:
+        return lambda frame, op, a: [_out(op, fn(_i(a[0]), _i(a[1])))]
+
+    def run(frame, op, a):
+        x, y = a
+        if type(x) in _SIGNED and type(y) in _SIGNED and (dt := _scalar_int_result(frame, op)) is not None:
+            return [_wrapped(dt, py(int(x), int(y)))]
+        return [_out(op, fn(_i(x), _i(y)))]
+
+    return run
 
 
 def _check_divisor(op, b):
@@ -80,12 +129,12 @@ for _name, _fn in {
 }.items():
     impl(_name)(_binary_float(_fn))
 
-for _name, _fn in {
-    "arith.addi": np.add, "arith.subi": np.subtract, "arith.muli": np.multiply,
-    "arith.maxsi": np.maximum, "arith.minsi": np.minimum,
-    "arith.shli": np.left_shift, "arith.shrsi": np.right_shift,
+for _name, (_fn, _py) in {
+    "arith.addi": (np.add, lambda x, y: x + y), "arith.subi": (np.subtract, lambda x, y: x - y),
+    "arith.muli": (np.multiply, lambda x, y: x * y), "arith.maxsi": (np.maximum, max),
+    "arith.minsi": (np.minimum, min), "arith.shli": (np.left_shift, None), "arith.shrsi": (np.right_shift, None),
 }.items():
-    impl(_name)(_binary_int(_fn))
+    impl(_name)(_binary_int(_fn, _py))
 
 
 @impl("arith.andi", "arith.ori", "arith.xori")
@@ -97,7 +146,11 @@ def _bitwise(frame, op, a):
 
 @impl("arith.divsi", "arith.remsi", "arith.ceildivsi", "arith.floordivsi")
 def _divide(frame, op, a):
-    x, y = _i(a[0]), _i(a[1])
+    x, y = a
+    if (type(x) in _SIGNED and type(y) in _SIGNED and (dt := _scalar_int_result(frame, op)) is not None
+            and dt.itemsize <= 4):  # (int64 operands of at most 32 bits: no overflow in `_trunc_div`)
+        return [_wrapped(dt, _divide_ints(frame, op, int(x), int(y)))]
+    x, y = _i(x), _i(y)
     _check_divisor(op, y)
     q = _trunc_div(x, y)
     if op.name == "arith.remsi":
@@ -109,8 +162,32 @@ def _divide(frame, op, a):
     return [_out(op, q)]
 
 
+def _divide_ints(frame, op, x: int, y: int) -> int:
+    """`_divide` on Python ints (operands of at most 32 bits)."""
+    if y == 0:
+        raise InterpretError(f"{where(op)}{op.name}: division by zero")
+    q = abs(x) // abs(y)
+    if (x < 0) != (y < 0):
+        q = -q
+    if op.name == "arith.remsi":
+        return x - q * y
+    if op.name == "arith.ceildivsi":
+        return q + ((x - q * y) != 0 and (x > 0) == (y > 0))
+    if op.name == "arith.floordivsi":
+        return x // y
+    return q
+
+
 @impl("arith.divui", "arith.remui")
 def _divide_unsigned(frame, op, a):
+    x, y = a
+    if (type(x) in _SIGNED and type(y) in _SIGNED and (dt := _scalar_int_result(frame, op)) is not None
+            and dt.itemsize <= 4):  # (below 64 bits: the mask is what numpy's int64 `&` gives)
+        mask = (1 << (8 * dt.itemsize)) - 1
+        x, y = int(x) & mask, int(y) & mask
+        if y == 0:
+            raise InterpretError(f"{where(op)}{op.name}: division by zero")
+        return [_wrapped(dt, x // y if op.name == "arith.divui" else x % y)]
     bits = np.iinfo(dtype_of(op.results[0].type)).bits if dtype_of(op.results[0].type).kind != "b" else 1
     mask = (1 << bits) - 1
     x, y = _i(a[0]) & mask, _i(a[1]) & mask
@@ -126,10 +203,18 @@ def _negf(frame, op, a):
 _CMPI = ["eq", "ne", "slt", "sle", "sgt", "sge", "ult", "ule", "ugt", "uge"]
 
 
+_CMPI_PY = {"eq": lambda x, y: x == y, "ne": lambda x, y: x != y, "slt": lambda x, y: x < y,
+            "sle": lambda x, y: x <= y, "sgt": lambda x, y: x > y, "sge": lambda x, y: x >= y}
+
+
 @impl("arith.cmpi")
 def _cmpi(frame, op, a):
     pred = _CMPI[op.predicate.value.data]
-    x, y = _i(a[0]), _i(a[1])
+    x, y = a
+    if type(x) in _SIGNED and type(y) in _SIGNED and pred in _CMPI_PY and not isinstance(op.results[0].type,
+                                                                                             TensorType):
+        return [np.bool_(_CMPI_PY[pred](int(x), int(y)))]  # what `_out` makes of numpy's comparison
+    x, y = _i(x), _i(y)
     if pred[0] == "u":
         bits = 1 if dtype_of(op.lhs.type).kind == "b" else np.iinfo(dtype_of(op.lhs.type)).bits
         x, y = x & ((1 << bits) - 1), y & ((1 << bits) - 1)
@@ -191,6 +276,8 @@ def _to_int(frame, op, a):
 
 @impl("arith.extsi", "arith.trunci", "arith.index_cast", "arith.index_castui")
 def _int_cast(frame, op, a):
+    if type(a[0]) in _SIGNED and (dt := _scalar_int_result(frame, op)) is not None:
+        return [_wrapped(dt, int(a[0]))]
     return [_out(op, _i(a[0]))]
 
 

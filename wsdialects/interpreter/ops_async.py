@@ -71,11 +71,13 @@ def _consumed(frame, op, _):
                 f"{where(op)}aref.consumed releases {ring.name} slot {pos % ring.depth} (position {pos}) "
                 "while an mma.async_dot reading it is still in flight"
             )
-    # Poison the borrowed tiles: a later read is a use after release.
+    # Poison the borrowed tiles: a later read is a use after release (a tile, or a view of one).
     poison = Released(ring.name, pos % ring.depth, pos)
-    for key, val in list(frame.env.items()):
-        if any(val is v or getattr(val, "base", None) is v for v in values):
-            frame.env[key] = poison
+    borrowed = {id(v) for v in values}  # (they are alive: ids stand for the tiles)
+    env = frame.env
+    for key, val in list(env.items()):
+        if id(val) in borrowed or id(getattr(val, "base", None)) in borrowed:
+            env[key] = poison
     return []
 
 

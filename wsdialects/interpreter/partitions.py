@@ -5,10 +5,14 @@ time, so execution is a deterministic interleaving chosen by the scheduler:
 round-robin by default, or a seeded random choice at every aref operation. A
 partition gives up the baton when it must wait (`block_until`); when no partition
 can move the scheduler raises `Deadlock`, naming what every partition waits on.
+
+The threads are kept between runs (`_Worker`): a kernel runs its regions once per program
+and interleaving, and starting threads took about a tenth of an interpreted run.
 """
 
 from __future__ import annotations
 
+import os
 import random
 import threading
 from collections.abc import Callable
@@ -25,6 +29,53 @@ class _Abort(BaseException):
     """Unwinds a partition thread after another partition failed."""
 
 
+class _Worker:
+    """A thread that runs one job after another (`start`); idle ones wait in `_idle`. A job
+    never raises (`Scheduler._run_task` catches everything)."""
+
+    def __init__(self):
+        self.job: Callable[[], None] | None = None
+        self.wake = threading.Lock()
+        self.wake.acquire()  # released by `start`
+        threading.Thread(target=self._loop, daemon=True).start()
+
+    def start(self, job: Callable[[], None]) -> None:
+        self.job = job
+        self.wake.release()
+
+    def _loop(self) -> None:
+        while True:
+            self.wake.acquire()
+            job, self.job = self.job, None
+            try:
+                job()
+            finally:
+                with _pool_lock:
+                    _idle.append(self)
+
+
+_idle: list[_Worker] = []
+_pool_lock = threading.Lock()
+
+
+def _worker() -> _Worker:
+    with _pool_lock:
+        if _idle:
+            return _idle.pop()
+    return _Worker()
+
+
+def _forget_workers() -> None:
+    """In a forked child the workers' threads do not exist: start afresh."""
+    global _pool_lock
+    _idle.clear()
+    _pool_lock = threading.Lock()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_forget_workers)
+
+
 @dataclass(eq=False)
 class _Task:
     name: str
@@ -32,7 +83,7 @@ class _Task:
     done: bool = False
     waiting_for: Callable[[], bool] | None = None
     waiting_desc: str = ""
-    thread: threading.Thread | None = field(default=None, repr=False)
+    finished: threading.Lock = field(default_factory=threading.Lock, repr=False)  # held while it runs
 
     def runnable(self) -> bool:
         return not self.done and (self.waiting_for is None or self.waiting_for())
@@ -133,12 +184,20 @@ class Scheduler:
         """Run all bodies to completion (or raise the first error / Deadlock)."""
         self.tasks = [_Task(name, body) for name, body in bodies]
         for t in self.tasks:
-            t.thread = threading.Thread(target=self._thread_main, args=(t,), daemon=True)
-            t.thread.start()
+            t.finished.acquire()
+            _worker().start(lambda t=t: self._run_task(t))
         with self.cond:
             self.current = self.rng.choice(self.tasks) if self.rng is not None else self.tasks[0]
             self.cond.notify_all()
         for t in self.tasks:
-            t.thread.join()
+            t.finished.acquire()
         if self.error is not None:
             raise self.error
+
+    def _run_task(self, task: _Task) -> None:
+        try:
+            self._thread_main(task)
+        except BaseException as e:  # noqa: BLE001 - (it catches the body's own) re-raised by `run`
+            self.error = self.error or e
+        finally:
+            task.finished.release()
