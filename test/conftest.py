@@ -4,9 +4,10 @@
   OpenBLAS's threads only spin against the interpreter, the solver and the other
   pytest-xdist worker for the 2 cores (about 40 % of the suite's CPU time). Set
   OPENBLAS_NUM_THREADS yourself to override. `ws-opt` subprocesses inherit it.
-- test/kernel_cache.py (kernels parsed and pass pipelines run once per process) and
-  test/solve_cache.py (each CP-SAT model solved once per run) are off for a test that uses
-  `monkeypatch`: it may have changed a pass, the parser or the solver.
+- test/kernel_cache.py (kernels parsed and pass pipelines run once per process),
+  test/solve_cache.py (each CP-SAT model solved once per run) and `parse_text`'s memo of the
+  latest texts (wsdialects/diagnostics.py) are off for a test that uses `monkeypatch`: it may
+  have changed a pass, the parser or the solver.
 - Python's cyclic garbage collector runs less often, and never over what has stayed: xDSL's
   IR is all reference cycles (parents, uses), so the suite makes millions of long-lived
   container objects, and at the default thresholds (a collection every 700 allocations, the
@@ -55,9 +56,12 @@ def pytest_runtest_logfinish(nodeid, location):
 
 @pytest.fixture(autouse=True)
 def _kernel_cache_off_under_monkeypatch(request):
-    kernel_cache.enabled = solve_cache.enabled = "monkeypatch" not in request.fixturenames
+    from wsdialects import diagnostics
+
+    on = "monkeypatch" not in request.fixturenames
+    kernel_cache.enabled = solve_cache.enabled = diagnostics.parse_memo = on
     yield
-    kernel_cache.enabled = solve_cache.enabled = True
+    kernel_cache.enabled = solve_cache.enabled = diagnostics.parse_memo = True
 
 
 def pytest_configure(config):

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 import sys
-from collections import defaultdict
+from collections import OrderedDict, defaultdict
 from contextlib import contextmanager
 from dataclasses import dataclass
 
@@ -405,8 +405,34 @@ def take_verified(module: Operation) -> bool:
     return hit
 
 
+_PARSED_LIMIT = 32  # modules `parse_text` keeps (the latest texts)
+_parsed: OrderedDict[tuple[str, str], ModuleOp] = OrderedDict()
+parse_memo = True  # False: every call parses (a caller that changes the parser switches it off)
+
+
 def parse_text(text: str, file: str = "<input>") -> ModuleOp:
-    """Parse and verify MLIR text; bad input raises WsError with file:line:col."""
+    """Parse and verify MLIR text; bad input raises WsError with file:line:col.
+
+    The modules of the latest texts are kept, a copy each, by the file name and the whole text:
+    the same text under the same name again gives a copy of the kept module (what a parse
+    gives, locations and value names included) without parsing. A text that does not parse
+    is never kept. The test suite, the fuzzer and the tools' drivers parse the same kernels
+    again and again."""
+    if not parse_memo:
+        return _parse_text(text, file)
+    key = (file, text)
+    kept = _parsed.get(key)
+    if kept is not None:
+        _parsed.move_to_end(key)
+        return kept.clone()
+    module = _parse_text(text, file)
+    _parsed[key] = module.clone()
+    while len(_parsed) > _PARSED_LIMIT:
+        _parsed.popitem(last=False)
+    return module
+
+
+def _parse_text(text: str, file: str) -> ModuleOp:
     from wsdialects.context import make_context
 
     if not re.sub(r"//[^\n]*", "", text).strip():

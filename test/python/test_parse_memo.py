@@ -1,6 +1,7 @@
 """WsParser parses each type / attribute text once (wsdialects/diagnostics.py): the modules
 it gives are the ones xDSL's own parse gives, and an alias never leaks from one file to
-another."""
+another. `parse_text` keeps the modules of the latest texts: a text parsed again under the
+same name is a copy of what its parse gave."""
 
 import pytest
 
@@ -54,3 +55,39 @@ def test_a_remembered_text_is_only_the_whole_type():
     assert diagnostics._type_memo[t] == first.body.block.first_op.function_type.inputs.data[0]
     with pytest.raises(WsError, match=r"1:\d+: error"):  # a longer text is parsed (and rejected) by xDSL
         parse_text(f"func.func @f(%x: {t}>) {{\n  func.return\n}}\n")
+
+
+def _printed(module) -> str:
+    return print_mlir(module, debuginfo=True) + print_mlir(module, generic=True)
+
+
+def test_a_text_parsed_again_is_a_copy_of_its_parse():
+    """(test/conftest.py switches the memo off only under monkeypatch: on here.)"""
+    from kernel_cache import compile_kernel
+
+    lowered = print_mlir(compile_kernel(REPO / "examples" / "kernels" / "gemm.mlir", "ws-hopper"), debuginfo=True)
+    for text in [p.read_text() for p in KERNELS[:3]] + [lowered]:
+        diagnostics._parsed.clear()
+        first = parse_text(text, "k.mlir")
+        want = _printed(first)
+        assert ("k.mlir", text) in diagnostics._parsed
+        for op in list(first.body.block.ops):  # what a caller does to its module stays its own
+            op.detach()
+        again = parse_text(text, "k.mlir")
+        assert again is not first and _printed(again) == want
+        assert _printed(parse_text(text, "k.mlir")) == want
+        diagnostics.parse_memo = False
+        try:
+            assert _printed(parse_text(text, "k.mlir")) == want  # a real parse
+        finally:
+            diagnostics.parse_memo = True
+        other = parse_text(text, "other.mlir")  # the name is part of the key: the locations carry it
+        assert "other.mlir" in print_mlir(other, debuginfo=True) and "k.mlir" not in print_mlir(other, debuginfo=True)
+
+
+def test_a_text_that_does_not_parse_is_not_kept():
+    diagnostics._parsed.clear()
+    for _ in range(2):
+        with pytest.raises(WsError, match="undefined symbol alias"):
+            parse_text(ALIASED.split("\n", 1)[1].format(), "bad.mlir")
+    assert not diagnostics._parsed

@@ -90,6 +90,8 @@ def warm_up() -> None:
             load()
         except Exception:  # noqa: BLE001
             pass
+    import numpy.random  # noqa: F401 - numpy imports it on first use: in every child (~20 ms each), not here
+
     try:
         from wsdialects.schedule.solvers import import_cp_model
 

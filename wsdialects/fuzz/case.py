@@ -167,10 +167,12 @@ def run_tool(case: Case, path: str, out_path: str) -> tuple[int | None, str]:
     return code, err.getvalue()
 
 
-def compare(case: Case, data: bytes, output: str, rng_key: str) -> Result | None:
+def compare(case: Case, data: bytes, output: str, rng_key: str, name: str = "input.mlir") -> Result | None:
     """Semantic check: the input and the compiled output interpreted on the
     same random inputs.  None when the input cannot be compared (it does not
-    parse or run by itself: then it is only a syntax case)."""
+    parse or run by itself: then it is only a syntax case).  `name`: the input's
+    file name (the one the compiler read it under: `parse_text` then gives a copy
+    of the module it parsed there, without parsing it again)."""
     import numpy as np
 
     import wsdialects
@@ -179,7 +181,7 @@ def compare(case: Case, data: bytes, output: str, rng_key: str) -> Result | None
     from .inputs import differences, make_inputs, racy_run, run
 
     try:
-        before = wsdialects.parse(data.decode("utf-8"), "input.mlir")
+        before = wsdialects.parse(data.decode("utf-8"), name)
         found = kernels(before)
         if not found:
             return None
@@ -243,7 +245,7 @@ def execute(case: Case, data: bytes, workdir: str, report) -> Result:
                           result.seconds)
         return result
     report("semantic")
-    judged = compare(case, data, output, case.rng_key)
+    judged = compare(case, data, output, case.rng_key, path)
     if judged is None:
         return result
     judged.exit, judged.seconds = code, result.seconds
