@@ -13,6 +13,7 @@ tile-level verifiers and the interpreter compare tiles without their encodings.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 
 from xdsl.dialects.builtin import ArrayAttr, IntAttr, TensorType
@@ -263,6 +264,7 @@ def layout_of(t: Attribute) -> Layout | None:
     return None
 
 
+@functools.lru_cache(maxsize=4096)  # types are values: the same one for the same inputs
 def with_layout(t: TensorType, layout: Attribute | None) -> TensorType:
     """`t` with its encoding replaced (None: removed)."""
     from xdsl.dialects.builtin import NoneAttr

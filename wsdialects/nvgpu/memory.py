@@ -3,6 +3,8 @@ global and shared memory."""
 
 from __future__ import annotations
 
+import functools
+
 from xdsl.dialects.builtin import IntegerAttr, IntegerType, MemRefType, TensorType
 from xdsl.ir import Attribute, SSAValue
 from xdsl.irdl import IRDLOperation, irdl_op_definition, operand_def, result_def, var_operand_def
@@ -26,6 +28,7 @@ def _check_smem(t: Attribute) -> MemRefType:
     return t
 
 
+@functools.lru_cache(maxsize=1024)  # types are values: the same one for the same buffer type
 def _slot_type(buf: MemRefType) -> TensorType:
     """The tile one slot of a `memref<DxRxCxT, 3>` buffer holds: tensor<RxCxT>."""
     return TensorType(buf.element_type, list(buf.get_shape())[1:])

@@ -28,6 +28,7 @@ producing partition, and the groups would put into the same slot.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 from xdsl.dialects import arith, scf
@@ -219,6 +220,7 @@ def _fit_register_file(region: RegionOp) -> None:
             p.regs = IntegerAttr(regs, 32)
 
 
+@functools.lru_cache(maxsize=4096)  # types are values: the same one for the same inputs
 def _sliced_type(t: TensorType, axis: int, groups: int) -> TensorType:
     shape = list(t.get_shape())
     shape[axis] //= groups
