@@ -17,7 +17,12 @@ ws-lower-mma`). What a test gets is exactly what the uncached calls give:
 - what the passes printed (remarks, warnings) is printed again on every hit;
 - a parse or pass that raises is never kept: it raises again on the next call;
 - while a test uses `monkeypatch` (it may have changed a pass), the cache is neither read
-  nor written (test/conftest.py switches it off for such tests).
+  nor written (test/conftest.py switches it off for such tests);
+- `shared=True` (for a caller that only reads the module: interprets, walks, prints it) gives
+  the kept module itself, not a copy (a copy of a kernel costs a few ms, and most pipelines
+  are asked for once): a module so lent is checked unchanged (`_fingerprint`: every op,
+  operand, type, attribute and name by identity) whenever the cache hands it out again or
+  copies it, and a change fails that test loudly.
 
 `compile_ptx` and `run_ptxas` (PTX per kernel and pipeline, ptxas's answer per PTX text) are
 also shared by the pytest-xdist workers of one run, through files in the run's folder
@@ -40,6 +45,40 @@ _LIMIT = 512  # modules kept (LRU); a few hundred kB each
 enabled = True
 _modules: OrderedDict[tuple, tuple] = OrderedDict()  # key -> (module, stdout, stderr of the last pass)
 stats = {"parse_hits": 0, "parse_misses": 0, "pass_hits": 0, "passes_run": 0}
+
+
+def _fingerprint(module) -> int:
+    """A hash of everything a change to `module` changes: its ops in order and, for each, its
+    name, operands, result types and names, attributes, properties, location and the types
+    and names of its blocks' arguments, all by identity (attributes and types are immutable:
+    a change replaces them)."""
+    items = []
+    for op in module.walk():
+        items.append((id(op), op.name, tuple(map(id, op.operands)),
+                      tuple((id(r.type), r.name_hint) for r in op.results),
+                      tuple((k, id(v)) for k, v in op.attributes.items()),
+                      tuple((k, id(v)) for k, v in op.properties.items()), id(op.location),
+                      tuple((id(a.type), a.name_hint) for r in op.regions for b in r.blocks for a in b.args)))
+    return hash(tuple(items))
+
+
+def _lent(key: tuple):
+    """The kept module of `key`, checked unchanged if it was lent (`shared=True`)."""
+    entry = _modules[key]
+    if len(entry) > 3 and _fingerprint(entry[0]) != entry[3]:
+        del _modules[key]
+        raise AssertionError(f"kernel_cache: a module lent with shared=True was changed by its user ({key[1]}, "
+                             f"after {len(key) - 3} passes): ask for a copy (shared=False) to change it")
+    return entry[0]
+
+
+def _lend(key: tuple):
+    """The kept module of `key` itself, for a caller that only reads it."""
+    module = _lent(key)
+    entry = _modules[key]
+    if len(entry) == 3:
+        _modules[key] = (*entry, _fingerprint(module))
+    return module
 
 
 def _keep(key: tuple, value: tuple) -> None:
@@ -80,8 +119,8 @@ def _teed(fn, *args):
     return result, out.seen.getvalue(), err.seen.getvalue()
 
 
-def parse_kernel(path):
-    """`wsdialects.parse_file(path)`, parsed once per file content."""
+def parse_kernel(path, shared: bool = False):
+    """`wsdialects.parse_file(path)`, parsed once per file content (`shared`: see the module)."""
     import wsdialects
 
     if not enabled:
@@ -94,13 +133,16 @@ def parse_kernel(path):
     if hit is None:
         stats["parse_misses"] += 1
         module, out, err = _teed(wsdialects.parse_file, path)
-        _keep(key, (module.clone(), out, err))
+        if shared:
+            _keep(key, (module, out, err, _fingerprint(module)))
+        else:
+            _keep(key, (module.clone(), out, err))
         return module
     stats["parse_hits"] += 1
     _modules.move_to_end(key)
     sys.stdout.write(hit[1])
     sys.stderr.write(hit[2])
-    return hit[0].clone()
+    return _lend(key) if shared else _lent(key).clone()
 
 
 def _step(passes, i, module, callback) -> None:
@@ -110,13 +152,14 @@ def _step(passes, i, module, callback) -> None:
         callback(passes[i], module, passes[i + 1] if i + 1 < len(passes) else None)
 
 
-def compile_kernel(path, pipeline: str, file: str | None = None):
+def compile_kernel(path, pipeline: str, file: str | None = None, shared: bool = False):
     """A fresh copy of `path` parsed, verified and put through `pipeline` (`ws-opt -p`);
-    `file`: the name the verifier's errors give (`build_pipeline`'s), `path` by default."""
+    `file`: the name the verifier's errors give (`build_pipeline`'s), `path` by default;
+    `shared`: the kept module itself, for a caller that only reads it (see the module)."""
     from wsdialects.tools.ws_opt import build_pipeline
 
     if not pipeline:
-        return parse_kernel(path)
+        return parse_kernel(path, shared)
     pipe = build_pipeline(pipeline, str(path) if file is None else file)  # a bad pipeline raises here, as in ws-opt
     passes, callback = tuple(getattr(pipe, "passes", ())), getattr(pipe, "callback", None)
     if not enabled or not passes:
@@ -136,13 +179,15 @@ def compile_kernel(path, pipeline: str, file: str | None = None):
     while done < len(passes) and keys[done + 1] in _modules:
         done += 1
     for key in keys[1 : done + 1]:  # what the kept passes printed
-        _, out, err = _modules[key]
+        out, err = _modules[key][1:3]
         sys.stdout.write(out)
         sys.stderr.write(err)
     if done:
         stats["pass_hits"] += done
-        module = _modules[keys[done]][0].clone()
         _modules.move_to_end(keys[done])
+        if shared and done == len(passes):
+            return _lend(keys[done])
+        module = _lent(keys[done]).clone()
     else:
         module = parse_kernel(path)
         if callback is not None:
@@ -150,7 +195,10 @@ def compile_kernel(path, pipeline: str, file: str | None = None):
     for i in range(done, len(passes)):
         _, out, err = _teed(_step, passes, i, module, callback)
         stats["passes_run"] += 1
-        _keep(keys[i + 1], (module.clone(), out, err))
+        if shared and i + 1 == len(passes):
+            _keep(keys[i + 1], (module, out, err, _fingerprint(module)))
+        else:
+            _keep(keys[i + 1], (module.clone(), out, err))
     return module
 
 

@@ -17,11 +17,16 @@ def transform(path, pipeline):
     return compile_kernel(path, pipeline)
 
 
+def shared_transform(path, pipeline):
+    """`transform` for a test that only reads the module: the cached one itself."""
+    return compile_kernel(path, pipeline, shared=True)
+
+
 @pytest.mark.parametrize("case", CASES, ids=lambda c: c.name)
 @pytest.mark.parametrize("depth", [1, 2, 3, 4])
 def test_distribute_preserves_semantics(case, depth, rng):
-    before = parse_kernel(case.path())
-    after = transform(case.path(), f"ws-partition,ws-distribute{{depth={depth}}}")
+    before = parse_kernel(case.path(), shared=True)
+    after = shared_transform(case.path(), f"ws-partition,ws-distribute{{depth={depth}}}")
     assert any(isinstance(op, RegionOp) for op in after.walk()), "kernel was not warp-specialized"
     grid, args = case.make(rng)
     want = run(before, case, grid, args)
@@ -32,8 +37,8 @@ def test_distribute_preserves_semantics(case, depth, rng):
 
 @pytest.mark.parametrize("case", CASES, ids=lambda c: c.name)
 def test_partition_alone_preserves_semantics(case, rng):
-    before = parse_kernel(case.path())
-    after = transform(case.path(), "ws-partition")
+    before = parse_kernel(case.path(), shared=True)
+    after = shared_transform(case.path(), "ws-partition")
     grid, args = case.make(rng)
     assert_same(run(before, case, grid, args), run(after, case, grid, args))
 
@@ -85,8 +90,8 @@ def test_pipeline_names_are_registered():
 @pytest.mark.parametrize("case", CASES, ids=lambda c: c.name)
 @pytest.mark.parametrize("depth,mma", [(1, 0), (2, 0), (2, 1), (3, 1), (3, 2), (4, 3)])
 def test_pipeline_mma_preserves_semantics(case, depth, mma, rng):
-    before = parse_kernel(case.path())
-    after = transform(case.path(), f"ws-partition,ws-distribute{{depth={depth}}},ws-pipeline-mma{{depth={mma}}}")
+    before = parse_kernel(case.path(), shared=True)
+    after = shared_transform(case.path(), f"ws-partition,ws-distribute{{depth={depth}}},ws-pipeline-mma{{depth={mma}}}")
     grid, args = case.make(rng)
     want = run(before, case, grid, args)
     for seed in (None, 3):
@@ -133,8 +138,8 @@ def test_interpreter_catches_a_read_before_the_wait(shared, rng):
 @pytest.mark.parametrize("case", CASES, ids=lambda c: c.name)
 @pytest.mark.parametrize("programs,depth,mma", [(1, 2, 1), (2, 3, 2), (3, 1, 0), (132, 3, 2)])
 def test_persistent_preserves_semantics(case, programs, depth, mma, rng):
-    before = parse_kernel(case.path())
-    after = transform(case.path(), f"ws-partition,ws-distribute{{depth={depth}}},"
+    before = parse_kernel(case.path(), shared=True)
+    after = shared_transform(case.path(), f"ws-partition,ws-distribute{{depth={depth}}},"
                                    f"ws-pipeline-mma{{depth={mma}}},ws-persistent{{programs={programs}}}")
     grid, args = case.make(rng)
     want = run(before, case, grid, args)
@@ -153,8 +158,8 @@ def test_persistent_tile_groups_preserve_semantics(name, programs, group, rng):
     """ws-persistent{tile-group=T}: tiles in bands of T x values (the last band ragged when T
     does not divide the grid's x, or wider than it) still visit every tile once."""
     case = next(c for c in CASES if c.name == name)
-    before = parse_kernel(case.path())
-    after = transform(case.path(), "ws-partition,ws-distribute{depth=2},ws-pipeline-mma{depth=1},"
+    before = parse_kernel(case.path(), shared=True)
+    after = shared_transform(case.path(), "ws-partition,ws-distribute{depth=2},ws-pipeline-mma{depth=1},"
                                    f"ws-persistent{{programs={programs} tile-group={group}}}")
     grid, args = TILE_GROUP_CASES[name](rng)
     want = run(before, case, grid, args)
@@ -174,7 +179,7 @@ def test_persistent_chooses_the_grouped_order_for_gemms(name, grouped):
     case = next(c for c in CASES if c.name == name)
     (kernel,) = kernels(parse_kernel(case.path()))
     assert _shares_rows_and_columns(kernel) is grouped
-    after = transform(case.path(), "ws-partition,ws-distribute{depth=2},ws-persistent")
+    after = shared_transform(case.path(), "ws-partition,ws-distribute{depth=2},ws-persistent")
     text = _printed(after)
     assert ("%tile_group" in text) is grouped and ("%row_parity" in text) is not grouped
 
@@ -187,10 +192,10 @@ SPECIALIZE = [(d, p, g, pers) for d in (1, 2, 3, 4) for p in range(d) for g in (
 @pytest.mark.parametrize("case", CASES, ids=lambda c: c.name)
 @pytest.mark.parametrize("depth,mma,groups,persistent", SPECIALIZE)
 def test_specialize_preserves_semantics(case, depth, mma, groups, persistent, rng):
-    before = parse_kernel(case.path())
+    before = parse_kernel(case.path(), shared=True)
     opts = (f"depth={depth} mma-depth={mma} cooperative={groups} "
             f"persistent={'true' if persistent else 'false'} programs=2")
-    after = transform(case.path(), f"ws-specialize{{{opts}}}")
+    after = shared_transform(case.path(), f"ws-specialize{{{opts}}}")
     grid, args = case.make(rng)
     assert_same(run(before, case, grid, args), run(after, case, grid, args, seed=depth * 10 + mma))
 
@@ -212,8 +217,8 @@ SPLITTABLE = {("gemm", 2), ("attention", 2), ("causal_attention", 2), ("softmax_
 @pytest.mark.parametrize("case", CASES, ids=lambda c: c.name)
 @pytest.mark.parametrize("groups", [2, 4])
 def test_cooperative_preserves_semantics(case, groups, rng, capsys):
-    before = parse_kernel(case.path())
-    after = transform(case.path(), f"ws-partition,ws-distribute{{depth=2}},ws-pipeline-mma{{depth=1}},"
+    before = parse_kernel(case.path(), shared=True)
+    after = shared_transform(case.path(), f"ws-partition,ws-distribute{{depth=2}},ws-pipeline-mma{{depth=1}},"
                                    f"ws-cooperative{{groups={groups}}}")
     consumers = [p for p in after.walk() if isinstance(p, PartitionOp) and p.role_name.startswith("consumer")]
     if (case.name, groups) in SPLITTABLE:
@@ -235,7 +240,7 @@ def test_cooperative_tma_store_is_gathered(shared, rng):
     stores = [op for op in module.walk() if op.name == "tile.desc_store"]
     assert [g.group.value.data for g in gathers] == [0, 1] and len(stores) == 1
     grid, args = case.make(rng)
-    want = run(parse_kernel(case.path()), case, grid, args)
+    want = run(parse_kernel(case.path(), shared=True), case, grid, args)
     assert_same(want, run(module, case, grid, args, seed=3))
     gathers[1].results[0].replace_all_uses_with(gathers[1].src)  # group 1 skips the meeting
     gathers[1].detach()

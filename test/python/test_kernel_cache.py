@@ -120,3 +120,34 @@ def test_a_prefix_whose_first_steps_were_dropped_runs_again(fresh_cache, capsys)
     del kernel_cache._modules[first]
     assert printed(kernel_cache.compile_kernel(path, spec)) == want
     assert capsys.readouterr().err == err
+
+
+def test_a_shared_module_is_the_kept_one_and_a_change_to_it_is_caught(fresh_cache):
+    """shared=True lends the kept module (the same object on a hit, what a copy prints) and
+    checks it unchanged whenever it is handed out again or copied: each kind of change fails
+    the next call loudly (and drops the module: the call after that computes it afresh)."""
+    from xdsl.dialects.builtin import IntegerAttr, StringAttr, TensorType, f32
+
+    spec = "ws-specialize{cooperative=2}"
+    want = printed(uncached(GEMM, spec))
+    lent = kernel_cache.compile_kernel(GEMM, spec, shared=True)  # a miss: the module itself is kept
+    assert kernel_cache.compile_kernel(GEMM, spec, shared=True) is lent and printed(lent) == want
+    copy = kernel_cache.compile_kernel(GEMM, spec)
+    assert copy is not lent and printed(copy) == want
+    assert kernel_cache.parse_kernel(GEMM, shared=True) is kernel_cache.parse_kernel(GEMM, shared=True)
+
+    def retyped(m):
+        v = next(r for o in m.walk() for r in o.results if isinstance(r.type, TensorType))
+        v._type = TensorType(f32, v.type.get_shape())
+
+    changes = [lambda m: next(o for o in m.walk() if o.name == "aref.put").detach(),
+               lambda m: next(o for o in m.walk() if o.name == "func.func").attributes.update(x=StringAttr("y")),
+               lambda m: next(o for o in m.walk() if o.name == "aref.create").properties.update(
+                   consumers=IntegerAttr(7, 32)),
+               retyped,
+               lambda m: setattr(next(r for o in m.walk() for r in o.results), "name_hint", "renamed")]
+    for change in changes:
+        change(kernel_cache.compile_kernel(GEMM, spec, shared=True))
+        with pytest.raises(AssertionError, match="lent with shared=True was changed"):
+            kernel_cache.compile_kernel(GEMM, spec)
+        assert printed(kernel_cache.compile_kernel(GEMM, spec, shared=True)) == want  # computed again

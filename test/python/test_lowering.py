@@ -42,7 +42,7 @@ def test_lower_aref_preserves_semantics(case, spec, rng):
 @pytest.mark.parametrize("case", CASES, ids=lambda c: c.name)
 def test_lower_warp_groups_preserves_semantics(case, rng):
     spec = "ws-specialize{depth=3 mma-depth=1}"
-    before = parse_kernel(case.path())
+    before = parse_kernel(case.path(), shared=True)
     after = transform(case.path(), spec + ",ws-lower-aref,ws-lower-warp-groups")
     names = {op.name for op in after.walk()}
     assert "nvgpu.wg.dispatch" in names and not any(n.startswith("warp_group.") for n in names)
@@ -56,7 +56,7 @@ def test_lower_warp_groups_preserves_semantics(case, rng):
                                    "ws-specialize{cooperative=2 mma-depth=1}"])
 def test_lower_aref_persistent_and_cooperative(shared, extra, rng):
     case = CASES[0]  # gemm
-    before = parse_kernel(case.path())
+    before = parse_kernel(case.path(), shared=True)
     after = transform(case.path(), extra + ",ws-lower-aref,ws-lower-warp-groups")
     grid, args = case.make(rng)
     want = run(before, case, grid, args)

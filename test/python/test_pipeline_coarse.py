@@ -11,7 +11,7 @@ import pytest
 import wsdialects
 from cases import CASES, INPUTS, Case, assert_same, cdiv, run
 from test_distribute import _printed, transform
-from kernel_cache import parse_kernel
+from kernel_cache import compile_kernel, parse_kernel
 
 PIPELINED = {"attention", "causal_attention", "fused_mlp", "fused_mlp_empty"}
 LIT = Path(__file__).resolve().parents[1] / "transforms" / "ws-pipeline-coarse.mlir"
@@ -24,9 +24,9 @@ def peeled_loops(module) -> int:
 @pytest.mark.parametrize("case", CASES, ids=lambda c: c.name)
 @pytest.mark.parametrize("depth,mma", [(1, 0), (2, 0), (2, 1), (3, 2), (4, 3)])
 def test_coarse_preserves_semantics(case, depth, mma, rng):
-    before = parse_kernel(case.path())
-    after = transform(case.path(), f"ws-partition,ws-distribute{{depth={depth}}},"
-                                   f"ws-pipeline-mma{{depth={mma}}},ws-pipeline-coarse")
+    before = parse_kernel(case.path(), shared=True)
+    after = compile_kernel(case.path(), f"ws-partition,ws-distribute{{depth={depth}}},"
+                                        f"ws-pipeline-mma{{depth={mma}}},ws-pipeline-coarse", shared=True)
     # Loops with a T -> C -> U chain are pipelined; GEMM-like loops are not touched.
     assert peeled_loops(after) == (1 if case.name in PIPELINED else 0)
     grid, args = case.make(rng)
@@ -43,7 +43,7 @@ def test_coarse_on_synchronous_dots(name, rng):
     assert peeled_loops(after) == 1
     assert not any(op.name == "tile.dot" for op in after.walk())
     grid, args = case.make(rng)
-    assert_same(run(parse_kernel(case.path()), case, grid, args), run(after, case, grid, args, seed=4))
+    assert_same(run(parse_kernel(case.path(), shared=True), case, grid, args), run(after, case, grid, args, seed=4))
 
 
 def _mlp_args(rng, n):
@@ -68,7 +68,7 @@ def test_staged_loop_follows_ws_stage(n, depth, rng):
     assert peeled_loops(after) == 1  # the consumer; the producer's loads are all stage 0
     assert "%h = arith.maximumf %s_prev" in _printed(after)
     grid, args = case.make(rng)
-    want = run(parse_kernel(case.path()), case, grid, args)
+    want = run(parse_kernel(case.path(), shared=True), case, grid, args)
     ref = np.maximum(args[0].astype(np.float32) @ args[1].astype(np.float32).T, 0) if n else None
     for seed in (None, 1, 2):
         assert_same(want, run(after, case, grid, args, seed=seed))
@@ -85,7 +85,7 @@ def test_slot_held_across_iterations(n, depth, rng):
     after = transform(case.path(), f"ws-partition,ws-distribute{{depth={depth}}},ws-pipeline-coarse")
     assert peeled_loops(after) == 1
     grid, args = case.make(rng)
-    want = run(parse_kernel(case.path()), case, grid, args)
+    want = run(parse_kernel(case.path(), shared=True), case, grid, args)
     for seed in (None, 5, 6):
         assert_same(want, run(after, case, grid, args, seed=seed))
 

@@ -102,7 +102,7 @@ def test_gemm_schedule_with_cooperative_groups(depth, mma, rng):
     """The team the schedule assumes: ws-specialize{cooperative=2} splits the
     accumulator into 2 x 64x256; same result as before."""
     case = by_name("gemm")
-    before = parse_kernel(case.path())
+    before = parse_kernel(case.path(), shared=True)
     after = transform(case.path(), f"{SCHED},ws-specialize{{depth={depth} mma-depth={mma} cooperative=2}}")
     parts = [p for p in after.walk() if isinstance(p, PartitionOp)]
     assert len(parts) == 3
@@ -162,8 +162,8 @@ def test_schedule_survives_partition_and_distribute(name):
 def test_scheduled_specialize_preserves_semantics(case, depth, mma, sched, rng):
     """Whichever organisation the schedule chose (attention: a ping-pong team,
     built by ws-cooperative + ws-pingpong) and the split one."""
-    before = parse_kernel(case.path())
-    after = transform(case.path(), f"{sched},ws-specialize{{depth={depth} mma-depth={mma}}}")
+    before = parse_kernel(case.path(), shared=True)
+    after = compile_kernel(case.path(), f"{sched},ws-specialize{{depth={depth} mma-depth={mma}}}", shared=True)
     grid, args = case.make(rng)
     want = run(before, case, grid, args)
     for seed in (None, 1, 2):
@@ -174,9 +174,9 @@ def test_scheduled_specialize_preserves_semantics(case, depth, mma, sched, rng):
 @pytest.mark.parametrize("depth,mma", [(1, 0), (3, 2)])
 def test_scheduled_distribute_preserves_semantics(case, depth, mma, rng):
     """The schedule's partitions without ws-pipeline-coarse (see above)."""
-    before = parse_kernel(case.path())
-    after = transform(case.path(), f"{SCHED_SPLIT},ws-partition,ws-distribute{{depth={depth}}},"
-                                   f"ws-pipeline-mma{{depth={mma}}}")
+    before = parse_kernel(case.path(), shared=True)
+    after = compile_kernel(case.path(), f"{SCHED_SPLIT},ws-partition,ws-distribute{{depth={depth}}},"
+                                        f"ws-pipeline-mma{{depth={mma}}}", shared=True)
     grid, args = case.make(rng)
     want = run(before, case, grid, args)
     for seed in (None, 1, 2):
@@ -243,7 +243,7 @@ def annotate(module, assignment):
 @pytest.mark.parametrize("depth,mma", [(1, 0), (3, 2)])
 def test_hand_assignments_preserve_semantics(name, depth, mma, rng):
     case = by_name("attention")
-    before = parse_kernel(case.path())
+    before = parse_kernel(case.path(), shared=True)
     after = annotate(parse_kernel(case.path()), ASSIGNMENTS[name])
     build_pipeline(f"ws-specialize{{depth={depth} mma-depth={mma}}}", "x").apply(None, after)
     parts = [p for p in after.walk() if isinstance(p, PartitionOp)]
