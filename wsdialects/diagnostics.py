@@ -405,7 +405,7 @@ def take_verified(module: Operation) -> bool:
     return hit
 
 
-_PARSED_LIMIT = 32  # modules `parse_text` keeps (the latest texts)
+_PARSED_LIMIT = 128  # modules `parse_text` keeps (the latest texts; more than the ~50 bundled kernels)
 _parsed: OrderedDict[tuple[str, str], ModuleOp] = OrderedDict()
 parse_memo = True  # False: every call parses (a caller that changes the parser switches it off)
 

@@ -282,7 +282,8 @@ class CooperativePass(ModulePass):
         where = {i: amap.axis[o.operands[-1]] for i, o in enumerate(part.body.walk()) if o in amap.gathered}
         for g in range(G):
             mapping: dict[SSAValue, SSAValue] = {}
-            group = part.clone(value_mapper=mapping)
+            last = g == G - 1  # the last group is `part` itself (the others are copies of it, placed before it)
+            group = part if last else part.clone(value_mapper=mapping)
             stores = [(o, where[i]) for i, o in enumerate(group.body.walk()) if i in where]
             group.id = IntegerAttr(part.pid if g == 0 else first_id + g - 1, 32)
             group.num_warps = IntegerAttr(warps, 32)
@@ -291,9 +292,8 @@ class CooperativePass(ModulePass):
             self.retype({mapping.get(v, v): a for v, a in amap.axis.items()},
                         {mapping.get(v, v) for v in amap.shared}, g)
             self.gather_stores(stores, g)
-            region.body.block.insert_op_before(group, part)
-        part.detach()
-        part.erase()
+            if not last:
+                region.body.block.insert_op_before(group, part)
         # A slot is refilled once every partition that releases the ring has released it:
         # the groups of this partition, and any other partition that reads the same ring
         # (a partition left whole keeps releasing once; counting G for every ring left the
