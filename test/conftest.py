@@ -66,7 +66,11 @@ def _kernel_cache_off_under_monkeypatch(request):
 
 def pytest_configure(config):
     """The run's folder (kernel_cache.run_folder: made by the process that starts the run and
-    inherited by the pytest-xdist workers it starts), and test/solve_cache.py in every process."""
+    inherited by the pytest-xdist workers it starts), and test/solve_cache.py in every process;
+    `parse_text`'s memo of the latest texts on (the suite parses the same kernels again and again)."""
+    from wsdialects import diagnostics
+
+    diagnostics.parse_memo = True
     if not hasattr(config, "workerinput"):
         import tempfile
 

@@ -407,17 +407,19 @@ def take_verified(module: Operation) -> bool:
 
 _PARSED_LIMIT = 128  # modules `parse_text` keeps (the latest texts; more than the ~50 bundled kernels)
 _parsed: OrderedDict[tuple[str, str], ModuleOp] = OrderedDict()
-parse_memo = True  # False: every call parses (a caller that changes the parser switches it off)
+parse_memo = False  # True: keep the latest texts' modules (a driver that parses the same texts again and
+# again switches it on: the test suite, the fuzzer; a compile parses each text once, so ws-opt does not)
 
 
 def parse_text(text: str, file: str = "<input>") -> ModuleOp:
     """Parse and verify MLIR text; bad input raises WsError with file:line:col.
 
-    The modules of the latest texts are kept, a copy each, by the file name and the whole text:
-    the same text under the same name again gives a copy of the kept module (what a parse
-    gives, locations and value names included) without parsing. A text that does not parse
-    is never kept. The test suite, the fuzzer and the tools' drivers parse the same kernels
-    again and again."""
+    With ``parse_memo`` on, the modules of the latest texts are kept, a copy each, by the file
+    name and the whole text: the same text under the same name again gives a copy of the kept
+    module (what a parse gives, locations and value names included) without parsing. A text
+    that does not parse is never kept. Off by default (a copy per parse is pure cost to a
+    caller that parses each text once); the test suite and the fuzzer, which parse the same
+    kernels again and again, switch it on."""
     if not parse_memo:
         return _parse_text(text, file)
     key = (file, text)

@@ -91,3 +91,13 @@ def test_a_text_that_does_not_parse_is_not_kept():
         with pytest.raises(WsError, match="undefined symbol alias"):
             parse_text(ALIASED.split("\n", 1)[1].format(), "bad.mlir")
     assert not diagnostics._parsed
+
+
+def test_the_memo_is_off_outside_the_suite():
+    """A compile parses each text once: ws-opt and library users keep no copies."""
+    import subprocess
+    import sys
+
+    out = subprocess.run([sys.executable, "-c", "import wsdialects.diagnostics as d; print(d.parse_memo)"],
+                         capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "False"

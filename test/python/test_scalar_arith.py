@@ -62,21 +62,26 @@ def _same(got, want):
     assert [int(x) for x in got] == [int(x) for x in want]
 
 
+def _dtype(width):
+    return np.int64 if width == "index" else np.dtype(f"int{width}").type
+
+
+def _check_pairs(op, width, monkeypatch, calls):
+    """`op` on every pair of the width's interesting values: the scalar path's result is numpy's."""
+    dt = _dtype(width)
+    for x, y in itertools.product(_values(64 if width == "index" else width), repeat=2):
+        _same(*_both(op, [dt(x), dt(y)], monkeypatch, calls))
+
+
 @pytest.mark.filterwarnings("ignore::RuntimeWarning")  # numpy's int64 overflow, wrapped alike
 @pytest.mark.parametrize("width", list(TYPES))
 def test_binary_ops_give_what_numpy_gives(width, monkeypatch):
-    t = TYPES[width]
-    dt = np.int64 if width == "index" else np.dtype(f"int{width}").type
-    block = Block(arg_types=[t, t])
+    block = Block(arg_types=[TYPES[width], TYPES[width]])
     calls = []
     for name in BINARY:
-        op = OPS[name](block.args[0], block.args[1])
-        for x, y in itertools.product(_values(64 if width == "index" else width), repeat=2):
-            _same(*_both(op, [dt(x), dt(y)], monkeypatch, calls))
+        _check_pairs(OPS[name](block.args[0], block.args[1]), width, monkeypatch, calls)
     for pred in ["eq", "ne", "slt", "sle", "sgt", "sge"]:
-        op = arith.CmpiOp(block.args[0], block.args[1], pred)
-        for x, y in itertools.product(_values(64 if width == "index" else width), repeat=2):
-            _same(*_both(op, [dt(x), dt(y)], monkeypatch, calls))
+        _check_pairs(arith.CmpiOp(block.args[0], block.args[1], pred), width, monkeypatch, calls)
     # the scalar path ran: numpy only for 64-bit divisions by a non-zero divisor
     nonzero = len(_values(8)) * (len(_values(8)) - 1)
     assert len(calls) == (4 * nonzero if width in (64, "index") else 0)
@@ -90,7 +95,7 @@ def test_casts_give_what_numpy_gives(src, dst, monkeypatch):
     ops = [arith.ExtSIOp(block.args[0], TYPES[dst]) if dst != "index" and src != "index" and dst > src
            else arith.TruncIOp(block.args[0], TYPES[dst]) if dst != "index" and src != "index"
            else arith.IndexCastOp(block.args[0], TYPES[dst])]
-    dt = np.int64 if src == "index" else np.dtype(f"int{src}").type
+    dt = _dtype(src)
     for op in ops:
         for x in _values(64 if src == "index" else src):
             _same(*_both(op, [dt(x)], monkeypatch, calls))
@@ -107,12 +112,9 @@ def test_division_by_zero_is_the_same_error():
 @pytest.mark.filterwarnings("ignore::RuntimeWarning")
 @pytest.mark.parametrize("width", list(TYPES))
 def test_unsigned_divisions_give_what_numpy_gives(width, monkeypatch):
-    t = TYPES[width]
-    dt = np.int64 if width == "index" else np.dtype(f"int{width}").type
-    block = Block(arg_types=[t, t])
+    block = Block(arg_types=[TYPES[width], TYPES[width]])
     calls = []
     for op in (arith.DivUIOp(block.args[0], block.args[1]), arith.RemUIOp(block.args[0], block.args[1])):
-        for x, y in itertools.product(_values(64 if width == "index" else width), repeat=2):
-            _same(*_both(op, [dt(x), dt(y)], monkeypatch, calls))
+        _check_pairs(op, width, monkeypatch, calls)
     if width not in (64, "index"):
         assert not calls  # the scalar path ran (at 64 bits numpy's, which fails to mask, as before)

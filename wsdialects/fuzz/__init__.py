@@ -91,6 +91,9 @@ def warm_up() -> None:
         except Exception:  # noqa: BLE001
             pass
     import numpy.random  # noqa: F401 - numpy imports it on first use: in every child (~20 ms each), not here
+    from wsdialects import diagnostics
+
+    diagnostics.parse_memo = True  # the semantic check parses again the text the compile read (a copy instead)
 
     try:
         from wsdialects.schedule.solvers import import_cp_model

@@ -37,8 +37,8 @@ FA3's place and the heuristic pipeline's: with it the ping-pong attention schedu
 to the heuristic kernel byte for byte), the row vectors carried (a few registers each: at
 the first key they decided between tile placements, keeping the rescale in QK^T's stage
 for the one row of alpha), and ops in stages as late as possible (M's tie-break).  II and
-L are unchanged; only the tie among their schedules is chosen.  The search starts from the schedule found (a hint), runs without
-CP-SAT's LP and in-processing (flash attention: 0.1 deterministic s to the optimum, where
+L are unchanged; only the tie among their schedules is chosen.  The search starts from the
+schedule found (a hint), runs without CP-SAT's LP and in-processing (flash attention: 0.1 deterministic s to the optimum, where
 the default search needs 5) and within :data:`TIE_WORK` deterministic seconds (the same
 answer on every machine); a schedule no better than the one found is not taken.  z3 keeps
 the first schedule.

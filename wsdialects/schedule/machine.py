@@ -132,6 +132,7 @@ class Machine:
         per -= per % r.get("granularity", 1)
         return min(per, r["max_per_thread"])
 
+
 def load_machine(name_or_path: str) -> Machine:
     """A machine by name (``h100``, ``b200``) or by path to a JSON file."""
     path = name_or_path
