@@ -317,7 +317,7 @@ def test_stopped_run_leaves_a_partial_table(tmp_path):
 
     out = tmp_path / "out"
     proc = subprocess.Popen([sys.executable, "-m", "wsdialects.fuzz", "--mode", "syntax", "--seed", "4",
-                             "--count", "500", "--out", str(out), "-q"],
+                             "--count", "500", "--out", str(out), "-q", "--flush-cases", "4"],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     from wsdialects.fuzz.report import read
 
