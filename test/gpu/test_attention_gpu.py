@@ -113,12 +113,12 @@ def test_key_tile_176_stages_o_in_q_slot(pipeline):
     check_shapes(k_, 128, torch.bfloat16, False, 128)
 
 
-@pytest.mark.parametrize("stored", ["flash_attention_bf16_bn176", "flash_attention_bf16_bn176_partner"],
-                         ids=["", "partner_latency"])
+@pytest.mark.parametrize("stored", ["flash_attention_bf16_bn176", "flash_attention_bf16_bn176_occupancy"],
+                         ids=["", "occupancy"])
 @pytest.mark.parametrize("pipeline", ["ws-hopper", "ws-hopper{persistent=true programs=5}"], ids=["", "persistent"])
 def test_scheduled_key_tile_176(pipeline, stored):
-    """ws-schedule's choices for the 176-key kernel (stored: the default model's, and with
-    partner-latency P·V one stage behind), lowered with O in Q's slot."""
+    """ws-schedule's choices for the 176-key kernel (stored: the default's, P·V one stage
+    behind, and with the softmax priced at occupancy, one stage), lowered with O in Q's slot."""
     k_ = wsdialects.compile(SCHEDULED / f"{stored}.mlir", pipeline=pipeline)
     assert "ws.store_staging" in str(k_.ir)
     check_shapes(k_, 128, torch.bfloat16, False, 128)

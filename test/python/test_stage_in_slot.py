@@ -108,11 +108,11 @@ def test_staging_without_its_slot_is_an_error():
 
 
 @pytest.mark.parametrize("stored,options", [("flash_attention_bf16_bn176", ""),
-                                            ("flash_attention_bf16_bn176_partner", " partner-latency=true")])
+                                            ("flash_attention_bf16_bn176_occupancy", " partner-latency=false")])
 def test_stored_176_schedule_is_the_solver_output(stored, options):
     """test/Inputs/kernels/scheduled/flash_attention_bf16_bn176*.mlir are what ws-schedule writes
-    today, by default and with partner-latency (the GPU tests compile them; the GPU machine
-    has no OR-Tools)."""
+    today, by default (partner-latency=auto: the partner's prices) and with a member's softmax
+    priced at occupancy (the GPU tests compile them; the GPU machine has no OR-Tools)."""
     pytest.importorskip("ortools")
     text = (INPUTS / "scheduled" / f"{stored}.mlir").read_text()
     fresh = compile_kernel(BN176, f"ws-schedule{{arch=h100 time-limit=120{options}}}", file="flash_attention_bf16_bn176")
@@ -126,13 +126,13 @@ def _stages(path):
 
 
 def test_partner_latency_puts_pv_one_stage_behind_at_176_keys():
-    """Priced with the partner's interference (chain_latency.with_partner), a member's chain
-    QK^T -> softmax -> P·V no longer fits one II at 176 keys: P·V and O's rescale go one stage
-    behind QK^T (FA3's pipeline); the default model keeps P·V in QK^T's stage. P crosses the
-    stage boundary as its 16-bit copy in both."""
-    default = _stages(INPUTS / "scheduled" / "flash_attention_bf16_bn176.mlir")
-    partner = _stages(INPUTS / "scheduled" / "flash_attention_bf16_bn176_partner.mlir")
-    assert default["acc_new"] == default["qk_raw"] == 0
+    """Priced with the partner's interference (chain_latency.with_partner, the default's choice
+    here), a member's chain QK^T -> softmax -> P·V no longer fits one II at 176 keys: P·V and
+    O's rescale go one stage behind QK^T (FA3's pipeline); priced at occupancy everything stays
+    in QK^T's stage. P crosses the stage boundary as its 16-bit copy."""
+    default = _stages(INPUTS / "scheduled" / "flash_attention_bf16_bn176_occupancy.mlir")
+    partner = _stages(INPUTS / "scheduled" / "flash_attention_bf16_bn176.mlir")
+    assert set(default.values()) == {0}
     assert partner["qk_raw"] == 0 and partner["acc_new"] == partner["acc_s"] == 1
     assert partner["p16"] == partner["p"] == 0
 
@@ -143,8 +143,8 @@ def test_partner_latency_schedule_is_the_same_attention(rng):
     import ml_dtypes
     import numpy as np
 
-    after = compile_kernel(INPUTS / "scheduled" / "flash_attention_bf16_bn176_partner.mlir", "ws-hopper",
-                           file="flash_attention_bf16_bn176_partner")
+    after = compile_kernel(INPUTS / "scheduled" / "flash_attention_bf16_bn176.mlir", "ws-hopper",
+                           file="flash_attention_bf16_bn176")
     assert _staged(after) == 1 and any(o.name == "nvgpu.wgmma.mma_async" for o in after.walk())
     L, D = 400, 128
     q, k, v = (rng.standard_normal((1, L, D)).astype(ml_dtypes.bfloat16) for _ in range(3))

@@ -89,3 +89,79 @@ def test_normalization_keeps_significant_durations():
     new = dict(zip(costs, normalize_costs(costs, 300)))
     assert all(new[c] >= 1 for c in costs if c * SIGNIFICANT >= max(costs))
     assert new[704] < new[1408] <= new[1536] and new[1] == 0
+
+
+ATTN128 = ROOT / "examples" / "kernels" / "flash_attention_bf16.mlir"
+
+
+def _choose(path, **options):
+    from wsdialects.transforms.schedule import SchedulePass
+
+    pytest.importorskip("ortools")
+    fn, loop = find_kernel_loop(wsdialects.parse_file(path))
+    return SchedulePass(time_limit=120, **options).choose(fn, loop)
+
+
+def test_member_budget_is_what_the_lowering_gives_a_member():
+    """A ping-pong team's member: setmaxnreg 232 beside the 40-register producer
+    (ws-distribute), less the 28 scalar registers ws-register-budget counts on top of tiles."""
+    from wsdialects.lower.register_budget import OVERHEAD
+    from wsdialects.transforms.distribute import consumer_regs
+    from wsdialects.transforms.schedule import _member_budget
+
+    fn, loop = find_kernel_loop(wsdialects.parse_file(ATTN128))
+    lg = graph_of_loop(fn, loop, "h100", pingpong=True)
+    assert (consumer_regs(8), OVERHEAD) == (232, 28) and _member_budget(lg) == 204
+
+
+@pytest.mark.parametrize("path,partner", [(BN176, True), (ATTN128, False)], ids=["176-keys", "128-keys"])
+def test_auto_takes_the_partner_prices_where_the_member_overlaps_nothing(path, partner):
+    """partner-latency=auto: priced at occupancy the 176-key schedule is one stage (the chain
+    hidden by the partner alone), so the partner's prices decide: P·V one stage behind, whose
+    registers (201 in the model) fit the member's 204. The 128-key occupancy schedule is
+    pipelined already (P·V in stage 1) and is kept; priced with the partner it would carry the
+    f32 P (228 registers: ptxas spills 120 bytes, bench/results/2026-11-26-partner-latency-h100.md)."""
+    from wsdialects.schedule.carried import register_peak
+    from wsdialects.transforms.schedule import _member_budget, _pipelined
+
+    lg, graph, sched = _choose(path, partner_latency=False)
+    assert _pipelined(graph, sched) is not partner
+    plg, pgraph, psched = _choose(path, partner_latency=True)
+    assert (register_peak(pgraph, psched) <= _member_budget(plg)) is partner
+    auto = _choose(path)
+    assert auto[0].partner_latency is partner
+    assert auto[2].ii == (psched if partner else sched).ii and auto[2].length == (psched if partner else sched).length
+
+
+def test_register_peak_counts_what_the_joint_model_constrains():
+    """register_peak is the joint model's own count: Fig. 1 with a register per value and a
+    budget of two is scheduled at II 3 within the budget; without the budget at II 2, where
+    three values are live at once (test/schedule/lit/reg-limit.json)."""
+    from dataclasses import replace
+
+    from wsdialects.schedule.carried import register_peak
+    from wsdialects.schedule.graph import graph_from_json
+    from wsdialects.schedule.joint import twill
+
+    pytest.importorskip("ortools")
+    g = graph_from_json((ROOT / "test" / "schedule" / "lit" / "reg-limit.json").read_text())
+    limited = twill(g, time_limit=60)
+    free = twill(replace(g, warps=replace(g.warps, reg_limit=None)), time_limit=60)
+    assert (limited.ii, register_peak(g, limited)) == (3, 2) and (free.ii, register_peak(g, free)) == (2, 3)
+
+
+def test_register_peak_of_lifetimes_over_several_iis():
+    """A value live for q IIs and m cycles more holds q copies at every residue and one more at
+    the m residues from its issue (modulo variable expansion)."""
+    from wsdialects.schedule.carried import register_peak
+    from wsdialects.schedule.graph import graph_from_dict
+    from wsdialects.schedule.solution import Placement, Schedule
+
+    g = graph_from_dict({"units": {"ALU": 1}, "ops": [{"name": n, "uses": {"ALU": [1]}, "regs": r}
+                                                      for n, r in (("a", 10), ("b", 5), ("c", 7))],
+                         "edges": [{"from": "a", "to": "b", "delay": 1}, {"from": "b", "to": "a", "delay": 1, "distance": 1},
+                                   {"from": "c", "to": "b", "delay": 1, "distance": 2}]})
+    s = Schedule(4, 4, {n: Placement(t, t // 4, 0) for n, t in (("a", 0), ("b", 3), ("c", 1))})
+    # a: residues 0-2 (10); b: residue 3 until a of the next iteration (5); c: 1 -> 3 + 2 * 4 = 11,
+    # two IIs and two cycles: 2 copies everywhere, 3 at residues 1, 2 -> 10 + 21 at residue 1
+    assert register_peak(g, s) == 31

@@ -257,3 +257,21 @@ def fewest_carried(model, starts: dict[str, int], warps: dict[str, int],
     if key(*better) >= cost:
         return starts, warps
     return better
+
+
+def register_peak(graph, sched) -> int:
+    """The most registers per thread that one compute warp holds at one residue of the II
+    in the joint model's liveness (``JointModel._memory``): a value holds its registers from
+    its issue to its last user's (a user ``distance`` iterations later, that many IIs later)."""
+    ii = sched.ii
+    per: dict[int, list[int]] = {}
+    for op in graph.ops:
+        users = graph.succs(op.name)
+        if op.regs <= 0 or not users or graph.is_streaming(op.name):
+            continue
+        s = sched.ops[op.name].start
+        q, m = divmod(max([s] + [sched.ops[u.dst].start + u.distance * ii for u in users]) - s, ii)
+        counts = per.setdefault(sched.ops[op.name].warp, [0] * ii)
+        for r in range(ii):
+            counts[r] += op.regs * (q + ((r - s) % ii < m))
+    return max((max(c) for c in per.values()), default=0)

@@ -100,6 +100,7 @@ class LoopGraph:
     index_ops: set[Operation]  # nodes computed from the induction variable alone (rematerialized)
     groups_per_warp: int  # warp groups that one scheduled warp stands for (cooperative M split)
     pingpong: bool = False  # those groups are a ping-pong team (offset in time), not in lockstep
+    partner_latency: bool = False  # a member's ALU / SFU ops priced as measured beside its partner
 
 
 def _data_values(body: Block, yield_op: scf.YieldOp) -> set[SSAValue]:
@@ -316,7 +317,7 @@ def graph_of_loop(fn: func.FuncOp, loop: scf.ForOp, arch: str | Machine = "h100"
                   warps=Warps(count=groups // split, reg_limit=machine.reg_limit(groups), local_recurrences=True,
                               pingpong=team),
                   smem_capacity=machine.smem_capacity, name=fn.sym_name.data)
-    return LoopGraph(graph, names, index_ops, split, team > 1)
+    return LoopGraph(graph, names, index_ops, split, team > 1, partner)
 
 
 def graph_from_file(path: str, arch: str = "h100", kernel: str | None = None) -> Graph:

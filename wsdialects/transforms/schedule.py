@@ -1,4 +1,4 @@
-"""`ws-schedule{arch=h100 solver=cpsat time-limit=S normalize=U pingpong=true partner-latency=false}`:
+"""`ws-schedule{arch=h100 solver=cpsat time-limit=S normalize=U pingpong=true partner-latency=auto}`:
 Twill's optimal schedule written on the IR (stage 8; it runs before ws-partition).
 
 For every tile kernel whose main loop (the top-level `scf.for` holding a TMA
@@ -20,13 +20,19 @@ and the loop gets `ws.schedule = {II, L, warps = n, vl_warp = n, solver}`, plus
 the tiles by rows, and `pingpong = true` when that team runs offset in time (FA3's
 ping-pong: one member's exponentials next to the other's MMAs).
 
-With `partner-latency=true` a ping-pong member's elementwise ops take the machine model's
-`chain_latency.with_partner` times their unit occupancy until their result is ready (the
-softmax measured beside a second warp group, bench/calibrate.py): the solver then sees that a
-member's chain no longer fits one II where the default model says it does (176-key attention:
-P·V one stage behind QK^T, +12-24 % on the H100), but on 128-key tiles it carries the f32 P
-across the stage boundary and ptxas spills (-6 % at L 4k), so it is off by default
-(bench/results/2026-11-26-partner-latency-h100.md).
+`partner-latency` says how a ping-pong member's elementwise ops are priced: `true` at the
+machine model's `chain_latency.with_partner` times their unit occupancy until their result is
+ready (the softmax measured beside a second warp group, 1.32x alone: bench/calibrate.py),
+`false` at their occupancy, and `auto` (the default) at their occupancy unless that schedule
+leaves a member nothing of its own to overlap (every op of the compute warps in stage 0), and
+then with the partner where that schedule's registers fit what the lowering gives a member
+(its setmaxnreg budget less the scalars ws-register-budget counts): such a member's chain is
+hidden by its partner's MMAs alone, which the measured latency no longer lets it be (176-key
+attention: P·V one stage behind QK^T, FA3's pipeline, +12-24 % on the H100), while a pipelined
+schedule keeps its own next MMA in flight beside the chain (128-key attention: priced with the
+partner it carries the f32 P, 228 registers where 204 fit, and ptxas spills: -6 % at L 4k).
+The loop's `ws.schedule` says `partner_latency = true` when the partner's prices made it
+(bench/results/2026-11-26-partner-latency-h100.md, 2026-11-26-partner-latency-auto.md).
 
 The joint problem chooses the warp organisation: the compute groups as
 independent warps (lockstep teams where a tile needs several groups'
@@ -87,6 +93,22 @@ def _has_non_mma_work(lg) -> bool:
     g = lg.graph
     index = {lg.names[op] for op in lg.index_ops}
     return any(not op.variable_latency and not g.is_async(op.name) and op.name not in index for op in g.ops)
+
+
+def _pipelined(graph, sched) -> bool:
+    """Whether some fixed-latency op of the compute warps runs in a later stage than the
+    others (a warp overlaps its own work of two iterations)."""
+    return any(sched.ops[op.name].stage > 0 for op in graph.ops if not op.variable_latency)
+
+
+def _member_budget(lg) -> int:
+    """Registers per thread a compute warp group has for its tiles once lowered: the
+    setmaxnreg budget ws-distribute gives it beside the producer, less the scalars
+    (addresses, counters, descriptors) that ws-register-budget counts on top of the tiles."""
+    from wsdialects.lower.register_budget import OVERHEAD
+    from wsdialects.transforms.distribute import consumer_regs
+
+    return min(consumer_regs(lg.graph.warps.count * lg.groups_per_warp * 4), 255) - OVERHEAD
 
 
 def solve_cached(graphs, solver: str, time_limit: float, key_limit: float | None = None):
@@ -150,7 +172,7 @@ class SchedulePass(ModulePass):
     time_limit: int | float = 10
     normalize: int = 300
     pingpong: bool = True
-    partner_latency: bool = False
+    partner_latency: bool | str = "auto"
 
     def apply(self, ctx, op: ModuleOp) -> None:
         from wsdialects.schedule import GraphError, SolverTimeout
@@ -166,6 +188,9 @@ class SchedulePass(ModulePass):
         if not 0 < self.time_limit <= 86400:
             raise WsError(f"ws-schedule: time-limit must be a number of seconds from 0 to 86400, "
                           f"got {self.time_limit}", "ws-opt")
+        if self.partner_latency not in (True, False, "auto"):
+            raise WsError(f"ws-schedule: partner-latency must be true, false or auto, got '{self.partner_latency}'",
+                          "ws-opt")
         if not 1 <= self.normalize <= MAX_NORMALIZE_BOUND:
             raise WsError(f"ws-schedule: normalize must be from 1 to {MAX_NORMALIZE_BOUND}, got {self.normalize}",
                           "ws-opt")
@@ -193,16 +218,35 @@ class SchedulePass(ModulePass):
     def choose(self, kernel, loop):
         """The warp organisation the joint problem picks for `loop`: (its loop graph, the
         normalized graph that was solved, the schedule). `bench/schedule_gantt.py` draws it."""
+        start = time.monotonic()
+        deadline = start + self.time_limit
+        first = self._solve(kernel, loop, self.partner_latency is True, deadline)
+        lg, graph, sched = first
+        if self.partner_latency != "auto" or not lg.pingpong or _pipelined(graph, sched):
+            return first
+        from wsdialects.schedule import SolverTimeout
+        from wsdialects.schedule.carried import register_peak
+
+        try:  # the member's chain hidden by its partner alone: price it as measured beside it
+            partner = self._solve(kernel, loop, True, deadline)
+        except SolverTimeout:
+            return first
+        plg, pgraph, psched = partner
+        if not plg.pingpong or register_peak(pgraph, psched) > _member_budget(plg):
+            return first
+        return partner
+
+    def _solve(self, kernel, loop, partner_latency: bool, deadline: float):
         from wsdialects.schedule.from_ir import graph_of_loop
         from wsdialects.schedule.normalize import normalize_graphs
 
-        start = time.monotonic()
+        left = deadline - time.monotonic()
         # The warp organisations the joint problem chooses among: the compute
         # groups as independent warps (or lockstep cooperative teams, when a tile
         # needs them), and as ping-pong teams; one cost map, so IIs compare.
         organisations = [graph_of_loop(kernel, loop, self.arch)]
         if self.pingpong:
-            pingpong = graph_of_loop(kernel, loop, self.arch, pingpong=True, partner_latency=self.partner_latency)
+            pingpong = graph_of_loop(kernel, loop, self.arch, pingpong=True, partner_latency=partner_latency)
             # On a tie the organisation listed first wins. The ping-pong team goes
             # first when its members have work of their own besides their MMAs (the
             # softmax) for the partner's MMAs to overlap: on the H100 it ran attention
@@ -216,10 +260,11 @@ class SchedulePass(ModulePass):
         loop_graphs = [lg for lg in organisations if lg is not None]
         # §5.2's program gets at most a quarter of the time (it falls back to
         # proportional scaling when out of time); the search gets the rest.
-        graphs = normalize_graphs([lg.graph for lg in loop_graphs], self.normalize, time_limit=self.time_limit / 4)
-        left = self.time_limit - (time.monotonic() - start)
+        graphs = normalize_graphs([lg.graph for lg in loop_graphs], self.normalize, time_limit=left / 4)
+        left = deadline - time.monotonic()
         # The least II wins; on a tie, the organisation listed first.
-        chosen, sched = solve_cached(graphs, self.solver, max(left, 0.01), key_limit=float(self.time_limit))
+        chosen, sched = solve_cached(graphs, self.solver, max(left, 0.01),
+                                     key_limit=float(self.time_limit))
         return loop_graphs[chosen], graphs[chosen], sched
 
     def _write(self, loop, lg, sched) -> None:
@@ -240,6 +285,8 @@ class SchedulePass(ModulePass):
             info["cooperative"] = IntegerAttr(lg.groups_per_warp, i32)
         if lg.pingpong:
             info["pingpong"] = BoolAttr(True, i1)
+        if lg.partner_latency:
+            info["partner_latency"] = BoolAttr(True, i1)
         if sched.vl_warp is not None:
             info["vl_warp"] = IntegerAttr(sched.vl_warp, i32)
         loop.attributes[SCHEDULE_ATTR] = DictionaryAttr(info)
