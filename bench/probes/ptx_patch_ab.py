@@ -45,7 +45,8 @@ _EX2 = re.compile(r"^(\s*)ex2\.approx(?:\.ftz)?\.f32 (%\w+), (%\w+);$")
 
 
 # a pipeline starting with one of these compiles the solver's stored schedule (the suffix of its file)
-STORED = {"ws-schedule{arch=h100},": "", "ws-schedule{arch=h100 pingpong=false},": "_split"}
+STORED = {"ws-schedule{arch=h100},": "", "ws-schedule{arch=h100 pingpong=false},": "_split",
+          "ws-schedule{arch=h100 partner-latency=false},": "_occupancy"}
 
 
 def head_dim(kname: str) -> int:
