@@ -61,3 +61,25 @@
 // TWOPOS-NEXT: aref.consumed %aref_a_b[%q1]
 // TWOPOS-NEXT: scf.yield
 // TWOPOS-NOT: aref.consumed
+
+// A loop ws-schedule keeps in one stage, with a dot beside its accumulating one (a fused MLP):
+// the accumulation stays in flight across the back edge, retired by the next iteration's wait
+// for the other dot (pending = 0), and its W2 slot is released one iteration late.
+// RUN: ws-opt %S/../Inputs/kernels/scheduled/fused_mlp.mlir -p 'ws-partition,ws-distribute{depth=3},ws-pipeline-mma{depth=2}' | filecheck %s --check-prefix=MIXED
+// MIXED: scf.for %{{.*}} iter_args(%acc = %zero)
+// MIXED: %s = mma.async_dot
+// MIXED-NEXT: %s_1 = mma.wait %s {pending = 0}
+// MIXED-NEXT: aref.consumed %aref_w1[%j_1]
+// MIXED: %acc2 = mma.async_dot %h16, %w2_1, %acc
+// MIXED-NEXT: %acc2_1 = mma.wait %acc2 {pending = 1}
+// MIXED: scf.if %retired {
+// MIXED-NEXT: aref.consumed %aref_w2[%prev]
+// MIXED: scf.yield %acc2_1
+// MIXED: %r_2 = mma.wait %r_1 {pending = 0}
+// MIXED: scf.for %{{.*}} = %drain_from to %trips
+// MIXED-NEXT: aref.consumed %aref_w2
+// The heuristic pipeline (no schedule) waits for both dots in their iteration (then ws-pipeline-coarse pipelines it).
+// RUN: ws-opt %S/../Inputs/kernels/fused_mlp.mlir -p 'ws-partition,ws-distribute{depth=3},ws-pipeline-mma{depth=2}' | filecheck %s --check-prefix=UNSCHED
+// UNSCHED: %acc2 = mma.async_dot
+// UNSCHED-NEXT: %acc2_1 = mma.wait %acc2 {pending = 0}
+// UNSCHED-NEXT: aref.consumed %aref_w2

@@ -10,6 +10,14 @@ dot is waited for at once, as are the dots of a loop that reads a ring at
 more than one position per iteration (its releases stay where they are). P must
 stay below the ring depth: P dots in flight hold P+1 slots.
 
+A loop that `ws-schedule` keeps in one stage (every `ws.stage` 0) with other dots
+beside its accumulating ones (a fused MLP: `h = relu(x·w1)`, `acc += h·w2`) keeps
+the accumulating dots in flight across the back edge, as the schedule's model
+does (their only reader is the next iteration's dot on the same accumulator): the
+other dots are waited for at once, and that wait, `pending = 0`, retires the
+previous iteration's accumulation too (wgmma groups complete in order), so its
+slots are released one iteration late (P = 1) and the last after the loop.
+
     %a, %b = aref.get %r[%k]                       %a, %b = aref.get %r[%k]
     %d = tile.dot %a, %bt, %acc            ==>     %d = mma.async_dot %a, %bt, %acc
     aref.consumed %r[%k]                           %w = mma.wait %d {pending = 1}
@@ -31,6 +39,7 @@ from wsdialects.diagnostics import WsError, error_at
 from wsdialects.mma import AsyncDotOp, WaitOp
 from wsdialects.tile import DotOp
 from wsdialects.transforms.distribute import borrowed, users_in
+from wsdialects.transforms.partition import SCHEDULE_ATTR, STAGE_ATTR
 from wsdialects.warp_group import PartitionOp
 
 
@@ -65,6 +74,12 @@ def _deferred_rings(body: Block, gets: list[GetOp], dots: list[DotOp]) -> dict[S
     return out
 
 
+def _one_stage(loop: scf.ForOp) -> bool:
+    """Whether ws-schedule scheduled `loop` and kept all of it in one stage."""
+    return SCHEDULE_ATTR in loop.attributes and all(
+        o.attributes[STAGE_ATTR].value.data == 0 for o in loop.body.block.ops if STAGE_ATTR in o.attributes)
+
+
 def trip_count(loop: scf.ForOp) -> tuple[list[Operation], SSAValue]:
     """Ops computing max(ceildiv(ub - lb, step), 0), and that value."""
     t = loop.lb.type
@@ -97,8 +112,14 @@ class PipelineMmaPass(ModulePass):
         gets = [o for o in body.ops if isinstance(o, GetOp)]
         deferred = _deferred_rings(body, gets, dots)
         read_by_dots = {g.ring for g in gets for d in dots if d in users_in(body, borrowed(body, g))}
-        overlap = (self.depth > 0 and all(is_accumulation(d, loop) for d in dots)
-                   and read_by_dots <= set(deferred))
+        acc = [d for d in dots if is_accumulation(d, loop)]
+        mixed = _one_stage(loop) and 0 < len(acc) < len(dots) and self.depth > 0
+        if mixed:  # only the accumulating dots' rings are released late
+            deferred = {r: v for r, v in deferred.items()
+                        if all(d in acc for d in dots if d in users_in(body, borrowed(body, v[0])))}
+            read_by_dots = {g.ring for g in gets for d in acc if d in users_in(body, borrowed(body, g))}
+        overlap = (self.depth > 0 and (mixed or len(acc) == len(dots)) and read_by_dots <= set(deferred)
+                   and bool(deferred or not mixed))
         new_dots = []
         for d in dots:
             a = AsyncDotOp(d.a, d.b, d.acc)
@@ -110,13 +131,16 @@ class PipelineMmaPass(ModulePass):
             d.detach()
             d.erase()
             new_dots.append(a)
-        if not overlap:
-            for a in new_dots:  # P = 0: no dot outlives its own iteration step
+        kept = [a for d, a in zip(dots, new_dots) if overlap and (not mixed or d in acc)]
+        for a in new_dots:
+            if a not in kept:  # P = 0: no dot outlives its own iteration step
                 w = WaitOp([a.result], 0)
                 body.insert_op_after(w, a)
                 a.result.replace_uses_with_if(w.outputs[0], lambda u, w=w: u.operation is not w)
+        if not kept:
             return
-        P = self.depth
+        new_dots = kept
+        P = 1 if mixed else self.depth
         for ring, (g, _) in deferred.items():
             depth = ring.type.depth.data if isinstance(ring.type, RingType) else 1
             if P >= depth:
