@@ -221,8 +221,8 @@ def test_attention_variants_finish_within_the_limit(variant, capsys):
 
     module = wsdialects.parse(VARIANTS[variant](open(ATTENTION).read()), f"{variant}.mlir")
     t = time.perf_counter()
-    SchedulePass(time_limit=2).apply(None, module)
-    assert time.perf_counter() - t < 2.0 + SLACK
+    SchedulePass(time_limit=0.5).apply(None, module)  # each falls back at 0.5 s as at 2 s (the search runs out)
+    assert time.perf_counter() - t < 0.5 + SLACK
     scheduled = "ws.schedule" in str(module)
     err = capsys.readouterr().err
     assert scheduled or re.search(rf"{variant}.mlir:\d+:\d+: remark: ws-schedule: .*falling back to the "
@@ -276,6 +276,6 @@ def test_cli_kernel_errors_are_located_once(tmp_path, capsys):
 
 def test_cli_time_limit_covers_the_whole_run(capsys):
     t = time.perf_counter()
-    assert main([D64, "--time-limit", "1"]) == 1
-    assert time.perf_counter() - t < 1.0 + SLACK
+    assert main([D64, "--time-limit", "0.5"]) == 1
+    assert time.perf_counter() - t < 0.5 + SLACK
     assert "error: solver gave up" in capsys.readouterr().err
