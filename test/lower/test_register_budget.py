@@ -232,10 +232,22 @@ def _ws_opt_ptx(path: Path, tmp_path: Path, env_extra: dict | None = None) -> su
                            "-o", str(tmp_path / "k.ptx")], capture_output=True, text=True, env=env, cwd=ROOT)
 
 
-def test_ws_opt_reports_ptxas_spills(tmp_path):
+def _ws_opt_ptx_here(path: Path, tmp_path: Path, capsys, monkeypatch) -> subprocess.CompletedProcess:
+    """`_ws_opt_ptx` in this process: `ws_opt.main` (what the console script calls), without an
+    interpreter start and its imports; ptxas still runs as ws-opt runs it."""
+    from wsdialects.tools import ws_opt
+
+    capsys.readouterr()
+    with pytest.raises(SystemExit) as exit_:
+        ws_opt.main([str(path), "-p", "ws-hopper", "-t", "ptx", "-o", str(tmp_path / "k.ptx")])
+    out = capsys.readouterr()
+    return subprocess.CompletedProcess(["ws-opt"], exit_.value.code, out.out, out.err)
+
+
+def test_ws_opt_reports_ptxas_spills(tmp_path, capsys, monkeypatch):
     _ptxas()
     f = _gemm_w4(tmp_path)
-    r = _ws_opt_ptx(f, tmp_path)
+    r = _ws_opt_ptx_here(f, tmp_path, capsys, monkeypatch)
     assert r.returncode == 0, r.stderr
     func_line = next(i for i, ln in enumerate(f.read_text().splitlines(), 1) if "func.func @matmul" in ln)
     (w,) = [ln for ln in r.stderr.splitlines() if "warning: ptxas" in ln and "spills" in ln]
@@ -248,17 +260,18 @@ def test_ws_opt_reports_ptxas_spills(tmp_path):
     assert (tmp_path / "k.ptx").read_text().count(".entry matmul") == 1
 
 
-def test_ws_opt_ptxas_skipped(tmp_path):
+def test_ws_opt_ptxas_skipped(tmp_path, capsys, monkeypatch):
     """Without ptxas (WSDIALECTS_PTXAS=0 stands in for a machine without it) only the
     estimate speaks; the PTX is the same."""
-    r = _ws_opt_ptx(_gemm_w4(tmp_path), tmp_path, {"WSDIALECTS_PTXAS": "0"})
+    monkeypatch.setenv("WSDIALECTS_PTXAS", "0")
+    r = _ws_opt_ptx_here(_gemm_w4(tmp_path), tmp_path, capsys, monkeypatch)
     assert r.returncode == 0, r.stderr
     assert "warning: ptxas" not in r.stderr and "warning: ws-register-budget" in r.stderr, r.stderr
 
 
 def test_ws_opt_default_gemm_silent(tmp_path):
     _ptxas()
-    r = _ws_opt_ptx(GEMM, tmp_path)
+    r = _ws_opt_ptx(GEMM, tmp_path)  # the tool as a process (the two tests above: the same code in this one)
     assert r.returncode == 0 and "warning" not in r.stderr, r.stderr
 
 

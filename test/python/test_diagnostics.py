@@ -1,7 +1,10 @@
 """Bad input gives one located diagnostic and exit status 1, never a traceback.
 
-`ws-opt` runs as a subprocess (as users and CI run it) on small bad inputs from
-every dialect; the Python API (`parse_text`, `verify`) raises `WsError` with the
+`ws-opt` runs as a subprocess (as users and CI run it) on one bad input and one
+bad option, stdin, a missing and an empty file; the other bad inputs (every
+dialect) and options run through the same entry point in this process
+(`ws_opt.main`, what the console script calls: the same output and exit status,
+without an interpreter start and its imports per case); the Python API (`parse_text`, `verify`) raises `WsError` with the
 same location. The warp_group check that values cross partitions only through
 arefs cannot be written as text (the other partition's values are not in scope
 there), so it is exercised on IR built in Python.
@@ -30,6 +33,21 @@ def _ws_opt() -> str:
 def run_ws_opt(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess:
     env = {k: v for k, v in os.environ.items() if k != "WS_OPT_TRACEBACK"}
     return subprocess.run([_ws_opt(), *args], input=stdin, capture_output=True, text=True, env=env, timeout=120)
+
+
+def ws_opt_here(capsys, monkeypatch, *args: str) -> subprocess.CompletedProcess:
+    """`ws-opt ARGS` in this process: `ws_opt.main` (the console script is `sys.exit(main())`),
+    its exit status, stdout and stderr, as `run_ws_opt` gives them."""
+    from wsdialects.tools import ws_opt
+
+    monkeypatch.delenv("WS_OPT_TRACEBACK", raising=False)
+    capsys.readouterr()
+    with pytest.raises(SystemExit) as exit_:
+        ws_opt.main(list(args))
+    out = capsys.readouterr()
+    code = exit_.value.code
+    return subprocess.CompletedProcess(["ws-opt", *args], code if isinstance(code, int) else 0 if code is None else 1,
+                                       out.out, out.err)
 
 
 def fn(args: str, body: str) -> str:
@@ -76,10 +94,13 @@ CASES = [
 
 
 @pytest.mark.parametrize("text, expected", [c[1:] for c in CASES], ids=[c[0] for c in CASES])
-def test_ws_opt_reports_bad_input_with_location(tmp_path, text, expected):
+def test_ws_opt_reports_bad_input_with_location(tmp_path, text, expected, capsys, monkeypatch):
     f = tmp_path / "bad.mlir"
     f.write_text(text)
-    r = run_ws_opt(str(f))
+    if text == CASES[0][1]:
+        r = run_ws_opt(str(f))  # the installed tool, as a process
+    else:
+        r = ws_opt_here(capsys, monkeypatch, str(f))
     assert r.returncode == 1, r.stderr
     assert "Traceback" not in r.stderr and "internal error" not in r.stderr
     assert r.stdout == ""
@@ -115,10 +136,13 @@ def test_stdin_is_named_stdin():
     ],
     ids=["unknown-pass", "bad-option", "bad-pipeline", "pass-pipeline-syntax", "unknown-target", "unknown-flag"],
 )
-def test_ws_opt_reports_bad_options(tmp_path, args, expected):
+def test_ws_opt_reports_bad_options(tmp_path, args, expected, capsys, monkeypatch):
     f = tmp_path / "ok.mlir"
     f.write_text(fn("", "%p = tile.program_id 0 : i32"))
-    r = run_ws_opt(str(f), *args)
+    if args == ["-p", "no-such-pass"]:
+        r = run_ws_opt(str(f), *args)  # the installed tool, as a process
+    else:
+        r = ws_opt_here(capsys, monkeypatch, str(f), *args)
     assert r.returncode == 1
     assert "Traceback" not in r.stderr
     assert r.stderr.startswith(expected), r.stderr
