@@ -88,7 +88,8 @@ def options(cls: type) -> list[tuple[str, str, str]]:
     for f in dataclasses.fields(cls):
         default = f.default if f.default is not dataclasses.MISSING else None
         shown = str(default).lower() if isinstance(default, bool) else str(default)
-        rows.append((f.name.replace("_", "-"), str(f.type), shown))
+        # a union's `|` would split the markdown table's cell: `int or float`
+        rows.append((f.name.replace("_", "-"), str(f.type).replace(" | ", " or "), shown))
     return rows
 
 
