@@ -257,7 +257,7 @@ def compile_ptx(path, pipeline: str) -> str:
     from wsdialects.lower.to_llvm import lower_module
 
     return _memo(("ptx", *_file_key(path), pipeline),
-                 lambda: llvm_to_ptx(lower_module(compile_kernel(path, pipeline)).llvm_ir))
+                 lambda: llvm_to_ptx(lower_module(compile_kernel(path, pipeline, shared=True)).llvm_ir))
 
 
 def run_ptxas(ptx: str, ptxas: str, extra: tuple[str, ...] = ()) -> tuple[int, str]:

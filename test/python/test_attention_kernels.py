@@ -55,7 +55,7 @@ def test_kernel_as_written(name, D, dt, causal, L, rng):
 @pytest.mark.parametrize("name,D,dt,causal", VARIANTS, ids=[v[0] for v in VARIANTS])
 @pytest.mark.parametrize("pipeline", ["ws-hopper", "ws-hopper{cooperative=2 depth=2}"])
 def test_kernel_after_ws_hopper(name, D, dt, causal, pipeline, rng):
-    m = compile_kernel(KERNELS / f"{name}.mlir", pipeline, file=name)
+    m = compile_kernel(KERNELS / f"{name}.mlir", pipeline, file=name, shared=True)
     assert any(o.name == "nvgpu.wgmma.mma_async" for o in m.walk())
     tol = 1e-2 if dt is ml_dtypes.bfloat16 else 2e-3
     assert run(m, name, D, dt, causal, 200, 2, rng, seed=7) < tol
@@ -72,7 +72,7 @@ def test_persistent_pingpong_attention(name, schedule, rng):
     ragged L, so programs run several tiles and the ring positions and turns carry across them."""
     src = (SCHEDULED / f"{name}.mlir") if schedule else (KERNELS / f"{name}.mlir")
     opts = "programs=3" if schedule else "cooperative=2 pingpong=true programs=3"
-    m = compile_kernel(src, f"ws-hopper{{persistent=true {opts}}}", file=name)
+    m = compile_kernel(src, f"ws-hopper{{persistent=true {opts}}}", file=name, shared=True)
     assert any("ws.persistent" in o.attributes for o in m.walk())
     D, dt, causal = {v[0]: v[1:] for v in VARIANTS}[name]
     assert run(m, name, D, dt, causal, 300, 2, rng, seed=3) < 2e-3
@@ -88,7 +88,7 @@ def test_scheduled_kernel_after_ws_hopper(name, organisation, rng):
     The split organisation (`pingpong=false`): softmax and P.V on two warp groups, P and the
     row rescale (a 1-D f32 tile: a plain shared-memory array) through aref slots."""
     assert any("ws.warp" in o.attributes for o in parse_kernel(SCHEDULED / f"{name}{organisation}.mlir").walk())
-    m = compile_kernel(SCHEDULED / f"{name}{organisation}.mlir", "ws-hopper", file=name)
+    m = compile_kernel(SCHEDULED / f"{name}{organisation}.mlir", "ws-hopper", file=name, shared=True)
     if organisation:
         one_d = [o for o in m.walk() if o.name == "nvgpu.smem.alloc" and len(o.results[0].type.get_shape()) == 2]
         assert one_d, "the row rescale goes through a 1-D slot"
@@ -111,7 +111,7 @@ def test_scheduled_other_head_dims_after_ws_hopper(name, rng):
     stored = parse_kernel(SCHEDULED / f"{name}.mlir")
     loop_attrs = [o.attributes["ws.schedule"] for o in stored.walk() if "ws.schedule" in o.attributes]
     assert loop_attrs and any("ws.warp" in o.attributes for o in stored.walk())
-    after = compile_kernel(SCHEDULED / f"{name}.mlir", "ws-hopper", file=name)
+    after = compile_kernel(SCHEDULED / f"{name}.mlir", "ws-hopper", file=name, shared=True)
     assert any(o.name == "nvgpu.wgmma.mma_async" for o in after.walk())
     if "pingpong" in loop_attrs[0].data:
         assert [o for o in after.walk() if o.name == "nvvm.barrier_arrive"], "the team takes turns"
@@ -141,7 +141,8 @@ def test_stored_schedules_are_the_solver_output(name, organisation, options):
     where OR-Tools is installed), so the GPU tests compile the current solver's choice."""
     pytest.importorskip("ortools")
     stored = (SCHEDULED / f"{name}{organisation}.mlir").read_text()
-    fresh = compile_kernel(KERNELS / f"{name}.mlir", f"ws-schedule{{arch=h100 time-limit=120{options}}}", file=name)
+    fresh = compile_kernel(KERNELS / f"{name}.mlir", f"ws-schedule{{arch=h100 time-limit=120{options}}}", file=name,
+                           shared=True)
     body = "\n".join(line for line in stored.splitlines() if not line.startswith("//"))
     assert str(fresh).strip() == body.strip()
 

@@ -41,7 +41,7 @@ def test_release_before_the_store_is_caught(rng):
     persistent program's next tile) may land in the slot first, or O overwrite the next Q."""
     case = next(c for c in CASES if c.name == "attention")
     spec = "ws-specialize{depth=2 mma-depth=1 persistent=true programs=1},ws-stage-in-slot,ws-lower-aref"
-    text = str(compile_kernel(case.path(), spec))
+    text = str(compile_kernel(case.path(), spec, shared=True))
     lines = text.splitlines()
     wait = next(i for i, ln in enumerate(lines) if "nvgpu.tma.store_wait" in ln)
     release = wait + 1 + next(i for i, ln in enumerate(lines[wait + 1:]) if "nvgpu.mbarrier.arrive %aref_q_empty" in ln)
@@ -115,7 +115,8 @@ def test_stored_176_schedule_is_the_solver_output(stored, options):
     priced at occupancy (the GPU tests compile them; the GPU machine has no OR-Tools)."""
     pytest.importorskip("ortools")
     text = (INPUTS / "scheduled" / f"{stored}.mlir").read_text()
-    fresh = compile_kernel(BN176, f"ws-schedule{{arch=h100 time-limit=120{options}}}", file="flash_attention_bf16_bn176")
+    fresh = compile_kernel(BN176, f"ws-schedule{{arch=h100 time-limit=120{options}}}", file="flash_attention_bf16_bn176",
+                           shared=True)
     assert str(fresh).strip() == "\n".join(ln for ln in text.splitlines() if not ln.startswith("//")).strip()
 
 
@@ -164,7 +165,7 @@ def test_verify_sync_catches_a_release_before_the_store():
     ws-hopper runs on every lowering, reports it at the refill); as compiled it is clean."""
     from wsdialects.transforms.verify_sync import verify_sync
 
-    text = str(compile_kernel(BN176, "ws-hopper{cooperative=2 pingpong=true persistent=true}"))
+    text = str(compile_kernel(BN176, "ws-hopper{cooperative=2 pingpong=true persistent=true}", shared=True))
     verify_sync(wsdialects.parse(text))
     lines = text.splitlines()
     store = next(i for i, ln in enumerate(lines) if "tile.desc_store" in ln and "ws.store_staging" in ln)
@@ -179,7 +180,7 @@ def test_slot_read_outside_the_team_is_not_staged():
     """ws-schedule's split attention stores O from the P·V warp while the softmax warp reads Q.
     Had the storing warp a (dead) get of Q's ring too, it would look like a team of one that
     holds the slot; but the softmax warp's QK^T may still read it: not staged."""
-    text = str(compile_kernel(INPUTS / "scheduled" / "flash_attention_split.mlir", "ws-specialize"))
+    text = str(compile_kernel(INPUTS / "scheduled" / "flash_attention_split.mlir", "ws-specialize", shared=True))
     text = text.replace("%aref_q = aref.create :", "%aref_q = aref.create consumers = 2 :", 1)
     lines = text.splitlines()
     store = next(i for i, ln in enumerate(lines) if "tile.desc_store" in ln)
