@@ -71,12 +71,17 @@ def test_split_attention_rescales_next_to_pv(name):
     st = _stages(f"{name}_split.mlir")
     assert st["acc_s"][1] == st["acc_new"][1] and st["acc_s"][0] == st["acc_new"][0] == 1
 
-@pytest.mark.parametrize("name", ["flash_attention", "flash_attention_causal", "flash_attention_bf16"])
+@pytest.mark.parametrize("name", ["flash_attention", "flash_attention_causal", "flash_attention_bf16",
+                                  "flash_attention_bf16_bn176"])
 def test_pingpong_attention_is_the_heuristic_kernel(name):
     """With the rescale next to P·V, ws-schedule's ping-pong attention (the stored schedule,
     the solver's output) compiles to the PTX of the heuristic ping-pong pipeline, byte for
-    byte: the solver finds FA3's pipeline and the heuristic's structure on its own."""
-    examples = Path(__file__).resolve().parents[2] / "examples" / "kernels"
+    byte: the solver finds FA3's pipeline and the heuristic's structure on its own. The 176-key
+    tile too (priced with the partner, partner-latency=auto), since a waiting op may issue beside
+    another op's latency tail (the joint model's blocking window is the issue cycles)."""
+    root = Path(__file__).resolve().parents[2]
+    source = next(p for p in (root / "examples" / "kernels" / f"{name}.mlir",
+                              root / "test" / "Inputs" / "kernels" / f"{name}.mlir") if p.exists())
     solver = wsdialects.compile(SCHEDULED / f"{name}.mlir", pipeline="ws-hopper")
-    heuristic = wsdialects.compile(examples / f"{name}.mlir", pipeline="ws-hopper{cooperative=2 pingpong=true}")
+    heuristic = wsdialects.compile(source, pipeline="ws-hopper{cooperative=2 pingpong=true}")
     assert solver.ptx == heuristic.ptx

@@ -118,9 +118,9 @@ def test_member_budget_is_what_the_lowering_gives_a_member():
 def test_auto_takes_the_partner_prices_where_the_member_overlaps_nothing(path, partner):
     """partner-latency=auto: priced at occupancy the 176-key schedule is one stage (the chain
     hidden by the partner alone), so the partner's prices decide: P·V one stage behind, whose
-    registers (201 in the model) fit the member's 204. The 128-key occupancy schedule is
+    registers (200 in the model) fit the member's 204. The 128-key occupancy schedule is
     pipelined already (P·V in stage 1) and is kept; priced with the partner it would carry the
-    f32 P (228 registers: ptxas spills 120 bytes, bench/results/2026-11-26-partner-latency-h100.md)."""
+    f32 P (227 registers: ptxas spills 120 bytes, bench/results/2026-11-26-partner-latency-h100.md)."""
     from wsdialects.schedule.carried import register_peak
     from wsdialects.transforms.schedule import _member_budget, _pipelined
 

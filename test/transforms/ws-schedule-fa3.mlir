@@ -25,7 +25,8 @@
 // FA3H-NEXT: %acc_new{{(_[0-9]+)?}} = nvgpu.wgmma.mma_async
 // FA3H-NEXT: nvgpu.wgmma.commit_group
 // FA3H-NEXT: nvvm.barrier_arrive [[T1:[0-9]+]] threads 256
-// FA3H-NEXT: nvgpu.wgmma.wait_group %qk_raw{{(_[0-9]+)?}} {pending = 1}
+// FA3H-NOT: nvgpu.wgmma.mma_async
+// FA3H: nvgpu.wgmma.wait_group %qk_raw{{(_[0-9]+)?}} {pending = 1}
 // FA3H-NOT: nvgpu.wgmma.wait_group
 // FA3H: math.exp2
 // FA3H-NOT: nvgpu.wgmma.mma_async

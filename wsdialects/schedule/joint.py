@@ -144,13 +144,16 @@ class JointModel(ModuloModel):
                 # issue slots, so v's wait does not interrupt it: v may wait for an
                 # earlier dot while a later one runs (FA3's intra-warpgroup overlap;
                 # completion is in issue order, so the wait never waits for it).
-                if o.name == v or o.cycles <= 0 or g.is_async(o.name):
+                # Only o's issue (its unit occupancy) needs the warp; the rest of its latency is
+                # the pipeline's (176-key attention: P's 2-cycle convert, ready 3 cycles after issue,
+                # does not keep QK^T's wait for K from issuing in the cycle after).
+                if o.name == v or o.length <= 0 or g.is_async(o.name):
                     continue
                 sw = self._same_warp(v, o.name) if self.layout.total > 1 else None
                 for cond in ([None] if always else conds):
                     extra = [] if cond is None else [(1, cond)]
-                    if o.cycles >= ii:
-                        # o is always executing on its warp: v cannot share it.
+                    if o.length >= ii:
+                        # o is always issuing on its warp: v cannot share it.
                         if sw is None:
                             # One warp: v can never start.  (Cross-warp guards need two warps.)
                             self.feasible_bounds = self.blocked_ok = False
@@ -158,7 +161,7 @@ class JointModel(ModuloModel):
                             b.add([(1, sw)] + extra, hi=len(extra))
                         continue
                     for r in range(ii):
-                        window = [(1, o_lit) for c in range(o.cycles) for o_lit in [self.rho[o.name][(r - c) % ii]]]
+                        window = [(1, o_lit) for c in range(o.length) for o_lit in [self.rho[o.name][(r - c) % ii]]]
                         terms = [(1, self.rho[v][r])] + window + extra
                         bound = 1 + len(extra)
                         if sw is not None:

@@ -11,8 +11,8 @@ needs no search, only counting residues:
   ``local_recurrences`` is set; with one compute warp every fixed-latency op is
   on it.
 - **blocking windows**: on one warp, an op that blocks on an incoming result
-  cannot issue while another (non-asynchronous) op of that warp executes.  Take
-  the warp's longest-running op ``o`` (``c`` cycles): every other blocking op
+  cannot issue while another (non-asynchronous) op of that warp issues (its unit
+  occupancy).  Take the warp's longest-issuing op ``o`` (``c`` cycles): every other blocking op
   issues outside its ``c`` residues, and blocking ops that cannot share a
   residue (one of them executes for a cycle or more, or both need a unit at
   issue beyond its capacity) need distinct ones, so ``II >= c + their number``.
@@ -127,9 +127,9 @@ def joint_bound(graph: Graph, ii: int, length: int) -> str | None:
     for group in groups:
         for o in group:
             op = graph.op(o)
-            if op.cycles <= 0 or graph.is_async(o):
+            if op.length <= 0 or graph.is_async(o):
                 continue
-            c = op.cycles
+            c = op.length  # the residues o issues in (its latency beyond them is the pipeline's)
             # The blocking ops that may share o's warp: its group's, or with
             # several compute warps (o a compute op) any compute op's.
             spread = several and not op.variable_latency
@@ -141,7 +141,7 @@ def joint_bound(graph: Graph, ii: int, length: int) -> str | None:
                 return f"'{others[0]}' blocks on a warp where '{o}' always executes"
             # Blocking ops that execute take a residue each; the others one each
             # among those that cannot issue together.
-            busy = [v for v in others if graph.op(v).cycles > 0 and not graph.is_async(v)]
+            busy = [v for v in others if graph.op(v).length > 0 and not graph.is_async(v)]
             clique = list(busy)
             for v in others:
                 if v not in busy and all(_share_issue(graph, v, u) for u in clique if u not in busy):
@@ -164,7 +164,7 @@ def _span(graph: Graph, ops) -> int:
     the issues of ``ops`` (blocking ops of that warp, pairwise unable to share a
     residue): each but the last needs its own cycles (an executing op) or one
     residue before the next issue."""
-    gaps = [max(graph.op(v).cycles, 1) if not graph.is_async(v) else 1 for v in ops]
+    gaps = [max(graph.op(v).length, 1) if not graph.is_async(v) else 1 for v in ops]
     return sum(gaps) - max(gaps) + 1 if gaps else 0
 
 
@@ -199,7 +199,7 @@ def _crossings(graph: Graph, ii: int, length: int, head, tail, o: str, clique: l
     that stay fits in ``length``."""
     from itertools import combinations
 
-    c = graph.op(o).cycles
+    c = graph.op(o).length
     window = ii - c  # the residues outside o's, where the blocking ops of its warp issue
     nodes = [o] + clique
     paths = {a: _from(graph, ii, a, True) for a in nodes}  # a -> (longest path, least spill on it)

@@ -30,7 +30,7 @@ then with the partner where that schedule's registers fit what the lowering give
 hidden by its partner's MMAs alone, which the measured latency no longer lets it be (176-key
 attention: P·V one stage behind QK^T, FA3's pipeline, +12-24 % on the H100), while a pipelined
 schedule keeps its own next MMA in flight beside the chain (128-key attention: priced with the
-partner it carries the f32 P, 228 registers where 204 fit, and ptxas spills: -6 % at L 4k).
+partner it carries the f32 P, 227 registers where 204 fit, and ptxas spills: -6 % at L 4k).
 The loop's `ws.schedule` says `partner_latency = true` when the partner's prices made it
 (bench/results/2026-11-26-partner-latency-h100.md, 2026-11-26-partner-latency-auto.md).
 
