@@ -9,7 +9,7 @@ values fit in shared memory and, per warp, in the register budget; variable-
 latency ops sit alone on a dedicated warp; a value crossing warps pays its
 producer's spill cost; and an op that must block on an incoming result
 (blocking edge, or a cross-warp transfer) does not start while another op of
-its warp is executing.  Liveness and the concurrency check are written over
+its warp is issuing (its unit occupancy; the rest of its latency is the pipeline's).  Liveness and the concurrency check are written over
 the steady state, i.e. modulo II, which is where every copy of the
 straight-line program Q overlaps and resource pressure peaks.
 """
