@@ -118,8 +118,7 @@ class PipelineMmaPass(ModulePass):
             deferred = {r: v for r, v in deferred.items()
                         if all(d in acc for d in dots if d in users_in(body, borrowed(body, v[0])))}
             read_by_dots = {g.ring for g in gets for d in acc if d in users_in(body, borrowed(body, g))}
-        overlap = (self.depth > 0 and (mixed or len(acc) == len(dots)) and read_by_dots <= set(deferred)
-                   and bool(deferred or not mixed))
+        overlap = self.depth > 0 and (mixed or len(acc) == len(dots)) and read_by_dots <= set(deferred)
         new_dots = []
         for d in dots:
             a = AsyncDotOp(d.a, d.b, d.acc)

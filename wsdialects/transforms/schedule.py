@@ -105,10 +105,12 @@ def _member_budget(lg) -> int:
     """Registers per thread a compute warp group has for its tiles once lowered: the
     setmaxnreg budget ws-distribute gives it beside the producer, less the scalars
     (addresses, counters, descriptors) that ws-register-budget counts on top of the tiles."""
+    from wsdialects.attributes import WARP_GROUP_WARPS
     from wsdialects.lower.register_budget import OVERHEAD
     from wsdialects.transforms.distribute import consumer_regs
 
-    return min(consumer_regs(lg.graph.warps.count * lg.groups_per_warp * 4), 255) - OVERHEAD
+    groups = lg.graph.warps.count * lg.groups_per_warp
+    return min(consumer_regs(groups * WARP_GROUP_WARPS), 255) - OVERHEAD
 
 
 def solve_cached(graphs, solver: str, time_limit: float, key_limit: float | None = None):
@@ -218,8 +220,7 @@ class SchedulePass(ModulePass):
     def choose(self, kernel, loop):
         """The warp organisation the joint problem picks for `loop`: (its loop graph, the
         normalized graph that was solved, the schedule). `bench/schedule_gantt.py` draws it."""
-        start = time.monotonic()
-        deadline = start + self.time_limit
+        deadline = time.monotonic() + self.time_limit
         first = self._solve(kernel, loop, self.partner_latency is True, deadline)
         lg, graph, sched = first
         if self.partner_latency != "auto" or not lg.pingpong or _pipelined(graph, sched):
@@ -263,8 +264,7 @@ class SchedulePass(ModulePass):
         graphs = normalize_graphs([lg.graph for lg in loop_graphs], self.normalize, time_limit=left / 4)
         left = deadline - time.monotonic()
         # The least II wins; on a tie, the organisation listed first.
-        chosen, sched = solve_cached(graphs, self.solver, max(left, 0.01),
-                                     key_limit=float(self.time_limit))
+        chosen, sched = solve_cached(graphs, self.solver, max(left, 0.01), key_limit=float(self.time_limit))
         return loop_graphs[chosen], graphs[chosen], sched
 
     def _write(self, loop, lg, sched) -> None:
