@@ -42,6 +42,7 @@ WARP_GROUP_WARPS = 4  # warps per warp group (wgmma, setmaxnreg)
 MAX_CTA_WARPS = 32  # 1024 threads per CTA (sm_90)
 MAX_KERNEL_WARPS = MAX_CTA_WARPS - WARP_GROUP_WARPS  # room for ws-distribute's producer group
 DISTRIBUTED_ATTR = "ws.distributed"
+OCCUPANCY_ATTR = "ws.ctas_per_sm"  # written by ws-occupancy
 SPECIALIZED_OPS = ("warp_group.region", "nvgpu.wg.dispatch")
 
 
@@ -155,6 +156,24 @@ def _persistent(op: Operation, a: Attribute) -> None:
     _nonneg_int(f"{name}: programs", a.data["programs"], 1)
 
 
+def _ctas_per_sm(op: Operation, a: Attribute) -> None:
+    _on(op, func.FuncOp, "a func.func", OCCUPANCY_ATTR)
+    _nonneg_int(OCCUPANCY_ATTR, a, 1)
+    if _int(a) > 32:
+        raise VerifyException(f"{OCCUPANCY_ATTR}: an SM holds at most 32 CTAs, got {_int(a)}")
+
+
+def ctas_per_sm(op: Operation) -> int:
+    """How many CTAs of `op`'s kernel share an SM (`ws.ctas_per_sm` on the enclosing
+    func.func, written by ws-occupancy; 1 without it)."""
+    cur: Operation | None = op
+    while cur is not None and not isinstance(cur, func.FuncOp):
+        cur = cur.parent_op()
+    a = cur.attributes.get(OCCUPANCY_ATTR) if cur is not None else None
+    v = _int(a) if a is not None else None
+    return v if v and v > 0 else 1
+
+
 def _regs_per_thread(op: Operation, a: Attribute) -> None:
     name = "ws.regs_per_thread"  # written by ws-register-budget
     if op.name != "nvgpu.wg.branch":
@@ -175,6 +194,7 @@ CHECKS: dict[str, Callable[[Operation, Attribute], None]] = {
     "ws.carried": _carried,
     "ws.partitioned": _partitioned,
     "ws.persistent": _persistent,
+    OCCUPANCY_ATTR: _ctas_per_sm,
     DISTRIBUTED_ATTR: _string(DISTRIBUTED_ATTR),
     "ws.regs_per_thread": _regs_per_thread,
 }

@@ -20,6 +20,8 @@ PIPELINE: list[tuple[str, str]] = [
     ("ws-pipeline-coarse", "wsdialects.transforms.pipeline_coarse:PipelineCoarsePass"),
     ("ws-cooperative", "wsdialects.transforms.cooperative:CooperativePass"),
     ("ws-pingpong", "wsdialects.transforms.pingpong:PingPongPass"),
+    # C CTAs per SM: the register budgets of a C-th of the file (before ws-persistent, which launches C per SM).
+    ("ws-occupancy", "wsdialects.transforms.occupancy:OccupancyPass"),
     ("ws-persistent", "wsdialects.transforms.persistent:PersistentPass"),
     ("ws-specialize", "wsdialects.transforms.specialize:SpecializePass"),
     # Stage 8 (OVERVIEW.md order); in a pipeline it runs before ws-partition,

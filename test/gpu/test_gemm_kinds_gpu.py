@@ -1,7 +1,7 @@
 """GPU correctness of the GEMM kinds of bench/gemm_kinds.py (test/Inputs/kernels/gemm_kinds/) against
 torch at ragged shapes (M, N not multiples of the tile; K not a multiple of the K step, a multiple
 of what TMA's 16-byte strides need), with ws-hopper, ws-hopper{persistent=true} and a persistent
-kernel of 3 programs that loops over the tiles. Skips without torch or a Hopper GPU."""
+kernel of 3 programs that loops over the tiles (one-warp-group kinds also at two CTAs per SM). Skips without torch or a Hopper GPU."""
 
 from __future__ import annotations
 
@@ -22,13 +22,17 @@ KERN = ROOT / "test" / "Inputs" / "kernels"
 GK = KERN / "gemm_kinds"
 PIPELINES = ["ws-hopper", "ws-hopper{persistent=true}", "ws-hopper{persistent=true programs=3}"]
 PIPES = pytest.mark.parametrize("pipe", PIPELINES)
+# one-warp-group consumers also run two CTAs per SM (ws-occupancy), plain and persistent
+SHARED_SM = pytest.mark.parametrize("pipe", PIPELINES + ["ws-hopper{ctas-per-sm=2}",
+                                                         "ws-hopper{persistent=true ctas-per-sm=2}",
+                                                         "ws-hopper{persistent=true ctas-per-sm=2 programs=5}"])
 
 
 def weight(n, k, dtype=torch.float16):
     return (torch.randn(n, k, device="cuda") * k ** -0.5).to(dtype)
 
 
-@PIPES
+@SHARED_SM
 def test_bias_gelu_gemm(pipe):
     k = wsdialects.compile(GK / "bias_gelu_gemm.mlir", pipeline=pipe)
     for M, N, K in [(300, 200, 328), (129, 1000, 1000), (64, 40, 8), (1000, 777, 2056)]:
@@ -73,7 +77,7 @@ def test_fp8_scaled_gemm(pipe):
         assert rel_err(c, ref) < 6e-3, (M, N, K)
 
 
-@PIPES
+@SHARED_SM
 def test_f32out_gemm(pipe):
     k = wsdialects.compile(GK / "f32out_gemm.mlir", pipeline=pipe)
     for M, N, K in [(100, 140, 136), (1000, 780, 1000), (64, 40, 8)]:

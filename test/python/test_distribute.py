@@ -147,17 +147,30 @@ def test_persistent_preserves_semantics(case, programs, depth, mma, rng):
         assert_same(want, run(after, case, grid, args, seed=seed))
 
 
+def _one_more_program(make):
+    """A 1-D grid one program longer than the tiles: the last id is past the decoded grid's
+    full columns (it keeps its place; gemm.mlir masks its out-of-range tile)."""
+    def args(rng):
+        (grid,), a = make(rng)
+        return (grid + 1,), a
+    return args
+
+
 TILE_GROUP_CASES = {"bias_gemm": lambda rng: cases_mod.bias_gemm_args(rng, M=300),  # grid 5 x 3
                     "batched_gemm": cases_mod.batched_gemm_args,  # 2 x 2 x 3
-                    "causal_attention": cases_mod.attention_args}  # 3 x 2, work grows with x
+                    "causal_attention": cases_mod.attention_args,  # 3 x 2, work grows with x
+                    # a 1-D grid decoded as (pid % 3, pid / 3): 3 x 3, and one id more
+                    "gemm": lambda rng: cases_mod.gemm_args(rng, M=300, N=600, K=70),
+                    "gemm+1": _one_more_program(lambda rng: cases_mod.gemm_args(rng, M=300, N=600, K=70))}
 
 
 @pytest.mark.parametrize("name", sorted(TILE_GROUP_CASES))
 @pytest.mark.parametrize("programs,group", [(1, 2), (3, 2), (4, 3), (2, 8)])
 def test_persistent_tile_groups_preserve_semantics(name, programs, group, rng):
     """ws-persistent{tile-group=T}: tiles in bands of T x values (the last band ragged when T
-    does not divide the grid's x, or wider than it) still visit every tile once."""
-    case = next(c for c in CASES if c.name == name)
+    does not divide the grid's x, or wider than it) still visit every tile once; so do a
+    decoded 1-D grid's ids."""
+    case = next(c for c in CASES if c.name == name.split("+")[0])
     before = parse_kernel(case.path(), shared=True)
     after = shared_transform(case.path(), "ws-partition,ws-distribute{depth=2},ws-pipeline-mma{depth=1},"
                                    f"ws-persistent{{programs={programs} tile-group={group}}}")
@@ -167,12 +180,12 @@ def test_persistent_tile_groups_preserve_semantics(name, programs, group, rng):
         assert_same(want, run(after, case, grid, args, seed=seed))
 
 
-@pytest.mark.parametrize("name,grouped", [("gemm", False), ("bias_gemm", True), ("batched_gemm", True),
+@pytest.mark.parametrize("name,grouped", [("gemm", True), ("bias_gemm", True), ("batched_gemm", True),
                                           ("attention", False), ("causal_attention", False)])
 def test_persistent_chooses_the_grouped_order_for_gemms(name, grouped):
     """ws-persistent's default order: L2 bands when the loads split into x-only and y-only ones
-    (a GEMM on a 2-D / 3-D grid), serpentine otherwise (gemm.mlir decodes a 1-D grid itself;
-    attention's K and V depend on the head alone)."""
+    (a GEMM on a 2-D / 3-D grid, or gemm.mlir's 1-D grid decoded as pid % W, pid / W),
+    serpentine otherwise (attention's K and V depend on the head alone)."""
     from wsdialects.transforms.persistent import _shares_rows_and_columns
     from wsdialects.transforms.partition import kernels
 
@@ -182,6 +195,34 @@ def test_persistent_chooses_the_grouped_order_for_gemms(name, grouped):
     after = shared_transform(case.path(), "ws-partition,ws-distribute{depth=2},ws-persistent")
     text = _printed(after)
     assert ("%tile_group" in text) is grouped and ("%row_parity" in text) is not grouped
+
+
+@pytest.mark.parametrize("edit,decoded", [
+    (None, True),
+    # a different W for the row index: not one decoded grid
+    (("%pid_n = arith.divsi %pid, %num_pid_m", "%pid_n = arith.divsi %pid, %Mt"), False),
+    # the id used as it is besides the decode
+    (("%pid_n = arith.divsi %pid, %num_pid_m", "%pid_n = arith.addi %pid, %num_pid_m"), False),
+    # the id divided, not divided by: no decode
+    (("%pid_m = arith.remsi %pid, %num_pid_m", "%pid_m = arith.remsi %num_pid_m, %pid"), False)])
+def test_decoded_grid_is_recognised_only_as_pid_mod_and_div_one_width(shared, edit, decoded):
+    """gemm.mlir's 1-D grid decode (pid % W, pid / W) is ordered in bands; any other use of the
+    program id keeps the grid's own (serpentine) order."""
+    from wsdialects.transforms.persistent import _decoded_grid
+    from wsdialects.transforms.partition import kernels
+
+    text = (shared / "kernels" / "gemm.mlir").read_text()
+    if edit:
+        assert edit[0] in text
+        text = text.replace(*edit)
+    from wsdialects.tools.ws_opt import build_pipeline
+
+    (kernel,) = kernels(wsdialects.parse(text))
+    assert _decoded_grid(kernel) is decoded
+    module = wsdialects.parse(text)
+    build_pipeline("ws-partition,ws-distribute{depth=2},ws-persistent", "<string>").apply(None, module)
+    after = _printed(module)
+    assert ("%grouped_pid" in after) is decoded and ("%row_parity" in after) is not decoded
 
 
 # --- ws-specialize -----------------------------------------------------------------

@@ -1,7 +1,7 @@
-// RUN: ws-opt %shared/kernels/gemm.mlir -p 'ws-partition,ws-distribute{depth=3},ws-pipeline-mma{depth=2},ws-persistent{programs=132}' | filecheck %s
+// RUN: ws-opt %shared/kernels/gemm.mlir -p 'ws-partition,ws-distribute{depth=3},ws-pipeline-mma{depth=2},ws-persistent{programs=132 tile-group=0}' | filecheck %s
 // RUN: ws-opt %shared/kernels/attention.mlir -p 'ws-partition,ws-distribute{depth=2},ws-persistent' | filecheck %s --check-prefix=ATTN
 // RUN: ws-opt %S/../Inputs/kernels/no_loop.mlir -p 'ws-partition,ws-distribute,ws-persistent' 2>/dev/null | filecheck %s --check-prefix=PLAIN
-// RUN: not ws-opt %shared/kernels/gemm.mlir -p 'ws-partition,ws-distribute,ws-persistent{programs=0}' 2>&1 | filecheck %s --check-prefix=BAD
+// RUN: not ws-opt %shared/kernels/gemm.mlir -p 'ws-partition,ws-distribute,ws-persistent{programs=-1}' 2>&1 | filecheck %s --check-prefix=BAD
 
 // The user's grid arrives in three trailing arguments; the contract is on the kernel.
 // CHECK: func.func @matmul({{.*}}, %stride_cm: i32, %ws_grid_x: i32, %ws_grid_y: i32, %ws_grid_z: i32)
@@ -46,7 +46,7 @@
 
 // A kernel that is not warp-specialized is left alone.
 // PLAIN-NOT: ws.persistent
-// BAD: error: ws-persistent: programs must be >= 1, got 0
+// BAD: error: ws-persistent: programs must be >= 1 (or 0: one per CTA the SMs hold), got -1
 
 // tile-group=T: the tiles in bands of T x values (Triton's GROUP_M), x fastest within a band,
 // the last band as wide as what is left of x; a tile's virtual ids replace tile.program_id.
@@ -78,3 +78,28 @@
 // AUTO: bias_gemm.mlir:{{[0-9]+}}:{{[0-9]+}}: remark: ws-persistent: tiles in bands of 8 x values (some loads depend on the tile's x alone, others on its y alone: an L2-grouped order)
 // AUTO: %tile_group = arith.constant 8 : i32
 // AUTO-NOT: row_parity
+
+// A 1-D grid the kernel decodes itself (gemm.mlir: pid_m = pid % num_pid_m, pid_n = pid / num_pid_m)
+// is a num_pid_m-wide 2-D grid for the default order: bands over its full columns, the virtual
+// id computed after W and handed to the user's decode; ids past the full columns keep their place.
+// RUN: ws-opt %shared/kernels/gemm.mlir -p 'ws-partition,ws-distribute{depth=2},ws-persistent' 2>&1 | filecheck %s --check-prefix=DECODED
+// DECODED: gemm.mlir:{{[0-9]+}}:{{[0-9]+}}: remark: ws-persistent: tiles in bands of 8 x values (some loads depend on the tile's x alone, others on its y alone, x = pid % W and y = pid / W of the 1-D grid the kernel decodes: an L2-grouped order)
+// DECODED:      warp_group.partition 0 producer
+// DECODED:      scf.for %tile = %program to %tiles step %programs
+// DECODED:        %num_pid_m = arith.ceildivsi %M, %Mt : i32
+// DECODED-NEXT:   %tile_group = arith.constant 8 : i32
+// DECODED:        %slice_tile = arith.remsi %tile, %ws_grid_x : i32
+// DECODED-NEXT:   %decode_width = arith.maxsi %num_pid_m, %{{.*}} : i32
+// DECODED-NEXT:   %full_columns = arith.divsi %ws_grid_x, %decode_width : i32
+// DECODED-NEXT:   %full_tiles = arith.muli %full_columns, %decode_width : i32
+// DECODED:        %pid_x = arith.addi %band_x, %band_dx : i32
+// DECODED-NEXT:   %pid_y = arith.divsi %in_band, %band_size : i32
+// DECODED-NEXT:   %[[YW:.*]] = arith.muli %pid_y, %decode_width : i32
+// DECODED-NEXT:   %grouped_pid = arith.addi %pid_x, %[[YW]] : i32
+// DECODED-NEXT:   %in_full_columns = arith.cmpi slt, %slice_tile, %full_tiles : i32
+// DECODED-NEXT:   %pid = arith.select %in_full_columns, %grouped_pid, %slice_tile : i32
+// DECODED-NEXT:   %pid_m = arith.remsi %pid, %num_pid_m : i32
+// DECODED-NEXT:   %pid_n = arith.divsi %pid, %num_pid_m : i32
+// DECODED-NOT:    tile.program_id 0
+// DECODED:      warp_group.partition 1 consumer
+// DECODED:        %pid_1 = arith.select %in_full_columns_1, %grouped_pid_1, %slice_tile_1 : i32

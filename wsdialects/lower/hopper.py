@@ -1,4 +1,5 @@
-"""`ws-hopper{depth=D mma-depth=P cooperative=G pingpong=true|false persistent=true|false programs=N tile-group=T}`:
+"""`ws-hopper{depth=D mma-depth=P cooperative=G pingpong=true|false persistent=true|false programs=N tile-group=T
+ctas-per-sm=C}`:
 the whole path to Hopper code.
 
 `ws-hopper` is `ws-specialize` plus the lowering. This pass runs
@@ -24,7 +25,8 @@ issue) and four slots (192 KB, what shared memory holds next to the staged epilo
 keep three loads in flight. bench/results/2026-11-21-gemm-h100-2.md has the numbers.
 
 `depth` is the most slots a ring gets: when the rings and TMA-store staging of depth D
-do not fit in the 227 KB of shared memory a block may have (attention's 128x128 f16 Q,
+do not fit in the 227 KB of shared memory a block may have (a C-th of the SM's 228 KB, less
+1 KB, with `ctas-per-sm=C`: ws-occupancy; attention's 128x128 f16 Q,
 K and V tiles are 32 KB a slot), ws-hopper uses the largest depth that fits (and
 mma-depth below it) and says so in a remark:
 
@@ -47,10 +49,10 @@ from xdsl.dialects.builtin import ModuleOp, TensorType
 from xdsl.passes import ModulePass
 
 from wsdialects.nvgpu import STAGING_ATTR
+from wsdialects.nvgpu.types import smem_per_cta
 from wsdialects.transforms.specialize import SpecializePass
 from wsdialects.transforms.stage_in_slot import stage_stores
 
-SMEM_LIMIT = 232448  # bytes of shared memory a block may opt into on sm_90
 
 
 def _tile_bytes(t: TensorType) -> int:
@@ -111,6 +113,7 @@ class HopperPass(SpecializePass):
         from wsdialects.transforms.specialize import run_composite
 
         original = op.clone() if self.depth > 1 else None
+        limit = smem_per_cta(self.ctas_per_sm)
         need: dict[int, int] = {}
         for depth in [*range(self.depth, 1, -1), 1]:  # the deepest rings that fit (depth 1 always goes ahead)
             me = self if depth == self.depth else replace(self, depth=depth, mma_depth=min(self.mma_depth, depth - 1))
@@ -125,19 +128,28 @@ class HopperPass(SpecializePass):
             except BaseException:
                 _replay(notes)  # outside the collector (replaying into it would never end)
                 raise
-            if depth == 1 or (need.setdefault(depth, ring_smem_bytes(op))) <= SMEM_LIMIT:
+            if depth == 1 or (need.setdefault(depth, ring_smem_bytes(op))) <= limit:
                 break
             if depth == 2:  # two slots per ring, or one: TMA stores staged in released ring slots instead
                 with collect_notes() as staged:
-                    if stage_stores(op) and ring_smem_bytes(op) <= SMEM_LIMIT:
+                    if stage_stores(op) and ring_smem_bytes(op) <= limit:
                         notes += staged
                         break
+        if depth == 1 and self.ctas_per_sm > 1 and need.setdefault(1, ring_smem_bytes(op)) > limit:
+            from wsdialects.diagnostics import error_at
+            from wsdialects.transforms.partition import kernels
+
+            _replay(notes)
+            raise error_at(kernels(op)[0], f"ws-hopper: at {self.ctas_per_sm} CTAs per SM a block has {limit} bytes of "
+                                           f"shared memory, and rings of one slot already need {need[1]}: the kernel "
+                                           f"cannot share an SM (use fewer CTAs per SM, or smaller tiles)")
         if depth != self.depth:
             from wsdialects.transforms.partition import kernels, remark
 
+            per_sm = f" at {self.ctas_per_sm} CTAs per SM" if self.ctas_per_sm > 1 else ""
             for k in kernels(op)[:1]:
                 remark(k, f"ws-hopper: rings of depth {self.depth} need {need[self.depth]} bytes of shared memory, "
-                          f"more than the {SMEM_LIMIT} a block can have; using depth {depth}")
+                          f"more than the {limit} a block can have{per_sm}; using depth {depth}")
         _replay(notes)
         # ws-verify-sync runs on the aref IR before ws-lower-aref, and on the result
         run_composite(self.name, ctx, op, lowering_passes(lead_warp=self.lead_warp), check=True)

@@ -54,7 +54,8 @@ from wsdialects.nvgpu import (
     SmemViewOp,
     TmaAsyncLoadOp,
 )
-from wsdialects.lower.llvm.types import SMEM_LIMIT
+from wsdialects.attributes import ctas_per_sm
+from wsdialects.nvgpu.types import smem_per_cta
 from wsdialects.nvvm import BarrierOp
 from wsdialects.tile import DescLoadOp
 from wsdialects.warp_group import enclosing_partition
@@ -89,17 +90,19 @@ def _check_fits(rt, put: PutOp) -> None:
     computes the first payload (a user's tile.desc_load), before any IR is built."""
     slot = sum(tile_bytes(t) for t in rt.types)
     ring = rt.depth.data * sum((tile_bytes(t) + 1023) // 1024 * 1024 for t in rt.types)
-    if ring <= SMEM_LIMIT:
+    ctas = ctas_per_sm(put)
+    limit = smem_per_cta(ctas)
+    if ring <= limit:
         return
     at = next((v.owner for v in put.values if isinstance(v.owner, Operation)), put)
     what = ", ".join(str(t) for t in rt.types)
-    if slot > SMEM_LIMIT:
+    if slot > limit:
         why, hint = f"one slot ({what}) holds {slot} bytes", ""
     else:
         why = f"{rt.depth.data} slots of {what} take {ring} bytes"
         hint = " (give ws-distribute a smaller depth; ws-hopper picks the deepest ring that fits)"
     raise error_at(at, f"ws-lower-aref: this tile's aref ring does not fit in shared memory: {why}, more than "
-                       f"the {SMEM_LIMIT} bytes a block can have{hint}")
+                       f"the {limit} bytes a block can have{' at %d CTAs per SM' % ctas if ctas > 1 else ''}{hint}")
 
 
 @dataclass

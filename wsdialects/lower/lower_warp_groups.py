@@ -4,8 +4,9 @@ A `warp_group.region` whose partitions have W_0, W_1, ... warps becomes one
 `nvgpu.wg.dispatch` over 32·ΣW_i threads with a branch per partition covering
 warps [ΣW_<i, ΣW_≤i) (whole warp groups, in partition order). A partition with a
 register budget R starts with `nvgpu.setmaxnreg dec R` when R is below the
-per-thread registers at launch (65536 / threads, rounded down to 8) and `inc R`
-when above; the budgets must fit the register file (a `.inc` that does not fit
+per-thread registers at launch (65536 / threads, rounded down to 8; a C-th of that when the
+kernel's `ws.ctas_per_sm` is C, written on the dispatch as `ctas_per_sm C`) and `inc R`
+when above; the budgets must fit the register file (its C-th) (a `.inc` that does not fit
 blocks forever). `warp_group.barrier` in partition i becomes the named barrier
 `nvvm.barrier (i + 1) threads 32·W_i` (barrier 0 is the CTA's). The turns of a
 cooperative team (`ws-pingpong`) take one named barrier per group after those: group
@@ -28,6 +29,7 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import VerifyException
 
+from wsdialects.attributes import ctas_per_sm
 from wsdialects.diagnostics import error_at, numbered
 from wsdialects.nvgpu import REGFILE, BranchOp, DispatchOp, SetMaxNRegOp
 from wsdialects.nvvm import MAX_NAMED_BARRIER, BarrierArriveOp, BarrierOp
@@ -78,12 +80,13 @@ def lower_region(region: RegionOp) -> DispatchOp:
     threads = warps * 32
     if threads > 1024:
         raise error_at(region, f"ws-lower-warp-groups: {threads} threads per CTA exceed 1024")
-    disp = DispatchOp(threads)
+    disp = DispatchOp(threads, ctas_per_sm=ctas_per_sm(region))
     entry = disp.entry_regs()
     budget = sum((p.regs.value.data if p.regs is not None else entry) * 32 * p.warps for p in parts)
-    if budget > REGFILE:
+    if budget > disp.register_file:
+        share = f" ({disp.num_ctas_per_sm} CTAs per SM share the {REGFILE})" if disp.num_ctas_per_sm > 1 else ""
         raise error_at(region, f"ws-lower-warp-groups: register budgets need {budget} registers, the register "
-                               f"file has {REGFILE}")
+                               f"file has {disp.register_file}{share}")
     turn_bars = _turn_barriers(region)
     first = 0
     for idx, p in enumerate(parts):

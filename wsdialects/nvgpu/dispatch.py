@@ -5,13 +5,13 @@ from __future__ import annotations
 
 from xdsl.dialects.builtin import IntegerAttr, StringAttr
 from xdsl.ir import Block, Region
-from xdsl.irdl import IRDLOperation, irdl_op_definition, prop_def, region_def, traits_def
+from xdsl.irdl import IRDLOperation, irdl_op_definition, opt_prop_def, prop_def, region_def, traits_def
 from xdsl.parser import Parser
 from xdsl.printer import Printer
 from xdsl.traits import NoTerminator
 from xdsl.utils.exceptions import VerifyException
 
-from wsdialects.nvgpu.types import REG_MAX, REG_MIN, REGFILE
+from wsdialects.nvgpu.types import REG_MAX, REG_MIN, REGFILE, SM_THREADS, regfile_per_cta
 from wsdialects.syntax import BodyThenAttrs, parse_region_then_attrs, print_region_then_attrs
 
 
@@ -190,7 +190,8 @@ def executing_warps(op) -> int | None:
 class DispatchOp(IRDLOperation):
     """Warp-group dispatch: the CTA's `threads` threads (whole warp groups, at most 1024)
     split into branches by warp index, all running at the same time; the branches cover
-    the warps in order and their register budgets must fit the register file (65536).
+    the warps in order and their register budgets must fit the register file (65536), or
+    the CTA's share of it when `ctas_per_sm` CTAs share an SM (ws-occupancy).
 
     Example:
 
@@ -204,16 +205,29 @@ class DispatchOp(IRDLOperation):
 
     name = "nvgpu.wg.dispatch"
     threads = prop_def(IntegerAttr)
+    ctas_per_sm = opt_prop_def(IntegerAttr)
     body = region_def("single_block")
     traits = traits_def(NoTerminator())
 
-    def __init__(self, threads: int, branches: list[BranchOp] | None = None, body: Region | None = None):
-        super().__init__(properties={"threads": IntegerAttr(threads, 32)},
-                         regions=[body or Region(Block(branches or []))])
+    def __init__(self, threads: int, branches: list[BranchOp] | None = None, body: Region | None = None,
+                 ctas_per_sm: int = 1):
+        props = {"threads": IntegerAttr(threads, 32)}
+        if ctas_per_sm != 1:
+            props["ctas_per_sm"] = IntegerAttr(ctas_per_sm, 32)
+        super().__init__(properties=props, regions=[body or Region(Block(branches or []))])
 
     @property
     def num_threads(self) -> int:
         return self.threads.value.data
+
+    @property
+    def num_ctas_per_sm(self) -> int:
+        return self.ctas_per_sm.value.data if self.ctas_per_sm is not None else 1
+
+    @property
+    def register_file(self) -> int:
+        """The registers this CTA's branches share: the file, or a `ctas_per_sm`-th of it."""
+        return regfile_per_cta(self.num_ctas_per_sm)
 
     @property
     def branches(self) -> list[BranchOp]:
@@ -221,12 +235,16 @@ class DispatchOp(IRDLOperation):
 
     def entry_regs(self) -> int:
         """Registers per thread at launch (the cap `nvvm.maxntid` gives ptxas)."""
-        return min(255, REGFILE // max(self.num_threads, 1)) // 8 * 8
+        return min(255, self.register_file // max(self.num_threads, 1)) // 8 * 8
 
     def verify_(self) -> None:
         n = self.num_threads
         if n <= 0 or n % 128 or n > 1024:
             raise VerifyException(f"a dispatch runs whole warp groups, at most 1024 threads: got {n}")
+        c = self.num_ctas_per_sm
+        if c < 1 or c * n > SM_THREADS:
+            raise VerifyException(f"{c} CTAs of {n} threads per SM: an SM holds at most {SM_THREADS} threads "
+                                  "(and at least one CTA)")
         ops = list(self.body.block.ops)
         if any(not isinstance(o, BranchOp) for o in ops):
             raise VerifyException("nvgpu.wg.dispatch holds only nvgpu.wg.branch ops")
@@ -239,15 +257,22 @@ class DispatchOp(IRDLOperation):
             budget += (b.regs or self.entry_regs()) * 32 * b.num_warps
         if nxt * 32 != n:
             raise VerifyException(f"branches cover {nxt * 32} threads, the dispatch has {n}")
-        if budget > REGFILE:
-            raise VerifyException(f"register budgets need {budget} registers, the register file has {REGFILE}")
+        if budget > self.register_file:
+            share = f" ({c} CTAs share the {REGFILE})" if c > 1 else ""
+            raise VerifyException(f"register budgets need {budget} registers, the register file has "
+                                  f"{self.register_file}{share}")
 
     @classmethod
     def parse(cls, parser: Parser):
         parser.parse_keyword("threads")
         n = parser.parse_integer(allow_boolean=False)
-        return parse_region_then_attrs(parser, lambda body: cls(n, body=body))
+        c = 1
+        if parser.parse_optional_keyword("ctas_per_sm") is not None:
+            c = parser.parse_integer(allow_boolean=False)
+        return parse_region_then_attrs(parser, lambda body: cls(n, body=body, ctas_per_sm=c))
 
     def print(self, printer: Printer) -> None:
         printer.print_string(f" threads {self.num_threads} ")
+        if self.ctas_per_sm is not None:
+            printer.print_string(f"ctas_per_sm {self.num_ctas_per_sm} ")
         print_region_then_attrs(printer, self, self.body)

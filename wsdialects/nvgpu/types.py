@@ -15,6 +15,22 @@ from xdsl.utils.exceptions import VerifyException
 SMEM_SPACE = 3  # memref memory space of CTA shared memory
 REGFILE = 65536  # 32-bit registers per SM (and per CTA at one CTA per SM)
 REG_MIN, REG_MAX = 24, 256  # setmaxnreg bounds (multiples of 8)
+SMEM_PER_SM = 233472  # bytes of shared memory per SM on sm_90 (228 KB)
+SMEM_RESERVED = 1024  # bytes of it the driver keeps per resident CTA
+SM_THREADS = 2048  # resident threads per SM
+SM_CTAS = 32  # resident CTAs per SM
+
+
+def regfile_per_cta(ctas_per_sm: int = 1) -> int:
+    """32-bit registers one CTA may hold when `ctas_per_sm` CTAs share an SM (the pool its
+    warp groups' setmaxnreg budgets come from)."""
+    return REGFILE // max(ctas_per_sm, 1)
+
+
+def smem_per_cta(ctas_per_sm: int = 1) -> int:
+    """Bytes of dynamic shared memory one CTA may opt into when `ctas_per_sm` CTAs share an SM
+    (232448 at one)."""
+    return SMEM_PER_SM // max(ctas_per_sm, 1) - SMEM_RESERVED
 
 
 # ----------------------------------------------------------------------------- types

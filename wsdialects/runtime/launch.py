@@ -129,6 +129,9 @@ class Launcher:
         fn = _check(drv.cuModuleGetFunction(mod, self.info.name.encode()), "cuModuleGetFunction")
         _check(drv.cuFuncSetAttribute(fn, drv.CUfunction_attribute.CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
                                       self.info.smem_bytes), "cuFuncSetAttribute(max dynamic shared memory)")
+        if self.info.ctas_per_sm > 1:  # ws-occupancy: the SM's whole carve-out as shared memory, so C CTAs fit
+            _check(drv.cuFuncSetAttribute(fn, drv.CUfunction_attribute.CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT,
+                                          100), "cuFuncSetAttribute(shared memory carve-out)")
         self._func[device_index] = (mod, fn)
         return mod, fn
 

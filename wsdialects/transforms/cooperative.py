@@ -49,6 +49,7 @@ from wsdialects.tile import (
     SplatOp,
     TransOp,
 )
+from wsdialects.attributes import ctas_per_sm
 from wsdialects.transforms.distribute import consumer_regs
 from wsdialects.transforms.partition import PRODUCER, remark
 from wsdialects.warp_group import GatherOp, PartitionOp, RegionOp, ShareOp
@@ -214,7 +215,7 @@ def _fit_register_file(region: RegionOp) -> None:
     """The consumer partitions' budgets after a split: every consumer group (split or left
     whole) gets at most what the register file holds for all of them next to the producer."""
     consumers = [p for p in region.partitions if p.pid != PRODUCER]
-    regs = consumer_regs(sum(p.warps for p in consumers))
+    regs = consumer_regs(sum(p.warps for p in consumers), ctas_per_sm(region))
     for p in consumers:
         if p.regs is None or p.regs.value.data > regs:
             p.regs = IntegerAttr(regs, 32)
@@ -277,7 +278,7 @@ class CooperativePass(ModulePass):
         original.detach()
         original.erase()
         warps = max(4, part.warps // G)
-        regs = consumer_regs(warps * G)
+        regs = consumer_regs(warps * G, ctas_per_sm(region))
         first_id = max(p.pid for p in region.partitions) + 1
         where = {i: amap.axis[o.operands[-1]] for i, o in enumerate(part.body.walk()) if o in amap.gathered}
         for g in range(G):

@@ -72,10 +72,11 @@ MAX_REGS = 256
 VIEW_OPS = (TransOp,)
 
 
-def consumer_regs(consumer_warps: int) -> int:
-    """The largest per-thread budget (multiple of 8, at most 256) that fits the
-    register file next to a producer warp group at PRODUCER_REGS."""
-    free = REGISTER_FILE - PRODUCER_WARPS * 32 * PRODUCER_REGS
+def consumer_regs(consumer_warps: int, ctas_per_sm: int = 1) -> int:
+    """The largest per-thread budget (multiple of 8, at most 256) that fits the register
+    file next to a producer warp group at PRODUCER_REGS (a CTA's share of the file when
+    `ctas_per_sm` CTAs share an SM: ws-occupancy)."""
+    free = REGISTER_FILE // ctas_per_sm - PRODUCER_WARPS * 32 * PRODUCER_REGS
     return min(MAX_REGS, free // (consumer_warps * 32) // 8 * 8)
 
 

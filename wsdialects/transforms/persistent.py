@@ -1,7 +1,7 @@
 """`ws-persistent{programs=N tile-group=T}`: persistent warp-specialized kernels (Tawa §IV-B).
 
-One program per SM (N, default 132) loops over the output tiles of the user's
-grid: tile = pid + i * programs. The tile order is the pass's decision: with T = 0, x
+N programs (by default one per CTA the SMs hold: 132, times the kernel's `ws.ctas_per_sm`)
+loop over the output tiles of the user's grid: tile = pid + i * programs. The tile order is the pass's decision: with T = 0, x
 fastest in serpentine order (every other row of tiles runs x backwards, so programs see
 all x alike: balanced when work grows with x, as in causal attention); with T > 0, in
 bands of T x values (x fastest within a band, then y: Triton's GROUP_M), so the tiles in
@@ -9,7 +9,11 @@ flight share a few rows of A and columns of B in L2; the default (T = -1) takes 
 when some TMA load's box depends on the tile's x alone and another's on its y alone (a
 GEMM on a 2-D or 3-D grid; H100: +18 % / +30 % at K 4k / 16k on a 128x128 GEMM, -5 % at
 1k, bench/results/2026-11-26-gemm-tile-order-h100-run48.md), else serpentine (attention: K
-and V depend on y alone), and says so in a remark.
+and V depend on y alone), and says so in a remark. A 1-D grid the kernel decodes itself
+(`pid % W` and `pid / W` its only uses of the program id, as in Triton's tutorial matmul)
+is a W-wide 2-D grid for this choice: its tiles are ordered in bands over (pid % W, pid / W)
+and the virtual 1-D id handed to the user's decode (ids past the last full column of W keep
+their place).
 Every partition runs the same tile loop, so the producer runs ahead into the
 next tile while the consumers finish an epilogue.
 Ring positions continue across tiles (a running base is added to every position
@@ -44,6 +48,7 @@ from xdsl.ir import Block, Operation, OpResult, Region, SSAValue
 from xdsl.passes import ModulePass
 
 from wsdialects.aref import ConsumedOp, GetOp, PutOp
+from wsdialects.attributes import ctas_per_sm
 from wsdialects.diagnostics import WsError, error_at
 from wsdialects.tile import DescLoadOp, NumProgramsOp, ProgramIdOp
 from wsdialects.transforms.partition import kernels, remark
@@ -56,34 +61,75 @@ GRID_ARGS = ("ws_grid_x", "ws_grid_y", "ws_grid_z")
 AREF_OPS = (PutOp, GetOp, ConsumedOp)
 
 
+SMS = 132  # SMs of the H100 SXM (and H200): one program per CTA they hold by default
 AUTO_GROUP = 8  # Triton's usual GROUP_M; measured: bench/results/2026-11-26-gemm-tile-order-h100-run48.md
 
 
-def _axes(v: SSAValue, seen: set) -> set[int]:
-    """The program-id axes a value is computed from."""
+def _decoded_width(pid: ProgramIdOp) -> SSAValue | None:
+    """W when every use of this axis-0 program id is `pid % W` or `pid / W` with one W: a 1-D
+    grid the kernel decodes into (x, y) = (pid % W, pid / W) itself."""
+    if pid.axis.value.data != 0 or not pid.result.uses:
+        return None
+    widths = set()
+    for use in pid.result.uses:
+        o = use.operation
+        if not isinstance(o, arith.RemSIOp | arith.DivSIOp) or use.index != 0:
+            return None
+        widths.add(o.rhs)
+    return widths.pop() if len(widths) == 1 else None
+
+
+def _decoded_grid(kernel: func.FuncOp) -> bool:
+    """The kernel reads its program id only as a decoded 1-D grid (`_decoded_width`)."""
+    pids = [o for o in kernel.body.walk() if isinstance(o, ProgramIdOp)]
+    return bool(pids) and all(_decoded_width(p) is not None for p in pids)
+
+
+def _axes(v: SSAValue, seen: set, decoded: bool = False) -> set[int]:
+    """The program-id axes a value is computed from; in a decoded 1-D grid `pid % W` is x
+    (axis 0) and `pid / W` is y (axis 1)."""
     if not isinstance(v, OpResult) or v in seen:
         return set()
     seen.add(v)
+    if decoded and isinstance(v.op, arith.RemSIOp | arith.DivSIOp) and isinstance(v.op.lhs, OpResult) \
+            and isinstance(v.op.lhs.op, ProgramIdOp):
+        return {0} if isinstance(v.op, arith.RemSIOp) else {1}
     if isinstance(v.op, ProgramIdOp):
         return {v.op.axis.value.data}
     out: set[int] = set()
     for o in v.op.operands:
-        out |= _axes(o, seen)
+        out |= _axes(o, seen, decoded)
     return out
 
 
 def _shares_rows_and_columns(kernel: func.FuncOp) -> bool:
     """Some TMA load's box depends on the tile's x and not its y, another's on y and not x (a
     GEMM's A and B tiles): tiles that run together then reuse each other's loads in L2 when
-    they are grouped. Attention's K and V depend on y alone and Q on both: no grouping."""
+    they are grouped. Attention's K and V depend on y alone and Q on both: no grouping. In a
+    decoded 1-D grid, x is `pid % W` and y is `pid / W`."""
+    decoded = _decoded_grid(kernel)
     kinds = set()
     for o in kernel.body.walk():
         if isinstance(o, DescLoadOp):
             axes: set[int] = set()
             for c in o.operands[1:]:  # the box coordinates
-                axes |= _axes(c, set())
+                axes |= _axes(c, set(), decoded)
             kinds.add(frozenset(axes & {0, 1}))
     return frozenset({0}) in kinds and frozenset({1}) in kinds
+
+
+def _decode_site(old: Block, body: Block) -> SSAValue | None:
+    """W when this partition reads its program id only as `pid % W` / `pid / W` (one W) and W
+    is an argument or defined at the partition's top level, where the virtual id can be
+    computed before the decode; else None (the grid's own axes are ordered)."""
+    pids = [o for o in old.walk() if isinstance(o, ProgramIdOp)]
+    widths = {_decoded_width(p) for p in pids}
+    if not pids or None in widths or len(widths) != 1:
+        return None
+    (w,) = widths
+    if isinstance(w, OpResult) and w.op.parent_block() is not old:
+        return None
+    return w
 
 
 def _c(value: int) -> arith.ConstantOp:
@@ -131,12 +177,13 @@ class PersistentPass(ModulePass):
     """Make warp-specialized kernels persistent: `programs` programs loop over the output tiles."""
 
     name = "ws-persistent"
-    programs: int = 132
+    programs: int = 0  # 0: one per CTA the SMs hold (SMS x the kernel's ws.ctas_per_sm)
     tile_group: int = -1  # > 0: bands of this many x (L2-grouped); 0: x fastest, serpentine; -1: choose
 
     def apply(self, ctx, op: ModuleOp) -> None:
-        if self.programs < 1:
-            raise WsError(f"ws-persistent: programs must be >= 1, got {self.programs}", "ws-opt")
+        if self.programs < 0:
+            raise WsError(f"ws-persistent: programs must be >= 1 (or 0: one per CTA the SMs hold), got "
+                          f"{self.programs}", "ws-opt")
         if self.tile_group < -1:
             raise WsError(f"ws-persistent: tile-group must be >= 0 (or -1: chosen per kernel), got {self.tile_group}",
                           "ws-opt")
@@ -150,9 +197,12 @@ class PersistentPass(ModulePass):
             if group < 0:
                 group = AUTO_GROUP if _shares_rows_and_columns(kernel) else 0
                 if group:
+                    decoded = (", x = pid % W and y = pid / W of the 1-D grid the kernel decodes"
+                               if _decoded_grid(kernel) else "")
                     remark(kernel, f"ws-persistent: tiles in bands of {group} x values (some loads depend on "
-                                   "the tile's x alone, others on its y alone: an L2-grouped order)")
-            replace(self, tile_group=group).make_persistent(kernel, regions[0])
+                                   f"the tile's x alone, others on its y alone{decoded}: an L2-grouped order)")
+            programs = self.programs or SMS * ctas_per_sm(kernel)
+            replace(self, tile_group=group, programs=programs).make_persistent(kernel, regions[0])
 
     def make_persistent(self, kernel: func.FuncOp, region: RegionOp) -> None:
         entry = kernel.body.block
@@ -188,31 +238,70 @@ class PersistentPass(ModulePass):
             o.result.name_hint = n
         return ops
 
-    def _grouped(self, tile: SSAValue, grid: list[SSAValue], gxy: arith.MuliOp) -> list[Operation]:
-        """Virtual program ids of this tile in bands of `tile_group` x values (Triton's GROUP_M):
-        within a band x runs fastest, then y, so the tiles running at the same time share a few
-        x (rows of A in a GEMM) and a few y (columns of B) and their loads hit in L2:
+    @staticmethod
+    def _bands(g: SSAValue, t: SSAValue, gx: SSAValue, gy: SSAValue, clamp: bool) -> tuple[list[Operation], dict]:
+        """(x, y) of tile index t in bands of g x values over a gx x gy grid (x fastest within a
+        band, then y); `clamp`: a band size below 1 (t past the grid) becomes 1, no division by 0.
 
-            t = tile mod (gx * gy)   band = t / (G * gy)   first = band * G
-            size = min(gx - first, G)   x = first + (t mod (G * gy)) mod size   y = (t mod (G * gy)) / size
+            band = t / (g * gy)   first = band * g   size = min(gx - first, g)
+            x = first + (t mod (g * gy)) mod size   y = (t mod (g * gy)) / size
         """
-        g = _c(self.tile_group)
-        t = arith.RemSIOp(tile, gxy.result)
-        width = arith.MuliOp(g.result, grid[1])
-        band = arith.DivSIOp(t.result, width.result)
-        first = arith.MuliOp(band.result, g.result)
-        left = arith.SubiOp(grid[0], first.result)
-        size = arith.MinSIOp(left.result, g.result)
-        inband = arith.RemSIOp(t.result, width.result)
+        width = arith.MuliOp(g, gy)
+        band = arith.DivSIOp(t, width.result)
+        first = arith.MuliOp(band.result, g)
+        left = arith.SubiOp(gx, first.result)
+        size = arith.MinSIOp(left.result, g)
+        ops: list[Operation] = [width, band, first, left, size]
+        if clamp:
+            one = _c(1)
+            size = arith.MaxSIOp(size.result, one.result)
+            ops += [one, size]
+        inband = arith.RemSIOp(t, width.result)
         dx = arith.RemSIOp(inband.result, size.result)
         x = arith.AddiOp(first.result, dx.result)
         y = arith.DivSIOp(inband.result, size.result)
-        z = arith.DivSIOp(tile, gxy.result)
-        ops = [g, t, width, band, first, left, size, inband, dx, x, y, z]
-        for o, n in zip(ops, ("tile_group", "slice_tile", "band_tiles", "band", "band_x", "x_left", "band_size",
-                              "in_band", "band_dx", "pid_x", "pid_y", "pid_z")):
+        ops += [inband, dx, x, y]
+        names = {width: "band_tiles", band: "band", first: "band_x", left: "x_left", size: "band_size",
+                 inband: "in_band", dx: "band_dx", x: "pid_x", y: "pid_y"}
+        for o, n in names.items():
             o.result.name_hint = n
-        return ops
+        return ops, {"x": x.result, "y": y.result}
+
+    def _grouped(self, tile: SSAValue, grid: list[SSAValue], gxy: arith.MuliOp) -> list[Operation]:
+        """Virtual program ids of this tile in bands of `tile_group` x values (Triton's GROUP_M):
+        within a band x runs fastest, then y, so the tiles running at the same time share a few
+        x (rows of A in a GEMM) and a few y (columns of B) and their loads hit in L2
+        (`_bands` on t = tile mod (gx * gy); z = tile / (gx * gy))."""
+        g = _c(self.tile_group)
+        t = arith.RemSIOp(tile, gxy.result)
+        bands, _ = self._bands(g.result, t.result, grid[0], grid[1], clamp=False)
+        z = arith.DivSIOp(tile, gxy.result)
+        g.result.name_hint, t.result.name_hint, z.result.name_hint = "tile_group", "slice_tile", "pid_z"
+        return [g, t, *bands, z]
+
+    def _decoded(self, tile: SSAValue, grid: list[SSAValue], width: SSAValue) -> list[Operation]:
+        """The virtual 1-D program id of this tile when the kernel decodes its 1-D grid itself as
+        (x, y) = (pid % W, pid / W): the bands of `_bands` over the grid's full columns of W
+        ids (W as the x extent, gx / W as y's), then pid = x + y * W; ids past the last full
+        column keep their place (and W < 1 leaves every id in place):
+
+            s = tile mod gx   h = gx / W   (s < h * W ? bands over (W, h) : s)
+        """
+        g, one = _c(self.tile_group), _c(1)
+        s = arith.RemSIOp(tile, grid[0])
+        w = arith.MaxSIOp(width, one.result)
+        h = arith.DivSIOp(grid[0], w.result)
+        full = arith.MuliOp(h.result, w.result)
+        h1 = arith.MaxSIOp(h.result, one.result)
+        bands, xy = self._bands(g.result, s.result, w.result, h1.result, clamp=True)
+        yw = arith.MuliOp(xy["y"], w.result)
+        grouped = arith.AddiOp(xy["x"], yw.result)
+        inside = arith.CmpiOp(s.result, full.result, "slt")
+        pid = arith.SelectOp(inside.result, grouped.result, s.result)
+        for o, n in ((g, "tile_group"), (s, "slice_tile"), (w, "decode_width"), (h, "full_columns"),
+                     (full, "full_tiles"), (grouped, "grouped_pid"), (inside, "in_full_columns"), (pid, "pid")):
+            o.result.name_hint = n
+        return [g, one, s, w, h, full, h1, *bands, yw, grouped, inside, pid]
 
     def wrap(self, part: PartitionOp, grid: list[SSAValue], is_consumer: bool) -> None:
         old = part.body.block
@@ -228,13 +317,25 @@ class PersistentPass(ModulePass):
         body = Block(arg_types=[i32, i32, i32])
         tile, base, count = body.args
         tile.name_hint, base.name_hint, count.name_hint = "tile", "ring_base", "tile_count"
-        order = self._grouped(tile, grid, gxy) if self.tile_group > 0 else self._serpentine(tile, grid, gxy)
-        body.add_ops(order)
-        virtual = [next(o.result for o in order if o.result.name_hint == n) for n in ("pid_x", "pid_y", "pid_z")]
+        width = _decode_site(old, body) if self.tile_group > 0 else None
+        if width is None:
+            order = self._grouped(tile, grid, gxy) if self.tile_group > 0 else self._serpentine(tile, grid, gxy)
+            body.add_ops(order)
+            names = ("pid_x", "pid_y", "pid_z")
+        else:
+            order = self._decoded(tile, grid, width)
+            names = ("pid", "pid", "pid")
+        virtual = [next(o.result for o in order if o.result.name_hint == n) for n in names]
 
         for o in list(old.ops):
             o.detach()
             body.add_op(o)
+        if width is not None:  # after the op defining W (or first, when W is an argument)
+            w_op = width.op if isinstance(width, OpResult) else None
+            if w_op is None:
+                body.insert_ops_before(order, body.first_op)
+            else:
+                body.insert_ops_after(order, w_op)
         for o in list(body.walk()):
             if isinstance(o, ProgramIdOp) and o not in (pid,):
                 o.result.replace_all_uses_with(virtual[o.axis.value.data])

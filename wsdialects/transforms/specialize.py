@@ -1,9 +1,9 @@
 """`ws-specialize{depth=D mma-depth=P cooperative=G pingpong=true|false persistent=true|false
-programs=N tile-group=T}`: the whole warp-specialization pipeline (stages 2-7, ws-partition to ws-persistent) under one name.
+programs=N tile-group=T ctas-per-sm=C}`: the whole warp-specialization pipeline (stages 2-7, ws-partition to ws-persistent) under one name.
 
 Runs ws-partition, ws-distribute{depth=D}, ws-pipeline-mma{depth=P},
-ws-pipeline-coarse, ws-cooperative{groups=G} (when G > 1), ws-persistent{programs=N
-tile-group=T} (when persistent) and ws-pingpong (when pingpong; it needs G > 1; after ws-persistent, so
+ws-pipeline-coarse, ws-cooperative{groups=G} (when G > 1), ws-occupancy{ctas-per-sm=C} (when
+C > 1), ws-persistent{programs=N tile-group=T} (when persistent) and ws-pingpong (when pingpong; it needs G > 1; after ws-persistent, so
 that the team's first and last turns are taken once, outside the tile loop), then the
 synchronization check ws-verify-sync (a violation is an internal error; in a kernel that was
 warp-specialized already on input, it is checked first and its violation is the user's error). Defaults follow Tawa's measurements:
@@ -51,8 +51,9 @@ class SpecializePass(ModulePass):
     cooperative: int = 1
     pingpong: bool = False
     persistent: bool = False
-    programs: int = 132
+    programs: int = 0  # ws-persistent's programs (0: one per CTA the SMs hold, 132 x C)
     tile_group: int = -1  # ws-persistent's tile order: bands of this many x (0: serpentine; -1: its choice)
+    ctas_per_sm: int = 1  # ws-occupancy: CTAs sharing an SM
 
     def passes(self) -> list[ModulePass]:
         from wsdialects.transforms.distribute import DistributePass
@@ -70,6 +71,10 @@ class SpecializePass(ModulePass):
             from wsdialects.transforms.cooperative import CooperativePass
 
             out.append(CooperativePass(self.cooperative))
+        if self.ctas_per_sm != 1:
+            from wsdialects.transforms.occupancy import OccupancyPass
+
+            out.append(OccupancyPass(self.ctas_per_sm))
         if self.tile_group != -1 and not self.persistent:
             raise WsError(f"{self.name}: tile-group orders the tiles of a persistent kernel; it needs "
                           f"persistent=true", "ws-opt")

@@ -124,6 +124,36 @@ func.func @f() {
 
 // -----
 
+// dispatch: at two CTAs per SM the budgets fit half of the register file.
+// dispatch: at two CTAs per SM the budgets fit half of the register file
+func.func @f() {
+  // expected-error@+1 {{'nvgpu.wg.dispatch' register budgets need 64512 registers, the register file has 32768 (2 CTAs share the 65536)}}
+  nvgpu.wg.dispatch threads 384 ctas_per_sm 2 {
+    nvgpu.wg.branch warps 0 to 4 "producer" {
+      nvgpu.setmaxnreg dec 40
+    }
+    nvgpu.wg.branch warps 4 to 12 "consumer" {
+      nvgpu.setmaxnreg inc 232
+    }
+  }
+  func.return
+}
+
+// -----
+
+// dispatch: the CTAs that share an SM fit its 2048 threads.
+// dispatch: the CTAs that share an SM fit its 2048 threads
+func.func @f() {
+  // expected-error@+1 {{'nvgpu.wg.dispatch' 3 CTAs of 1024 threads per SM: an SM holds at most 2048 threads (and at least one CTA)}}
+  nvgpu.wg.dispatch threads 1024 ctas_per_sm 3 {
+    nvgpu.wg.branch warps 0 to 32 "all" {
+    }
+  }
+  func.return
+}
+
+// -----
+
 // dispatch: register budgets fit the register file.
 // dispatch: register budgets fit the register file
 func.func @f() {

@@ -97,3 +97,20 @@ func.func @dispatch() {
   }
   func.return
 }
+
+// Two CTAs per SM (ws-occupancy): the branches share half of the register file.
+// CHECK-LABEL: func.func @dispatch_shared_sm()
+// CHECK-NEXT: nvgpu.wg.dispatch threads 256 ctas_per_sm 2 {
+// CHECK:        nvgpu.setmaxnreg inc 216
+// GENERIC: "nvgpu.wg.dispatch"() <{threads = 256 : i32, ctas_per_sm = 2 : i32}> ({
+func.func @dispatch_shared_sm() {
+  nvgpu.wg.dispatch threads 256 ctas_per_sm 2 {
+    nvgpu.wg.branch warps 0 to 4 "producer" {
+      nvgpu.setmaxnreg dec 40
+    }
+    nvgpu.wg.branch warps 4 to 8 "consumer" {
+      nvgpu.setmaxnreg inc 216
+    }
+  }
+  func.return
+}

@@ -163,7 +163,7 @@
 // HELP-NEXT:      Tag every op of a tile kernel with the partitions (producer, consumer) that need it.
 // HELP:       ws-specialize
 // HELP-NEXT:      Partition, distribute, pipeline
-// HELP-NEXT:      options: depth=3  mma-depth=2  cooperative=1  pingpong=false  persistent=false  programs=132
+// HELP-NEXT:      options: depth=3  mma-depth=2  cooperative=1  pingpong=false  persistent=false  programs=0
 // HELP:       ws-hopper
 // HELP:           options: depth=4  mma-depth=1
 // HELP:       ws-register-budget

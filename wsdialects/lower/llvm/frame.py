@@ -32,7 +32,9 @@ from wsdialects.nvgpu import (
 from wsdialects.layout import column_blocks, layout_of, slot_swizzle
 from wsdialects.tile import DescType, PtrType
 from wsdialects.lower.llvm.shared_tiles import SHARED_TILE_OPS
-from wsdialects.lower.llvm.types import BranchCoords, KernelInfo, ParamInfo, SMEM_LIMIT, Smem, elem_of, fconst, llty, nbytes, prod, round_up, shape_of
+from wsdialects.attributes import ctas_per_sm
+from wsdialects.nvgpu.types import smem_per_cta
+from wsdialects.lower.llvm.types import BranchCoords, KernelInfo, ParamInfo, Smem, elem_of, fconst, llty, nbytes, prod, round_up, shape_of
 
 
 class KernelFrame:
@@ -140,7 +142,10 @@ class KernelFrame:
         add = self.op(f"add i32 {raw32}, 1023")
         self.smem = self.op(f"and i32 {add}, -1024", "smem")
 
-        # Shared memory: slot buffers (nvgpu.smem.alloc), TMA-store staging, then mbarriers.
+        # Shared memory: slot buffers (nvgpu.smem.alloc), TMA-store staging, then mbarriers,
+        # within the block's share of the SM (ws-occupancy: ws.ctas_per_sm CTAs share it).
+        ctas = ctas_per_sm(f)
+        smem_limit = smem_per_cta(ctas)
         block = f.body.blocks[0]
         for o in block.ops:
             if isinstance(o, SmemAllocOp):
@@ -164,7 +169,7 @@ class KernelFrame:
                     if plan is None:
                         continue
                     off = round_up(self.smem_end, 128)
-                    if off + plan["bytes"] + bar_bytes + 8 + 1024 > SMEM_LIMIT:
+                    if off + plan["bytes"] + bar_bytes + 8 + 1024 > smem_limit:
                         continue
                     self.store_stage[o] = (off, plan)
                     self.smem_end = off + plan["bytes"]
@@ -174,9 +179,10 @@ class KernelFrame:
                 self.bars[o.result] = bar_off
                 bar_off += 8 * o.result.type.num.data
         smem_bytes = bar_off + 1024
-        if smem_bytes > SMEM_LIMIT:
+        if smem_bytes > smem_limit:
+            per_sm = f" at {ctas} CTAs per SM" if ctas > 1 else ""
             self.fail(f, f"@{name} needs {smem_bytes} bytes of shared memory (aref slots, staging, mbarriers), "
-                         f"more than the {SMEM_LIMIT} a block can have on sm_90: use a smaller ring depth")
+                         f"more than the {smem_limit} a block can have on sm_90{per_sm}: use a smaller ring depth")
 
         pinfo: list = []
         self.pinfo = pinfo
@@ -184,9 +190,9 @@ class KernelFrame:
             self.lower_op(o)
         self.emit("ret void")
 
-        attrs = f'"nvvm.maxntid"="{nthreads}" "nvvm.minctasm"="1"'
+        attrs = f'"nvvm.maxntid"="{nthreads}" "nvvm.minctasm"="{ctas}"'
         text = [f"define ptx_kernel void @{name}({', '.join(sig)}) #{{ATTR}} {{"] + self.lines + ["}"]
-        info = KernelInfo(name, params, nthreads, smem_bytes, pinfo)
+        info = KernelInfo(name, params, nthreads, smem_bytes, pinfo, ctas_per_sm=ctas)
         pers = f.attributes.get("ws.persistent")
         if pers is not None:
             info.persistent_programs = pers.data["programs"].value.data

@@ -30,7 +30,6 @@ except ImportError:  # pragma: no cover
 TRIPLE = "nvptx64-nvidia-cuda"
 DATALAYOUT = "e-i64:64-i128:128-v16:16-v32:32-n16:32:64"
 REGFILE = 65536
-SMEM_LIMIT = 232448  # bytes of shared memory a block may opt into on sm_90
 
 
 def is_fp8(t: Attribute) -> bool:
@@ -132,6 +131,7 @@ class KernelInfo:
     smem_bytes: int
     partitions: list[tuple[str, int, int | None]] = field(default_factory=list)
     persistent_programs: int = 0  # ws-persistent: launch min(N, tiles) programs, pass the grid last
+    ctas_per_sm: int = 1  # ws-occupancy: CTAs that share an SM (the launch prefers shared memory to L1)
 
 
 @dataclass
