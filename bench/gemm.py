@@ -200,7 +200,7 @@ def main():
              "poisoned with NaN before the run; fp16 output rounding alone gives ~3e-4).", "",
              f"wsdialects: `examples/kernels/gemm.mlir` (128x256x64 tiles; 1 TMA producer warp group at 40 registers + "
              f"2 wgmma consumer warp groups at 232, mbarrier full/empty ring), pipelines {var_txt}; persistent "
-             f"variants launch min(132, tiles) programs. cuBLAS: `torch.matmul`. Triton: the tutorial matmul, best of "
+             f"variants launch min(132 x ctas-per-sm, tiles) programs. cuBLAS: `torch.matmul`. Triton: the tutorial matmul, best of "
              f"configs (BM, BN, BK, stages, warps) {CONFIGS}; Triton TMA-persistent: one program per SM, device-side "
              f"tensor descriptors for A, B and C (`tl.make_tensor_descriptor`), best of {TMA_CONFIGS}.", "",
              f"torch {torch.__version__}, triton {triton.__version__}.", "",

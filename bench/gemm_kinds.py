@@ -279,7 +279,7 @@ def write_report(args, kinds, results, variants, path_holder, final=False):
              "from the same (rounded) inputs, our output poisoned with NaN before the run; weights scaled by "
              "K^-1/2).", "",
              f"Device: {dev}; torch {info.get('torch', '?')}, triton {info.get('triton', '?')}; date {args.date}. "
-             f"Variants: {var_txt} (a persistent variant launches min(132, tiles) programs). Ratios are "
+             f"Variants: {var_txt} (a persistent variant launches min(132 x ctas-per-sm, tiles) programs). Ratios are "
              "ours / the first torch column (the op a user would call instead); 'best ws / best torch' takes "
              "the fastest of each side.", ""]
     if not final:
