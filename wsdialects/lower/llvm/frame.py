@@ -31,7 +31,7 @@ from wsdialects.nvgpu import (
 )
 from wsdialects.layout import column_blocks, layout_of, slot_swizzle
 from wsdialects.tile import DescType, PtrType
-from wsdialects.lower.llvm.shared_tiles import SHARED_TILE_OPS, in_loop
+from wsdialects.lower.llvm.shared_tiles import SHARED_TILE_OPS
 from wsdialects.attributes import ctas_per_sm
 from wsdialects.nvgpu.types import smem_per_cta
 from wsdialects.lower.llvm.types import BranchCoords, KernelInfo, ParamInfo, Smem, elem_of, fconst, llty, nbytes, prod, round_up, shape_of
@@ -58,7 +58,6 @@ class KernelFrame:
         self.wgmma_acc: dict[Operation, list[str]] = {}  # wgmma.mma_async -> accumulator computed before its fence
         self.wgmma_a: dict[Operation, list[str]] = {}  # wgmma.mma_async -> packed register A, before its fence
         self.stores_pending = False  # the branch has committed TMA stores it has not waited for
-        self.bulk_pending = False  # the branch's lanes have committed bulk row stores they have not waited for
 
     # ---- text helpers
     def tmp(self, hint: str = "v") -> str:
@@ -166,16 +165,14 @@ class KernelFrame:
         if os.environ.get("WSDIALECTS_SCALAR_STORES") != "1":
             for o in f.walk():
                 if o.name == "tile.store":
-                    asynch = os.environ.get("WSDIALECTS_ASYNC_STORE") == "1" and in_loop(o)
-                    plans = self.plan_staged_store(o, asynch)
-                    if plans is None:
+                    plan = self.plan_staged_store(o)
+                    if plan is None:
                         continue
                     off = round_up(self.smem_end, 128)
-                    for plan in (plans if isinstance(plans, tuple) else (plans,)):
-                        if off + plan["bytes"] + bar_bytes + 8 + 1024 <= smem_limit:
-                            self.store_stage[o] = (off, plan)
-                            self.smem_end = off + plan["bytes"]
-                            break
+                    if off + plan["bytes"] + bar_bytes + 8 + 1024 > smem_limit:
+                        continue
+                    self.store_stage[o] = (off, plan)
+                    self.smem_end = off + plan["bytes"]
         bar_off = round_up(self.smem_end, 8)
         for o in block.ops:
             if isinstance(o, MBarrierCreateOp):
@@ -290,13 +287,11 @@ class KernelFrame:
             col_rt = self.op(f"shl i32 {self.op(f'and i32 {lane}, 3')}, 1", "col")
             self.layout = BranchCoords(br.num_warps // 4, row_rt, col_rt, tip, lane, br.num_warps * 32, 1 + idx)
             self.memo = [{}]
-            self.stores_pending = self.bulk_pending = False
+            self.stores_pending = False
             for o in br.body.blocks[0].ops:
                 self.lower_op(o)
             if self.stores_pending:  # the branch's last TMA store reads shared memory until here
                 self.wait_store_reads()
-            if self.bulk_pending:  # so do the lanes' bulk row stores
-                self.asm("cp.async.bulk.wait_group.read 0;", "", [])
             self.emit(f"br label %{done}")
             self.label(nxt)
             self.layout = None

@@ -143,7 +143,7 @@ class Memory:
             return None
         return 0 if all(self._col_coef(x, d) == 0 for x in o.operands) else None
 
-    def plan_staged_store(self, o: Operation, async_ok: bool = False):
+    def plan_staged_store(self, o: Operation) -> dict | None:
         """A `tile.store` of a 2-D tile whose pointers are contiguous along the rows (one
         element per column step) is staged through shared memory: each warp writes its 16
         fragment rows of a column chunk, then stores them back row-wise with 16-byte
@@ -175,13 +175,8 @@ class Memory:
         if cw * esize < 32:  # at least two 16-byte vectors per row
             return None
         stride = cw * esize + max(16, 8 * esize)  # padded rows: conflict-free fragment writes
-        plan = {"cw": cw, "stride": stride, "esize": esize, "bits": bits, "bytes": br.num_warps * 16 * stride}
-        if async_ok:  # each warp stages all its rows whole; cp.async.bulk stores them, nobody waits
-            reps = shp[0] // (64 * (br.num_warps // 4))
-            astride = shp[1] * esize + 16
-            plan_a = dict(plan, stride=astride, bytes=br.num_warps * 16 * reps * astride, reps=reps, asynch=True)
-            return plan_a, plan
-        return plan
+        return {"cw": cw, "stride": stride, "esize": esize, "bits": bits,
+                "bytes": br.num_warps * 16 * stride}
 
     def lower_staged_store(self, o: Operation, off: int, plan: dict) -> None:
         L = self.layout
@@ -198,7 +193,7 @@ class Memory:
         pt = f"i{2 * bits}"
         pc = {16: "h", 32: "r", 64: "l"}[2 * bits]
         warp = self.op(f"lshr i32 {L.tid_in_part}, 5")
-        wofs = self.op(f"mul i32 {warp}, {16 * stride * plan.get('reps', 1)}")
+        wofs = self.op(f"mul i32 {warp}, {16 * stride}")
         wofs = self.op(f"add i32 {wofs}, {off}")
         wbase = self.op(f"add i32 {self.smem}, {wofs}", "stg")
         frow = self.op(f"lshr i32 {L.lane}, 2")
@@ -216,8 +211,6 @@ class Memory:
         def as_int(x: str) -> str:
             return self.op(f"bitcast {T} {x} to i{bits}") if is_float(et) else x
 
-        if plan.get("asynch"):
-            return self._async_staged_store(o, plan, wbase, wbase_w, wbase_r, frow, rrow, rcol, g0, as_int)
         for rep in range(reps):
             for c in range(N // cw):
                 for r in range(c * cw // 2, (c + 1) * cw // 2, 2):
@@ -264,103 +257,6 @@ class Memory:
                     self.emit(f"br label %{join}")
                     self.label(join)
                 self.asm("bar.warp.sync -1;", "", [])
-
-    def _async_staged_store(self, o, plan, wbase, wbase_w, wbase_r, frow, rrow, rcol, g0, as_int) -> None:
-        """The staged store with each warp's rows staged whole (no buffer reused within the tile):
-        when every 16-byte vector of the warp's rows is unmasked and aligned, lanes 0-15 store
-        the rows with `cp.async.bulk` and nobody waits (the warp waits for the reads before it
-        stages its next tile, the branch before it ends); else the 16-byte / element stores."""
-        L = self.layout
-        ptrs, v = o.operands[0], o.operands[1]
-        et = elem_of(v.type)
-        M, N = shape_of(v.type)
-        slots = self.slots(v.type, o)
-        cw, stride, esize, bits, reps = plan["cw"], plan["stride"], plan["esize"], plan["bits"], plan["reps"]
-        vec = 16 // esize
-        lpr = cw // vec
-        rpi = 32 // lpr
-        nper = N // 2
-        pt = f"i{2 * bits}"
-        pc = {16: "h", 32: "r", 64: "l"}[2 * bits]
-        self.asm("cp.async.bulk.wait_group.read 0;", "", [])  # this lane's bulk reads of the last tile
-        self.asm("bar.warp.sync -1;", "", [])
-        for rep in range(reps):
-            for c in range(N // cw):
-                for r in range(c * cw // 2, (c + 1) * cw // 2, 2):
-                    s0 = rep * nper + r
-                    x0 = self.op(f"zext i{bits} {as_int(self.ev(v, slots[s0][1], s0))} to {pt}")
-                    x1 = self.op(f"zext i{bits} {as_int(self.ev(v, slots[s0 + 1][1], s0 + 1))} to {pt}")
-                    pk = self.op(f"or {pt} {x0}, {self.op(f'shl {pt} {x1}, {bits}')}")
-                    lo = rep * 16 * stride + 8 * ((r >> 1) & 1) * stride + 8 * (r >> 2) * esize
-                    addr = self.op(f"add i32 {wbase_w}, {lo}") if lo else wbase_w
-                    self.asm(f"st.shared.b{2 * bits} [$0], $1;", f"r,{pc}", [("i32", addr), (pt, pk)])
-        self.asm("fence.proxy.async.shared::cta;", "", [])
-        self.asm("bar.warp.sync -1;", "", [])
-        # may the warp's rows go out whole? every vector unmasked and 16-byte aligned
-        vecs = []
-        allok = "true"
-        for rep in range(reps):
-            for c in range(N // cw):
-                for it in range(16 // rpi):
-                    ridx = (g0, rep * L.wg_count * 64 + it * rpi)
-                    idxs = [(ridx, (rcol, c * cw + j)) for j in range(vec)]
-                    p0 = self.ev(ptrs, idxs[0], None)
-                    pint = self.op(f"ptrtoint ptr addrspace(1) {p0} to i64")
-                    ok = self.op(f"icmp eq i64 {self.op(f'and i64 {pint}, 15')}, 0")
-                    masks = [self.ev(o.mask, ix, None) for ix in idxs] if o.mask is not None else []
-                    for m in masks:
-                        ok = self.op(f"and i1 {ok}, {m}")
-                    allok = self.op(f"and i1 {allok}, {ok}")
-                    vecs.append((rep, c, it, idxs, p0, ok, masks))
-        ok32 = self.op(f"zext i1 {allok} to i32")
-        whole = self.asm("{ .reg .pred p, q; setp.ne.u32 p, $1, 0; vote.sync.all.pred q, p, 0xffffffff; "
-                         "selp.u32 $0, 1, 0, q; }", "=r,r", [("i32", ok32)], "i32")
-        bulk, slow, join = self.newlabel("st_bulk"), self.newlabel("st_rows"), self.newlabel("st_done")
-        self.emit(f"br i1 {self.op(f'icmp ne i32 {whole}, 0')}, label %{bulk}, label %{slow}")
-        self.label(bulk)
-        lane_row = self.op(f"and i32 {L.lane}, 15")
-        row0 = self.op(f"add i32 {self.op(f'sub i32 {L.row_rt}, {frow}')}, {lane_row}")
-        srow = self.op(f"add i32 {wbase}, {self.op(f'mul i32 {lane_row}, {stride}')}")
-        issue = self.op(f"icmp ult i32 {L.lane}, 16")
-        for rep in range(reps):
-            pr = self.ev(ptrs, ((row0, rep * L.wg_count * 64), ("0", 0)), None)
-            sr = self.op(f"add i32 {srow}, {rep * 16 * stride}") if rep else srow
-            self.asm("{ .reg .pred p; setp.ne.u32 p, $2, 0; "
-                     f"@p cp.async.bulk.global.shared::cta.bulk_group [$0], [$1], {N * esize}; }}",
-                     "l,r,r", [("ptr addrspace(1)", pr), ("i32", sr), ("i32", self.op(f"zext i1 {issue} to i32"))])
-        self.asm("cp.async.bulk.commit_group;", "", [])
-        self.emit(f"br label %{join}")
-        self.label(slow)
-        T = llty(et)
-        for rep, c, it, idxs, p0, ok, masks in vecs:
-            lo = rep * 16 * stride + it * rpi * stride + c * cw * esize
-            addr = self.op(f"add i32 {wbase_r}, {lo}") if lo else wbase_r
-            st4 = "{i32, i32, i32, i32}"
-            res = self.asm("ld.shared.v4.b32 {$0, $1, $2, $3}, [$4];", "=r,=r,=r,=r,r", [("i32", addr)], st4)
-            words = [self.op(f"extractvalue {st4} {res}, {i}") for i in range(4)]
-            fast, elem, vj = self.newlabel("st_vec"), self.newlabel("st_elem"), self.newlabel("st_join")
-            self.emit(f"br i1 {ok}, label %{fast}, label %{elem}")
-            self.label(fast)
-            self.asm("st.global.v4.b32 [$0], {$1, $2, $3, $4};", "l,r,r,r,r",
-                     [("ptr addrspace(1)", p0)] + [("i32", w) for w in words])
-            self.emit(f"br label %{vj}")
-            self.label(elem)
-            self.memo.append({})
-            for j, ix in enumerate(idxs):
-                w = words[j * bits // 32]
-                sh = (j * bits) % 32
-                e = self.op(f"lshr i32 {w}, {sh}") if sh else w
-                e = self.op(f"trunc i32 {e} to i{bits}") if bits < 32 else e
-                if is_float(et):
-                    e = self.op(f"bitcast i{bits} {e} to {T}")
-                p = p0 if j == 0 else self.ev(ptrs, ix, None)
-                self.masked_store(p, e, et, masks[j] if masks else None)
-            self.memo.pop()
-            self.emit(f"br label %{vj}")
-            self.label(vj)
-        self.emit(f"br label %{join}")
-        self.label(join)
-        self.bulk_pending = True
 
     def lower_desc_store(self, o: Operation) -> None:
         desc = self.vals[o.operands[0]]
