@@ -99,6 +99,7 @@ def pipelines(mode: str, solver: bool | None = None) -> list[list[str]]:
         "ws-specialize{depth=2 mma-depth=1 cooperative=2}",
         "ws-specialize{cooperative=2 pingpong=true}",
         "ws-specialize{persistent=true programs=3}",
+        "ws-specialize{persistent=true ctas-per-sm=2}",  # ws-occupancy, 264 programs by default
         "ws-specialize{depth=2 mma-depth=1},ws-lower-aref,ws-lower-warp-groups",
         "ws-partition,ws-distribute{depth=2}",
         # a TMA store staged in a released ring slot (the interpreter writes the slot)
@@ -110,7 +111,7 @@ def pipelines(mode: str, solver: bool | None = None) -> list[list[str]]:
         return out + [["-p", "ws-hopper"], ["-p", "ws-hopper{cooperative=2}"]]
     if mode == "syntax":
         out += [["-p", p] for p in ("ws-hopper", "ws-hopper{cooperative=2}", "ws-hopper{cooperative=2 pingpong=true}",
-                                    "ws-hopper{persistent=true}")]
+                                    "ws-hopper{persistent=true}", "ws-hopper{ctas-per-sm=2}")]
         out += [["-p", "ws-hopper", "-t", "llvm"], ["-p", "ws-hopper{cooperative=2}", "-t", "llvm"]]
     if has_solver() if solver is None else solver:
         out += [["-p", _schedule("ws-specialize")], ["-p", _schedule("ws-specialize{cooperative=2}")]]
