@@ -1,6 +1,6 @@
 // bench/kernels/grouped/gemm.mlir: examples/kernels/gemm.mlir with its 1-D grid decoded in groups
 // of 8 row blocks (Triton's GROUP_M) instead of row blocks fastest: what an L2-grouped order
-// would give the bundled GEMM, whose decode ws-persistent cannot reorder. Grid and arguments as
+// would give the bundled GEMM (ws-persistent orders that decode in bands itself since 2026-11-27). Grid and arguments as
 // the original.
 builtin.module {
   func.func @matmul(%a_desc: !tile.desc<tensor<128x64xf16>>, %b_desc: !tile.desc<tensor<256x64xf16>>,
