@@ -11,7 +11,8 @@ shares the whole file). What reads it: `ws-hopper` fits its rings in a C-th of t
 memory (113 KB at C = 2), `ws-persistent` launches C programs per SM, `ws-lower-warp-groups`
 checks the budgets against the CTA's share (`nvgpu.wg.dispatch ... ctas_per_sm C`), and
 the emitter asks ptxas for C CTAs per SM (`.minnctapersm C`: at most 65536 / (C x threads)
-registers a thread at launch).
+registers a thread at launch). `ws-schedule` prices registers at one CTA per SM: where a
+schedule no longer fits the smaller budget, ws-register-budget warns at the branch.
 
     func.func @k(...) attributes {tile.kernel, tile.num_warps = 4 : i32, ws.ctas_per_sm = 2 : i32} {
       warp_group.region {
