@@ -27,7 +27,9 @@ path = os.pathsep.join(
     [d for d in bin_dirs if os.path.isdir(d)] + [os.environ.get("PATH", "")]
 )
 config.environment["PATH"] = path
-for var in ("HOME", "TMPDIR", "PYTHONPATH", "VIRTUAL_ENV"):
+# WSDIALECTS_TEST_SOLVE_CACHE: the test command's (test/run.py) folder of CP-SAT answers that
+# the lit and pytest runs share (test/solve_cache.py); unset, every model is solved for real.
+for var in ("HOME", "TMPDIR", "PYTHONPATH", "VIRTUAL_ENV", "WSDIALECTS_TEST_SOLVE_CACHE"):
     if var in os.environ:
         config.environment[var] = os.environ[var]
 # Internal errors in ws-opt must show up as test failures, not as tracebacks
@@ -66,10 +68,14 @@ def _start_zygote(tools):
     zygote = os.path.join(config.test_source_root, "tools", "zygote.py")
     sock = os.path.join(tempfile.mkdtemp(prefix="ws-lit-"), "zygote.sock")
     env = dict(config.environment, OPENBLAS_NUM_THREADS="1")  # no BLAS threads: it forks
+    # the test command's shared solve cache (test/solve_cache.py), in the server before it forks
+    share = ([f"--path={config.test_source_root}", "--import=solve_cache:install"]
+             if config.environment.get("WSDIALECTS_TEST_SOLVE_CACHE") else [])
     subprocess.Popen(
         [python, zygote, "serve", sock, str(os.getpid()), "--preload=wsdialects", "--skip=wsdialects.runtime",
          "--import=llvmlite.ir", "--import=llvmlite.binding",  # imported on first use by -t llvm / ptx
          "--import=wsdialects.schedule.solvers:import_cp_model"]  # OR-Tools, by ws-schedule (~0.1 s a child)
+        + share
         + [f"{t}={p}" for t, p in served.items()],
         env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
     )

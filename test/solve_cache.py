@@ -23,6 +23,17 @@ of the same kernels, each about 25 ms to a few seconds of CP-SAT.
   kept between runs.
 - Off (solved for real, nothing read or written) while a test uses `monkeypatch`: it may
   have replaced part of the solver or the model builders (test/conftest.py).
+- The test command (`python test/run.py`) runs lit's suite beside pytest and shares the
+  answers between them: it sets WSDIALECTS_TEST_SOLVE_CACHE to a folder of its own (removed
+  at its end), which then holds the answers instead of the run's folder, and test/lit.cfg.py
+  installs this wrapper in lit's `ws-opt` / `ws-schedule` processes (test/tools/zygote.py's
+  server, before it forks them) only while that variable is set: `lit -sv test` alone solves
+  every model for real, as before. The lit RUN lines and the pytest tests that solve the
+  same model (same kernel, same options) solve it once per test command.
+- A process about to solve a model holds a lock on the model's key (`flock`, released when it
+  exits, also if it is killed): another process that needs the same model meanwhile waits for
+  that answer instead of solving it twice, at most a third of its own time limit, and then
+  solves it itself if the answer is not there (a solve that ran out of time keeps nothing).
 """
 
 from __future__ import annotations
@@ -35,10 +46,13 @@ import tempfile
 from kernel_cache import run_folder
 
 SLACK = 3.0  # a kept answer serves a call whose time limit is at least SLACK x its wall time
+SHARED = "WSDIALECTS_TEST_SOLVE_CACHE"  # a folder shared by the lit and pytest runs of one test command
+POLL = 0.02  # seconds between two looks at a lock that another process holds
 
 enabled = True
 stats = {"hits": 0, "solves": 0, "kept": 0}
 _memory: dict[bytes, "_Answer"] = {}
+_misses: set[bytes] = set()  # keys this process solved without a kept answer (out of time)
 
 
 class _Answer:
@@ -76,10 +90,16 @@ def _key(backend, work, fast, linear) -> bytes:
     return h.digest()
 
 
+def _folder() -> str | None:
+    """Where the answers are kept: the test command's shared folder, else this run's folder."""
+    d = os.environ.get(SHARED)
+    return d if d and os.path.isdir(d) else run_folder()
+
+
 def _read(key: bytes) -> _Answer | None:
     if key in _memory:
         return _memory[key]
-    d = run_folder()
+    d = _folder()
     if d is None:
         return None
     try:
@@ -93,7 +113,7 @@ def _read(key: bytes) -> _Answer | None:
 
 def _write(key: bytes, answer: _Answer) -> None:
     _memory[key] = answer
-    d = run_folder()
+    d = _folder()
     if d is None:
         return
     tmp = os.path.join(d, f".solve-{key.hex()}.{os.getpid()}")
@@ -101,6 +121,28 @@ def _write(key: bytes, answer: _Answer) -> None:
         pickle.dump((answer.status_name, answer.solution, answer.deterministic_time, answer.wall_time,
                      answer.objective_value), f)
     os.replace(tmp, os.path.join(d, "solve-" + key.hex()))  # whole or not at all, for the other worker
+
+
+def _lock(key: bytes, wait: float):
+    """An open lock file of `key`, locked by this process, or None: another process held it
+    for `wait` seconds (or there is no folder)."""
+    import fcntl
+    import time
+
+    d = _folder()
+    if d is None:
+        return None
+    f = open(os.path.join(d, f"solve-{key.hex()}.lock"), "a")
+    deadline = time.monotonic() + wait
+    while True:
+        try:
+            fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return f
+        except BlockingIOError:
+            if time.monotonic() >= deadline:
+                f.close()
+                return None
+            time.sleep(POLL)
 
 
 def install() -> None:
@@ -118,20 +160,31 @@ def install() -> None:
             return real(self, time_limit, work, fast, linear)
         key = _key(self, work, fast, linear)
         answer = _read(key)
-        if answer is not None and answer.wall_time * SLACK <= time_limit:
-            stats["hits"] += 1
-            self.solver = answer
-            return getattr(self._cp, answer.status_name)
-        stats["solves"] += 1
-        status = real(self, time_limit, work, fast, linear)
-        cp = self._cp
-        if status in (cp.OPTIMAL, cp.INFEASIBLE):
-            s = self.solver
-            r = s.ResponseProto()
-            _write(key, _Answer(s.StatusName(status), list(r.solution), s.deterministic_time, s.wall_time,
-                                r.objective_value))
-            stats["kept"] += 1
-        return status
+        lock = None
+        if answer is None and key not in _misses:
+            # another process may be solving this model now: wait for its answer (holding the lock)
+            lock = _lock(key, time_limit / SLACK)
+            answer = _read(key)
+        try:
+            if answer is not None and answer.wall_time * SLACK <= time_limit:
+                stats["hits"] += 1
+                self.solver = answer
+                return getattr(self._cp, answer.status_name)
+            stats["solves"] += 1
+            status = real(self, time_limit, work, fast, linear)
+            cp = self._cp
+            if status in (cp.OPTIMAL, cp.INFEASIBLE):
+                s = self.solver
+                r = s.ResponseProto()
+                _write(key, _Answer(s.StatusName(status), list(r.solution), s.deterministic_time, s.wall_time,
+                                    r.objective_value))
+                stats["kept"] += 1
+            else:
+                _misses.add(key)  # not kept: the next call solves it at once, without waiting
+            return status
+        finally:
+            if lock is not None:
+                lock.close()  # releases the lock
 
     _run._session_cache = True
     solvers.CpSatBackend._run = _run

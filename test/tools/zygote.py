@@ -13,11 +13,12 @@ process; only the start is shared. Without a server (not started, or it died) th
 client runs the real tool instead (`os.execv`), so a broken server costs time, never
 results. `test/python` still runs the real `ws-opt` executable as a process.
 
-    python zygote.py serve SOCKET PARENT_PID [--preload=PKG] [--skip=PKG.SUB] [--import=MOD[:FUNC]] TOOL=SCRIPT...
+    python zygote.py serve SOCKET PARENT_PID [--preload=PKG] [--skip=PKG.SUB] [--path=DIR] [--import=MOD[:FUNC]] TOOL=SCRIPT...
     python -S -E zygote.py client SOCKET SCRIPT ARGS...       # one RUN-line command
 
 The server imports every module of each --preload package (but the --skip ones) and each
---import module (and calls FUNC of `--import=MOD:FUNC`), and runs every tool's `--version` and `--help` once (see `_warm_up`), so
+--import module (and calls FUNC of `--import=MOD:FUNC`; --path folders are searched
+too), and runs every tool's `--version` and `--help` once (see `_warm_up`), so
 that a child starts with what the tools import on first use. The client imports builtin
 modules only; test/lit.cfg.py starts it with `-c "from zygote import client"`, so that its
 code comes from zygote's cached bytecode rather than being compiled for every command.
@@ -211,6 +212,8 @@ def serve(sock_path: str, parent: int, specs: list[str]) -> None:
             skip.append(value)
         elif key == "--import":
             modules.append(value)
+        elif key == "--path":  # a folder to import --import modules from (test/ for solve_cache)
+            sys.path.append(value)
         else:
             tools[os.path.realpath(value)] = _entry_point(value)
     for package in preload:
