@@ -23,7 +23,7 @@ of the same kernels, each about 25 ms to a few seconds of CP-SAT.
   kept between runs.
 - Off (solved for real, nothing read or written) while a test uses `monkeypatch`: it may
   have replaced part of the solver or the model builders (test/conftest.py).
-- The test command (`python test/run.py`) runs lit's suite beside pytest and shares the
+- The test command (`python test/run.py`) runs lit's suite, then pytest's, and shares the
   answers between them: it sets WSDIALECTS_TEST_SOLVE_CACHE to a folder of its own (removed
   at its end), which then holds the answers instead of the run's folder, and test/lit.cfg.py
   installs this wrapper in lit's `ws-opt` / `ws-schedule` processes (test/tools/zygote.py's
