@@ -174,6 +174,21 @@ def ctas_per_sm(op: Operation) -> int:
     return v if v and v > 0 else 1
 
 
+def _tma_stores(op: Operation, a: Attribute) -> None:
+    name = "ws.tma_stores"  # written by ws-tma-store: argument indices of each converted store
+    _on(op, func.FuncOp, "a func.func", name)
+    nargs = len(op.body.blocks[0].args) if op.body.blocks else 0
+    if not isinstance(a, ArrayAttr) or not all(isinstance(e, DictionaryAttr) for e in a.data):
+        raise VerifyException(f"{name} must be a list of {{ptr, rows, cols, stride, desc}} dictionaries, got {a}")
+    for e in a.data:
+        for key in ("ptr", "rows", "cols", "stride", "desc"):
+            if key not in e.data:
+                raise VerifyException(f"{name}: an entry has no '{key}' (argument index)")
+            _nonneg_int(f"{name}: {key}", e.data[key])
+            if _int(e.data[key]) >= nargs:
+                raise VerifyException(f"{name}: {key} = {_int(e.data[key])} is past the kernel's {nargs} arguments")
+
+
 def _regs_per_thread(op: Operation, a: Attribute) -> None:
     name = "ws.regs_per_thread"  # written by ws-register-budget
     if op.name != "nvgpu.wg.branch":
@@ -195,6 +210,7 @@ CHECKS: dict[str, Callable[[Operation, Attribute], None]] = {
     "ws.partitioned": _partitioned,
     "ws.persistent": _persistent,
     OCCUPANCY_ATTR: _ctas_per_sm,
+    "ws.tma_stores": _tma_stores,
     DISTRIBUTED_ATTR: _string(DISTRIBUTED_ATTR),
     "ws.regs_per_thread": _regs_per_thread,
 }

@@ -199,6 +199,15 @@ class Interpreter:
         kernel = self.kernel(name)
         grid3 = _grid3(grid)
         params = kernel.body.block.args
+        tma = kernel.attributes.get("ws.tma_stores")
+        hidden = 0
+        if tma is not None:  # ws-tma-store's contract: a descriptor and a flag per converted store
+            from wsdialects.interpreter.values import tma_store_arguments
+
+            hidden = 2 * len(tma.data)
+            user = len(params) - hidden - (3 if "ws.persistent" in kernel.attributes else 0)
+            if len(args) == user:
+                args = [*args, *tma_store_arguments(tma, args, params)]
         contract = kernel.attributes.get("ws.persistent")
         if contract is not None:
             # Launch contract of ws-persistent: min(programs, tiles) programs, the
@@ -208,7 +217,7 @@ class Interpreter:
             args = [*args, *grid3]
             grid3 = (min(programs, tiles), 1, 1)
         if len(args) != len(params):
-            hidden = 3 if contract is not None else 0
+            hidden += 3 if contract is not None else 0
             raise TypeError(f"@{name} takes {len(params) - hidden} arguments, got {len(args) - hidden}")
         values = [to_runtime(p.type, a, i) for i, (p, a) in enumerate(zip(params, args))]
         for z, y, x in itertools.product(range(grid3[2]), range(grid3[1]), range(grid3[0])):

@@ -108,6 +108,34 @@ class _Argument:
         return format(f"argument {self.index} ({self.t})", spec)
 
 
+def tma_store_arguments(entries, args, params) -> list:
+    """The trailing arguments of ws-tma-store's launch contract (`ws.tma_stores`), as the GPU
+    runtime builds them: per store, the M x N view of the pointer argument with row stride S,
+    and 1, where TMA can take it (16-byte aligned base, row stride and row extent: a TMA store
+    writes whole 16-byte chunks, past N otherwise; the view inside the array); else a block of
+    zeros (never written) and 0, and the kernel takes its pointer store."""
+    out = []
+    for e in entries.data:
+        at = {k: e.data[k].value.data for k in ("ptr", "rows", "cols", "stride", "desc")}
+        arr = args[at["ptr"]]
+        block = params[at["desc"]].type.block
+        dummy = np.zeros(tuple(block.get_shape()), dtype_of(block))
+        if not isinstance(arr, np.ndarray) or not arr.flags.c_contiguous:
+            out += [dummy, 0]  # the pointer argument's own check reports it
+            continue
+        flat = arr.reshape(-1)
+        m, n, s = (int(args[at[k]]) for k in ("rows", "cols", "stride"))
+        it = flat.itemsize
+        # TMA stores whole 16-byte chunks of a row: the row's extent must end on one, as its stride must
+        ok = (m >= 1 and n >= 1 and s >= n and (m - 1) * s + n <= flat.size and (s * it) % 16 == 0
+              and (n * it) % 16 == 0 and flat.ctypes.data % 16 == 0)
+        if ok:
+            out += [np.lib.stride_tricks.as_strided(flat, (m, n), (s * it, it)), 1]
+        else:
+            out += [dummy, 0]
+    return out
+
+
 def to_runtime(t: Attribute, arg, index: int):
     """Convert the Python argument `arg` for parameter `index` of type `t`."""
     where = _Argument(t, index)

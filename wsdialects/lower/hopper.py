@@ -1,8 +1,10 @@
 """`ws-hopper{depth=D mma-depth=P cooperative=G pingpong=true|false persistent=true|false programs=N tile-group=T
-ctas-per-sm=C}`:
+ctas-per-sm=C tma-store=true|false}`:
 the whole path to Hopper code.
 
-`ws-hopper` is `ws-specialize` plus the lowering. This pass runs
+`ws-hopper` is `ws-specialize` plus the lowering. This pass runs `ws-tma-store` (bounds-masked
+pointer-tile stores become TMA stores, the pointer store kept for launches TMA cannot take; with
+`tma-store=auto`, the default, in persistent kernels only, where it was measured to pay), then
 `ws-specialize` with the same options (partition, distribute{depth=D},
 pipeline-mma{depth=P}, and cooperative / pingpong / persistent when asked), then the lowering
 passes `ws-lower-aref` (aref rings -> mbarriers, shared-memory slots, TMA),
@@ -101,6 +103,10 @@ class HopperPass(SpecializePass):
     depth: int = 4
     mma_depth: int = 1
     lead_warp: bool = True  # ws-lead-warp: a TMA producer runs in one warp
+    # ws-tma-store first (bounds-masked pointer-tile stores as TMA stores): auto = in persistent
+    # kernels, where the store overlaps the next tile (H100, run -72: +1..+5 %; one tile per
+    # program -3..+5 %, bench/results/2026-11-27-gemm-notes.md)
+    tma_store: bool | str = "auto"
 
     def passes(self) -> list[ModulePass]:
         return [*super().passes(), *lowering_passes(lead_warp=self.lead_warp)]
@@ -112,6 +118,14 @@ class HopperPass(SpecializePass):
         from wsdialects.diagnostics import collect_notes
         from wsdialects.transforms.specialize import run_composite
 
+        if self.tma_store not in (True, False, "auto"):
+            from wsdialects.diagnostics import WsError
+
+            raise WsError(f"ws-hopper: tma-store must be true, false or auto, got '{self.tma_store}'", "ws-opt")
+        if self.tma_store is True or (self.tma_store == "auto" and self.persistent):
+            from wsdialects.transforms.tma_store import TmaStorePass
+
+            TmaStorePass(remarks=False).apply(ctx, op)
         original = op.clone() if self.depth > 1 else None
         limit = smem_per_cta(self.ctas_per_sm)
         need: dict[int, int] = {}

@@ -16,6 +16,15 @@ import struct
 from wsdialects.lower.to_llvm import KernelInfo
 
 
+class _Built:
+    """A kernel argument the launch built itself (a descriptor's device address)."""
+
+    __slots__ = ("address",)
+
+    def __init__(self, address: int):
+        self.address = address
+
+
 class LaunchError(RuntimeError):
     pass
 
@@ -169,6 +178,10 @@ class Launcher:
         problem = tma_stride_problem([x.stride(d) * es for d in range(rank - 1)])
         if problem:
             raise self._err(i, problem)
+        if p.stored and (x.shape[-1] * es) % 16 and rank > 1 and x.stride(-2) != x.shape[-1]:
+            raise self._err(i, f"the kernel stores through this descriptor, and a TMA store writes whole 16-byte "
+                               f"chunks: rows of {x.shape[-1] * es} bytes inside a larger row stride would be "
+                               "overwritten past their end (pass a tensor whose rows end on 16 bytes)")
         key = (x.data_ptr(), tuple(x.shape), tuple(x.stride()), p.dtype, p.block, p.swizzle, x.device.index)
         hit = self._descs.get(key)
         if hit is not None:
@@ -191,10 +204,42 @@ class Launcher:
         self._descs[key] = buf
         return buf.data_ptr()
 
+    def _tma_store_args(self, args) -> list:
+        """ws-tma-store's trailing arguments: per converted store, the descriptor of the pointer
+        argument's M x N view with row stride S and 1, where TMA can take it; else a placeholder
+        descriptor and 0 (the kernel then takes its pointer store)."""
+        torch = _torch()
+        out: list = []
+        for e in self.info.tma_stores:
+            x = args[e["ptr"]]
+            try:
+                m, n, s = (int(args[e[k]]) for k in ("rows", "cols", "stride"))
+                if not (isinstance(x, torch.Tensor) and x.is_cuda and x.is_contiguous() and 1 <= n <= s and m >= 1
+                        and (n * x.element_size()) % 16 == 0):  # a TMA store writes whole 16-byte chunks
+                    raise LaunchError("no view")
+                view = x.reshape(-1).as_strided((m, n), (s, 1))  # raises past the tensor's storage
+                out += [_Built(self._desc(e["desc"], view, self.info.params[e["desc"]])), 1]
+            except (LaunchError, RuntimeError, TypeError, ValueError):
+                out += [_Built(self._placeholder(x)), 0]
+        return out
+
+    def _placeholder(self, x) -> int:
+        """A 128-byte descriptor of zeros on the device of `x` (a kernel never reads it: its flag is 0)."""
+        torch = _torch()
+        dev = x.device if isinstance(x, torch.Tensor) else torch.device("cuda")
+        buf = self._descs.get(("placeholder", dev))
+        if buf is None:
+            buf = self._descs[("placeholder", dev)] = torch.zeros(128, dtype=torch.uint8, device=dev)
+        return buf.data_ptr()
+
     def launch(self, grid, args, stream=None):
         torch = _torch()
 
         info = self.info
+        if info.tma_stores:  # ws-tma-store contract: a descriptor and a flag per converted store
+            user = len(info.params) - 2 * len(info.tma_stores) - (3 if info.persistent_programs else 0)
+            if len(args) == user:
+                args = tuple(args) + tuple(self._tma_store_args(args))
         if info.persistent_programs:  # ws-persistent contract: the user's grid travels as 3 trailing i32
             user = len(info.params) - 3
             if len(args) != user:
@@ -214,7 +259,10 @@ class Launcher:
             raise LaunchError(f"{info.name}: no CUDA tensor among the arguments")
         vals, types = [], []
         for i, (p, x) in enumerate(zip(info.params, args)):
-            if p.kind == "desc":
+            if isinstance(x, _Built):  # a descriptor the launch built itself (ws-tma-store)
+                vals.append(x.address)
+                types.append(ctypes.c_void_p)
+            elif p.kind == "desc":
                 self._tensor(i, x, p.dtype, device)
                 vals.append(self._desc(i, x, p))
                 types.append(ctypes.c_void_p)

@@ -120,7 +120,8 @@ class KernelFrame:
             t = a.type
             if isinstance(t, DescType):
                 tt = t.block
-                params.append(ParamInfo(pname, "desc", str(elem_of(tt)), shape_of(tt)))
+                stored = any(u.operation.name == "tile.desc_store" and u.index == 0 for u in a.uses)
+                params.append(ParamInfo(pname, "desc", str(elem_of(tt)), shape_of(tt), stored=stored))
                 sig.append(f"ptr %p{i}")
                 self.vals[a] = ("desc", f"%p{i}", tt, len(params) - 1)
             elif isinstance(t, PtrType):
@@ -196,6 +197,9 @@ class KernelFrame:
         pers = f.attributes.get("ws.persistent")
         if pers is not None:
             info.persistent_programs = pers.data["programs"].value.data
+        tma = f.attributes.get("ws.tma_stores")
+        if tma is not None:
+            info.tma_stores = [{k: v.value.data for k, v in e.data.items()} for e in tma.data]
         return "\n".join(text), info, attrs
 
     # ----------------------------------------------------------------- shared memory, mbarriers

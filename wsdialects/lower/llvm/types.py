@@ -121,6 +121,7 @@ class ParamInfo:
     dtype: str  # element type name as in MLIR (f16, bf16, f32, i32, f8E4M3FN, ...)
     block: tuple[int, ...] = ()
     swizzle: int = 0  # bytes (128/64/32), 0 = none
+    stored: bool = False  # a desc the kernel stores through (TMA stores write whole 16-byte chunks)
 
 
 @dataclass
@@ -132,6 +133,7 @@ class KernelInfo:
     partitions: list[tuple[str, int, int | None]] = field(default_factory=list)
     persistent_programs: int = 0  # ws-persistent: launch min(N, tiles) programs, pass the grid last
     ctas_per_sm: int = 1  # ws-occupancy: CTAs that share an SM (the launch prefers shared memory to L1)
+    tma_stores: list[dict] = field(default_factory=list)  # ws-tma-store: {ptr, rows, cols, stride, desc} indices
 
 
 @dataclass
