@@ -100,3 +100,19 @@ def test_the_launch_contract_reaches_the_runtime(shared):
     assert names[7:9] == ["c_ptr_tma", "c_ptr_tma_ok"] and names[9:] == ["ws_grid_x", "ws_grid_y", "ws_grid_z"]
     assert [p.name for p in info.params if p.kind == "desc" and p.stored] == ["c_ptr_tma"]
     assert "cp.async.bulk.tensor.2d.global.shared::cta.bulk_group" in lower_module(module).llvm_ir
+
+
+@pytest.mark.parametrize("view,why", [
+    ((4, 16, 24, 2, 0, 96), None),
+    ((4, 16, 24, 2, 0, 87), "ends past the 87 elements"),
+    ((4, 30, 24, 2, 0, 96), "a 4 x 30 view with a row stride of 24"),
+    ((0, 16, 24, 2, 0, 96), "a 0 x 16 view"),
+    ((4, 16, 20, 2, 0, 96), "a row stride of 40 bytes is not a multiple of 16"),
+    ((4, 20, 24, 2, 0, 96), "a row of 40 bytes is not a multiple of 16"),  # TMA would write 8 bytes past it
+    ((4, 16, 24, 2, 8, 96), "a base address of 8 bytes is not a multiple of 16")])
+def test_view_problem_is_the_launch_flag(view, why):
+    """The one rule the GPU runtime and the interpreter both apply before setting the flag."""
+    from wsdialects.transforms.tma_store import view_problem
+
+    got = view_problem(*view)
+    assert (got is None) if why is None else (why in got), got

@@ -111,9 +111,10 @@ class _Argument:
 def tma_store_arguments(entries, args, params) -> list:
     """The trailing arguments of ws-tma-store's launch contract (`ws.tma_stores`), as the GPU
     runtime builds them: per store, the M x N view of the pointer argument with row stride S,
-    and 1, where TMA can take it (16-byte aligned base, row stride and row extent: a TMA store
-    writes whole 16-byte chunks, past N otherwise; the view inside the array); else a block of
-    zeros (never written) and 0, and the kernel takes its pointer store."""
+    and 1, where TMA can take it (`tma_store.view_problem`); else a block of zeros (never
+    written) and 0, and the kernel takes its pointer store."""
+    from wsdialects.transforms.tma_store import view_problem
+
     out = []
     for e in entries.data:
         at = {k: e.data[k].value.data for k in ("ptr", "rows", "cols", "stride", "desc")}
@@ -126,9 +127,7 @@ def tma_store_arguments(entries, args, params) -> list:
         flat = arr.reshape(-1)
         m, n, s = (int(args[at[k]]) for k in ("rows", "cols", "stride"))
         it = flat.itemsize
-        # TMA stores whole 16-byte chunks of a row: the row's extent must end on one, as its stride must
-        ok = (m >= 1 and n >= 1 and s >= n and (m - 1) * s + n <= flat.size and (s * it) % 16 == 0
-              and (n * it) % 16 == 0 and flat.ctypes.data % 16 == 0)
+        ok = view_problem(m, n, s, it, flat.ctypes.data, flat.size) is None
         if ok:
             out += [np.lib.stride_tricks.as_strided(flat, (m, n), (s * it, it)), 1]
         else:

@@ -208,18 +208,20 @@ class Launcher:
         """ws-tma-store's trailing arguments: per converted store, the descriptor of the pointer
         argument's M x N view with row stride S and 1, where TMA can take it; else a placeholder
         descriptor and 0 (the kernel then takes its pointer store)."""
+        from wsdialects.transforms.tma_store import view_problem
+
         torch = _torch()
         out: list = []
         for e in self.info.tma_stores:
             x = args[e["ptr"]]
             try:
                 m, n, s = (int(args[e[k]]) for k in ("rows", "cols", "stride"))
-                if not (isinstance(x, torch.Tensor) and x.is_cuda and x.is_contiguous() and 1 <= n <= s and m >= 1
-                        and (n * x.element_size()) % 16 == 0):  # a TMA store writes whole 16-byte chunks
-                    raise LaunchError("no view")
-                view = x.reshape(-1).as_strided((m, n), (s, 1))  # raises past the tensor's storage
+                if not (isinstance(x, torch.Tensor) and x.is_cuda and x.is_contiguous()) \
+                        or view_problem(m, n, s, x.element_size(), x.data_ptr(), x.numel()) is not None:
+                    raise LaunchError("no view")  # the pointer argument's own checks report a wrong tensor
+                view = x.reshape(-1).as_strided((m, n), (s, 1))
                 out += [_Built(self._desc(e["desc"], view, self.info.params[e["desc"]])), 1]
-            except (LaunchError, RuntimeError, TypeError, ValueError):
+            except (LaunchError, TypeError, ValueError):
                 out += [_Built(self._placeholder(x)), 0]
         return out
 

@@ -47,7 +47,7 @@ def set_occupancy(kernel: func.FuncOp, region: RegionOp, ctas: int) -> None:
                                "an SM holds")
     consumers = [p for p in region.partitions if p.pid != PRODUCER]
     producers = [p for p in region.partitions if p.pid == PRODUCER]
-    if any(p.regs is not None and p.regs.value.data != PRODUCER_REGS for p in producers) or len(producers) > 1:
+    if any(p.regs is not None and p.regs.value.data != PRODUCER_REGS for p in producers):
         raise error_at(region, f"ws-occupancy: the producer's register budget is not ws-distribute's "
                                f"({PRODUCER_REGS}): only ws-distribute's partitions can be refitted")
     # within the SM's 2048 threads the consumers keep at least 24 registers (setmaxnreg's least)

@@ -118,7 +118,7 @@ def _shares_rows_and_columns(kernel: func.FuncOp) -> bool:
     return frozenset({0}) in kinds and frozenset({1}) in kinds
 
 
-def _decode_site(old: Block, body: Block) -> SSAValue | None:
+def _decode_site(old: Block) -> SSAValue | None:
     """W when this partition reads its program id only as `pid % W` / `pid / W` (one W) and W
     is an argument or defined at the partition's top level, where the virtual id can be
     computed before the decode; else None (the grid's own axes are ordered)."""
@@ -317,7 +317,7 @@ class PersistentPass(ModulePass):
         body = Block(arg_types=[i32, i32, i32])
         tile, base, count = body.args
         tile.name_hint, base.name_hint, count.name_hint = "tile", "ring_base", "tile_count"
-        width = _decode_site(old, body) if self.tile_group > 0 else None
+        width = _decode_site(old) if self.tile_group > 0 else None
         if width is None:
             order = self._grouped(tile, grid, gxy) if self.tile_group > 0 else self._serpentine(tile, grid, gxy)
             body.add_ops(order)

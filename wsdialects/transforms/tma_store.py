@@ -130,6 +130,21 @@ def match(store: StoreOp, kernel: func.FuncOp) -> dict:
     return {"ptr": base, "rows": m, "cols": n, "stride": stride, "r0": r0, "c0": c0}
 
 
+def view_problem(rows: int, cols: int, stride: int, itemsize: int, base: int, elements: int) -> str | None:
+    """Why a TMA store cannot go through the rows x cols view (row stride `stride` elements) of
+    an array of `elements` elements at address `base`, or None: the launch's flag of the
+    contract (the GPU runtime and the interpreter both ask this). A TMA store writes whole
+    16-byte chunks of a row, so the row's extent must end on 16 bytes, as its stride and base must."""
+    if rows < 1 or cols < 1 or stride < cols:
+        return f"a {rows} x {cols} view with a row stride of {stride}"
+    if (rows - 1) * stride + cols > elements:
+        return f"the {rows} x {cols} view with a row stride of {stride} ends past the {elements} elements"
+    for what, v in (("row stride", stride * itemsize), ("row", cols * itemsize), ("base address", base)):
+        if v % 16:
+            return f"a {what} of {v} bytes is not a multiple of 16"
+    return None
+
+
 def _why_not(store: StoreOp) -> str | None:
     """Why a store that matches cannot be a TMA store (its box), else None."""
     vt = store.value.type
@@ -138,7 +153,7 @@ def _why_not(store: StoreOp) -> str | None:
 
     try:
         es = nbytes(vt.element_type)
-    except (TypeError, KeyError):
+    except TypeError:
         return f"TMA does not store {vt.element_type}"
     if bm > TMA_BOX_MAX or bn > TMA_BOX_MAX:
         return f"a {bm}x{bn} box is larger than TMA's {TMA_BOX_MAX} elements a dimension"
