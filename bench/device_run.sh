@@ -95,7 +95,8 @@ if [[ $STEPS == *fuzz* ]]; then
   done
 fi
 if [[ $STEPS == *kinds* ]]; then
-  # one table per kind of GEMM kernel against the torch op a user would call (bench/gemm_kinds.py, issue 13);
+  # one table per kind of GEMM kernel against the torch op a user would call and Triton on the same tile
+  # (bench/gemm_kinds.py, issue 13);
   # KINDS_ARGS e.g. "--kinds a,c --ks 4096"; KINDS_VARIANTS: ';'-separated ws-hopper pipelines (may hold spaces)
   timeout 420 python3 bench/gemm_kinds.py --out $OUT ${KINDS_VARIANTS:+--variants "$KINDS_VARIANTS"} ${KINDS_ARGS} 2>&1 | tee $OUT/kinds.log | tail -100
 fi

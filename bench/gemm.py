@@ -1,6 +1,7 @@
 """fp16 GEMM, M = N = 8192, K = 256..16384: wsdialects (ws-hopper) vs torch.matmul
 (cuBLAS) vs a Triton matmul (the tutorial's) vs a Triton TMA-persistent matmul (device-side
-tensor descriptors), all in one run, `triton.testing.do_bench` medians.
+tensor descriptors), all in one run, `triton.testing.do_bench` medians. Both Triton kernels live in
+bench/triton_peers.py (shared with bench/gemm_kinds.py).
 
     python bench/gemm.py [--out DIR] [--variants 'PIPE;PIPE;...']
 
@@ -19,92 +20,22 @@ from pathlib import Path
 
 import torch
 import triton
-import triton.language as tl
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 import wsdialects  # noqa: E402
 from gemm_variants import compile_variant  # noqa: E402
-
-
-@triton.jit
-def _tl_matmul(a_ptr, b_ptr, c_ptr, M, N, K, sam, sak, sbn, sbk, scm, scn,
-               BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr, GROUP: tl.constexpr):
-    pid = tl.program_id(0)
-    npm = tl.cdiv(M, BM)
-    npn = tl.cdiv(N, BN)
-    width = GROUP * npn
-    gid = pid // width
-    first = gid * GROUP
-    gsz = min(npm - first, GROUP)
-    pm = first + (pid % width) % gsz
-    pn = (pid % width) // gsz
-    rm = (pm * BM + tl.arange(0, BM)) % M
-    rn = (pn * BN + tl.arange(0, BN)) % N
-    rk = tl.arange(0, BK)
-    a = a_ptr + rm[:, None] * sam + rk[None, :] * sak
-    b = b_ptr + rn[None, :] * sbn + rk[:, None] * sbk
-    acc = tl.zeros((BM, BN), dtype=tl.float32)
-    for k in range(0, tl.cdiv(K, BK)):
-        x = tl.load(a, mask=rk[None, :] < K - k * BK, other=0.0)
-        y = tl.load(b, mask=rk[:, None] < K - k * BK, other=0.0)
-        acc = tl.dot(x, y, acc)
-        a += BK * sak
-        b += BK * sbk
-    cm = pm * BM + tl.arange(0, BM)
-    cn = pn * BN + tl.arange(0, BN)
-    c = c_ptr + cm[:, None] * scm + cn[None, :] * scn
-    tl.store(c, acc.to(tl.float16), mask=(cm[:, None] < M) & (cn[None, :] < N))
+from triton_peers import best_config, ensure_allocator, tma_persistent_matmul, triton_mm  # noqa: E402
 
 
 CONFIGS = [(128, 256, 64, 4, 8), (128, 128, 64, 4, 4), (128, 256, 64, 3, 8)]
-
-
-@triton.jit
-def _tl_matmul_tma_persistent(a_ptr, b_ptr, c_ptr, M, N, K, BM: tl.constexpr, BN: tl.constexpr,
-                              BK: tl.constexpr, GROUP: tl.constexpr, PROGRAMS: tl.constexpr):
-    """The strongest Triton form on Hopper: one program per SM looping over the output tiles
-    (grouped along M for L2), A, B and C through device-side TMA descriptors."""
-    a_d = tl.make_tensor_descriptor(a_ptr, shape=[M, K], strides=[K, 1], block_shape=[BM, BK])
-    b_d = tl.make_tensor_descriptor(b_ptr, shape=[N, K], strides=[K, 1], block_shape=[BN, BK])
-    c_d = tl.make_tensor_descriptor(c_ptr, shape=[M, N], strides=[N, 1], block_shape=[BM, BN])
-    npm = tl.cdiv(M, BM)
-    npn = tl.cdiv(N, BN)
-    width = GROUP * npn
-    for tile in tl.range(tl.program_id(0), npm * npn, PROGRAMS, flatten=True):
-        first = (tile // width) * GROUP
-        gsz = tl.minimum(npm - first, GROUP)
-        pm = first + (tile % width) % gsz
-        pn = (tile % width) // gsz
-        acc = tl.zeros((BM, BN), dtype=tl.float32)
-        for k in range(tl.cdiv(K, BK)):
-            x = a_d.load([pm * BM, k * BK])
-            y = b_d.load([pn * BN, k * BK])
-            acc = tl.dot(x, y.T, acc)
-        c_d.store([pm * BM, pn * BN], acc.to(tl.float16))
-
-
 TMA_CONFIGS = [(128, 256, 64, 3, 8), (128, 256, 64, 4, 8), (128, 128, 64, 4, 8), (128, 128, 64, 3, 4)]
 
 
 def triton_mm_tma_persistent(a, b, c, cfg):
-    M, K = a.shape
-    N = b.shape[0]
+    """bench/triton_peers.py's TMA-persistent kernel, plain epilogue; cfg = (BM, BN, BK, stages, warps)."""
     BM, BN, BK, st, w = cfg
-    programs = min(torch.cuda.get_device_properties(0).multi_processor_count, triton.cdiv(M, BM) * triton.cdiv(N, BN))
-    _tl_matmul_tma_persistent[(programs,)](a, b, c, M, N, K, BM=BM, BN=BN, BK=BK, GROUP=8, PROGRAMS=programs,
-                                           num_stages=st, num_warps=w)
-
-
-def triton_mm(a, b, c, cfg):
-    M, K = a.shape
-    N = b.shape[0]
-    BM, BN, BK, st, w = cfg
-    grid = (triton.cdiv(M, BM) * triton.cdiv(N, BN),)
-    _tl_matmul[grid](a, b, c, M, N, K, a.stride(0), a.stride(1), b.stride(0), b.stride(1), c.stride(0), c.stride(1),
-                     BM=BM, BN=BN, BK=BK, GROUP=8, num_stages=st, num_warps=w)
-
-
+    tma_persistent_matmul(a, b, c, (BM, BN, BK), st, w)
 
 
 def main():
@@ -117,9 +48,7 @@ def main():
     args = ap.parse_args()
     from triton.testing import do_bench
 
-    # device-side tensor descriptors need scratch memory from the launching framework
-    if hasattr(triton, "set_allocator"):  # older Triton: the TMA-persistent configs fail and are reported
-        triton.set_allocator(lambda size, alignment, stream: torch.empty(size, device="cuda", dtype=torch.int8))
+    ensure_allocator()  # older Triton: none, the TMA-persistent configs fail and are reported
 
     dev = torch.cuda.get_device_name()
     slug = "h100" if "H100" in dev else "h200" if "H200" in dev else dev.lower().replace(" ", "-")
@@ -159,28 +88,17 @@ def main():
             errs.append(rel(c))
             t_ws.append(do_bench(ours, warmup=25, rep=200, return_mode="median"))
         t_cb = do_bench(lambda: torch.matmul(a, b.T, out=c), warmup=25, rep=200, return_mode="median")
-        best = None
-        for cfg in CONFIGS:
-            try:
-                t = do_bench(lambda: triton_mm(a, b, c, cfg), warmup=25, rep=200, return_mode="median")
-            except Exception as e:  # a config that does not fit
-                print(f"triton config {cfg} failed: {type(e).__name__}", file=sys.stderr)
-                continue
-            if best is None or t < best[0]:
-                best = (t, cfg)
-        best_tma, err_tma = None, float("nan")
-        for cfg in TMA_CONFIGS:
-            try:
-                c.fill_(float("nan"))
-                triton_mm_tma_persistent(a, b, c, cfg)
-                torch.cuda.synchronize()
-                err = rel(c)
-                t = do_bench(lambda: triton_mm_tma_persistent(a, b, c, cfg), warmup=25, rep=200, return_mode="median")
-            except Exception as x:  # noqa: BLE001 - a config that does not fit
-                print(f"triton TMA-persistent config {cfg} failed: {type(x).__name__}: {str(x)[:200]}", file=sys.stderr)
-                continue
-            if best_tma is None or t < best_tma[0]:
-                best_tma, err_tma = (t, cfg), err
+        best, _ = best_config(CONFIGS, lambda cfg: triton_mm(a, b, c, cfg), label="triton")
+
+        def check_tma(cfg):
+            c.fill_(float("nan"))
+            triton_mm_tma_persistent(a, b, c, cfg)
+            torch.cuda.synchronize()
+            return rel(c)
+
+        best_tma, _ = best_config(TMA_CONFIGS, lambda cfg: triton_mm_tma_persistent(a, b, c, cfg), check_tma,
+                                  label="triton TMA-persistent")
+        err_tma = best_tma[2] if best_tma else float("nan")
         tf = lambda t: flops / t / 1e9  # noqa: E731  (t in ms -> TFLOP/s)
         tma = (tf(best_tma[0]), best_tma[1]) if best_tma else (float("nan"), None)
         row = (K, [tf(t) for t in t_ws], tf(t_cb), tf(best[0]), best[1], errs, err_cb, tma, err_tma)
@@ -201,7 +119,8 @@ def main():
              f"wsdialects: `examples/kernels/gemm.mlir` (128x256x64 tiles; 1 TMA producer warp group at 40 registers + "
              f"2 wgmma consumer warp groups at 232, mbarrier full/empty ring), pipelines {var_txt}; persistent "
              f"variants launch min(132 x ctas-per-sm, tiles) programs. cuBLAS: `torch.matmul`. Triton: the tutorial matmul, best of "
-             f"configs (BM, BN, BK, stages, warps) {CONFIGS}; Triton TMA-persistent: one program per SM, device-side "
+             f"configs (BM, BN, BK, stages, warps) {CONFIGS}; Triton TMA-persistent (`bench/triton_peers.py`, shared with "
+             f"`bench/gemm_kinds.py`): one program per SM, device-side "
              f"tensor descriptors for A, B and C (`tl.make_tensor_descriptor`), best of {TMA_CONFIGS}.", "",
              f"torch {torch.__version__}, triton {triton.__version__}.", "",
              "| K | cuBLAS | Triton (best cfg) | Triton TMA-persistent (best cfg) | "

@@ -1,5 +1,6 @@
 """One table per KIND of GEMM kernel (issue 13): wsdialects kernels of test/Inputs/kernels/gemm_kinds/
-against the torch op a user would call instead, at 8192-class shapes, `triton.testing.do_bench` medians.
+against the torch op a user would call instead and against Triton on the same tile shape, at
+8192-class shapes, `triton.testing.do_bench` medians.
 
     python bench/gemm_kinds.py [--kinds a,b,...] [--ks 1024,4096,16384] [--variants 'PIPE;PIPE']
                                [--out DIR] [--name SUFFIX] [--date D] [--rep MS] [--budget S]
@@ -15,6 +16,11 @@ Kinds (kernels in test/Inputs/kernels/gemm_kinds/, peers in bench/gemm_kinds_spe
   e  gated MLP silu(x W1^T) * (x W3^T), one x load for both dots, 128x128x64
        vs two matmuls + F.silu * mul (and one matmul on [W1; W3])
   f  bf16 plain GEMM, 128x256x64 vs torch.matmul
+
+Triton peer of every kind (bench/triton_peers.py, the TMA-persistent kernel bench/gemm.py uses too):
+one program per SM looping over the tiles, device-side descriptors (`tl.make_tensor_descriptor`),
+BLOCK_M/N/K = the .mlir kernel's tile (checked against the file), the same dtypes and epilogue; the
+best of the kind's (num_stages, num_warps) configs (Kind.triton_configs), named in the table.
 
 Each variant is a ws-opt pipeline (default 'ws-hopper;ws-hopper{persistent=true}'). Every output is
 checked first (ours poisoned with NaN) against a float64 torch reference: rel. error
@@ -47,7 +53,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 import wsdialects  # noqa: E402
-from gemm_kinds_specs import KINDS, KERNELS  # noqa: E402
+from gemm_kinds_specs import KINDS, KERNELS, kernel_tile  # noqa: E402
 
 DEFAULT_VARIANTS = "ws-hopper;ws-hopper{persistent=true};ws-schedule{arch=h100},ws-hopper"
 SOLVER = "ws-schedule{arch=h100},"  # a variant starting so compiles the kind's stored solver schedule
@@ -81,9 +87,24 @@ def ptxas_report(ptx: str) -> str:
             f"{spill.group(1) if spill else '?'} B spill stores, {spill.group(2) if spill else '?'} B spill loads")
 
 
+def tile_mismatch(kind) -> str | None:
+    """Why the kind's Triton peer would not run on the kernel's tile (None when it does)."""
+    t = kernel_tile(kind)
+    if tuple(kind.block) != t:
+        return f"Kind.block {tuple(kind.block)} is not the tile of {kind.file} {t}"
+    return None
+
+
 def compile_only(kinds, variants, use_ptxas: bool) -> int:
     bad = 0
     for kind in kinds:
+        why = tile_mismatch(kind)
+        if why:
+            bad += 1
+            print(f"({kind.key}) Triton peer: {why}", flush=True)
+        else:
+            print(f"({kind.key}) Triton peer tile {'x'.join(map(str, kind.block))} = {kind.file}'s; configs "
+                  f"(num_stages, num_warps) {list(kind.triton_configs)}", flush=True)
         for v in variants:
             t0 = time.time()
             try:
@@ -129,6 +150,16 @@ def run_kind(kind, ks, variants, rep, warmup, dump) -> None:
 
     res = {"kind": kind.key, "device": torch.cuda.get_device_name(), "torch": torch.__version__,
            "triton": triton_version, "compile": {}, "rows": [], "notes": []}
+    tp, tp_why = None, tile_mismatch(kind)
+    if tp_why is None:
+        try:
+            import triton_peers as tp
+
+            if not tp.ensure_allocator():
+                res["notes"].append(f"triton {triton_version} has no `triton.set_allocator`: device-side tensor "
+                                    "descriptors cannot get their scratch memory (the Triton peer's launches fail)")
+        except Exception as e:  # noqa: BLE001 - no triton, or a Triton that cannot even define the kernel
+            tp, tp_why = None, f"bench/triton_peers.py does not import here: {type(e).__name__}: {e}"[:400]
 
     def save():
         Path(dump).write_text(json.dumps(res))
@@ -190,11 +221,38 @@ def run_kind(kind, ks, variants, rep, warmup, dump) -> None:
             except Exception as e:  # noqa: BLE001 - a peer this torch does not have
                 cell["error"] = f"{type(e).__name__}: {e}"[:400]
                 print(f"({kind.key}) K={K} {label}: {cell['error']}", file=sys.stderr, flush=True)
+        tri = row["triton"] = {}
+        if tp is None or "triton" not in case:
+            tri["error"] = tp_why or "the kind has no Triton peer"
+        else:
+            fns = {}
+
+            def launch(cfg):
+                if cfg not in fns:
+                    fns[cfg] = case["triton"](tp, *cfg)
+                fns[cfg]()
+
+            def check(cfg):
+                case["out"].fill_(float("nan"))
+                launch(cfg)
+                torch.cuda.synchronize()
+                return rel(case["out"], f"Triton {cfg}")
+
+            best, fails = tp.best_config(kind.triton_configs, launch, check, bench,
+                                         label=f"({kind.key}) K={K} Triton", ok=lambda e: e < BAD)
+            tri["failures"] = fails
+            if best is None:
+                tri["error"] = "every config failed"
+            else:
+                tri["ms"], tri["cfg"], tri["err"] = best[0], list(best[1]), best[2]
+        save()
         for n in case.get("notes", []):
             if n not in res["notes"]:
                 res["notes"].append(n)
         flops = kind.flops(K)
         txt = "  ".join(f"{c['label']} {flops / c['ms'] / 1e9:.1f}" for c in row["peers"] if "ms" in c)
+        if "ms" in tri:
+            txt += f"  Triton {flops / tri['ms'] / 1e9:.1f} {tuple(tri['cfg'])} (err {tri['err']:.1e})"
         txt += "  " + "  ".join(f"ws[{i}] {flops / c['ms'] / 1e9:.1f} (err {c['err']:.1e})"
                                 for i, c in enumerate(row["ws"]) if "ms" in c)
         print(f"({kind.key}) K={K:6d}  TFLOP/s: {txt}", flush=True)
@@ -209,10 +267,19 @@ def fmt_err(c) -> str:
     return "-" if e is None else f"{e:.1e}" + ("" if e < BAD else " WRONG")
 
 
+def _cfg_txt(cfg) -> str:
+    return f"st {cfg[0]}, w {cfg[1]}"
+
+
 def kind_table(kind, res, variants) -> list[str]:
+    bm, bn, bk = kind.block
     lines = [f"### ({kind.key}) {kind.title}", "",
              f"`test/Inputs/kernels/gemm_kinds/{kind.file}`: {kind.tile}; {kind.problem}; "
-             f"{kind.flop_text}. Peer (the op a user would call instead): {kind.peer_text}", ""]
+             f"{kind.flop_text}. Peer (the op a user would call instead): {kind.peer_text}", "",
+             f"Triton same tile (`bench/triton_peers.py`, our own): TMA-persistent, one program per SM looping "
+             f"over the tiles (grouped along M by 8), device-side descriptors (`tl.make_tensor_descriptor`), "
+             f"BLOCK_M/N/K = {bm}/{bn}/{bk} as the kernel; {kind.triton_text}. Best of (num_stages, num_warps) "
+             f"{', '.join(str(tuple(c)) for c in kind.triton_configs)}, named in the cell (st, w).", ""]
     if res is None or res.get("fatal"):
         lines += [f"**Not run / failed:** {res.get('fatal') if res else 'no result'}", ""]
         if not res or not res.get("rows"):
@@ -226,9 +293,10 @@ def kind_table(kind, res, variants) -> list[str]:
         for c in r.get("peers", []):
             if c["label"] not in peers:
                 peers.append(c["label"])
-    head = ["K"] + [f"`{p}` TFLOP/s" for p in peers] \
-        + [f"ws[{i}] TFLOP/s (x torch)" for i in range(len(variants))] \
-        + ["best ws / best torch", "rel. error ws (max)", "rel. error torch (max)"]
+    head = ["K"] + [f"`{p}` TFLOP/s" for p in peers] + ["Triton same tile (best cfg) TFLOP/s"] \
+        + [f"ws[{i}] TFLOP/s (x torch, x Triton)" for i in range(len(variants))] \
+        + ["best ws / best torch", "best ws / Triton", "rel. error ws (max)", "rel. error torch (max)",
+           "rel. error Triton"]
     lines += ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for r in rows:
         if "error" in r:
@@ -239,6 +307,15 @@ def kind_table(kind, res, variants) -> list[str]:
         pc = {c["label"]: c for c in r.get("peers", [])}
         ptf = [tf(pc[p]) if p in pc else None for p in peers]
         cells = [str(r["K"])] + [f"{x:.1f}" if x else "failed" for x in ptf]
+        tri = r.get("triton")
+        ttf = tf(tri) if tri else None
+        if tri is None:
+            cells.append("not run")
+        elif ttf is None:
+            cells.append("no Triton peer here (below)" if tri.get("error") and not tri.get("failures")
+                         else "failed (below)")
+        else:
+            cells.append(f"{ttf:.1f} ({_cfg_txt(tri['cfg'])})")
         main = ptf[0] if ptf else None
         wtf = []
         for c in r.get("ws", []):
@@ -247,20 +324,41 @@ def kind_table(kind, res, variants) -> list[str]:
                 cells.append(f"{x:.1f} WRONG")
                 continue
             wtf.append(x)
-            cells.append("failed" if x is None else f"{x:.1f} ({x / main:.2f}x)" if main else f"{x:.1f}")
+            if x is None:
+                cells.append("failed")
+                continue
+            ratios = [f"{x / main:.2f}x" if main else "-", f"{x / ttf:.2f}x" if ttf else "-"]
+            cells.append(f"{x:.1f} ({', '.join(ratios)})")
         bw = max([x for x in wtf if x] or [0])
         bt = max([x for x in ptf if x] or [0])
         cells.append(f"{bw / bt:.2f}" if bw and bt else "-")
+        cells.append(f"{bw / ttf:.2f}" if bw and ttf else "-")
         errs = [c for c in r.get("ws", []) if "err" in c]
         perrs = [c for c in r.get("peers", []) if "err" in c]
         worst = lambda cs: max(cs, key=lambda c: c["err"] if c["err"] == c["err"] else float("inf"))  # noqa: E731
         cells.append(fmt_err(worst(errs)) if errs else "-")
         cells.append(fmt_err(worst(perrs)) if perrs else "-")
+        cells.append(fmt_err(tri) if tri and "err" in tri else "-")
         lines.append("| " + " | ".join(cells) + " |")
     fails = [f"K={r['K']} {c.get('variant') or c.get('label')}: `{c['error']}`"
              for r in rows for c in r.get("ws", []) + r.get("peers", []) if "error" in c]
     if fails:
         lines += ["", "Failures: " + "; ".join(fails[:8]) + (" ..." if len(fails) > 8 else "")]
+    # the Triton peer: why it is missing, and the configs that failed (once each, not per K)
+    tri_why, tri_fails = {}, []
+    for r in rows:
+        tri = r.get("triton") or {}
+        if tri.get("error"):
+            tri_why.setdefault(tri["error"], []).append(str(r["K"]))
+        for f in tri.get("failures", []):
+            if f not in tri_fails:
+                tri_fails.append(f)
+    if tri_why:
+        lines += ["", "**Triton peer not measured:** " + "; ".join(f"K={', '.join(ks)}: `{w}`"
+                                                                   for w, ks in tri_why.items())]
+    if tri_fails:
+        lines += ["", "Triton configs (num_stages, num_warps) that failed: "
+                  + "; ".join(f"`{f}`" for f in tri_fails[:6]) + (" ..." if len(tri_fails) > 6 else "")]
     for n in res.get("notes", []):
         lines += ["", n]
     lines.append("")
@@ -272,7 +370,8 @@ def write_report(args, kinds, results, variants, path_holder, final=False):
     dev = info.get("device", "unknown device")
     slug = "h100" if "H100" in dev else "h200" if "H200" in dev else dev.lower().replace(" ", "-")
     var_txt = "; ".join(f"ws[{i}] = `{v}`" for i, v in enumerate(variants))
-    lines = [f"# GEMM kinds: wsdialects vs the torch op a user would call ({dev}, {args.date})", "",
+    lines = [f"# GEMM kinds: wsdialects vs the torch op a user would call and Triton on the same tile "
+             f"({dev}, {args.date})", "",
              f"Command: `python bench/gemm_kinds.py {' '.join(sys.argv[1:])}` (one run; each kind in a "
              f"process of its own; `triton.testing.do_bench` median, {args.warmup} ms warm-up, {args.rep} ms "
              "repeats; rel. error = ||out - ref|| / ||ref|| against a float64 torch reference on the GPU "
@@ -280,8 +379,9 @@ def write_report(args, kinds, results, variants, path_holder, final=False):
              "K^-1/2).", "",
              f"Device: {dev}; torch {info.get('torch', '?')}, triton {info.get('triton', '?')}; date {args.date}. "
              f"Variants: {var_txt} (a persistent variant launches min(132 x ctas-per-sm, tiles) programs). Ratios are "
-             "ours / the first torch column (the op a user would call instead); 'best ws / best torch' takes "
-             "the fastest of each side.", ""]
+             "ours / the first torch column (the op a user would call instead) and ours / the Triton "
+             "same-tile peer's best config; 'best ws / best torch' and 'best ws / Triton' take the fastest ws "
+             "variant (and the fastest torch op).", ""]
     if not final:
         lines += ["(partial: written while the run goes on)", ""]
     for kind in kinds:
