@@ -164,6 +164,37 @@ def test_argument_errors(gemm):
         gemm[1](a.cpu(), a, c, 128, 256, 64, 256)
 
 
+def test_repeated_launches_reuse_checked_arguments():
+    """The launcher keeps what its checks made of a launch's arguments (packed values, descriptors)
+    per argument identity: launches with new tensors, with earlier ones again after its
+    descriptor cache was cleared (the kept launch holds its buffers), a persistent TMA-store
+    kernel's hidden arguments, and a wrong argument after a good launch all behave as the first
+    launch does."""
+    k = wsdialects.compile(ROOT / "examples" / "kernels" / "gemm.mlir", pipeline="ws-hopper{persistent=true}")
+    launcher = k.kernel()
+
+    def operands(M, N, K):
+        a = torch.randn(M, K, device="cuda", dtype=torch.float16)
+        b = torch.randn(N, K, device="cuda", dtype=torch.float16)
+        return a, b, torch.full((M, N), float("nan"), device="cuda", dtype=torch.float16)
+
+    first, second = operands(300, 512, 200), operands(130, 260, 72)  # 260: no TMA store (520-byte rows)
+    for _ in range(2):
+        for (a, b, c) in (first, second, first):
+            M, N, K = c.shape[0], c.shape[1], a.shape[1]
+            c.fill_(float("nan"))
+            k[cdiv(M, 128) * cdiv(N, 256)](a, b, c, M, N, K, N)
+            torch.cuda.synchronize()
+            assert rel_err(c, a.float() @ b.float().T) < 2e-3
+        launcher._descs.clear()  # the kept launches still hold their descriptor buffers
+        torch.randn(1 << 22, device="cuda")  # new allocations where freed buffers were
+    a, b, c = first
+    with pytest.raises(LaunchError, match=r"argument 3 \(M\): expected an int"):
+        k[8](a, b, c, 300.0, 512, 200, 512)
+    with pytest.raises(LaunchError, match=r"argument 3 \(M\): expected an int"):
+        k[8](a, b, c, 300.0, 512, 200, 512)
+
+
 @pytest.mark.parametrize("M,N,K", [(200, 100, 104), (512, 128, 1000), (70, 17, 64)])
 @SOURCES
 def test_softmax_gemm_row_reductions(src, M, N, K):
