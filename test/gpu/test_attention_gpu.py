@@ -35,7 +35,9 @@ VARIANTS = [  # (kernel, head dim, dtype, causal, query rows per program)
 ]
 PIPELINES = ["ws-hopper", "ws-hopper{cooperative=2}", "ws-hopper{cooperative=2 pingpong=true}",
              # persistent: 5 programs loop over the (query block, head) tiles
-             "ws-hopper{cooperative=2 pingpong=true persistent=true programs=5}"]
+             "ws-hopper{cooperative=2 pingpong=true persistent=true programs=5}",
+             # each group stores its own rows of O (no gather)
+             "ws-hopper{cooperative=2 pingpong=true persistent=true programs=5 team-stores=split}"]
 # ws-schedule's output for the head-dim-128 kernels, kept as IR (the GPU machine has no OR-Tools):
 # ws-hopper honours its ws.* attributes. NAME.mlir: the solver's choice (a ping-pong team);
 # NAME_split.mlir (pingpong=false): softmax and P.V on different warp groups, P and the row

@@ -74,7 +74,9 @@ def test_gemm_pipelines(pipeline, opts, programs):
     assert rel_err(c, a.float() @ b.float().T) < 2e-3
 
 
-@pytest.mark.parametrize("pipeline", ["ws-hopper{persistent=true}", "ws-hopper{tma-store=true}"])
+@pytest.mark.parametrize("pipeline", ["ws-hopper{persistent=true}", "ws-hopper{tma-store=true}",
+                                      # each group of a ping-pong team stores its own 64 rows
+                                      "ws-hopper{persistent=true cooperative=2 pingpong=true team-stores=split}"])
 def test_gemm_tma_store_epilogue(pipeline):
     """ws-tma-store (ws-hopper's default on persistent kernels): the pointer-store epilogue as a TMA
     store where the launch can build the descriptor (16-byte row stride), the pointer store where it

@@ -53,7 +53,9 @@ def test_kernel_as_written(name, D, dt, causal, L, rng):
 
 
 @pytest.mark.parametrize("name,D,dt,causal", VARIANTS, ids=[v[0] for v in VARIANTS])
-@pytest.mark.parametrize("pipeline", ["ws-hopper", "ws-hopper{cooperative=2 depth=2}"])
+@pytest.mark.parametrize("pipeline", ["ws-hopper", "ws-hopper{cooperative=2 depth=2}",
+                                      # each group stores its 64 rows of the 3-D array's slice itself
+                                      "ws-hopper{cooperative=2 pingpong=true team-stores=split depth=2}"])
 def test_kernel_after_ws_hopper(name, D, dt, causal, pipeline, rng):
     m = compile_kernel(KERNELS / f"{name}.mlir", pipeline, file=name, shared=True)
     assert any(o.name == "nvgpu.wgmma.mma_async" for o in m.walk())

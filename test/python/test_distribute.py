@@ -273,6 +273,31 @@ def test_cooperative_preserves_semantics(case, groups, rng, capsys):
         assert_same(want, run(after, case, grid, args, seed=seed))
 
 
+@pytest.mark.parametrize("name,pipeline", [
+    ("attention", "ws-partition,ws-distribute{depth=2},ws-pipeline-mma{depth=1},ws-cooperative{groups=2 stores=split}"),
+    ("causal_attention", "ws-specialize{depth=2 mma-depth=1 cooperative=2 pingpong=true team-stores=split}"),
+    ("gemm", "ws-tma-store,ws-specialize{depth=3 mma-depth=1 cooperative=2 pingpong=true team-stores=split "
+             "persistent=true programs=3}"),
+])
+def test_cooperative_split_stores_preserve_semantics(name, pipeline, rng):
+    """stores=split: each group stores its own rows (no gather); the kernel computes what it did,
+    under round-robin and random interleavings; group 1 storing at group 0's rows is caught."""
+    case = next(c for c in CASES if c.name == name)
+    module = shared_transform(case.path(), pipeline)
+    assert not [op for op in module.walk() if op.name == "warp_group.gather"]
+    stores = [op for op in module.walk() if op.name == "tile.desc_store"]
+    assert len(stores) == 2 and stores[0].operands[0].type.block.get_shape()[0] == 64
+    # gemm: rows of 296 fp16 end on 16 bytes, so ws-tma-store's flag takes the TMA stores
+    grid, args = cases_mod.gemm_args(rng, N=296) if name == "gemm" else case.make(rng)
+    want = run(parse_kernel(case.path(), shared=True), case, grid, args)
+    for seed in (None, 5):
+        assert_same(want, run(module, case, grid, args, seed=seed))
+    moved = next(op for op in module.walk() if op.name == "arith.addi" and (op.result.name_hint or "").endswith("_g1"))
+    moved.result.replace_all_uses_with(moved.lhs)  # group 1 stores over group 0's rows
+    with pytest.raises(AssertionError, match="outputs differ"):
+        assert_same(want, run(module, case, grid, args))
+
+
 def test_cooperative_tma_store_is_gathered(shared, rng):
     """Both groups take part in the gather; without group 1 group 0 never stores."""
     case = next(c for c in CASES if c.name == "attention")

@@ -3,6 +3,11 @@
 // RUN: ws-opt %shared/kernels/attention.mlir -p 'ws-specialize{depth=2 mma-depth=1 cooperative=2}' 2>&1 | filecheck %s --check-prefix=COARSE
 // RUN: ws-opt %shared/kernels/gemm.mlir -p 'ws-partition,ws-distribute,ws-cooperative{groups=4}' 2>&1 | filecheck %s --check-prefix=SMALL
 // RUN: ws-opt %shared/kernels/gemm.mlir -p 'ws-specialize{cooperative=2}' | ws-opt --print-op-generic | ws-opt | filecheck %s
+// RUN: ws-opt %shared/kernels/attention.mlir -p 'ws-partition,ws-distribute,ws-cooperative{groups=2 stores=split}' 2>&1 | filecheck %s --check-prefix=SPLIT
+// RUN: ws-opt %shared/kernels/gemm.mlir -p 'ws-tma-store,ws-specialize{cooperative=2 pingpong=true team-stores=split}' 2>&1 | filecheck %s --check-prefix=SPLITGEMM
+// RUN: ws-opt %S/Inputs/cooperative-store-reused-desc.mlir -p 'ws-partition,ws-distribute,ws-cooperative{groups=2 stores=split}' 2>&1 | filecheck %s --check-prefix=KEEP
+// RUN: not ws-opt %shared/kernels/gemm.mlir -p 'ws-specialize{team-stores=split}' 2>&1 | filecheck %s --check-prefix=BADSPLIT
+// RUN: not ws-opt %shared/kernels/gemm.mlir -p 'ws-cooperative{stores=scatter}' 2>&1 | filecheck %s --check-prefix=BADSTORES
 
 // Both groups read the same slots: the ring waits for two releases per slot.
 // CHECK: aref.create consumers = 2 : !aref.ring<tensor<128x64xf16>, tensor<256x64xf16>, depth = 3>
@@ -80,3 +85,39 @@
 // WARPS: remark: ws-cooperative: consumer partition 1 stays one group: its 12 warps do not make 2 groups of whole warp groups (4 warps each)
 // WARPS: warp_group.partition 1 consumer warps 12
 // WARPS-NOT: warp_group.partition 2
+
+// stores=split: each group stores its own 64 rows of O with a TMA store of its own (no gather,
+// no meeting); the descriptor argument's box becomes a group's slice.
+// SPLIT-NOT: remark
+// SPLIT-NOT: warp_group.gather
+// SPLIT: func.func @attention({{.*}}%o_desc: !tile.desc<tensor<64x128xf16>>
+// SPLIT: warp_group.partition 1 consumer0 warps 4
+// SPLIT: tile.desc_store %o_desc[%[[R0:.*]], %{{.*}}], %o16 : !tile.desc<tensor<64x128xf16>>
+// SPLIT: warp_group.partition 2 consumer1 warps 4
+// SPLIT: %group_rows = arith.constant 64 : i32
+// SPLIT-NEXT: %[[R1:.*]] = arith.addi %{{.*}}, %group_rows : i32
+// SPLIT-NEXT: tile.desc_store %o_desc[%[[R1]], %{{.*}}], %{{.*}} : !tile.desc<tensor<64x128xf16>>
+// SPLIT-NOT: warp_group.gather
+
+// The bundled GEMM's epilogue as a TMA store (ws-tma-store's hidden descriptor), a ping-pong
+// team: both groups store, behind the launch flag, with the pointer store kept.
+// SPLITGEMM-NOT: warp_group.gather
+// SPLITGEMM: %c_ptr_tma: !tile.desc<tensor<64x256xf16>>
+// SPLITGEMM: warp_group.partition 1 consumer0
+// SPLITGEMM: warp_group.turn_pass 0 of 2
+// SPLITGEMM: scf.if %tma {
+// SPLITGEMM-NEXT: tile.desc_store %c_ptr_tma[%o_am_1, %o_bn_1], %c : !tile.desc<tensor<64x256xf16>>
+// SPLITGEMM: warp_group.partition 2 consumer1
+// SPLITGEMM: scf.if %tma_1 {
+// SPLITGEMM-NEXT: %group_rows = arith.constant 64 : i32
+// SPLITGEMM-NEXT: %o_am_g1 = arith.addi %o_am_2, %group_rows : i32
+// SPLITGEMM-NEXT: tile.desc_store %c_ptr_tma[%o_am_g1, %o_bn_2], %c_1 : !tile.desc<tensor<64x256xf16>>
+
+// A descriptor the kernel also loads through keeps its box: the store stays gathered.
+// KEEP: remark: ws-cooperative: a TMA store stays gathered into group 0 (stores=split): descriptor %c_desc is used by other ops
+// KEEP: %c_desc: !tile.desc<tensor<128x128xf16>>
+// KEEP: warp_group.gather %c, 0 of 2 along 0
+// KEEP: tile.desc_store %c_desc[{{.*}}], %c_all : !tile.desc<tensor<128x128xf16>>
+
+// BADSPLIT: error: ws-specialize: team-stores=split splits the stores of a cooperative team; it needs cooperative >= 2, got 1
+// BADSTORES: error: ws-cooperative: stores must be gather or split, got 'scatter'

@@ -3,6 +3,7 @@
 // RUN: ws-opt %S/../../examples/kernels/flash_attention_bf16.mlir -p 'ws-specialize{depth=2 mma-depth=1 cooperative=2 pingpong=true persistent=true},ws-stage-in-slot' 2>&1 | filecheck %s --check-prefix=PERSISTENT
 // RUN: ws-opt %S/../Inputs/kernels/flash_attention_bf16_bn176.mlir -p 'ws-hopper{cooperative=2 pingpong=true}' 2>&1 | filecheck %s --check-prefix=HOPPER
 // RUN: ws-opt %S/../../examples/kernels/flash_attention_bf16.mlir -p 'ws-hopper{cooperative=2 pingpong=true}' 2>&1 | filecheck %s --check-prefix=FITS
+// RUN: ws-opt %S/../Inputs/kernels/flash_attention_bf16_bn176.mlir -p 'ws-hopper{cooperative=2 pingpong=true team-stores=split}' 2>&1 | filecheck %s --check-prefix=SPLIT
 // RUN: ws-opt %S/../../examples/kernels/gemm.mlir -p 'ws-specialize,ws-stage-in-slot' 2>&1 | filecheck %s --check-prefix=NONE
 
 // One consumer: O is staged in the slot that brought Q; Q is released after the store
@@ -51,3 +52,10 @@
 // No ring of the stored tile's type: nothing staged, said once.
 // NONE: gemm.mlir:{{[0-9]+}}:{{[0-9]+}}: remark: ws-stage-in-slot: no tile.desc_store has a released ring slot of its tile's type to stage in
 // NONE-NOT: ws.store_staging
+
+// team-stores=split where two slots per ring fit only with O staged in Q's slot: ws-hopper
+// gathers the team's store (a staged store is group 0's) and says so.
+// SPLIT: remark: ws-hopper: rings of depth 4 need {{.*}}; using depth 2
+// SPLIT: remark: ws-hopper: the team's TMA stores are gathered (not team-stores=split) to stage them in a ring's slot
+// SPLIT: remark: ws-stage-in-slot: the TMA store stages its tensor<128x128xbf16> in the slot of ring %aref_q
+// SPLIT: warp_group.gather

@@ -101,6 +101,8 @@ def pipelines(mode: str, solver: bool | None = None) -> list[list[str]]:
         "ws-specialize{persistent=true programs=3}",
         "ws-specialize{persistent=true ctas-per-sm=2}",  # ws-occupancy, 264 programs by default
         "ws-tma-store,ws-specialize{persistent=true programs=3}",  # the TMA-store contract in the interpreter
+        # each group of a ping-pong team stores its own rows (a descriptor argument's box retyped)
+        "ws-tma-store,ws-specialize{cooperative=2 pingpong=true team-stores=split persistent=true programs=3}",
         "ws-specialize{depth=2 mma-depth=1},ws-lower-aref,ws-lower-warp-groups",
         "ws-partition,ws-distribute{depth=2}",
         # a TMA store staged in a released ring slot (the interpreter writes the slot)

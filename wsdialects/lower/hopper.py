@@ -1,5 +1,5 @@
-"""`ws-hopper{depth=D mma-depth=P cooperative=G pingpong=true|false persistent=true|false programs=N tile-group=T
-ctas-per-sm=C tma-store=true|false}`:
+"""`ws-hopper{depth=D mma-depth=P cooperative=G pingpong=true|false team-stores=gather|split persistent=true|false
+programs=N tile-group=T ctas-per-sm=C tma-store=true|false}`:
 the whole path to Hopper code.
 
 `ws-hopper` is `ws-specialize` plus the lowering. This pass runs `ws-tma-store` (bounds-masked
@@ -129,10 +129,8 @@ class HopperPass(SpecializePass):
         original = op.clone() if self.depth > 1 else None
         limit = smem_per_cta(self.ctas_per_sm)
         need: dict[int, int] = {}
-        for depth in [*range(self.depth, 1, -1), 1]:  # the deepest rings that fit (depth 1 always goes ahead)
-            me = self if depth == self.depth else replace(self, depth=depth, mma_depth=min(self.mma_depth, depth - 1))
-            if depth < self.depth:  # undo the deeper trial
-                _restore(op, original.clone() if depth > 1 else original)
+        def trial(me: HopperPass) -> list:
+            """ws-specialize as `me` on `op`: the notes it gave."""
             try:
                 with collect_notes() as notes:
                     team = me.prepare(op)
@@ -142,9 +140,25 @@ class HopperPass(SpecializePass):
             except BaseException:
                 _replay(notes)  # outside the collector (replaying into it would never end)
                 raise
+            return notes
+
+        for depth in [*range(self.depth, 1, -1), 1]:  # the deepest rings that fit (depth 1 always goes ahead)
+            me = self if depth == self.depth else replace(self, depth=depth, mma_depth=min(self.mma_depth, depth - 1))
+            if depth < self.depth:  # undo the deeper trial
+                _restore(op, original.clone() if depth > 1 else original)
+            notes = trial(me)
             if depth == 1 or (need.setdefault(depth, ring_smem_bytes(op))) <= limit:
                 break
             if depth == 2:  # two slots per ring, or one: TMA stores staged in released ring slots instead
+                if me.team_stores == "split":  # a store staged in a slot is the team's gathered one
+                    from wsdialects.transforms.partition import kernels, remark
+
+                    _restore(op, original.clone())
+                    notes = trial(replace(me, team_stores="gather"))
+                    with collect_notes() as why:
+                        remark(kernels(op)[0], "ws-hopper: the team's TMA stores are gathered (not team-stores=split) "
+                                               "to stage them in a ring's slot")
+                    notes += why
                 with collect_notes() as staged:
                     if stage_stores(op) and ring_smem_bytes(op) <= limit:
                         notes += staged

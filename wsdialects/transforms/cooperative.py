@@ -19,7 +19,18 @@ tile (an aref slot) is narrowed with `warp_group.share`:
       %rows = tile.make_range 0 to 64 : tensor<64xi32>          // group 1: 64 to 128
 
 A TMA store of a split tile becomes `warp_group.gather` in every group (each
-provides its rows, all meet) followed by the store in group 0 only. A consumer
+provides its rows, all meet) followed by the store in group 0 only. With
+`stores=split` each group stores its own rows instead, with no meeting (what a
+ping-pong team wants: its groups take turns and drift apart, and a gather makes the
+first wait for the last at every store); the descriptor's box becomes a group's
+slice, so it must be a kernel argument that only such stores use (else the store is
+gathered, with a remark):
+
+    tile.desc_store %d[%m, %n], %c : !tile.desc<tensor<64x256xf16>>      // group 0
+    %m1 = arith.addi %m, %c64 : i32                                        // group 1
+    tile.desc_store %d[%m1, %n], %c : !tile.desc<tensor<64x256xf16>>
+
+A consumer
 that cannot be split this way (a reduction along M, a non-splat constant) is
 left as it is, with a remark; so is a partition that puts into a ring (after
 `ws-schedule`, consumer partitions pass tiles to each other): a ring has one
@@ -31,7 +42,7 @@ from __future__ import annotations
 import functools
 from dataclasses import dataclass
 
-from xdsl.dialects import arith, scf
+from xdsl.dialects import arith, func, scf
 from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, IntegerAttr, ModuleOp, StringAttr, TensorType
 from xdsl.ir import BlockArgument, Operation, SSAValue
 from xdsl.passes import ModulePass
@@ -41,6 +52,7 @@ from wsdialects.diagnostics import WsError
 from wsdialects.mma import AsyncDotOp
 from wsdialects.tile import (
     BroadcastOp,
+    DescType,
     DescLoadOp,
     DotOp,
     ExpandDimsOp,
@@ -221,6 +233,14 @@ def _fit_register_file(region: RegionOp) -> None:
             p.regs = IntegerAttr(regs, 32)
 
 
+def _retype_desc(d: BlockArgument, block: TensorType) -> None:
+    """Kernel argument `d` becomes a descriptor of box `block` (the kernel's type follows): the
+    runtime and the interpreter build a descriptor argument's box from its type."""
+    d._type = DescType(block)  # noqa: SLF001 - retyping in place
+    kernel = d.owner.parent_op()
+    kernel.function_type = func.FunctionType.from_lists([a.type for a in d.owner.args], [])
+
+
 @functools.lru_cache(maxsize=4096)  # types are values: the same one for the same inputs
 def _sliced_type(t: TensorType, axis: int, groups: int) -> TensorType:
     shape = list(t.get_shape())
@@ -234,10 +254,13 @@ class CooperativePass(ModulePass):
 
     name = "ws-cooperative"
     groups: int = 2
+    stores: str = "gather"  # a TMA store of the team's tile: gathered into group 0's, or one per group
 
     def apply(self, ctx, op: ModuleOp) -> None:
         if self.groups < 1:
             raise WsError(f"ws-cooperative: groups must be >= 1, got {self.groups}", "ws-opt")
+        if self.stores not in ("gather", "split"):
+            raise WsError(f"ws-cooperative: stores must be gather or split, got '{self.stores}'", "ws-opt")
         if self.groups == 1:
             return
         for region in [o for o in op.walk() if isinstance(o, RegionOp)]:
@@ -281,6 +304,7 @@ class CooperativePass(ModulePass):
         regs = consumer_regs(warps * G, ctas_per_sm(region))
         first_id = max(p.pid for p in region.partitions) + 1
         where = {i: amap.axis[o.operands[-1]] for i, o in enumerate(part.body.walk()) if o in amap.gathered}
+        split = self._split_descs(part, amap) if self.stores == "split" else set()
         for g in range(G):
             mapping: dict[SSAValue, SSAValue] = {}
             last = g == G - 1  # the last group is `part` itself (the others are copies of it, placed before it)
@@ -292,7 +316,8 @@ class CooperativePass(ModulePass):
             group.role = StringAttr(f"{part.role_name}{g}")
             self.retype({mapping.get(v, v): a for v, a in amap.axis.items()},
                         {mapping.get(v, v) for v in amap.shared}, g)
-            self.gather_stores(stores, g)
+            self.gather_stores([(st, a) for st, a in stores if st.operands[0] not in split], g)
+            self.split_stores([(st, a) for st, a in stores if st.operands[0] in split], g)
             if not last:
                 region.body.block.insert_op_before(group, part)
         # A slot is refilled once every partition that releases the ring has released it:
@@ -307,6 +332,46 @@ class CooperativePass(ModulePass):
         for ring, parts in releasers.items():
             if isinstance(ring.owner, CreateOp):
                 ring.owner.consumers = IntegerAttr(len(parts), 32) if len(parts) > 1 else None
+
+    def _split_descs(self, part: PartitionOp, amap: AxisMap) -> set[SSAValue]:
+        """The descriptors whose TMA stores each group may issue for its own rows: kernel
+        arguments that only this partition's stores of split tiles use, all along one axis
+        (their box becomes a group's slice; `retype_descs`). The others are remarked."""
+        axes: dict[SSAValue, set[int]] = {}
+        for st in amap.gathered:
+            axes.setdefault(st.operands[0], set()).add(amap.axis[st.operands[-1]])
+        ok = set()
+        for d, found in axes.items():
+            if not (isinstance(d, BlockArgument) and isinstance(d.owner.parent_op(), func.FuncOp)):
+                why = "its descriptor is not a kernel argument"
+            elif any(u.operation not in amap.gathered for u in d.uses):
+                why = f"descriptor %{d.name_hint or d.index} is used by other ops, and its box would become a group's rows"
+            elif len(found) > 1:
+                why = f"descriptor %{d.name_hint or d.index} stores tiles split along different axes"
+            else:
+                ok.add(d)
+                continue
+            remark(part, f"ws-cooperative: a TMA store stays gathered into group 0 (stores=split): {why}")
+        for d in ok:
+            axis = next(iter(axes[d]))
+            _retype_desc(d, _sliced_type(d.type.block, axis, self.groups))
+        return ok
+
+    def split_stores(self, stores: list[tuple[Operation, int]], g: int) -> None:
+        """Each group stores its own slice, at its rows: the coordinate of the box's `axis` (the
+        last coordinates address the box; leading ones pick the slice of a higher-rank array)
+        moves by g x the slice."""
+        for st, axis in stores:
+            value = st.operands[-1]
+            if g == 0:
+                continue
+            i = 1 + (len(st.operands) - 2) - len(value.type.get_shape()) + axis  # operands: desc, coordinates..., value
+            at = st.operands[i]
+            step = arith.ConstantOp(IntegerAttr(g * value.type.get_shape()[axis], at.type))
+            moved = arith.AddiOp(at, step.result)
+            step.result.name_hint, moved.result.name_hint = "group_rows", (at.name_hint or "at") + f"_g{g}"
+            st.parent_block().insert_ops_before([step, moved], st)
+            st.operands = [*st.operands[:i], moved.result, *st.operands[i + 1:]]
 
     def gather_stores(self, stores: list[tuple[Operation, int]], g: int) -> None:
         """A TMA store of a split tile: every group gathers it, group 0 stores it."""

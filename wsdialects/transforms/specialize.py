@@ -1,8 +1,9 @@
-"""`ws-specialize{depth=D mma-depth=P cooperative=G pingpong=true|false persistent=true|false
-programs=N tile-group=T ctas-per-sm=C}`: the whole warp-specialization pipeline (stages 2-7, ws-partition to ws-persistent) under one name.
+"""`ws-specialize{depth=D mma-depth=P cooperative=G pingpong=true|false team-stores=gather|split
+persistent=true|false programs=N tile-group=T ctas-per-sm=C}`: the whole warp-specialization pipeline (stages 2-7, ws-partition to ws-persistent) under one name.
 
 Runs ws-partition, ws-distribute{depth=D}, ws-pipeline-mma{depth=P},
-ws-pipeline-coarse, ws-cooperative{groups=G} (when G > 1), ws-occupancy{ctas-per-sm=C} (when
+ws-pipeline-coarse, ws-cooperative{groups=G stores=S} (when G > 1; S = team-stores: a TMA store of
+the team's tile gathered into group 0's, or one per group), ws-occupancy{ctas-per-sm=C} (when
 C > 1), ws-persistent{programs=N tile-group=T} (when persistent) and ws-pingpong (when pingpong; it needs G > 1; after ws-persistent, so
 that the team's first and last turns are taken once, outside the tile loop), then the
 synchronization check ws-verify-sync (a violation is an internal error; in a kernel that was
@@ -54,6 +55,7 @@ class SpecializePass(ModulePass):
     programs: int = 0  # ws-persistent's programs (0: one per CTA the SMs hold, 132 x C)
     tile_group: int = -1  # ws-persistent's tile order: bands of this many x (0: serpentine; -1: its choice)
     ctas_per_sm: int = 1  # ws-occupancy: CTAs sharing an SM
+    team_stores: str = "gather"  # ws-cooperative's stores: gathered into group 0's, or one per group (split)
 
     def passes(self) -> list[ModulePass]:
         from wsdialects.transforms.distribute import DistributePass
@@ -67,10 +69,15 @@ class SpecializePass(ModulePass):
                           f"({self.depth})", "ws-opt")
         out: list[ModulePass] = [PartitionPass(), DistributePass(self.depth), PipelineMmaPass(self.mma_depth),
                                  PipelineCoarsePass()]
+        if self.team_stores not in ("gather", "split"):
+            raise WsError(f"{self.name}: team-stores must be gather or split, got '{self.team_stores}'", "ws-opt")
+        if self.team_stores == "split" and self.cooperative < 2:
+            raise WsError(f"{self.name}: team-stores=split splits the stores of a cooperative team; it needs "
+                          f"cooperative >= 2, got {self.cooperative}", "ws-opt")
         if self.cooperative != 1:
             from wsdialects.transforms.cooperative import CooperativePass
 
-            out.append(CooperativePass(self.cooperative))
+            out.append(CooperativePass(self.cooperative, self.team_stores))
         if self.ctas_per_sm != 1:
             from wsdialects.transforms.occupancy import OccupancyPass
 
