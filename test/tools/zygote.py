@@ -3,8 +3,8 @@
 Every lit RUN line starts `ws-opt`, `ws-schedule` or `filecheck`, and most of such a
 process's time is Python importing xDSL, numpy and llvmlite (about 0.6 s of CPU each,
 some 300 times per run). The server imports those tools once; each RUN line's
-command is then a small client (`python -S -E zygote.py client ...`, about 20 ms) that
-hands the server its argv, working directory, environment and its own stdin, stdout
+command is then a small client (test/tools/zygote_client.c where a C compiler is found,
+about 1 ms; else `python -S -E zygote.py client ...`, about 13 ms) that hands the server its argv, working directory, environment and its own stdin, stdout
 and stderr file descriptors. The server forks, the child takes over those
 descriptors, runs the console script's entry point exactly as the script would
 (`sys.exit(main())`) and sends the exit status back; the client exits with it. So
@@ -31,8 +31,9 @@ line in a fresh process instead.
 import os
 import sys
 
-# The client imports nothing but builtin modules (`_socket`, `marshal`): json, socket and
-# struct (enum, re) took two thirds of its 24 ms of CPU, paid by every RUN-line command.
+# The client imports nothing but builtin modules (`_socket`): json, socket and struct (enum,
+# re) took two thirds of its 24 ms of CPU, paid by every RUN-line command. Where a C compiler
+# is found, test/lit.cfg.py runs test/tools/zygote_client.c instead (same protocol, no Python).
 _HDR = 4  # payload size: 4 bytes, big-endian
 _STATUS = 4  # exit status: 4 bytes, big-endian, signed
 
@@ -41,9 +42,8 @@ _STATUS = 4  # exit status: 4 bytes, big-endian, signed
 
 def client(sock_path: str, script: str, args: list[str]) -> None:
     import _socket
-    import marshal
 
-    payload = marshal.dumps({"argv": [script, *args], "cwd": os.getcwd(), "env": dict(os.environ)})
+    payload = _payload([script, *args], os.getcwd(), os.environ)
     fds = b"".join(fd.to_bytes(4, sys.byteorder, signed=True) for fd in (0, 1, 2))  # C ints
     try:
         s = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
@@ -60,6 +60,30 @@ def client(sock_path: str, script: str, args: list[str]) -> None:
             sys.exit(70)
         data += chunk
     sys.exit(int.from_bytes(data, "big", signed=True))
+
+
+def _payload(argv: list[str], cwd: str, env) -> bytes:
+    """What a client sends after the header: NUL-separated b"WSZ1", the argument count, the
+    arguments, the working directory and each NAME=VALUE of the environment, as the operating
+    system gave them (test/tools/zygote_client.c sends the same)."""
+    fields = [b"WSZ1", str(len(argv)).encode(), *map(os.fsencode, argv), os.fsencode(cwd)]
+    fields += [os.fsencode(k) + b"=" + os.fsencode(v) for k, v in env.items()]
+    return b"\0".join(fields)
+
+
+def _request(payload: bytes) -> tuple[list[str], str, dict[str, str]]:
+    """(argv, cwd, environment) of a `_payload`, decoded as Python decodes its own."""
+    magic, n, *rest = payload.split(b"\0")
+    if magic != b"WSZ1":
+        raise ValueError("zygote: not a client of this server")
+    n = int(n)
+    argv, cwd = [os.fsdecode(a) for a in rest[:n]], os.fsdecode(rest[n])
+    env = {}
+    for entry in rest[n + 1 :]:
+        name, sep, value = entry.partition(b"=")
+        if sep and name:  # as os.environ: an entry without "=" is left out
+            env.setdefault(os.fsdecode(name), os.fsdecode(value))
+    return argv, cwd, env
 
 
 # --- server ---------------------------------------------------------------------------
@@ -142,7 +166,6 @@ def _std_streams() -> None:
 
 def _run_child(conn, tools: dict) -> None:
     """In the forked child: become the client's process and run its tool."""
-    import marshal
     import socket
     import traceback
 
@@ -156,14 +179,14 @@ def _run_child(conn, tools: dict) -> None:
             if not chunk:
                 os._exit(70)
             payload += chunk
-        req = marshal.loads(payload)
+        argv, cwd, env = _request(payload)
         for i, fd in enumerate(fds):
             os.dup2(fd, i)
             os.close(fd)
-        os.chdir(req["cwd"])
+        os.chdir(cwd)
         os.environ.clear()
-        os.environ.update(req["env"])
-        sys.argv = req["argv"]
+        os.environ.update(env)
+        sys.argv = argv
         _std_streams()
         main = tools.get(os.path.realpath(sys.argv[0]))
         if main is None:
