@@ -162,6 +162,11 @@ def fa3():
     return flash_attn_func
 
 
+def _worst(errs: list[float]) -> float:
+    """The largest error, NaN if any is NaN (an unwritten element; Python's max would skip it)."""
+    return float("nan") if not errs or any(e != e for e in errs) else max(errs)
+
+
 def main():
     import torch
     import torch.nn.functional as F
@@ -312,7 +317,7 @@ def main():
                  if args.bundled else "")
         lines.append(f"| {dname} | {D} | {'yes' if causal else 'no'} | {L} | {g('cudnn'):.1f} | {g('fa2'):.1f} | "
                      f"{g('triton'):.1f} | {g('fa3'):.1f} | " + " | ".join(cells) +
-                     f" | {max(errs) if errs else float('nan'):.1e} |" + extra)
+                     f" | {_worst(errs):.1e} |" + extra)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     f = out / f"{args.date}-attention-{slug}{args.name}.md"
