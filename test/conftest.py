@@ -4,7 +4,8 @@
   OpenBLAS's threads only spin against the interpreter, the solver and the other
   pytest-xdist worker for the 2 cores (about 40 % of the suite's CPU time). Set
   OPENBLAS_NUM_THREADS yourself to override. `ws-opt` subprocesses inherit it.
-- test/kernel_cache.py (kernels parsed and pass pipelines run once per process),
+- test/kernel_cache.py (kernels parsed and pass pipelines run once per process, the PTX of
+  each LLVM IR text made once per run),
   test/solve_cache.py (each CP-SAT model solved once per run) and `parse_text`'s memo of the
   latest texts (wsdialects/diagnostics.py) are off for a test that uses `monkeypatch`: it may
   have changed a pass, the parser or the solver.
@@ -77,6 +78,7 @@ def pytest_configure(config):
         config._run_folder = tempfile.mkdtemp(prefix="ws-test-run-")
         os.environ[kernel_cache.RUN_DIR] = config._run_folder
     solve_cache.install()
+    kernel_cache.install_ptx_memo()
 
 
 def pytest_unconfigure(config):

@@ -26,8 +26,9 @@ ws-lower-mma`). What a test gets is exactly what the uncached calls give:
 
 `compile_ptx` and `run_ptxas` (PTX per kernel and pipeline, ptxas's answer per PTX text) are
 also shared by the pytest-xdist workers of one run, through files in the run's folder
-(`run_folder()`): each is made once per run. Nothing else is cached: interpreting the
-modules on each test's own random inputs still happens in every test.
+(`run_folder()`): each is made once per run; so is the PTX of each LLVM IR text, whoever asks
+for it (`install_ptx_memo`). Nothing else is cached: interpreting the modules on each test's own
+random inputs still happens in every test.
 """
 
 from __future__ import annotations
@@ -214,10 +215,11 @@ def run_folder() -> str | None:
     return d if d and os.path.isdir(d) else None
 
 
-def _shared(key: tuple, make):
+def _shared(key: tuple, make, folder: str | None = None):
     """make(), once per test run: a PTX text or ptxas answer that the other pytest-xdist worker
-    made for the same key is read from the run's folder (while it is making it, this one waits)."""
-    folder = run_folder()
+    made for the same key is read from the run's folder (or `folder`; while it is making it,
+    this one waits)."""
+    folder = folder or run_folder()
     if folder is None:
         return make()
     import fcntl
@@ -238,13 +240,13 @@ def _shared(key: tuple, make):
         return value
 
 
-def _memo(key: tuple, make):
+def _memo(key: tuple, make, folder: str | None = None):
     if not enabled:
         return make()
     if key in _texts:
         _texts.move_to_end(key)
         return _texts[key]
-    value = _texts[key] = _shared(key, make)
+    value = _texts[key] = _shared(key, make, folder)
     while len(_texts) > _LIMIT:
         _texts.popitem(last=False)
     return value
@@ -266,3 +268,43 @@ def run_ptxas(ptx: str, ptxas: str, extra: tuple[str, ...] = ()) -> tuple[int, s
 
     digest = hashlib.blake2b(ptx.encode(), digest_size=16).digest()
     return _memo(("ptxas", digest, ptxas, tuple(extra)), lambda: _ptxas.run_ptxas(ptx, ptxas, tuple(extra)))
+
+
+SHARED = "WSDIALECTS_TEST_SOLVE_CACHE"  # the test command's folder, shared by its lit and pytest runs
+
+
+def install_ptx_memo() -> None:
+    """Wrap `wsdialects.lower.ptx.llvm_to_ptx` (LLVM's NVPTX back end, ~0.1-1 s a kernel) so
+    that each LLVM IR text is assembled once per test run: the same text gives the PTX already
+    made, by this process, the other pytest-xdist worker or, under the test command (test/run.py,
+    which sets WSDIALECTS_TEST_SOLVE_CACHE), a lit RUN line's `ws-opt -t ptx` (test/lit.cfg.py
+    installs it in lit's fork server then). About a sixth of pytest's calls repeat a text (e.g.
+    a stored schedule and the heuristic pipeline that compile to the same kernel, or
+    `wsdialects.compile` after `compile_ptx`). The key is the text and the optimization level;
+    what is kept is what the real function returned for them without a `module`, and with a
+    `module` its ptxas check (`check_ptx`: the spill warning) still runs on every call. A call
+    that raises keeps nothing. Off while a test uses `monkeypatch` (test/conftest.py)."""
+    try:
+        from wsdialects.lower import ptx as _ptx
+    except ImportError:
+        return
+    real = _ptx.llvm_to_ptx
+    if getattr(real, "_session_cache", False):
+        return
+
+    def llvm_to_ptx(text: str, opt: int = 3, module=None) -> str:
+        if not enabled:
+            return llvm_to_ptx.real(text, opt, module)
+        folder = os.environ.get(SHARED)
+        key = ("llvm_to_ptx", hashlib.blake2b(text.encode(), digest_size=16).digest(), opt)
+        ptx = _memo(key, lambda: llvm_to_ptx.real(text, opt), folder if folder and os.path.isdir(folder) else None)
+        if module is not None:
+            from wsdialects.lower.ptxas import check_ptx
+
+            check_ptx(ptx, module)
+        return ptx
+
+    llvm_to_ptx.real = real  # the wrapped function
+    llvm_to_ptx._session_cache = True
+    llvm_to_ptx.__doc__ = real.__doc__
+    _ptx.llvm_to_ptx = llvm_to_ptx

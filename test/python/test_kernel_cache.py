@@ -151,3 +151,41 @@ def test_a_shared_module_is_the_kept_one_and_a_change_to_it_is_caught(fresh_cach
         with pytest.raises(AssertionError, match="lent with shared=True was changed"):
             kernel_cache.compile_kernel(GEMM, spec)
         assert printed(kernel_cache.compile_kernel(GEMM, spec, shared=True)) == want  # computed again
+
+
+
+def test_ptx_memo_assembles_each_llvm_text_once():
+    """install_ptx_memo (test/conftest.py installs it): the PTX of an LLVM IR text is made
+    once per run and is what the real function gives; the optimization level is part of the
+    key; the ptxas check of a call with a `module` still runs on every call; a text that does
+    not parse raises every time. (No `monkeypatch` here: it would switch the memo off.)"""
+    import os
+
+    import wsdialects.lower.ptxas as ptxas_mod
+    from wsdialects.lower import ptx
+    from wsdialects.lower.to_llvm import lower_module
+
+    memo = ptx.llvm_to_ptx
+    assert getattr(memo, "_session_cache", False)
+    module = kernel_cache.compile_kernel(GEMM, "ws-hopper", shared=True)
+    text = lower_module(module).llvm_ir + f"\n; {os.urandom(8).hex()}\n"  # a text no other test asks for
+    real, calls, checked = memo.real, [], []
+
+    def counted(*args):
+        calls.append(args[1:])
+        return real(*args)
+
+    saved_check = ptxas_mod.check_ptx
+    memo.real, ptxas_mod.check_ptx = counted, lambda p, m: checked.append((p, m))
+    try:
+        first = memo(text)
+        assert first == real(text)
+        assert memo(text) == first and memo(text, module=module) == first
+        assert calls == [(3,)] and checked == [(first, module)]
+        assert memo(text, 2) == real(text, 2) and calls == [(3,), (2,)]
+        for _ in range(2):
+            with pytest.raises(RuntimeError, match="does not parse"):
+                memo("this is not LLVM IR")
+        assert len(calls) == 4
+    finally:
+        memo.real, ptxas_mod.check_ptx = real, saved_check
