@@ -336,7 +336,7 @@ class CooperativePass(ModulePass):
     def _split_descs(self, part: PartitionOp, amap: AxisMap) -> set[SSAValue]:
         """The descriptors whose TMA stores each group may issue for its own rows: kernel
         arguments that only this partition's stores of split tiles use, all along one axis
-        (their box becomes a group's slice; `retype_descs`). The others are remarked."""
+        (their box becomes a group's slice: `_retype_desc`). The others are remarked."""
         axes: dict[SSAValue, set[int]] = {}
         for st in amap.gathered:
             axes.setdefault(st.operands[0], set()).add(amap.axis[st.operands[-1]])
@@ -345,7 +345,8 @@ class CooperativePass(ModulePass):
             if not (isinstance(d, BlockArgument) and isinstance(d.owner.parent_op(), func.FuncOp)):
                 why = "its descriptor is not a kernel argument"
             elif any(u.operation not in amap.gathered for u in d.uses):
-                why = f"descriptor %{d.name_hint or d.index} is used by other ops, and its box would become a group's rows"
+                why = f"descriptor %{d.name_hint or d.index} is used by other ops, and its box would become " \
+                      "a group's rows"
             elif len(found) > 1:
                 why = f"descriptor %{d.name_hint or d.index} stores tiles split along different axes"
             else:
@@ -361,11 +362,11 @@ class CooperativePass(ModulePass):
         """Each group stores its own slice, at its rows: the coordinate of the box's `axis` (the
         last coordinates address the box; leading ones pick the slice of a higher-rank array)
         moves by g x the slice."""
+        if g == 0:  # group 0's rows start where the tile does
+            return
         for st, axis in stores:
             value = st.operands[-1]
-            if g == 0:
-                continue
-            i = 1 + (len(st.operands) - 2) - len(value.type.get_shape()) + axis  # operands: desc, coordinates..., value
+            i = len(st.operands) - 1 - len(value.type.get_shape()) + axis  # operands: desc, coordinates..., value
             at = st.operands[i]
             step = arith.ConstantOp(IntegerAttr(g * value.type.get_shape()[axis], at.type))
             moved = arith.AddiOp(at, step.result)
