@@ -24,7 +24,7 @@ import triton
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 import wsdialects  # noqa: E402
-from gemm_variants import compile_variant  # noqa: E402
+from gemm_variants import compile_variant, problem  # noqa: E402
 from triton_peers import best_config, ensure_allocator, tma_persistent_matmul, triton_mm  # noqa: E402
 
 
@@ -54,40 +54,29 @@ def main():
     slug = "h100" if "H100" in dev else "h200" if "H200" in dev else dev.lower().replace(" ", "-")
     variants = [v.strip() for v in args.variants.split(";") if v.strip()]
     compiled = [(v, compile_variant(v)) for v in variants]
-    M = N = 8192
     rows = []
     for K in [int(k) for k in args.ks.split(",")]:
-        torch.manual_seed(K)
-        a = torch.randn(M, K, device="cuda", dtype=torch.float16)
-        b = torch.randn(N, K, device="cuda", dtype=torch.float16)
-        c = torch.empty(M, N, device="cuda", dtype=torch.float16)
-        tiles = triton.cdiv(M, 128) * triton.cdiv(N, 256)
-        flops = 2.0 * M * N * K
-        # Reference in float64: cuBLAS's fp16 product can be bit-identical to ours (same
-        # wgmma k-order, fp32 accumulators), so comparing with it cannot fail; against the
-        # exact product both show their fp16-output rounding (~3e-4) and a wrong kernel shows.
-        ref = a.double() @ b.double().T
-        ref_norm = ref.norm()
+        g = problem(torch, K)
+        a, b, c, flops = g["a"], g["b"], g["c"], g["flops"]
 
         def rel(out):
-            e = ((out.double() - ref).norm() / ref_norm).item()
+            e = g["rel"](out)
             if not e < 1e-2:  # NaN (an element never written) or a wrong result
                 print(f"K={K}: rel. error {e:.3e}: WRONG RESULT", file=sys.stderr, flush=True)
             return e
 
         c.fill_(float("nan"))
-        torch.matmul(a, b.T, out=c)
+        g["cublas"]()
         err_cb = rel(c)
         t_ws, errs = [], []
         for v, ws in compiled:
-            grid = tiles  # a persistent kernel launches min(programs, tiles) itself
-            ours = lambda ws=ws, grid=grid: ws[grid](a, b, c, M, N, K, N)  # noqa: E731
+            ours = g["launch"](ws)
             c.fill_(float("nan"))
             ours()
             torch.cuda.synchronize()
             errs.append(rel(c))
             t_ws.append(do_bench(ours, warmup=25, rep=200, return_mode="median"))
-        t_cb = do_bench(lambda: torch.matmul(a, b.T, out=c), warmup=25, rep=200, return_mode="median")
+        t_cb = do_bench(g["cublas"], warmup=25, rep=200, return_mode="median")
         best, _ = best_config(CONFIGS, lambda cfg: triton_mm(a, b, c, cfg), label="triton")
 
         def check_tma(cfg):
@@ -108,7 +97,7 @@ def main():
                            for i, (x, e) in enumerate(zip(row[1], errs)))
         print(f"K={K:6d}  cuBLAS {row[2]:6.1f} (err {err_cb:.1e})  Triton {row[3]:6.1f}  "
               f"Triton TMA-persistent {tma[0]:6.1f} (err {err_tma:.1e})  {ws_txt}", flush=True)
-        del a, b, c, ref
+        del a, b, c, g
     date = args.date
     var_txt = "; ".join(f"ws[{i}] = `{v}`" for i, v in enumerate(variants))
     lines = [f"# fp16 GEMM, M = N = 8192: wsdialects vs cuBLAS vs Triton ({dev}, {date})", "",

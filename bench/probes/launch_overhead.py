@@ -29,32 +29,27 @@ def main() -> None:
     import torch
     from triton.testing import do_bench
 
-    from gemm_variants import compile_variant
+    from gemm_variants import compile_variant, problem
 
-    M = N = 8192
     for v in [x for x in args.variants.split(";") if x]:
         k = compile_variant(v)
         for K in [int(x) for x in args.ks.split(",")]:
-            a = torch.randn(M, K, device="cuda", dtype=torch.float16)
-            b = torch.randn(N, K, device="cuda", dtype=torch.float16)
-            c = torch.empty(M, N, device="cuda", dtype=torch.float16)
-            grid = (M // 128) * (N // 256)
-            launch = k[grid]
+            launch = problem(torch, K)["launch"](k)
             for _ in range(5):
-                launch(a, b, c, M, N, K, N)
+                launch()
             torch.cuda.synchronize()
             t0 = time.perf_counter()
             for _ in range(args.n):
-                launch(a, b, c, M, N, K, N)
+                launch()
             host = (time.perf_counter() - t0) / args.n * 1e6
             torch.cuda.synchronize()
-            gpu = do_bench(lambda: launch(a, b, c, M, N, K, N), warmup=25, rep=100, return_mode="median") * 1e3
+            gpu = do_bench(launch, warmup=25, rep=100, return_mode="median") * 1e3
             print(f"{v} K={K}: host {host:.1f} us per launch, do_bench {gpu:.1f} us", flush=True)
             if args.profile:
                 pr = cProfile.Profile()
                 pr.enable()
                 for _ in range(args.n):
-                    launch(a, b, c, M, N, K, N)
+                    launch()
                 pr.disable()
                 torch.cuda.synchronize()
                 pstats.Stats(pr).sort_stats("tottime").print_stats(14)

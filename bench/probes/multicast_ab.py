@@ -145,7 +145,8 @@ def main() -> None:
     import torch
     from triton.testing import do_bench
 
-    from gemm_kinds_specs import KINDS, cdiv
+    from gemm_kinds_specs import KINDS
+    from gemm_variants import problem
 
     bench = lambda f: do_bench(f, warmup=25, rep=200, return_mode="median")  # noqa: E731
     dev = torch.cuda.get_device_name()
@@ -157,18 +158,11 @@ def main() -> None:
              "multicast / ours | rel. error ours, multicast |", "|---|---|---|---|---|---|---|"]
     for which, k, _, mc in builds:
         for K in [int(x) for x in args.ks.split(",")]:
-            torch.manual_seed(K)
             if which == "gemm":
-                M = N = 8192
-                a = torch.randn(M, K, device="cuda", dtype=torch.float16)
-                b = torch.randn(N, K, device="cuda", dtype=torch.float16)
-                out = torch.empty(M, N, device="cuda", dtype=torch.float16)
-                ref = a.double() @ b.double().T
-                grid = cdiv(M, 128) * cdiv(N, 256)
-                run = lambda kk: (lambda: kk[grid](a, b, out, M, N, K, N))  # noqa: E731
-                peer = lambda: torch.matmul(a, b.T)  # noqa: E731
-                flops = 2.0 * M * N * K
+                g = problem(torch, K)
+                out, ref, run, peer, flops = g["c"], g["ref"], g["launch"], g["cublas"], g["flops"]
             else:
+                torch.manual_seed(K)
                 s = KINDS[which].setup(torch, K)
                 out, ref, run, peer = s["out"], s["ref"], s["launcher"], s["peers"][0][1]
                 flops = KINDS[which].flops(K)

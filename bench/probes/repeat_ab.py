@@ -29,12 +29,11 @@ def main() -> None:
     import torch
     from triton.testing import do_bench
 
-    from gemm_variants import compile_variant
+    from gemm_variants import compile_variant, problem
 
     variants = [v for v in args.variants.split(";") if v]
     ws = [compile_variant(v) for v in variants]
     dev = torch.cuda.get_device_name()
-    M = N = 8192
     lines = [f"# gemm.mlir, repeated rounds in one process ({dev}, {datetime.date.today()})", "",
              f"Command: `python bench/probes/repeat_ab.py --variants '{args.variants}' --ks {args.ks} --rounds "
              f"{args.rounds} --rep {args.rep}` (`triton.testing.do_bench` median, 25 ms warm-up, {args.rep} ms; "
@@ -45,28 +44,21 @@ def main() -> None:
         lines.insert(3, f"ws[{i}] = `{v}`")
     summary = []
     for K in [int(k) for k in args.ks.split(",")]:
-        torch.manual_seed(K)
-        a = torch.randn(M, K, device="cuda", dtype=torch.float16)
-        b = torch.randn(N, K, device="cuda", dtype=torch.float16)
-        c = torch.empty(M, N, device="cuda", dtype=torch.float16)
-        ref = a.double() @ b.double().T
-        grid = (M // 128) * (N // 256)
-        flops = 2.0 * M * N * K
+        g = problem(torch, K)
         ratios = [[] for _ in ws]
         for k in ws:
-            c.fill_(float("nan"))
-            k[grid](a, b, c, M, N, K, N)
+            g["c"].fill_(float("nan"))
+            g["launch"](k)()
             torch.cuda.synchronize()
-            err = ((c.double() - ref).norm() / ref.norm()).item()
+            err = g["rel"](g["c"])
             if not err < 1e-2:
                 raise SystemExit(f"K={K}: rel. error {err:.2e}: WRONG RESULT")
         for r in range(args.rounds):
-            ts = [do_bench(lambda k=k: k[grid](a, b, c, M, N, K, N), warmup=25, rep=args.rep, return_mode="median")
-                  for k in ws]
-            tc = do_bench(lambda: torch.matmul(a, b.T, out=c), warmup=25, rep=args.rep, return_mode="median")
+            ts = [do_bench(g["launch"](k), warmup=25, rep=args.rep, return_mode="median") for k in ws]
+            tc = do_bench(g["cublas"], warmup=25, rep=args.rep, return_mode="median")
             for i, t in enumerate(ts):
                 ratios[i].append(tc / t)
-            row = f"| {K} | {r} | {flops / tc / 1e9:.1f} | " + " | ".join(f"{tc / t:.3f}" for t in ts) + " |"
+            row = f"| {K} | {r} | {g['flops'] / tc / 1e9:.1f} | " + " | ".join(f"{tc / t:.3f}" for t in ts) + " |"
             print(row, flush=True)
             lines.append(row)
         summary.append(f"K {K}: " + "; ".join(

@@ -4,6 +4,7 @@
 // RUN: ws-opt %S/../Inputs/kernels/flash_attention_bf16_bn176.mlir -p 'ws-hopper{cooperative=2 pingpong=true}' 2>&1 | filecheck %s --check-prefix=HOPPER
 // RUN: ws-opt %S/../../examples/kernels/flash_attention_bf16.mlir -p 'ws-hopper{cooperative=2 pingpong=true}' 2>&1 | filecheck %s --check-prefix=FITS
 // RUN: ws-opt %S/../Inputs/kernels/flash_attention_bf16_bn176.mlir -p 'ws-hopper{cooperative=2 pingpong=true team-stores=split}' 2>&1 | filecheck %s --check-prefix=SPLIT
+// RUN: ws-opt %S/../../examples/kernels/flash_attention_bf16.mlir -p 'ws-hopper{cooperative=2 pingpong=true team-stores=split}' 2>&1 | filecheck %s --check-prefix=SPLITFITS
 // RUN: ws-opt %S/../../examples/kernels/gemm.mlir -p 'ws-specialize,ws-stage-in-slot' 2>&1 | filecheck %s --check-prefix=NONE
 
 // One consumer: O is staged in the slot that brought Q; Q is released after the store
@@ -54,8 +55,12 @@
 // NONE-NOT: ws.store_staging
 
 // team-stores=split where two slots per ring fit only with O staged in Q's slot: ws-hopper
-// gathers the team's store (a staged store is group 0's) and says so.
+// gathers the team's store (a staged store is group 0's) and says so; where two slots fit with
+// the split stores' own staging (128-key attention), they stay split (SPLITFITS).
 // SPLIT: remark: ws-hopper: rings of depth 4 need {{.*}}; using depth 2
-// SPLIT: remark: ws-hopper: the team's TMA stores are gathered (not team-stores=split) to stage them in a ring's slot
 // SPLIT: remark: ws-stage-in-slot: the TMA store stages its tensor<128x128xbf16> in the slot of ring %aref_q
+// SPLIT: remark: ws-hopper: the team's TMA stores are gathered (not team-stores=split) to stage them in a ring's slot
 // SPLIT: warp_group.gather
+// SPLITFITS-NOT: gathered
+// SPLITFITS-NOT: warp_group.gather
+// SPLITFITS: tile.desc_store

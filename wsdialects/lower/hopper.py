@@ -150,19 +150,22 @@ class HopperPass(SpecializePass):
             if depth == 1 or (need.setdefault(depth, ring_smem_bytes(op))) <= limit:
                 break
             if depth == 2:  # two slots per ring, or one: TMA stores staged in released ring slots instead
-                if me.team_stores == "split":  # a store staged in a slot is the team's gathered one
+                with collect_notes() as staged:
+                    fits = stage_stores(op) and ring_smem_bytes(op) <= limit
+                if not fits and me.team_stores == "split":  # a store staged in a slot is the team's gathered one
                     from wsdialects.transforms.partition import kernels, remark
 
                     _restore(op, original.clone())
-                    notes = trial(replace(me, team_stores="gather"))
-                    with collect_notes() as why:
-                        remark(kernels(op)[0], "ws-hopper: the team's TMA stores are gathered (not team-stores=split) "
-                                               "to stage them in a ring's slot")
-                    notes += why
-                with collect_notes() as staged:
-                    if stage_stores(op) and ring_smem_bytes(op) <= limit:
-                        notes += staged
-                        break
+                    gathered = trial(replace(me, team_stores="gather"))
+                    with collect_notes() as staged:
+                        fits = stage_stores(op) and ring_smem_bytes(op) <= limit
+                        if fits:
+                            remark(kernels(op)[0], "ws-hopper: the team's TMA stores are gathered (not "
+                                                   "team-stores=split) to stage them in a ring's slot")
+                            notes = gathered
+                if fits:
+                    notes += staged
+                    break
         if depth == 1 and self.ctas_per_sm > 1 and need.setdefault(1, ring_smem_bytes(op)) > limit:
             from wsdialects.diagnostics import error_at
             from wsdialects.transforms.partition import kernels
