@@ -46,6 +46,8 @@ def test_lower_warp_groups_preserves_semantics(case, rng):
     after = transform(case.path(), spec + ",ws-lower-aref,ws-lower-warp-groups")
     names = {op.name for op in after.walk()}
     assert "nvgpu.wg.dispatch" in names and not any(n.startswith("warp_group.") for n in names)
+    for d in (o for o in after.walk() if o.name == "nvgpu.wg.dispatch"):
+        d.verify()  # as a whole: the pass verifies only what it changed (`_verify_lowered`)
     grid, args = case.make(rng)
     want = run(before, case, grid, args)
     for seed in (None, 4):

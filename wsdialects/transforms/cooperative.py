@@ -78,6 +78,17 @@ def _tensor(v: SSAValue) -> bool:
     return isinstance(v.type, TensorType)
 
 
+@functools.lru_cache(maxsize=256)
+def _is_splat(value: DenseIntOrFPElementsAttr) -> bool:
+    """`value.is_splat()`, once per constant (attributes are immutable values; the check
+    unpacks every element, and a 128x256 tile's constant is asked once per use)."""
+    return value.is_splat()
+
+
+def _splat_constant(op: Operation) -> bool:
+    return isinstance(op, arith.ConstantOp) and isinstance(op.value, DenseIntOrFPElementsAttr) and _is_splat(op.value)
+
+
 class AxisMap:
     """The axis along which each tensor value is split (absent: not split)."""
 
@@ -184,8 +195,7 @@ class AxisMap:
         elif isinstance(op, SplatOp | MakeRangeOp):
             pass  # re-made at the group's size
         elif isinstance(op, arith.ConstantOp):
-            if ax(op.result) is not None and not (isinstance(op.value, DenseIntOrFPElementsAttr)
-                                                  and op.value.is_splat()):
+            if ax(op.result) is not None and not _splat_constant(op):
                 raise _CannotSplit("a non-splat constant tile would be split")
         elif op.name in ("tile.desc_store",):
             if ax(op.operands[-1]) is not None:
@@ -211,9 +221,7 @@ class AxisMap:
 def _untie(part: PartitionOp) -> None:
     """Give each extra use of a make_range, splat or splat constant its own copy."""
     for op in list(part.body.walk()):
-        remakeable = isinstance(op, MakeRangeOp | SplatOp) or (
-            isinstance(op, arith.ConstantOp) and isinstance(op.value, DenseIntOrFPElementsAttr)
-            and op.value.is_splat())
+        remakeable = isinstance(op, MakeRangeOp | SplatOp) or _splat_constant(op)
         if not remakeable:
             continue
         for use in list(op.results[0].uses)[1:]:
@@ -407,5 +415,5 @@ class CooperativePass(ModulePass):
                 start = owner.start.value.data + g * n
                 owner.start, owner.end = IntegerAttr(start, 32), IntegerAttr(start + n, 32)
             elif isinstance(owner, arith.ConstantOp) and isinstance(owner.value, DenseIntOrFPElementsAttr):
-                vals = owner.value.get_values()
-                owner.value = DenseIntOrFPElementsAttr.from_list(v.type, [vals[0]] * v.type.element_count())
+                first = next(owner.value.iter_values())  # a splat (or its first element), re-made at the group's size
+                owner.value = DenseIntOrFPElementsAttr.from_list(v.type, [first])
