@@ -84,6 +84,7 @@ spill counts (wsdialects/lower/ptxas.py).
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 
 from xdsl.dialects import scf
@@ -340,9 +341,15 @@ class _BranchLiveness:
 
     def estimate(self, budget: int) -> Estimate:
         lives = self.intervals()
+        # the intervals each point can see (start <= p <= end: live through it, dying or made at
+        # it), in the order of `lives` (a tie between peaks keeps the first)
+        seen: list[list[_Live]] = [[] for _ in range(self.n)]
+        for lv in lives:
+            for p in range(max(0, math.ceil(lv.start)), min(self.n - 1, math.floor(lv.end)) + 1):
+                seen[p].append(lv)
         best, peaks = -1.0, []
         for p in range(self.n):
-            total, vals = self._pressure(p, lives)
+            total, vals = self._pressure(p, seen[p])
             if total > best:
                 best, peaks = total, []
             if total == best:

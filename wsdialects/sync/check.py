@@ -19,15 +19,30 @@ from wsdialects.sync.skeleton import CONTAINERS, PROFILES, Unsupported, control_
 
 def kernels_to_check(module: Operation) -> list[Operation]:
     """The functions holding a warp-specialized region."""
-    return [f for f in module.walk() if f.name == "func.func"
-            and any(o.name in CONTAINERS for o in f.walk())]
+    return [f for f, _ in _containers_by_kernel(module)]
+
+
+def _containers_by_kernel(module: Operation) -> list[tuple[Operation, list[Operation]]]:
+    """Each function of `module` holding a warp-specialized region, with the regions /
+    dispatches inside it, both in walk order: one walk of the module."""
+    funcs, held = [], {}
+    for o in module.walk():
+        if o.name == "func.func":
+            funcs.append(o)
+        elif o.name in CONTAINERS:
+            f = o.parent_op()
+            while f is not None:
+                if f.name == "func.func":
+                    held.setdefault(f, []).append(o)
+                f = f.parent_op()
+    return [(f, held[f]) for f in funcs if f in held]
 
 
 def check_sync(module: Operation) -> int:
     """Check every warp-specialized kernel of `module`; returns how many traces were run."""
     runs = 0
-    for kernel in kernels_to_check(module):
-        for c in [o for o in kernel.walk() if o.name in CONTAINERS]:
+    for kernel, containers in _containers_by_kernel(module):
+        for c in containers:
             check_static(c)
         relevant, plans, acts = control_slice(kernel), {}, {}
         for profile in PROFILES:

@@ -150,31 +150,41 @@ def _position(block: Block, loop: scf.ForOp, iv: SSAValue, mapping) -> SSAValue:
 def aliases(block: Block, values: set[SSAValue], views=VIEW_OPS) -> set[SSAValue]:
     """`values` and what may hold the same tiles within `block`: their views, the
     results of the region ops (`scf.if`, an inner `scf.for`) that yield them, and
-    the iter_args of an inner loop they enter (not the iter_args of `block`'s own loop)."""
+    the iter_args of an inner loop they enter (not the iter_args of `block`'s own loop).
+    Found from each value's uses (ops inside `block`, at any depth)."""
     values = set(values)
     own = block.parent_op()
-    changed = True
-    while changed:
-        changed = False
-        for op in block.walk():
+    work = list(values)
+    while work:
+        v = work.pop()
+        for use in v.uses:
+            op, j = use.operation, use.index
+            if _top_in(block, op) is None:
+                continue
             new: list[SSAValue] = []
-            if isinstance(op, views) and op.operands[0] in values:
-                new.append(op.results[0])
-            elif isinstance(op, scf.YieldOp) and (parent := op.parent_op()) is not own and parent is not None:
-                for j, v in enumerate(op.operands):
-                    if v in values and j < len(parent.results):
-                        new.append(parent.results[j])
-                        if isinstance(parent, scf.ForOp):
-                            new.append(parent.body.block.args[j + 1])
-            elif isinstance(op, scf.ForOp) and op is not own:
-                for j, v in enumerate(op.iter_args):
-                    if v in values:
-                        new += [op.body.block.args[j + 1], op.results[j]]
-            for v in new:
-                if v not in values:
-                    values.add(v)
-                    changed = True
+            if isinstance(op, views):
+                if j == 0:
+                    new.append(op.results[0])
+            elif isinstance(op, scf.YieldOp):
+                parent = op.parent_op()
+                if parent is not own and parent is not None and j < len(parent.results):
+                    new.append(parent.results[j])
+                    if isinstance(parent, scf.ForOp):
+                        new.append(parent.body.block.args[j + 1])
+            elif isinstance(op, scf.ForOp) and op is not own and j >= 3:  # iter_arg j - 3
+                new += [op.body.block.args[j - 2], op.results[j - 3]]
+            for w in new:
+                if w not in values:
+                    values.add(w)
+                    work.append(w)
     return values
+
+
+def _top_in(block: Block, op: Operation) -> Operation | None:
+    """The op of `block` (top level) that is or holds `op`; None if `op` is not inside `block`."""
+    while op is not None and op.parent_block() is not block:
+        op = op.parent_op()
+    return op
 
 
 def borrowed(block: Block, get: GetOp, views=VIEW_OPS) -> set[SSAValue]:
@@ -201,8 +211,10 @@ def _check_not_carried(loop: scf.ForOp, chans: list[Channel]) -> None:
 
 
 def users_in(block: Block, values: set[SSAValue]) -> list[Operation]:
-    """Ops of `block` (top level) that use `values`, directly or inside their regions."""
-    return [op for op in block.ops if any(o in values for inner in op.walk() for o in inner.operands)]
+    """Ops of `block` (top level) that use `values`, directly or inside their regions, in
+    block order."""
+    tops = {_top_in(block, use.operation) for v in values for use in v.uses}
+    return [op for op in block.ops if op in tops]
 
 
 def _release_after_last_use(block: Block, get: GetOp, consumed: ConsumedOp, views=VIEW_OPS) -> None:
