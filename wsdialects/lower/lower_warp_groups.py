@@ -89,7 +89,7 @@ def lower_region(region: RegionOp) -> DispatchOp:
                                f"file has {disp.register_file}{share}")
     turn_bars = _turn_barriers(region)
     first = 0
-    made = []  # the named barriers made here (verified below with the ops moved into branches)
+    made = []  # the setmaxnreg ops and named barriers made here (verified below)
     for idx, p in enumerate(parts):
         if first % 4 or p.warps % 4:
             raise error_at(p, f"ws-lower-warp-groups: partition {p.pid} ({p.warps} warps from warp {first}) is "
@@ -98,7 +98,8 @@ def lower_region(region: RegionOp) -> DispatchOp:
         block = br.body.block
         regs = p.regs.value.data if p.regs is not None else None
         if regs is not None and regs != entry:
-            block.add_op(SetMaxNRegOp("dec" if regs < entry else "inc", regs))
+            made.append(SetMaxNRegOp("dec" if regs < entry else "inc", regs))
+            block.add_op(made[-1])
         for o in list(p.body.block.ops):
             o.detach()
             block.add_op(o)
@@ -122,16 +123,15 @@ def lower_region(region: RegionOp) -> DispatchOp:
 
 
 def _verify_lowered(disp: DispatchOp, made: list) -> None:
-    """Verify what lowering a region changed: the dispatch, its branches, the ops moved into
-    them (their parent changed) and the named barriers made. The ops nested deeper keep their
-    parent and verified where they were; the only verifiers that look further up,
-    `warp_group.barrier`'s and the turns' (inside a partition), belonged to ops replaced here.
-    In the order `disp.verify()` would go: nested ops first, then their parent."""
+    """Verify what lowering a region made: the dispatch, its branches, their setmaxnreg ops and
+    the named barriers. The ops moved into the branches are the partitions' own, unchanged (the
+    verifiers that look for an enclosing partition, `warp_group.barrier`'s and the turns', belong
+    to ops replaced here); the whole module is verified after the pass (ws-opt) or at the end of
+    ws-hopper, and test_lowering verifies whole dispatches. In `disp.verify()`'s order: nested
+    ops first."""
     for o in made:
         o.verify(verify_nested_ops=False)
     for br in disp.body.block.ops:
-        for o in br.regions[0].block.ops if br.regions and br.regions[0].blocks else ():
-            o.verify(verify_nested_ops=False)
         br.verify(verify_nested_ops=False)
     disp.verify(verify_nested_ops=False)
 

@@ -225,14 +225,15 @@ def _check_phases(trace: Trace) -> None:
         for ev in p.events:
             if ev.kind != "wait" or ev.obj is None or ev.pos is None or ev.arg is None:
                 continue
-            b = f"{name_of(ev.obj)}[{ev.pos}]"
             prev = last.get((ev.obj, ev.pos))
             if prev is not None and prev.arg == ev.arg:
+                b = f"{name_of(ev.obj)}[{ev.pos}]"
                 raise Violation(ev.op, f"{p.name} waits for parity {ev.arg} of {b} twice in a row (at {at(prev.op)} "
                                        "and here): a wait for the phase between is missing, or this one is repeated")
             if prev is None:
                 one = first.setdefault(ev.obj, ev)
                 if one.arg != ev.arg:
+                    b = f"{name_of(ev.obj)}[{ev.pos}]"
                     raise Violation(ev.op, f"{p.name} first waits on {b} for parity {ev.arg}, but on "
                                            f"{name_of(ev.obj)}[{one.pos}] for parity {one.arg} (at {at(one.op)}): "
                                            "a wait for the first phase is missing")

@@ -246,11 +246,12 @@ class Simulation:
     def _arrive(self, p: Party, ev: Ev, bar: _MBarrier, n: int) -> None:
         who = (p, ev.kind)
         prev = bar.arrived.get(who)
-        where = f"{name_of(ev.obj)}[{ev.pos}]"
         if prev is not None:
+            where = f"{name_of(ev.obj)}[{ev.pos}]"
             raise Violation(ev.op, f"{p.name} arrives on {where} twice in one phase (at {at(prev.op)} and here): "
                                    f"the phase expects one arrival of each partition that arrives on it")
         if n > bar.pending:
+            where = f"{name_of(ev.obj)}[{ev.pos}]"
             raise Violation(ev.op, f"{p.name} arrives on {where} with {counted(n, 'arrival')} when its phase "
                                    f"expects only {bar.pending} more (count {bar.count})")
         bar.arrived[who] = ev
@@ -280,13 +281,12 @@ class Simulation:
         """A read or write of a shared-memory slot: every earlier access of another party
         that conflicts with it must happen before it (through barriers)."""
         vc = self.vc[p]
-        what = f"{name_of(slot[0])}[{slot[1]}]"
-        verb = "reads" if ev.kind == "read" else "writes"
         earlier = [self.last_write[slot]] if slot in self.last_write else []
         if ev.kind == "write":
             earlier += [(q, snap, e) for q, (snap, e) in self.reads[slot].items()]
         for q, snap, e in earlier:
             if q is not p and snap[q.index] > vc[q.index]:
+                what, verb = f"{name_of(slot[0])}[{slot[1]}]", "reads" if ev.kind == "read" else "writes"
                 raise Violation(ev.op, f"{p.name} {verb} {what} here, but no barrier orders this after "
                                        f"{q.name}'s {'read' if e.kind == 'read' else 'write'} of it at {at(e.op)}: "
                                        "a data race (a wait or an arrival is missing)")

@@ -75,7 +75,7 @@ PROFILES = (Profile(1, (0, 0, 0), (1, 1, 1)), Profile(700, (1, 1, 0), (3, 2, 1),
 BUDGET = 8_000  # scalar ops and loop iterations evaluated per profile, over all partitions
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class Ev:
     """One executed synchronizing op: `obj` is the ring / mbarrier array / named barrier
     it acts on, `pos` the ring position or mbarrier index, `arg` what else it needs
