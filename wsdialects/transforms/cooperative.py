@@ -279,11 +279,7 @@ class CooperativePass(ModulePass):
 
     def split(self, region: RegionOp, part: PartitionOp) -> None:
         G = self.groups
-        # Work on a copy in which every index range / splat has one use, so a range
-        # that serves as rows in one place and as columns in another splits freely.
-        original, part = part, part.clone()
-        _untie(part)
-        amap = AxisMap(part)
+        original = part
         try:
             puts = [o for o in part.body.walk() if isinstance(o, PutOp)]
             if puts:  # a ring has one producer: the groups would both put into the same slot (issue 12, S2)
@@ -293,6 +289,11 @@ class CooperativePass(ModulePass):
             per = part.warps // G  # each group takes max(4, per) warps: whole warp groups
             if per > 4 and (per % 4 or part.warps % G):
                 raise _CannotSplit(f"its {part.warps} warps do not make {G} groups of whole warp groups (4 warps each)")
+            # Work on a copy in which every index range / splat has one use, so a range
+            # that serves as rows in one place and as columns in another splits freely.
+            part = part.clone()
+            _untie(part)
+            amap = AxisMap(part)
             amap.solve()
             for v, a in amap.axis.items():
                 if v.type.get_shape()[a] % G:
@@ -303,7 +304,8 @@ class CooperativePass(ModulePass):
                                        f"would be smaller than a warp group's {WGMMA_M}-row MMA")
         except _CannotSplit as e:
             remark(original, f"ws-cooperative: consumer partition {original.pid} stays one group: {e}")
-            part.erase()
+            if part is not original:
+                part.erase()
             return
         region.body.block.insert_op_before(part, original)
         original.detach()
