@@ -95,8 +95,14 @@ class Backend:
         """Change the bounds of a variable, or of a linear constraint returned by
         :meth:`add`, in the built model (only where ``retargetable``)."""
         raise NotImplementedError
-    def solve(self, time_limit: float) -> bool:
-        """True: a (for an objective: optimal) solution; False: proven infeasible."""
+    def solve(self, time_limit: float, skip_fast: bool = False) -> bool:
+        """True: a (for an objective: optimal) solution; False: proven infeasible.
+        ``skip_fast``: a feasibility query known not to be settled by :meth:`solve_fast`
+        goes on from there."""
+    def solve_fast(self, time_limit: float) -> bool | None:
+        """The fast first run of a feasibility query (as :meth:`solve` runs it): True or
+        False when it settles the query, None when it does not (or the backend has none)."""
+        return None
     def value(self, var: Any) -> int: ...
     def minimize_within(self, time_limit: float, work: float) -> bool:
         """Minimise the objective within ``work`` (CP-SAT's deterministic seconds, so the
@@ -237,23 +243,25 @@ class CpSatBackend(Backend):
             raise RuntimeError(f"CP-SAT rejected the model: {self.model.Validate()}")
         return status
 
-    def solve(self, time_limit):
+    def solve_fast(self, time_limit):
+        # A feasibility query runs without in-processing first, within a share of the
+        # work (FAST_WORK): its answer and its solution are final (the models are
+        # feasibility questions: any solution is as good as another).
+        cp = self._cp
+        status = self._run(time_limit, FAST_WORK if self.work_limit is None else min(FAST_WORK, self.work_limit),
+                           fast=True)
+        return {cp.INFEASIBLE: False, cp.OPTIMAL: True, cp.FEASIBLE: True}.get(status)
+
+    def solve(self, time_limit, skip_fast=False):
         cp = self._cp
         objective = self.model.HasObjective()
-        if not objective:
-            # A feasibility query runs without in-processing first, within a
-            # share of the work (FAST_WORK): its answer and its solution are
-            # final (the models are feasibility questions: any solution is as
-            # good as another).  Only a query it does not settle in its share
-            # runs again with CP-SAT's standard search, which proves hard cases
-            # faster.
-            fast_work = FAST_WORK if self.work_limit is None else min(FAST_WORK, self.work_limit)
+        if not objective and not skip_fast:
+            # Only a query the fast run does not settle in its share runs again with
+            # CP-SAT's standard search, which proves hard cases faster.
             t0 = time.monotonic()
-            status = self._run(time_limit, fast_work, fast=True)
-            if status == cp.INFEASIBLE:
-                return False
-            if status in (cp.OPTIMAL, cp.FEASIBLE):
-                return True
+            settled = self.solve_fast(time_limit)
+            if settled is not None:
+                return settled
             time_limit -= time.monotonic() - t0
             if time_limit <= 0:
                 raise SolverTimeout("CP-SAT ran out of time")
@@ -356,7 +364,7 @@ class Z3Backend(Backend):
     def minimize(self, terms):
         self._objective = list(terms)
 
-    def solve(self, time_limit):
+    def solve(self, time_limit, skip_fast=False):
         z3 = self._z3
         deadline = time.monotonic() + time_limit
 
