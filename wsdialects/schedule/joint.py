@@ -312,18 +312,7 @@ def _solution(m: JointModel) -> tuple[dict[str, int], dict[str, int]]:
     return {op.name: m.start_value(op.name) for op in ops}, {op.name: m.warp_value(op.name) for op in ops}
 
 
-UNSETTLED = "unsettled"  # a query the solver's fast run does not settle
-
-
-def solve_joint_fast(m: JointModel, deadline: Deadline, hint: dict[str, int] | None = None,
-                     hint_warps: dict[str, int] | None = None):
-    """The solver's fast run of :func:`solve_joint`'s query: its answer, or
-    :data:`UNSETTLED` (then :func:`solve_joint` with ``skip_fast`` goes on from there)."""
-    if not m.feasible_bounds:
-        return None
-    _hint(m, hint, hint_warps)
-    settled = m.b.solve_fast(deadline.left())
-    return UNSETTLED if settled is None else _solution(m) if settled else None
+UNSETTLED = "unsettled"  # a feasibility query the solver's fast run does not settle
 
 
 def _hint(m: JointModel, hint: dict[str, int] | None, hint_warps: dict[str, int] | None) -> None:
@@ -346,7 +335,7 @@ def joint_at_length(model: JointModel | None, graph: Graph, ii: int, length: int
     """The joint query at ``length`` through ``model`` (built for another length
     at this II) moved to it when the backend allows, else through a new model:
     (the model, the answer of :func:`solve_joint`).  ``known``: by length, what this
-    very query (same model, same hints) answered already (:func:`solve_joint_fast`)."""
+    very query (same model, same hints) answered already, or :data:`UNSETTLED`."""
     if model is None or not model.b.retargetable:
         model = JointModel(graph, ii, length, make_backend(solver, deadline.at, deadline.work))
     else:
@@ -356,10 +345,6 @@ def joint_at_length(model: JointModel | None, graph: Graph, ii: int, length: int
     if known[length] is UNSETTLED:  # its fast run is known: the solver goes on from there
         return model, solve_joint(model, deadline, hint, hint_warps, skip_fast=True)
     return model, known[length]
-
-
-def _has_memory_limits(graph: Graph) -> bool:
-    return (graph.warps is not None and graph.warps.reg_limit is not None) or graph.smem_capacity is not None
 
 
 def _search_range(graph: Graph, deadline: Deadline) -> tuple[Graph, int, int, int]:
@@ -489,7 +474,9 @@ def _least_joint_length(g: Graph, ii: int, ms, l_max: int, solver: str, deadline
     lo += 1
     if l_max_early and model.b.retargetable:
         model.retarget(l_max)
-        known[l_max] = solve_joint_fast(model, deadline, ms.starts, first)
+        _hint(model, ms.starts, first)
+        settled = model.b.solve_fast(deadline.left()) if model.feasible_bounds else False
+        known[l_max] = UNSETTLED if settled is None else _solution(model) if settled else None
         if known[l_max] is None:
             if lo < l_max:
                 attempts.append({"II": ii, "L": lo, "joint": "unsat"})
@@ -536,6 +523,7 @@ def twill(graph: Graph, solver: str = "cpsat", time_limit: float | Deadline = 12
     deadline = time_limit if isinstance(time_limit, Deadline) else Deadline(time_limit)
     g, rmii, cmii, top = _search_range(graph, deadline)
     lay = warp_layout(g)
+    limited = (g.warps is not None and g.warps.reg_limit is not None) or g.smem_capacity is not None
     ii = max(rmii, cmii, min_ii or 0)
     cap = max_ii if max_ii is not None else top
     attempts = []
@@ -557,9 +545,9 @@ def twill(graph: Graph, solver: str = "cpsat", time_limit: float | Deadline = 12
         # memory constraints are added.
         model = relaxed = None
         backend = make_backend(solver, deadline.at, deadline.work)
-        if reason is None and (backend.retargetable or _has_memory_limits(g)):
+        if reason is None and (backend.retargetable or limited):
             model = JointModel(g, ii, l_max, backend, memory=False)
-            if _has_memory_limits(g):
+            if limited:
                 relaxed = solve_joint(model, deadline, ms.starts)
                 if relaxed is None:
                     reason = "without memory"
