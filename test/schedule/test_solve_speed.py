@@ -185,9 +185,10 @@ def test_retargeted_joint_model_is_the_model_built_for_that_length(pingpong):
 
 def test_length_search_builds_one_joint_model_per_ii(monkeypatch):
     """Deterministic measure of the saving: flash attention's ping-pong team at II 32
-    builds two joint models (relaxed; one for M's starts pinned, then freed for the
-    length search and its probes) instead of one per query, and every feasibility
-    query is settled by the fast run (no in-processing): its solution is used as it is."""
+    builds one joint model (without its memory constraints for the relaxed query, then with
+    them: M's starts pinned, then freed for the length search and its probes) instead of
+    one per query, and every feasibility query is settled by the fast run (no
+    in-processing): its solution is used as it is."""
     pytest.importorskip("ortools")
     from wsdialects.schedule import joint, solvers
 
@@ -200,7 +201,7 @@ def test_length_search_builds_one_joint_model_per_ii(monkeypatch):
                                                         real_run(self, t, w, fast, **kw))[1])
     sched = joint.twill(_attention_graph(True), time_limit=120, min_ii=32, max_ii=32)
     assert (sched.ii, sched.length) == (32, 50)
-    assert len(built) == 2
+    assert len(built) == 1
     feasibility = [fast for objective, fast in runs if not objective]
     # relaxed, modulo starts fixed (unsat), Len(M) = 34 (unsat), Len(M) + 1 (unsat), l_max = 64
     # (sat), 49 (unsat): each one fast run (M itself was searched within 2 IIs: no window query)
@@ -271,3 +272,55 @@ def test_flash_attention_d64_search_is_cheap(monkeypatch):
     assert len(runs) <= 30, len(runs)
     # streaming loads (no incoming dependence) are reported at stage 0
     assert all(sched.ops[op.name].stage == 0 for op in split.ops if split.is_streaming(op.name))
+
+
+def random_memory_graph(seed):
+    """random_joint_graph's ops holding registers, on two warps with a register limit."""
+    graph = random_joint_graph(seed)
+    rng = random.Random(1000 + seed)
+    for op in graph["ops"]:
+        op["regs"] = rng.choice([0, 8, 16, 32])
+    graph["warps"].update(count=2, reg_limit=rng.choice([32, 48, 64]))
+    return graph
+
+
+@pytest.mark.parametrize("seed", [5, 10, 13])
+def test_early_query_at_l_max_changes_no_answer(seed):
+    """Where the schedule without memory limits overfills them (memory_fits, checked against
+    the joint model with that schedule pinned), Algorithm 1's length scan asks the fast run
+    of its query at l_max right after Len(M): the attempts it records and the schedule it
+    finds are the plain scan's.  Seeds where that query says no (the queries below l_max
+    are skipped: 10 at II 5 and 6) and yes (its answer kept for the scan: 5 at II 8, 13 at 10)."""
+    pytest.importorskip("ortools")
+    from wsdialects.schedule.bounds import Deadline
+    from wsdialects.schedule.carried import memory_fits
+    from wsdialects.schedule.joint import JointModel, _least_joint_length, solve_joint
+    from wsdialects.schedule.modulo import latest_starts
+    from wsdialects.schedule.solvers import make_backend
+
+    g = streaming_view(graph_from_dict(random_memory_graph(seed)))
+    lo = max(res_mii(g), rec_mii(g))
+    overfilled = 0
+    for ii in range(lo, lo + 3):
+        l_max, ms, _ = stage_window(g, ii, "cpsat", Deadline(60))
+        relaxed = ms and solve_joint(JointModel(g, ii, l_max, make_backend("cpsat"), memory=False), Deadline(60),
+                                     ms.starts)
+        if relaxed is None:
+            continue
+        pinned = JointModel(g, ii, l_max, make_backend("cpsat"), fixed_starts=relaxed[0])
+        for v, w in relaxed[1].items():
+            pinned.b.add([(1, pinned.opw[v][w])], lo=1)
+        fits = memory_fits(g, ii, *relaxed)
+        assert fits == (solve_joint(pinned, Deadline(60)) is not None), ii
+        if fits:
+            continue
+        overfilled += 1
+        ms = latest_starts(g, ii, ms, "cpsat", Deadline(60))
+        out = []
+        for early in (False, True):
+            attempts = []
+            model = JointModel(g, ii, ms.length, make_backend("cpsat"))
+            _, found = _least_joint_length(g, ii, ms, l_max, "cpsat", Deadline(60), attempts, model, early)
+            out.append((attempts, found))
+        assert out[0] == out[1], ii
+    assert overfilled

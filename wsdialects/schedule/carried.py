@@ -275,3 +275,40 @@ def register_peak(graph, sched) -> int:
         for r in range(ii):
             counts[r] += op.regs * (q + ((r - s) % ii < m))
     return max((max(c) for c in per.values()), default=0)
+
+
+def memory_fits(graph, ii: int, starts: dict[str, int], warps: dict[str, int]) -> bool:
+    """Whether a schedule keeps within each warp's register limit and the shared memory as
+    the joint model counts them (``JointModel._memory``, as :func:`register_peak`): every
+    value live from its issue to its last use (a use ``distance`` iterations later that
+    many IIs later), a streaming op's ring of buffers always."""
+    reg_limit = graph.warps.reg_limit if graph.warps else None
+    smem_cap = graph.smem_capacity
+    compute = graph.warps.count if graph.warps else 1
+    vl_warp = compute if any(op.variable_latency for op in graph.ops) else None  # joint.warp_layout
+    regs = [[0] * ii for _ in range(compute + 1)]
+    limited = set()  # the warps with a register limit: those a (non-streaming) value may be on
+    smem = [0] * ii
+    for op in graph.ops:
+        v = op.name
+        if not ((reg_limit is not None and op.regs > 0) or (smem_cap is not None and op.smem > 0)):
+            continue
+        if graph.is_streaming(v):  # a fixed ring of buffers
+            for r in range(ii):
+                smem[r] += graph.streaming_depth * op.smem
+                if vl_warp is not None:
+                    regs[vl_warp][r] += graph.streaming_depth * op.regs
+            continue
+        users = graph.succs(v)
+        if not users:
+            continue
+        if op.regs > 0:
+            limited |= {vl_warp} if op.variable_latency else set(range(compute))
+        s = starts[v]
+        q, m = divmod(max([s] + [starts[e.dst] + e.distance * ii for e in users]) - s, ii)
+        for r in range(ii):
+            live = q + ((r - s) % ii < m)
+            smem[r] += op.smem * live
+            regs[warps[v]][r] += op.regs * live
+    return ((smem_cap is None or max(smem) <= smem_cap)
+            and (reg_limit is None or all(max(regs[w]) <= reg_limit for w in limited)))

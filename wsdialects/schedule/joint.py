@@ -18,10 +18,10 @@ from __future__ import annotations
 
 import math
 import time
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from .bounds import Deadline, ModelTooLarge, check_model_size
-from .carried import fewest_carried
+from .carried import fewest_carried, memory_fits
 from .graph import Graph, GraphError
 from .modulo import (ModuloModel, ModuloSchedule, critical_length, latest_starts, least_length, modulo_fits, rec_mii,
                      res_mii, streaming_view)
@@ -52,7 +52,9 @@ class JointModel(ModuloModel):
     """The §4 constraint system at one (II, L)."""
 
     def __init__(self, graph: Graph, ii: int, length: int, backend: Backend,
-                 fixed_starts: dict[str, int] | None = None):
+                 fixed_starts: dict[str, int] | None = None, memory: bool = True):
+        """``memory=False`` leaves the memory constraints out (a necessary condition);
+        :meth:`add_memory` adds them later, giving the model built with them."""
         check_model_size(graph, ii, warp_layout(graph).total)
         super().__init__(graph, ii, backend, length)
         b = backend
@@ -115,7 +117,9 @@ class JointModel(ModuloModel):
             b.add(terms, lo=e.delay - e.distance * ii)
 
         self._concurrency()
-        self._memory()
+        self.has_memory = False
+        if memory:
+            self.add_memory()
 
     # ---------------------------------------------------------------- helpers
 
@@ -168,6 +172,13 @@ class JointModel(ModuloModel):
                             terms.append((1, sw))
                             bound += 1
                         b.add(terms, hi=bound)
+
+    def add_memory(self) -> None:
+        """Add the memory constraints (last, as a build with them has them): the model is
+        then the one built with ``memory=True`` (at the length it was built for)."""
+        if not self.has_memory:
+            self.has_memory = True
+            self._memory()
 
     def _memory(self) -> None:
         """Liveness over the steady state, register limit per warp, shared memory."""
@@ -284,11 +295,29 @@ def joint_schedule(graph: Graph, ii: int, length: int, solver: str = "cpsat",
 
 
 def solve_joint(m: JointModel, deadline: Deadline, hint: dict[str, int] | None = None,
-                hint_warps: dict[str, int] | None = None) -> tuple[dict[str, int], dict[str, int]] | None:
-    """Solve a built joint model (at its current length) with ``hint`` starts."""
-    graph, ii, b, length = m.graph, m.ii, m.b, m.length
+                hint_warps: dict[str, int] | None = None,
+                skip_fast: bool = False) -> tuple[dict[str, int], dict[str, int]] | None:
+    """Solve a built joint model (at its current length) with ``hint`` starts
+    (``skip_fast``: the solver's fast run is known not to settle this query)."""
     if not m.feasible_bounds:
         return None
+    _hint(m, hint, hint_warps)
+    if not m.b.solve(deadline.left(), skip_fast):
+        return None
+    return _solution(m)
+
+
+def _solution(m: JointModel) -> tuple[dict[str, int], dict[str, int]]:
+    ops = m.graph.ops
+    return {op.name: m.start_value(op.name) for op in ops}, {op.name: m.warp_value(op.name) for op in ops}
+
+
+UNSETTLED = "unsettled"  # a feasibility query the solver's fast run does not settle
+
+
+def _hint(m: JointModel, hint: dict[str, int] | None, hint_warps: dict[str, int] | None) -> None:
+    """Starts (those that complete within the model's length) and warps as search hints."""
+    graph, ii, b, length = m.graph, m.ii, m.b, m.length
     for v, s in (hint or {}).items():
         if s + graph.op(v).cycles <= length:
             b.hint(m.k[v], s // ii)
@@ -297,35 +326,25 @@ def solve_joint(m: JointModel, deadline: Deadline, hint: dict[str, int] | None =
         if hint_warps is not None and v in hint_warps:
             for w, lit in enumerate(m.opw[v]):
                 b.hint(lit, int(w == hint_warps[v]))
-    if not b.solve(deadline.left()):
-        return None
-    starts = {op.name: m.start_value(op.name) for op in graph.ops}
-    warps = {op.name: m.warp_value(op.name) for op in graph.ops}
-    return starts, warps
 
 
 def joint_at_length(model: JointModel | None, graph: Graph, ii: int, length: int, solver: str,
                     deadline: Deadline, hint: dict[str, int] | None,
-                    hint_warps: dict[str, int] | None = None) -> tuple[JointModel, object]:
+                    hint_warps: dict[str, int] | None = None,
+                    known: dict | None = None) -> tuple[JointModel, object]:
     """The joint query at ``length`` through ``model`` (built for another length
     at this II) moved to it when the backend allows, else through a new model:
-    (the model, the answer of :func:`solve_joint`)."""
+    (the model, the answer of :func:`solve_joint`).  ``known``: by length, what this
+    very query (same model, same hints) answered already, or :data:`UNSETTLED`."""
     if model is None or not model.b.retargetable:
         model = JointModel(graph, ii, length, make_backend(solver, deadline.at, deadline.work))
     else:
         model.retarget(length)
-    return model, solve_joint(model, deadline, hint, hint_warps)
-
-
-def _joint_feasible_relaxed(graph: Graph, ii: int, length: int, solver: str, time_limit: Deadline,
-                            hint: dict[str, int] | None = None) -> bool:
-    """The joint problem without its memory constraints: a cheap necessary condition."""
-    if (graph.warps is None or graph.warps.reg_limit is None) and graph.smem_capacity is None:
-        return True
-    relaxed = Graph(units=graph.units, ops=graph.ops, edges=graph.edges,
-                    warps=replace(graph.warps, reg_limit=None) if graph.warps else None,
-                    smem_capacity=None, streaming_depth=graph.streaming_depth, name=graph.name)
-    return joint_schedule(relaxed, ii, length, solver, time_limit, hint=hint) is not None
+    if known is None or length not in known:
+        return model, solve_joint(model, deadline, hint, hint_warps)
+    if known[length] is UNSETTLED:  # its fast run is known: the solver goes on from there
+        return model, solve_joint(model, deadline, hint, hint_warps, skip_fast=True)
+    return model, known[length]
 
 
 def _search_range(graph: Graph, deadline: Deadline) -> tuple[Graph, int, int, int]:
@@ -423,14 +442,20 @@ def stage_window(g: Graph, ii: int, solver: str, deadline: Deadline,
 
 
 def _least_joint_length(g: Graph, ii: int, ms, l_max: int, solver: str, deadline: Deadline,
-                        attempts: list, model: JointModel | None = None,
+                        attempts: list, model: JointModel | None = None, l_max_early: bool = False,
                         ) -> tuple[JointModel | None, tuple[dict[str, int], dict[str, int]] | None]:
     """The joint schedule of least length L in [Len(M), l_max] (the L Algorithm
     1's scan reaches first), or None, with the model that found it.  Feasibility is monotone in L, so any
     search order finds that L: Len(M) first (a lower bound, and often the
     answer: then no proof of infeasibility is needed), then l_max, whose
     solution settles every length from its own up, then bisection below it
-    (one model for every length: building it costs more than most solves)."""
+    (one model for every length: building it costs more than most solves).
+
+    ``l_max_early`` (where no schedule at l_max is likely: the one without memory
+    overfills it): once Len(M) has none, the solver's fast run of the query at l_max
+    comes next; its "no" holds for every length (the queries below it are not asked;
+    their unsat entries are recorded as the scan would), and its other answers are
+    kept for when the scan gets there (the same model, the same hints)."""
 
     def length_of(found) -> int:
         return max(ms.length, max(found[0][op.name] + op.cycles for op in g.ops))
@@ -439,6 +464,7 @@ def _least_joint_length(g: Graph, ii: int, ms, l_max: int, solver: str, deadline
     # Warps as a hint: every compute op on the first compute warp (the solver
     # moves what must move), then each solution's warps for the next probe.
     first = {op.name: 0 for op in g.ops if not op.variable_latency}
+    known: dict[int, object] = {}
     model, found = joint_at_length(model, g, ii, lo, solver, deadline, ms.starts, first)
     attempts.append({"II": ii, "L": lo, "joint": "sat" if found else "unsat"})
     if found is not None:
@@ -446,6 +472,15 @@ def _least_joint_length(g: Graph, ii: int, ms, l_max: int, solver: str, deadline
     if lo == l_max:
         return model, None
     lo += 1
+    if l_max_early and model.b.retargetable:
+        model.retarget(l_max)
+        _hint(model, ms.starts, first)
+        settled = model.b.solve_fast(deadline.left()) if model.feasible_bounds else False
+        known[l_max] = UNSETTLED if settled is None else _solution(model) if settled else None
+        if known[l_max] is None:
+            if lo < l_max:
+                attempts.append({"II": ii, "L": lo, "joint": "unsat"})
+            return model, None
     if lo < l_max:
         # One cycle more is the answer more often than not (flash attention d256, causal
         # d64): when it is, no descent from l_max is needed.
@@ -454,7 +489,7 @@ def _least_joint_length(g: Graph, ii: int, ms, l_max: int, solver: str, deadline
         if found is not None:
             return model, found
         lo += 1
-    model, found = joint_at_length(model, g, ii, l_max, solver, deadline, ms.starts, first)
+    model, found = joint_at_length(model, g, ii, l_max, solver, deadline, ms.starts, first, known)
     if found is None:
         return model, None
     hi = length_of(found)
@@ -488,6 +523,7 @@ def twill(graph: Graph, solver: str = "cpsat", time_limit: float | Deadline = 12
     deadline = time_limit if isinstance(time_limit, Deadline) else Deadline(time_limit)
     g, rmii, cmii, top = _search_range(graph, deadline)
     lay = warp_layout(g)
+    limited = (g.warps is not None and g.warps.reg_limit is not None) or g.smem_capacity is not None
     ii = max(rmii, cmii, min_ii or 0)
     cap = max_ii if max_ii is not None else top
     attempts = []
@@ -505,18 +541,26 @@ def twill(graph: Graph, solver: str = "cpsat", time_limit: float | Deadline = 12
             ii += 1
             continue
         # The joint problem without memory (a necessary condition), guided by M's
-        # starts (which speeds up its proofs too).
-        if reason is None and not _joint_feasible_relaxed(g, ii, l_max, solver, deadline, hint=ms.starts):
-            reason = "without memory"
+        # starts (which speeds up its proofs too): the model at l_max, before its
+        # memory constraints are added.
+        model = relaxed = None
+        backend = make_backend(solver, deadline.at, deadline.work)
+        if reason is None and (backend.retargetable or limited):
+            model = JointModel(g, ii, l_max, backend, memory=False)
+            if limited:
+                relaxed = solve_joint(model, deadline, ms.starts)
+                if relaxed is None:
+                    reason = "without memory"
         if reason is not None:
             attempts.append({"II": ii, "L": l_max, "joint": f"unsat ({reason})"})
             ii += 1
             continue
         # M's tie-break (ops as late as possible) only matters from here on.
         ms = latest_starts(g, ii, ms, solver, deadline)
-        model = JointModel(g, ii, ms.length, make_backend(solver, deadline.at, deadline.work))
         found = None
-        if model.b.retargetable:  # M's starts pinned by their domains, then freed for the search
+        if backend.retargetable:  # M's starts pinned by their domains, then freed for the search
+            model.add_memory()
+            model.retarget(ms.length)
             model.fix_starts(ms.starts)
             found = solve_joint(model, deadline)
             model.fix_starts(None)
@@ -526,7 +570,8 @@ def twill(graph: Graph, solver: str = "cpsat", time_limit: float | Deadline = 12
         if found is not None:
             attempts.append({"II": ii, "L": ms.length, "joint": "sat (modulo starts kept)"})
         else:
-            model, found = _least_joint_length(g, ii, ms, l_max, solver, deadline, attempts, model)
+            overfilled = relaxed is not None and not memory_fits(g, ii, *relaxed)
+            model, found = _least_joint_length(g, ii, ms, l_max, solver, deadline, attempts, model, overfilled)
             if found is None:
                 attempts.append({"II": ii, "L": l_max, "joint": "unsat"})
                 ii += 1

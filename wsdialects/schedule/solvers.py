@@ -12,7 +12,7 @@ from __future__ import annotations
 import sys
 import time
 import types
-from typing import Any, Iterable, Sequence
+from typing import Any, Iterable, NamedTuple, Sequence
 
 from wsdialects.diagnostics import WsError
 
@@ -95,8 +95,14 @@ class Backend:
         """Change the bounds of a variable, or of a linear constraint returned by
         :meth:`add`, in the built model (only where ``retargetable``)."""
         raise NotImplementedError
-    def solve(self, time_limit: float) -> bool:
-        """True: a (for an objective: optimal) solution; False: proven infeasible."""
+    def solve(self, time_limit: float, skip_fast: bool = False) -> bool:
+        """True: a (for an objective: optimal) solution; False: proven infeasible.
+        ``skip_fast``: a feasibility query known not to be settled by :meth:`solve_fast`
+        goes on from there."""
+    def solve_fast(self, time_limit: float) -> bool | None:
+        """The fast first run of a feasibility query (as :meth:`solve` runs it): True or
+        False when it settles the query, None when it does not (or the backend has none)."""
+        return None
     def value(self, var: Any) -> int: ...
     def minimize_within(self, time_limit: float, work: float) -> bool:
         """Minimise the objective within ``work`` (CP-SAT's deterministic seconds, so the
@@ -139,7 +145,22 @@ def import_cp_model() -> types.ModuleType:
     return cp_model
 
 
+class _Row(NamedTuple):
+    """A constraint of a CP-SAT model: its index in the proto."""
+
+    index: int
+
+
 class CpSatBackend(Backend):
+    """CP-SAT, its model written straight into the model's proto.
+
+    A variable is its index in the proto, a negated literal ``-index - 1`` (CP-SAT's own
+    convention).  Each constraint is the message OR-Tools' ``CpModel`` methods write for it
+    (a linear sum with its terms merged by variable, without zero coefficients, in
+    variable order; ``true``/``false`` for a sum of no terms), at about half their Python
+    cost: models are built far more often than they are solved (test_solvers_proto.py
+    checks the protos against ``CpModel``'s)."""
+
     name = "cpsat"
     retargetable = True
 
@@ -147,50 +168,69 @@ class CpSatBackend(Backend):
         cp_model = import_cp_model()
         self._cp = cp_model
         self.model = cp_model.CpModel()
+        proto = self.model.Proto()
+        self._variables, self._constraints = proto.variables, proto.constraints
         self.workers = workers
         self.solver = None
-        self._negated: dict[int, Any] = {}
 
     def bool(self, name):
         self.tick()
-        return self.model.NewBoolVar(name)
+        index = len(self._variables)
+        var = self._variables.add()
+        var.name = name
+        var.domain.extend((0, 1))
+        return index
 
     def int(self, lo, hi, name):
         self.tick()
-        return self.model.NewIntVar(lo, hi, name)
+        index = len(self._variables)
+        var = self._variables.add()
+        var.name = name
+        var.domain.extend((lo, hi))
+        return index
 
     def add(self, terms, lo=None, hi=None, when=()):
         self.tick()
         cp = self._cp
-        expr = cp.LinearExpr.weighted_sum([v for _, v in terms], [c for c, _ in terms]) if terms else 0
-        ct = self.model.add_linear_constraint(expr, cp.INT_MIN if lo is None else lo,
-                                              cp.INT_MAX if hi is None else hi)
+        lo = cp.INT_MIN if lo is None else lo
+        hi = cp.INT_MAX if hi is None else hi
+        index = len(self._constraints)
+        if not terms:  # a constant: true or false (an empty "and" or "or")
+            self.model.add_linear_constraint(0, lo, hi)
+            return _Row(index)
+        ct = self._constraints.add()
+        merged: dict[int, int] = {}
+        for c, v in terms:
+            merged[v] = merged.get(v, 0) + c
+        order = sorted(v for v, c in merged.items() if c)
+        if order or lo <= hi:  # (CpModel writes no sum at all for no terms and no values)
+            linear = ct.linear
+            linear.vars.extend(order)
+            linear.coeffs.extend([merged[v] for v in order])
+            linear.domain.extend((lo, hi) if lo <= hi else ())
         when = list(when)
         if when:
-            ct.only_enforce_if(when)
-        return ct
+            ct.enforcement_literal.extend(when)
+        return _Row(index)
 
     def exactly_one(self, lits):
         self.tick()
-        self.model.AddExactlyOne(lits)
+        self._constraints.add().exactly_one.literals.extend(lits)
 
     def clause(self, pos, neg=()):
         self.tick()
-        if neg:
-            negated = self._negated
-            pos = list(pos)
-            for x in neg:
-                lit = negated.get(x.index)
-                if lit is None:
-                    lit = negated[x.index] = x.Not()
-                pos.append(lit)
-        self.model.add_bool_or(pos)
+        self._constraints.add().bool_or.literals.extend([*pos, *[-x - 1 for x in neg]])
+
+    def _var(self, index: int):
+        return self.model.get_int_var_from_proto_index(index)
 
     def minimize(self, terms):
-        self.model.Minimize(sum(c * v for c, v in terms))
+        self.model.Minimize(sum(c * self._var(v) for c, v in terms))
 
     def hint(self, var, value):
-        self.model.AddHint(var, value)
+        hint = self.model.Proto().solution_hint
+        hint.vars.append(var)
+        hint.values.append(int(value))
 
     def clear_hints(self):
         self.model.ClearHints()
@@ -199,13 +239,10 @@ class CpSatBackend(Backend):
         cp = self._cp
         lo = cp.INT_MIN if lo is None else lo
         hi = cp.INT_MAX if hi is None else hi
-        # Through the model's proto: a handle's own Proto() is a temporary whose
-        # owner may be gone (writing through it crashes OR-Tools 9.15).
-        proto = self.model.Proto()
-        if isinstance(handle, cp.IntVar):
-            domain = proto.variables[handle.index].domain
+        if isinstance(handle, _Row):
+            domain = self._constraints[handle.index].linear.domain
         else:
-            domain = proto.constraints[handle.index].linear.domain
+            domain = self._variables[handle].domain
         domain.clear()
         domain.extend([lo, hi])
 
@@ -237,23 +274,25 @@ class CpSatBackend(Backend):
             raise RuntimeError(f"CP-SAT rejected the model: {self.model.Validate()}")
         return status
 
-    def solve(self, time_limit):
+    def solve_fast(self, time_limit):
+        # A feasibility query runs without in-processing first, within a share of the
+        # work (FAST_WORK): its answer and its solution are final (the models are
+        # feasibility questions: any solution is as good as another).
+        cp = self._cp
+        status = self._run(time_limit, FAST_WORK if self.work_limit is None else min(FAST_WORK, self.work_limit),
+                           fast=True)
+        return {cp.INFEASIBLE: False, cp.OPTIMAL: True, cp.FEASIBLE: True}.get(status)
+
+    def solve(self, time_limit, skip_fast=False):
         cp = self._cp
         objective = self.model.HasObjective()
-        if not objective:
-            # A feasibility query runs without in-processing first, within a
-            # share of the work (FAST_WORK): its answer and its solution are
-            # final (the models are feasibility questions: any solution is as
-            # good as another).  Only a query it does not settle in its share
-            # runs again with CP-SAT's standard search, which proves hard cases
-            # faster.
-            fast_work = FAST_WORK if self.work_limit is None else min(FAST_WORK, self.work_limit)
+        if not objective and not skip_fast:
+            # Only a query the fast run does not settle in its share runs again with
+            # CP-SAT's standard search, which proves hard cases faster.
             t0 = time.monotonic()
-            status = self._run(time_limit, fast_work, fast=True)
-            if status == cp.INFEASIBLE:
-                return False
-            if status in (cp.OPTIMAL, cp.FEASIBLE):
-                return True
+            settled = self.solve_fast(time_limit)
+            if settled is not None:
+                return settled
             time_limit -= time.monotonic() - t0
             if time_limit <= 0:
                 raise SolverTimeout("CP-SAT ran out of time")
@@ -274,7 +313,7 @@ class CpSatBackend(Backend):
         return status in (cp.OPTIMAL, cp.FEASIBLE)
 
     def value(self, var):
-        return int(self.solver.Value(var))
+        return int(self.solver.Value(self._var(var)))
 
 
 class Z3Backend(Backend):
@@ -356,7 +395,7 @@ class Z3Backend(Backend):
     def minimize(self, terms):
         self._objective = list(terms)
 
-    def solve(self, time_limit):
+    def solve(self, time_limit, skip_fast=False):
         z3 = self._z3
         deadline = time.monotonic() + time_limit
 
