@@ -21,7 +21,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 
 from xdsl.dialects.builtin import FileLineColLoc, IntAttr, ModuleOp, StringAttr
-from xdsl.ir import Block, Operation
+from xdsl.ir import Block, BlockArgument, Operation, OpResult
 from xdsl.parser import Parser
 from xdsl.parser.attribute_parser import AttrParser
 from xdsl.parser.generic_parser import ParserState
@@ -29,6 +29,11 @@ from xdsl.traits import SymbolTable
 from xdsl.utils.exceptions import DiagnosticException, ParseError, VerifyException
 from xdsl.utils.lexer import Input, Span
 from xdsl.utils.mlir_lexer import MLIRLexer
+
+from wsdialects import irfast
+from wsdialects.irfast import verify_op, walk_orders
+
+irfast.install()
 
 
 class WsError(Exception):
@@ -314,18 +319,38 @@ def _verify_message(e: Exception) -> str:
 def _undominated_operand(op: Operation, order: dict[int, int]) -> int | None:
     """Index of an operand of `op` whose definition does not come before `op`
     (xDSL 0.74 does not check dominance: `%a = f(%b)` before `%b = ...` verifies).
-    Blocks of a builtin.module are graph regions and are not checked."""
-    for i, v in enumerate(op.operands):
-        owner = v.owner
-        block = owner if isinstance(owner, Block) else owner.parent_block()
-        if block is None or isinstance(block.parent_op(), ModuleOp):
+    Blocks of a builtin.module are graph regions and are not checked.
+    `order`: the position of each op in its block (and -1 for each block numbered so far),
+    filled in as blocks are first needed."""
+    here = op.parent
+    for i, v in enumerate(op._operands):
+        t = type(v)
+        if t is OpResult:
+            owner = v.op
+            block = owner.parent
+        elif t is BlockArgument:
+            owner = None
+            block = v.block
+        else:  # another kind of value: as its own properties say
+            owner = v.owner
+            block = owner if isinstance(owner, Block) else owner.parent_block()
+            if not isinstance(owner, Operation):
+                owner = None
+        if block is None:
             continue
-        cur: Operation | None = op  # the ancestor of `op` in the defining block
-        while cur is not None and cur.parent_block() is not block:
-            cur = cur.parent_op()
-        if cur is None:
-            return i
-        if isinstance(owner, Operation):
+        if block is here:  # the common case: a value of the op's own block
+            cur: Operation | None = op
+        else:
+            if _is_module(block.parent_op()):
+                continue
+            cur = op  # the ancestor of `op` in the defining block
+            while cur is not None and cur.parent is not block:
+                cur = cur.parent_op()
+            if cur is None:
+                return i
+        if block is here and _is_module(block.parent_op()):
+            continue
+        if owner is not None:
             if id(block) not in order:
                 for n, o in enumerate(block.ops):
                     order[id(o)] = n
@@ -335,11 +360,28 @@ def _undominated_operand(op: Operation, order: dict[int, int]) -> int | None:
     return None
 
 
+_module_kinds: dict[type, bool] = {}
+_symbol_tables: dict[type, bool] = {}
+
+
+def _is_module(op: Operation | None) -> bool:
+    """isinstance(op, ModuleOp), once per class."""
+    cls = type(op)
+    k = _module_kinds.get(cls)
+    if k is None:
+        k = _module_kinds[cls] = isinstance(op, ModuleOp)
+    return k
+
+
 def _check_symbols(op: Operation, file: str) -> None:
     """A symbol defined twice in one symbol table (a module) is an error at the second
     definition, naming the first (xDSL 0.74's SymbolTable verifier reports it on the
     module, which an implicit top-level module gives no location)."""
-    if not op.has_trait(SymbolTable) or len(op.regions) != 1 or len(op.regions[0].blocks) != 1:
+    cls = type(op)
+    table = _symbol_tables.get(cls)
+    if table is None:
+        table = _symbol_tables[cls] = bool(op.has_trait(SymbolTable))
+    if not table or len(op.regions) != 1 or len(op.regions[0].blocks) != 1:
         return
     first: dict[str, Operation] = {}
     for o in op.regions[0].block.ops:
@@ -360,12 +402,13 @@ def verify(module: Operation, file: str = "<input>") -> None:
 
     def check(op: Operation) -> None:
         _check_symbols(op, file)  # before xDSL's SymbolTable check, which names no op
-        op.verify(verify_nested_ops=False)
-        verify_attributes(op)  # the tile.* / ws.* attributes, as MLIR's dialects do
+        verify_op(op)  # op.verify(verify_nested_ops=False)
+        if op.attributes:
+            verify_attributes(op)  # the tile.* / ws.* attributes, as MLIR's dialects do
         verify_scf(op)  # scf.if yields (xDSL 0.74 checks none)
 
-    order: dict[int, int] = {}
-    for op in module.walk(reverse=False, region_first=True):
+    pre, post = walk_orders(module)  # module.walk() and module.walk(region_first=True)
+    for op in post:
         try:
             check(op)
         except (VerifyException, DiagnosticException, ValueError, TypeError) as e:
@@ -384,7 +427,8 @@ def verify(module: Operation, file: str = "<input>") -> None:
                 anc = anc.parent_op()
             raise error_at(op, f"'{op.name}' cannot be verified ({type(e).__name__}: {e})", file) from None
     # after the ops' own verifiers, which say more (e.g. a value crossing partitions)
-    for op in module.walk():
+    order: dict[int, int] = {}
+    for op in pre:
         if (i := _undominated_operand(op, order)) is not None:
             raise error_at(op, f"'{op.name}' operand #{i} does not dominate this use", file)
 

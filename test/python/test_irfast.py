@@ -1,0 +1,160 @@
+"""wsdialects.irfast's routines give what xDSL 0.74's give, on our kernels: the fast
+`Operation.clone` builds the same objects with the same fields (use lists included), the
+remembered `OpDef.verify` passes and fails where xDSL's does, `verify_op` raises what
+`Operation.verify` raises, `walk_orders` lists `walk()`'s orders."""
+
+from __future__ import annotations
+
+import pytest
+from xdsl.dialects import arith
+from xdsl.dialects.builtin import IntegerType, ModuleOp
+from xdsl.ir import Attribute, Block, Operation, Region, SSAValue, Use
+from xdsl.irdl.operations import OpDef
+from xdsl.utils.exceptions import VerifyException
+
+from wsdialects import irfast
+from wsdialects.diagnostics import parse_text
+
+from conftest import REPO
+
+# ops of every dialect: warp_group regions, nvgpu / aref / tile ops, scf loops, a kernel
+FILES = ["test/dialects/warp_group/ops.mlir", "test/dialects/nvgpu/ops.mlir", "test/dialects/aref/ops.mlir",
+         "test/dialects/tile/ops.mlir", "examples/kernels/gemm.mlir"]
+
+
+def _modules():
+    return [parse_text((REPO / f).read_text(), f) for f in FILES]
+
+
+def _xdsl_clone(op: Operation, *a, **k) -> Operation:
+    Operation.clone = irfast._xdsl_clone
+    try:
+        return op.clone(*a, **k)
+    finally:
+        Operation.clone = irfast.fast_clone
+
+
+def same_graph(a, b) -> int:
+    """Walk two object graphs side by side: the same classes, the same fields in the same
+    order, the same plain values, the same attribute objects, IR objects in one-to-one
+    correspondence (use lists included). Returns the number of objects compared."""
+    seen: dict[int, object] = {}
+    todo: list = []
+
+    def val(x, y, path: str) -> None:
+        if isinstance(x, (Operation, Block, Region, SSAValue, Use)):
+            assert type(x) is type(y), f"{path}: {type(x).__name__} / {type(y).__name__}"
+            if id(x) in seen:
+                assert seen[id(x)] is y, f"{path}: not the corresponding object"
+                return
+            seen[id(x)] = y
+            todo.append((x, y, path))
+        elif isinstance(x, (tuple, list)):
+            assert type(x) is type(y) and len(x) == len(y), path
+            for i, (p, q) in enumerate(zip(x, y)):
+                val(p, q, f"{path}[{i}]")
+        elif isinstance(x, dict):
+            assert type(x) is type(y) and list(x) == list(y), path
+            for k in x:
+                val(x[k], y[k], f"{path}.{k}")
+        elif isinstance(x, Attribute):
+            assert x is y, f"{path}: {x} / {y}"
+        else:
+            assert type(x) is type(y) and x == y, f"{path}: {x!r} / {y!r}"
+
+    val(a, b, "root")
+    n = 0
+    while todo:
+        x, y, path = todo.pop()
+        n += 1
+        assert list(vars(x)) == list(vars(y)), f"{path} ({type(x).__name__}): {list(vars(x))} / {list(vars(y))}"
+        for k, v in vars(x).items():
+            val(v, vars(y)[k], f"{path}.{k}")
+    return n
+
+
+def test_clone_is_xdsls_clone_field_by_field():
+    for m in _modules():
+        assert same_graph(_xdsl_clone(m), m.clone()) > 20
+        assert same_graph(_xdsl_clone(m, clone_name_hints=False), m.clone(clone_name_hints=False)) > 20
+
+
+def test_clone_of_an_inner_op_with_mappers():
+    """An op cloned inside its module (its operands from outside: their use lists grow), with
+    the caller's mappers, without operands, without names: as xDSL's clone does."""
+    for m in _modules():
+        twin = _xdsl_clone(m)  # the same module, sharing its attributes
+        inner = [o for o in m.walk() if o.regions and o is not m and o.parent_op() is not m]
+        twin_inner = [o for o in twin.walk() if o.regions and o is not twin and o.parent_op() is not twin]
+        assert len(inner) == len(twin_inner)
+        for o, t in list(zip(inner, twin_inner))[:3]:
+            for kw in ({}, {"clone_operands": False}, {"clone_name_hints": False}):
+                vm, bm, tvm, tbm = {}, {}, {}, {}
+                got = (o.clone(vm, bm, **kw), vm, bm)
+                want = (_xdsl_clone(t, tvm, tbm, **kw), tvm, tbm)
+                same_graph((twin, want[0], list(want[1].items()), list(want[2].items())),
+                           (m, got[0], list(got[1].items()), list(got[2].items())))
+
+
+def test_walk_orders_are_walks():
+    for m in _modules():
+        pre, post = irfast.walk_orders(m)
+        assert pre == list(m.walk()) and post == list(m.walk(region_first=True))
+
+
+def test_remembered_constraints_fail_where_xdsl_fails():
+    """A key that passed is not checked again; an op with another key is, and fails with
+    xDSL's message."""
+    i32, i64 = IntegerType(32), IntegerType(64)
+    block = Block(arg_types=[i32, i32, i64])
+    a, b, c = block.args
+    good = arith.AddiOp(a, b)
+    block.add_op(good)
+    good.verify_()  # passes, remembered
+    key = irfast._constraint_key(type(good).get_irdl_definition(), irfast._defs[id(good.get_irdl_definition())][1],
+                                 good)
+    assert irfast._ok.get(key) is good.get_irdl_definition()
+    bad = arith.AddiOp.create(operands=[a, c], result_types=[i32])  # operand types differ
+    block.add_op(bad)
+    with pytest.raises(VerifyException) as ours:
+        bad.verify_()
+    with pytest.raises(VerifyException) as stock:
+        irfast._xdsl_opdef_verify(bad.get_irdl_definition(), bad)
+    assert str(ours.value) == str(stock.value)
+    bad_twice = arith.AddiOp.create(operands=[a, c], result_types=[i32])
+    block.add_op(bad_twice)
+    with pytest.raises(VerifyException):  # a failure is never remembered
+        bad_twice.verify_()
+
+
+def test_every_op_passes_or_fails_as_with_xdsl():
+    for m in _modules():
+        for op in m.walk():
+            op_def = op.get_irdl_definition() if hasattr(op, "get_irdl_definition") else None
+            if not isinstance(op_def, OpDef):
+                continue
+            irfast._xdsl_opdef_verify(op_def, op)  # stock: passes
+            irfast.opdef_verify(op_def, op)  # ours: passes (and again from the memo)
+            irfast.opdef_verify(op_def, op)
+
+
+def test_verify_op_raises_what_operation_verify_raises():
+    """The terminator rule, an op's own verifier, an erased operand: the same exception."""
+    m = parse_text((REPO / "examples/kernels/gemm.mlir").read_text(), "gemm.mlir")
+    func = next(iter(m.body.block.ops))
+    ret = func.body.block.last_op
+    const = next(o for o in func.body.block.ops if isinstance(o, arith.ConstantOp))
+    cases = []
+    moved = const.clone()  # a non-terminator at the end of a func body
+    func.body.block.add_op(moved)
+    cases.append(moved)
+    wrong = arith.ConstantOp.create(properties=dict(const.properties), result_types=[IntegerType(7)])
+    func.body.block.insert_op_before(wrong, ret)
+    cases.append(wrong)
+    for op in cases:
+        with pytest.raises(Exception) as stock:
+            irfast._xdsl_verify(op, verify_nested_ops=False)
+        with pytest.raises(Exception) as ours:
+            irfast.verify_op(op)
+        assert type(ours.value) is type(stock.value) and str(ours.value) == str(stock.value)
+    assert isinstance(m, ModuleOp)

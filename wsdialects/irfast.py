@@ -1,0 +1,378 @@
+"""Faster equivalents of three xDSL 0.74 routines that the compiler and the test suite run
+all the time, installed once by `install()` (`wsdialects.diagnostics` calls it on import):
+
+- `Operation.clone`: the same copy, built in one pass. xDSL's clones every op through
+  `create` (keyword arguments, its operands set twice), builds each region through
+  `Region.clone_into` and then walks both trees with nested generators to set the operands
+  (about 20 us an op). Here: the same objects with the same fields, set in the same order
+  (so the same use lists: each value's uses in the order xDSL's clone leaves them), in about
+  a third of the time. Ops of a class with its own `clone`, `clone_without_regions`, `create`
+  or `__post_init__` are cloned by their own methods, as xDSL does.
+- `OpDef.verify` (an IRDL op's operand / result / region / successor / property / attribute
+  constraints, then its traits): the constraint part of an op is a function of the op's
+  definition, its operand and result types, its regions' block counts and entry argument
+  types, its successor count, its properties and the attributes the definition names, all
+  immutable and hashable; once that part passed for one such key, it passes for every op with
+  the key, and is not checked again. Only passes are remembered (a failure is checked, and
+  reported, by xDSL every time); the traits (which may read anything, e.g.
+  IsolatedFromAbove walks the body) run every time.
+- `verify_op(op)`: `op.verify(verify_nested_ops=False)` without xDSL's error path, which
+  prints the whole module into the exception's notes: where anything fails, xDSL's own
+  `Operation.verify` runs again and raises what it raises.
+
+`test/python/test_irfast.py` compares each with xDSL's routine on the bundled kernels (the
+clone field by field, use lists included).
+"""
+
+from __future__ import annotations
+
+from xdsl.ir import Block, BlockArgument, Operation, OpResult, Region, SSAValues, Use
+from xdsl.ir.core import ErasedSSAValue, _unknown_loc
+from xdsl.irdl import IRDLOperation
+from xdsl.irdl.operations import AttrSizedSegments, OpDef, OptionalDef
+from xdsl.traits import IsTerminator, NoTerminator
+
+_xdsl_clone = Operation.clone
+_xdsl_verify = Operation.verify
+_xdsl_opdef_verify = OpDef.verify
+_OP_CREATE = Operation.create.__func__
+_OP_CLONE_WR = Operation.clone_without_regions
+_POST_INITS = (Operation.__post_init__, IRDLOperation.__post_init__)
+
+# --- clone -------------------------------------------------------------------------------
+
+# per op class: None (clone it with its own methods) or (property defaults, attribute
+# defaults) that IRDLOperation.__post_init__ fills in where missing
+_clone_plan: dict[type, tuple | None] = {}
+_new = object.__new__
+
+
+def _plan(cls: type):
+    plan = None
+    if (cls.clone is fast_clone and cls.clone_without_regions is _OP_CLONE_WR
+            and getattr(cls.create, "__func__", None) is _OP_CREATE and cls.__post_init__ in _POST_INITS
+            and getattr(cls, "operands", None) is Operation.operands):
+        if cls.__post_init__ is IRDLOperation.__post_init__:
+            op_def = cls.get_irdl_definition()
+            props = tuple((n, d.default_value) for n, d in op_def.properties.items()
+                          if not isinstance(d, OptionalDef) and d.default_value is not None)
+            attrs = tuple((n, d.default_value) for n, d in op_def.attributes.items()
+                          if not isinstance(d, OptionalDef) and d.default_value is not None)
+            plan = (props, attrs, True)
+        else:
+            plan = ((), (), False)
+        if not cls.name or not isinstance(cls.name, str):  # Operation.__post_init__'s assertions
+            plan = None
+    _clone_plan[cls] = plan
+    return plan
+
+
+_names: dict[str, str | None] = {}  # name hint -> what IRWithName's setter makes of it
+
+
+def _valid_name(name: str | None, cls: type) -> str | None:
+    if name is None:
+        return None
+    got = _names.get(name)
+    if got is None:
+        got = cls.extract_valid_name(name)  # raises on an invalid name, as the setter does
+        if len(_names) > 100_000:
+            _names.clear()
+        _names[name] = got
+    return got
+
+
+def _clone_op(op: Operation, vm: dict, bm: dict, names: bool, pairs: list) -> Operation:
+    """`op.clone(vm, bm, clone_name_hints=names, clone_operands=False)`; appends (old, new)
+    for `op` and every op inside it, in walk order, to `pairs`."""
+    cls = type(op)
+    plan = _clone_plan.get(cls, False)
+    if plan is False:
+        plan = _plan(cls)
+    if plan is None:
+        new = op.clone(vm, bm, clone_name_hints=names, clone_operands=False)
+        pairs.extend(zip(op.walk(), new.walk()))
+        return new
+    props_default, attrs_default, _ = plan
+    new = cls.__new__(cls)
+    d = new.__dict__
+    # Operation.__init__, field by field (clone_without_regions passes no operands)
+    d["_operands"] = SSAValues(())
+    d["_operand_uses"] = ()
+    d["results"] = SSAValues(OpResult(r._type, new, i) for i, r in enumerate(op.results))
+    d["properties"] = properties = dict(op.properties)
+    d["attributes"] = attributes = dict(op.attributes)
+    d["location"] = op.location
+    succ = op._successors
+    if succ:
+        new.successors = [bm[s] if s in bm else s for s in succ]
+    else:
+        d["_successors"] = ()
+        d["_successor_uses"] = ()
+    old_regions = op.regions
+    if old_regions:
+        regions = []
+        for _ in old_regions:  # Region(): no fields until it is attached and given blocks
+            r = _new(Region)
+            r.parent = new
+            regions.append(r)
+        d["regions"] = regions = tuple(regions)
+    else:
+        d["regions"] = regions = ()
+    for n, v in props_default:
+        if n not in properties:
+            properties[n] = v
+    for n, v in attrs_default:
+        if n not in attributes:
+            attributes[n] = v
+    # clone_without_regions: map the results, copy their names
+    if names:
+        for old_r, new_r in zip(op.results, d["results"]):
+            vm[old_r] = new_r
+            new_r.__dict__["_name"] = _valid_name(old_r._name, type(new_r))
+    else:
+        for old_r, new_r in zip(op.results, d["results"]):
+            vm[old_r] = new_r
+    pairs.append((op, new))
+    # Region.clone_into for each region
+    for region, dest in zip(old_regions, regions):
+        # Region.clone_into(dest, 0, ...): the blocks (Block(), then Region.add_block), then
+        # their arguments, then their ops
+        old_blocks = []
+        b = region._first_block
+        while b is not None:
+            old_blocks.append(b)
+            b = b._next_block
+        new_blocks = []
+        prev = None
+        for b in old_blocks:
+            nb = _new(Block)
+            nd = nb.__dict__
+            nd["_args"] = ()
+            nd["_first_op"] = None
+            nd["_last_op"] = None
+            bm[b] = nb
+            nb.parent = dest
+            if prev is None:
+                dest._first_block = nb
+            else:
+                nb._prev_block = prev
+                prev._next_block = nb
+            prev = nb
+            new_blocks.append(nb)
+        if prev is not None:
+            dest._last_block = prev
+        for b, nb in zip(old_blocks, new_blocks):
+            if b._args:
+                args = []
+                for i, a in enumerate(b._args):
+                    na = BlockArgument(a._type, nb, i, _unknown_loc() if a.location is None else a.location)
+                    args.append(na)
+                    vm[a] = na
+                    if names:
+                        na.__dict__["_name"] = _valid_name(a._name, BlockArgument)
+                nb._args = tuple(args)
+            child = b._first_op
+            last = None
+            while child is not None:
+                nc = _clone_op(child, vm, bm, names, pairs)
+                # Block.add_op
+                if nc.parent:
+                    raise ValueError("Can't add to a block an operation already attached to a block.")
+                nc.parent = nb
+                if last is None:
+                    nb._first_op = nc
+                else:
+                    nc._prev_op = last
+                    nc._next_op = None
+                    last._next_op = nc
+                nb._last_op = nc
+                last = nc
+                child = child._next_op
+    return new
+
+
+def fast_clone(self, value_mapper=None, block_mapper=None, *, clone_name_hints: bool = True,
+               clone_operands: bool = True):
+    """xDSL's `Operation.clone`, in one pass (see the module docstring)."""
+    if value_mapper is None:
+        value_mapper = {}
+    if block_mapper is None:
+        block_mapper = {}
+    pairs: list = []
+    new = _clone_op(self, value_mapper, block_mapper, clone_name_hints, pairs)
+    if clone_operands:
+        get = value_mapper.get
+        for old, nw in pairs:
+            ops = old._operands
+            if nw._operand_uses:  # (an op cloned by its own methods may have operands already)
+                nw.operands = tuple(get(o, o) for o in ops)
+            elif ops:
+                # the `operands` setter on an op without operands: each value gets a Use in
+                # front of its use list, operand by operand
+                vals = tuple(get(o, o) for o in ops)
+                uses = []
+                for i, v in enumerate(vals):
+                    u = Use(nw, i)
+                    first = v.first_use
+                    u._next_use = first
+                    u._prev_use = None
+                    if first is not None:
+                        first._prev_use = u
+                    v.first_use = u
+                    uses.append(u)
+                nw._operands = SSAValues(vals)
+                nw._operand_uses = tuple(uses)
+    return new
+
+
+fast_clone.__doc__ = _xdsl_clone.__doc__
+
+
+
+# --- verification --------------------------------------------------------------------------
+
+_ok: dict[tuple, OpDef] = {}  # constraint keys that passed -> the OpDef they passed for
+_OK_LIMIT = 200_000
+_defs: dict[int, tuple] = {}  # id(op_def) -> (op_def, attribute names it reads, a copy without traits)
+
+
+def _def_info(op_def: OpDef) -> tuple:
+    import copy
+
+    names = list(op_def.attributes)
+    for o in op_def.options:  # segment sizes kept in an attribute
+        if isinstance(o, AttrSizedSegments) and not o.as_property and o.attribute_name not in names:
+            names.append(o.attribute_name)
+    bare = copy.copy(op_def)
+    bare.traits = ()  # OpDef.verify without its last step
+    info = (op_def, tuple(names), bare)
+    _defs[id(op_def)] = info
+    return info
+
+
+def _constraint_key(op_def: OpDef, names: tuple, op: Operation) -> tuple:
+    regions = []
+    for r in op.regions:
+        b = r._first_block
+        if b is None:
+            regions.append(0)
+            continue
+        args = tuple(a._type for a in b._args)
+        n = 0
+        while b is not None:
+            n += 1
+            b = b._next_block
+        regions.append((n, args))
+    attrs = op.attributes
+    return (id(op_def), tuple(v._type for v in op._operands), tuple(r._type for r in op.results),
+            tuple(regions), len(op._successors), tuple(op.properties.items()),
+            tuple(attrs.get(n) for n in names) if names else ())
+
+
+def opdef_verify(self: OpDef, op: Operation) -> None:
+    """xDSL's `OpDef.verify`, its constraint part skipped where it passed before for the
+    same key (see the module docstring)."""
+    info = _defs.get(id(self))
+    if info is None or info[0] is not self:
+        info = _def_info(self)
+    try:
+        key = _constraint_key(self, info[1], op)
+        hit = _ok.get(key) is self
+    except TypeError:  # an unhashable attribute: no key
+        key, hit = None, False
+    if not hit:
+        _xdsl_opdef_verify(info[2], op)
+        if key is not None:
+            if len(_ok) >= _OK_LIMIT:
+                _ok.clear()
+            _ok[key] = self
+    for trait in self.traits:
+        trait.verify(op)
+
+
+opdef_verify.__doc__ = (opdef_verify.__doc__ or "")
+
+_op_kinds: dict[type, tuple[bool, bool, bool]] = {}  # class -> (xDSL's Operation.verify, IsTerminator, NoTerminator)
+
+
+def _op_kind(cls: type) -> tuple[bool, bool, bool]:
+    k = _op_kinds.get(cls)
+    if k is None:
+        k = _op_kinds[cls] = (cls.verify is _xdsl_verify, bool(cls.has_trait(IsTerminator)),
+                              bool(cls.has_trait(NoTerminator)))
+    return k
+
+
+class _Fallback(Exception):
+    pass
+
+
+def _verify_op(op: Operation, default: bool, terminator: bool) -> None:
+    for v in op._operands:
+        t = type(v)
+        if t is not OpResult and t is not BlockArgument and isinstance(v, ErasedSSAValue):
+            raise _Fallback
+    block = op.parent
+    region = None if block is None else block.parent
+    if region is not None and block._last_op is op:
+        n = len(region.blocks)
+        if n == 1:
+            parent = region.parent
+            if parent is not None and not _op_kind(type(parent))[2] and not terminator:
+                raise _Fallback
+        elif n > 1 and not terminator:
+            raise _Fallback
+    op.verify_()
+
+
+def verify_op(op: Operation) -> None:
+    """`op.verify(verify_nested_ops=False)`, without xDSL's printing of the whole module on the
+    way to an exception: where anything fails, xDSL's `Operation.verify` runs again and raises
+    what it raises."""
+    default, terminator, _ = _op_kind(type(op))
+    if not default or op._successors:
+        op.verify(verify_nested_ops=False)
+        return
+    try:
+        _verify_op(op, default, terminator)
+    except Exception:
+        op.verify(verify_nested_ops=False)
+
+
+def walk_orders(root: Operation) -> tuple[list[Operation], list[Operation]]:
+    """(root.walk(), root.walk(region_first=True)) as lists."""
+    pre: list[Operation] = []
+    post: list[Operation] = []
+
+    def visit(op: Operation) -> None:
+        pre.append(op)
+        for r in op.regions:
+            b = r._first_block
+            while b is not None:
+                o = b._first_op
+                while o is not None:
+                    if o.regions:
+                        visit(o)
+                    else:
+                        pre.append(o)
+                        post.append(o)
+                    o = o._next_op
+                b = b._next_block
+        post.append(op)
+
+    visit(root)
+    return pre, post
+
+
+_installed = False
+
+
+def install() -> None:
+    """Put the fast routines in xDSL's place (once; see the module docstring)."""
+    global _installed
+    if _installed:
+        return
+    _installed = True
+    Operation.clone = fast_clone
+    OpDef.verify = opdef_verify
