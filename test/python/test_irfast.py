@@ -158,3 +158,39 @@ def test_verify_op_raises_what_operation_verify_raises():
             irfast.verify_op(op)
         assert type(ours.value) is type(stock.value) and str(ours.value) == str(stock.value)
     assert isinstance(m, ModuleOp)
+
+
+LEXER_EDGES = ["#-}", "{-#", "0xi32", "0x1F", "1.5e", "1.5e+3", "128x64xf16", "%12abc", "%-x", "#-x", "!tile.desc-x",
+               "// c", "/ /", '@"s"', "@_a.b$", "é", "1e5", "0.", ".", "...", "-> -", "^bb0", "%", "\u2028",
+               "x//y\n z", "-1.0", "0x", "00x1", "'", "%a#b!c^d", "\t\n\r\v\f x", '"a\\"b" "\\0g"', "dense<0xFF>"]
+
+
+def _tokens(lexer_cls, text: str) -> list:
+    from xdsl.utils.exceptions import ParseError
+    from xdsl.utils.lexer import Input
+    from xdsl.utils.mlir_lexer import MLIRTokenKind
+
+    lexer, out = lexer_cls(Input(text, "f")), []
+    while True:
+        try:
+            tok = lexer.lex()
+        except ParseError as e:
+            return out + [("error", e.span.start, e.span.end, e.msg, lexer.pos)]
+        out.append((tok.kind, type(tok.span), vars(tok.span), lexer.pos))
+        if tok.kind == MLIRTokenKind.EOF:
+            return out
+
+
+def test_lexer_fast_path_gives_xdsls_tokens():
+    """WsLexer.lex's one-regex path: the same tokens (kind, span fields, position after) as
+    xDSL's MLIRLexer.lex, on our files and on the tokens it hands to xDSL's lexer."""
+    from xdsl.utils.mlir_lexer import MLIRLexer
+
+    from wsdialects.diagnostics import WsLexer
+
+    class Stock(WsLexer):
+        lex = MLIRLexer.lex
+
+    texts = [(REPO / f).read_text() for f in FILES] + LEXER_EDGES
+    for text in texts:
+        assert _tokens(WsLexer, text) == _tokens(Stock, text)
