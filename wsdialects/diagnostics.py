@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import re
 import sys
+from bisect import bisect_left
 from collections import OrderedDict, defaultdict
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -156,8 +157,12 @@ def _balanced(depth: int) -> str:
 
 _TYPE_TEXT = re.compile(r"!?[A-Za-z_][\w.$]*(?:<" + _balanced(5) + r">)?")
 _ATTR_TEXT = re.compile(r"dense<" + _balanced(5) + r">\s*:\s*" + _TYPE_TEXT.pattern
-                        + r"|#[A-Za-z_][\w.$]*(?:<" + _balanced(5) + r">)?|array<" + _balanced(5) + r">")
+                        + r"|#[A-Za-z_][\w.$]*(?:<" + _balanced(5) + r">)?|array<" + _balanced(5) + r">"
+                        # a number and its type (`0 : i32`, `1.5 : f32`, `0xFF800000 : f32`)
+                        + r"|-?(?:0x[0-9a-fA-F]+|[0-9]+(?:\.[0-9]*(?:[eE][+-]?[0-9]+)?)?)\s*:\s*" + _TYPE_TEXT.pattern)
 _SPACE = re.compile(r"\s*")
+_NEWLINE = re.compile("\n")
+_locations: dict[tuple[str, int, int], FileLineColLoc] = {}
 _MEMO_SCAN = 2000  # characters a memo key may span
 _MEMO_LIMIT = 4096  # keys per memo (cleared when full)
 _type_memo: dict[str, object] = {}
@@ -169,13 +174,15 @@ class WsParser(Parser):
     hexadecimal float literals in `dense<...>` and a lexer without xDSL 0.74's
     exponential string-literal backtracking (`WsLexer`).
 
-    Types and `dense` / dialect / `array` attributes are parsed once per text: the same
+    Types, typed numbers (`0 : i32`) and `dense` / dialect / `array` attributes are parsed
+    once per text: the same
     `tensor<128x64xf16, #layout.wgmma<warp_groups = 2>>` recurs dozens of times in a kernel
     and across the kernels of a run, and xDSL builds each afresh (about a third of a
     parse). A text is remembered only where xDSL's parse of it ended exactly where the
     text does, and is looked up only in a file without `!name = ...` / `#name = ...`
     aliases (whose names would mean something else in another file); types and
-    attributes are immutable values, so the one object is shared."""
+    attributes are immutable values, so the one object is shared (as is an op's
+    `loc("file":line:col)`, by file name, line and column)."""
 
     def __init__(self, ctx, input: str | bytes, name: str = "<unknown>") -> None:
         text = input.decode("utf-8") if isinstance(input, bytes) else input
@@ -220,10 +227,26 @@ class WsParser(Parser):
         except (IndexError, AttributeError, AssertionError, ArithmeticError) as e:
             # a custom parser that trusted its input: still at the op, never one line off
             raise ParseError(start, f"cannot parse this op ({type(e).__name__}: {e})") from None
-        if not isinstance(op.location, FileLineColLoc):
-            line, col = _span_line_col(start)
-            op.location = FileLineColLoc(StringAttr(self.lexer.input.name), IntAttr(line), IntAttr(col))
+        loc = op.location
+        if type(loc) is not FileLineColLoc and not isinstance(loc, FileLineColLoc):
+            op.location = self._location(start.start)
         return op
+
+    def _location(self, pos: int) -> FileLineColLoc:
+        """loc("file":line:col) of `pos` (as `_span_line_col` counts); the same text position of the
+        same file name gives the one (immutable) attribute."""
+        nl = self.__dict__.get("_newlines")
+        if nl is None:
+            text = self.lexer.input.content
+            nl = self._newlines = [m.start() for m in _NEWLINE.finditer(text)]
+        k = bisect_left(nl, pos)  # newlines before pos
+        key = (self.lexer.input.name, k + 1, pos - (nl[k - 1] if k else -1))
+        loc = _locations.get(key)
+        if loc is None:
+            if len(_locations) >= _MEMO_LIMIT:
+                _locations.clear()
+            loc = _locations[key] = FileLineColLoc(StringAttr(key[0]), IntAttr(key[1]), IntAttr(key[2]))
+        return loc
 
     def _memoized(self, memo: dict, pattern: re.Pattern, parse):
         if self.attribute_aliases:  # `!name` / `#name` may be this file's aliases
