@@ -1,5 +1,5 @@
-"""Faster equivalents of three xDSL 0.74 routines that the compiler and the test suite run
-all the time, installed once by `install()` (`wsdialects.diagnostics` calls it on import):
+"""Faster equivalents of xDSL 0.74 routines that the compiler and the test suite run all the
+time, installed once by `install()` (`wsdialects.diagnostics` calls it on import):
 
 - `Operation.clone`: the same copy, built in one pass. xDSL's clones every op through
   `create` (keyword arguments, its operands set twice), builds each region through
@@ -20,17 +20,31 @@ all the time, installed once by `install()` (`wsdialects.diagnostics` calls it o
   prints the whole module into the exception's notes: where anything fails, xDSL's own
   `Operation.verify` runs again and raises what it raises.
 
+- printing: `BasePrinter.print_string` writes text without a newline with the stream's
+  `write` (xDSL calls `print(text, end="", file=stream)`, about a third of a module's
+  printing); `Printer.print_bytes_literal` prints a string literal as one string (xDSL: one
+  `print_string` per byte); `DenseIntOrFPElementsAttr.print_without_type` prints a splat
+  constant (every element the same bytes, not a NaN) from its first element (xDSL unpacks
+  every element twice: `dense<0.0> : tensor<128x256xf32>` is 2 x 32768 floats). The same
+  characters, the same line and column.
+
 `test/python/test_irfast.py` compares each with xDSL's routine on the bundled kernels (the
-clone field by field, use lists included).
+clone field by field, use lists included; the printed text, line and column).
 """
 
 from __future__ import annotations
 
+import re
+import sys
+
+from xdsl.dialects.builtin import DenseIntOrFPElementsAttr
 from xdsl.ir import Block, BlockArgument, Operation, OpResult, Region, SSAValues, Use
 from xdsl.ir.core import ErasedSSAValue, _unknown_loc
 from xdsl.irdl import IRDLOperation
 from xdsl.irdl.operations import AttrSizedSegments, OpDef, OptionalDef
+from xdsl.printer import Printer
 from xdsl.traits import IsTerminator, NoTerminator
+from xdsl.utils.base_printer import BasePrinter
 
 _xdsl_clone = Operation.clone
 _xdsl_verify = Operation.verify
@@ -365,6 +379,68 @@ def walk_orders(root: Operation) -> tuple[list[Operation], list[Operation]]:
     return pre, post
 
 
+
+# --- printing ------------------------------------------------------------------------------
+
+_xdsl_print_string = BasePrinter.print_string
+_xdsl_print_bytes_literal = Printer.print_bytes_literal
+_xdsl_dense_print = DenseIntOrFPElementsAttr.print_without_type
+
+
+def print_string(self, text: str, *, indent: int | None = None) -> None:
+    """xDSL's `BasePrinter.print_string`; text without a newline is written with the
+    stream's `write` instead of `print(text, end="", file=stream)` (the same characters)."""
+    if "\n" in text:
+        _xdsl_print_string(self, text, indent=indent)
+        return
+    self._current_column += len(text)
+    stream = self.stream
+    if stream is None:
+        stream = sys.stdout
+        if stream is None:  # as print() does
+            return
+    stream.write(text)
+
+
+_PLAIN_BYTES = re.compile(rb"[\x20\x21\x23-\x5b\x5d-\x7e]*")
+
+
+def print_bytes_literal(self, bytestring: bytes) -> None:
+    """xDSL's `Printer.print_bytes_literal` (a quoted string, `\\` for a backslash, `\\XX`
+    for a quote or a byte outside 0x20-0x7E), printed as one string instead of one per byte."""
+    if _PLAIN_BYTES.fullmatch(bytestring):
+        self.print_string('"' + bytestring.decode("ascii") + '"')
+        return
+    out = ['"']
+    for byte in bytestring:
+        if byte == 0x5C:
+            out.append("\\\\")
+        elif 0x20 > byte or byte > 0x7E or byte == 0x22:
+            out.append(f"\\{byte:02X}")
+        else:
+            out.append(chr(byte))
+    out.append('"')
+    self.print_string("".join(out))
+
+
+def dense_print_without_type(self, printer) -> None:
+    """xDSL's `DenseIntOrFPElementsAttr.print_without_type` for a splat (every element the same
+    bytes, not a NaN): the one element, unpacked alone, instead of unpacking every element
+    twice (`get_values`, `is_splat`); anything else is xDSL's."""
+    raw = self.data.data
+    n = len(self)
+    if n:
+        size = len(raw) // n
+        if len(raw) == n * size and raw == raw[:size] * n:
+            first = self.get_element_type().unpack(raw[:size], 1)[0]
+            if type(first) is int or (type(first) is float and first == first):
+                printer.print_string("dense")
+                with printer.in_angle_brackets():
+                    self._print_one_elem(first, printer)
+                return
+    _xdsl_dense_print(self, printer)
+
+
 _installed = False
 
 
@@ -376,3 +452,6 @@ def install() -> None:
     _installed = True
     Operation.clone = fast_clone
     OpDef.verify = opdef_verify
+    BasePrinter.print_string = print_string
+    Printer.print_bytes_literal = print_bytes_literal
+    DenseIntOrFPElementsAttr.print_without_type = dense_print_without_type

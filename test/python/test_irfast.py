@@ -194,3 +194,50 @@ def test_lexer_fast_path_gives_xdsls_tokens():
     texts = [(REPO / f).read_text() for f in FILES] + LEXER_EDGES
     for text in texts:
         assert _tokens(WsLexer, text) == _tokens(Stock, text)
+
+
+def _printed(op_or_attr, generic: bool = False, stock: bool = False) -> str:
+    from io import StringIO
+
+    from xdsl.dialects.builtin import DenseIntOrFPElementsAttr
+    from xdsl.printer import Printer
+    from xdsl.utils.base_printer import BasePrinter
+
+    patched = (BasePrinter.print_string, Printer.print_bytes_literal, DenseIntOrFPElementsAttr.print_without_type)
+    if stock:
+        BasePrinter.print_string = irfast._xdsl_print_string
+        Printer.print_bytes_literal = irfast._xdsl_print_bytes_literal
+        DenseIntOrFPElementsAttr.print_without_type = irfast._xdsl_dense_print
+    try:
+        out = StringIO()
+        p = Printer(stream=out, print_generic_format=generic, print_debuginfo=generic)
+        if isinstance(op_or_attr, Operation):
+            p.print_op(op_or_attr)
+        else:
+            p.print_attribute(op_or_attr)
+        return out.getvalue() + f"|{p._current_line}:{p._current_column}"
+    finally:
+        BasePrinter.print_string, Printer.print_bytes_literal, DenseIntOrFPElementsAttr.print_without_type = patched
+
+
+def test_printing_is_xdsls_printing():
+    """The printer's fast paths (a string without newlines written at once, a string literal
+    at once, a splat constant from its first element): xDSL's text and column, on our files
+    and on constants whose elements are equal but not the same bytes, NaNs, -0.0, integers."""
+    import math
+
+    from xdsl.dialects.builtin import (DenseIntOrFPElementsAttr, Float16Type, Float32Type, IntegerType, StringAttr,
+                                       TensorType, i1)
+
+    for m in _modules():
+        for generic in (False, True):
+            assert _printed(m, generic) == _printed(m, generic, stock=True)
+    f32, f16, i8 = Float32Type(), Float16Type(), IntegerType(8)
+    attrs = [DenseIntOrFPElementsAttr.from_list(TensorType(t, shape), values) for t, shape, values in [
+        (f32, [2, 3], [0.0] * 6), (f32, [4], [0.0, -0.0, 0.0, 0.0]), (f32, [3], [math.nan] * 3),
+        (f32, [200], [math.inf] * 200), (f16, [2, 2], [1.5] * 4), (f16, [2], [1.5, 2.5]), (i8, [8], [-3] * 8),
+        (i8, [0], []), (i1, [4], [1] * 4), (f32, [101], [float(i) for i in range(101)]),
+        (IntegerType(32), [], [7])]]
+    attrs += [StringAttr(s) for s in ["plain", 'q"uote', "back\\slash", "new\nline", "tab\t", "é", ""]]
+    for a in attrs:
+        assert _printed(a) == _printed(a, stock=True)
