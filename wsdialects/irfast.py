@@ -16,6 +16,9 @@ time, installed once by `install()` (`wsdialects.diagnostics` calls it on import
   the key, and is not checked again. Only passes are remembered (a failure is checked, and
   reported, by xDSL every time); the traits (which may read anything, e.g.
   IsolatedFromAbove walks the body) run every time.
+- `IsolatedFromAbove.verify` (func.func, builtin.module: every operand inside is defined
+  inside): whether a block lies inside the op is found once per block, not by walking up
+  from every operand.
 - `verify_op(op)`: `op.verify(verify_nested_ops=False)` without xDSL's error path, which
   prints the whole module into the exception's notes: where anything fails, xDSL's own
   `Operation.verify` runs again and raises what it raises.
@@ -43,12 +46,14 @@ from xdsl.ir.core import ErasedSSAValue, _unknown_loc
 from xdsl.irdl import IRDLOperation
 from xdsl.irdl.operations import AttrSizedSegments, OpDef, OptionalDef
 from xdsl.printer import Printer
-from xdsl.traits import IsTerminator, NoTerminator
+from xdsl.traits import IsolatedFromAbove, IsTerminator, NoTerminator
+from xdsl.utils.exceptions import VerifyException
 from xdsl.utils.base_printer import BasePrinter
 
 _xdsl_clone = Operation.clone
 _xdsl_verify = Operation.verify
 _xdsl_opdef_verify = OpDef.verify
+_xdsl_isolated_verify = IsolatedFromAbove.verify
 _OP_CREATE = Operation.create.__func__
 _OP_CLONE_WR = Operation.clone_without_regions
 _POST_INITS = (Operation.__post_init__, IRDLOperation.__post_init__)
@@ -247,8 +252,10 @@ fast_clone.__doc__ = _xdsl_clone.__doc__
 # --- verification --------------------------------------------------------------------------
 
 _ok: dict[tuple, OpDef] = {}  # constraint keys that passed -> the OpDef they passed for
-_OK_LIMIT = 200_000
-_defs: dict[int, tuple] = {}  # id(op_def) -> (op_def, attribute names it reads, a copy without traits)
+_ok_ids: dict[tuple, tuple] = {}  # the same, by the keys' objects' ids -> (OpDef, the objects: kept alive)
+_OK_LIMIT = 100_000
+_defs: dict[int, tuple] = {}  # id(op_def) -> (op_def, attribute names, property names, a copy without traits)
+_END = object()  # ends a variable-length part of a key
 
 
 def _def_info(op_def: OpDef) -> tuple:
@@ -260,52 +267,64 @@ def _def_info(op_def: OpDef) -> tuple:
             names.append(o.attribute_name)
     bare = copy.copy(op_def)
     bare.traits = ()  # OpDef.verify without its last step
-    info = (op_def, tuple(names), bare)
+    info = (op_def, tuple(names), tuple(op_def.properties), bare)
     _defs[id(op_def)] = info
     return info
 
 
-def _constraint_key(op_def: OpDef, names: tuple, op: Operation) -> tuple:
-    regions = []
+def _constraint_key(names: tuple, props: tuple, op: Operation) -> tuple:
+    """What OpDef.verify's constraint part reads of `op`, flat: operand types, result types,
+    each region's block count and entry argument types, the successor count, the number of
+    properties and the defined ones (an extra property makes the count larger than the
+    defined ones present), the attributes the definition reads."""
+    key = [v._type for v in op._operands]
+    key.append(_END)
+    key.extend([r._type for r in op.results])
+    key.append(_END)
     for r in op.regions:
         b = r._first_block
         if b is None:
-            regions.append(0)
-            continue
-        args = tuple(a._type for a in b._args)
-        n = 0
-        while b is not None:
-            n += 1
-            b = b._next_block
-        regions.append((n, args))
-    attrs = op.attributes
-    return (id(op_def), tuple(v._type for v in op._operands), tuple(r._type for r in op.results),
-            tuple(regions), len(op._successors), tuple(op.properties.items()),
-            tuple(attrs.get(n) for n in names) if names else ())
+            key.append(0)
+        else:
+            key.append(len(r.blocks))
+            key.extend([a._type for a in b._args])
+        key.append(_END)
+    key.append(len(op._successors))
+    p = op.properties
+    key.append(len(p))
+    if props:
+        key.extend([p.get(n) for n in props])
+    if names:
+        a = op.attributes
+        key.extend([a.get(n) for n in names])
+    return tuple(key)
 
 
 def opdef_verify(self: OpDef, op: Operation) -> None:
     """xDSL's `OpDef.verify`, its constraint part skipped where it passed before for the
-    same key (see the module docstring)."""
+    same key (see the module docstring): looked up by the ids of the key's objects first (no
+    hashing of attributes), then by the objects' values."""
     info = _defs.get(id(self))
     if info is None or info[0] is not self:
         info = _def_info(self)
-    try:
-        key = _constraint_key(self, info[1], op)
-        hit = _ok.get(key) is self
-    except TypeError:  # an unhashable attribute: no key
-        key, hit = None, False
-    if not hit:
-        _xdsl_opdef_verify(info[2], op)
-        if key is not None:
-            if len(_ok) >= _OK_LIMIT:
-                _ok.clear()
-            _ok[key] = self
+    key = _constraint_key(info[1], info[2], op)
+    ids = (id(self), *map(id, key))
+    if ids not in _ok_ids:
+        try:
+            hit = _ok.get((id(self), key)) is self
+        except TypeError:  # an unhashable (so perhaps mutable) attribute: never remembered
+            _xdsl_opdef_verify(info[3], op)
+        else:
+            if not hit:
+                _xdsl_opdef_verify(info[3], op)
+                if len(_ok) >= _OK_LIMIT:
+                    _ok.clear()
+                _ok[(id(self), key)] = self
+            if len(_ok_ids) >= _OK_LIMIT:
+                _ok_ids.clear()
+            _ok_ids[ids] = (self, key)
     for trait in self.traits:
         trait.verify(op)
-
-
-opdef_verify.__doc__ = (opdef_verify.__doc__ or "")
 
 _op_kinds: dict[type, tuple[bool, bool, bool]] = {}  # class -> (xDSL's Operation.verify, IsTerminator, NoTerminator)
 
@@ -380,6 +399,61 @@ def walk_orders(root: Operation) -> tuple[list[Operation], list[Operation]]:
 
 
 
+
+_isolated: dict[type, bool] = {}  # op class -> has the IsolatedFromAbove trait
+
+
+def isolated_from_above_verify(self: IsolatedFromAbove, op: Operation) -> None:
+    """xDSL's `IsolatedFromAbove.verify`: the same walk (regions last-in first-out, not into
+    isolated ops), the same error at the same op; whether a block lies inside `op` is found
+    once per block instead of walking up from every operand (`op.is_ancestor`)."""
+    inside: dict[int, bool] = {}
+
+    def within(block) -> bool:  # op.is_ancestor(block)
+        r = inside.get(id(block))
+        if r is None:
+            region = block.parent
+            p = None if region is None else region.parent
+            if p is None:
+                r = False
+            elif p is op:
+                r = True
+            else:
+                pb = p.parent
+                r = pb is not None and within(pb)
+            inside[id(block)] = r
+        return r
+
+    regions = list(op.regions)
+    while regions:
+        region = regions.pop()
+        block = region._first_block
+        while block is not None:
+            child = block._first_op
+            while child is not None:
+                for v in child._operands:
+                    t = type(v)
+                    if t is OpResult:
+                        owner = v.op
+                        ok = owner is not op and owner.parent is not None and within(owner.parent)
+                    elif t is BlockArgument:
+                        ok = within(v.block)
+                    else:
+                        owner = v.owner
+                        ok = op.is_ancestor(owner) and owner is not op
+                    if not ok:
+                        raise VerifyException(
+                            f"Operation using value defined out of its IsolatedFromAbove parent: {child}")
+                cls = type(child)
+                iso = _isolated.get(cls)
+                if iso is None:
+                    iso = _isolated[cls] = bool(child.has_trait(IsolatedFromAbove))
+                if not iso:
+                    regions += child.regions
+                child = child._next_op
+            block = block._next_block
+
+
 # --- printing ------------------------------------------------------------------------------
 
 _xdsl_print_string = BasePrinter.print_string
@@ -452,6 +526,7 @@ def install() -> None:
     _installed = True
     Operation.clone = fast_clone
     OpDef.verify = opdef_verify
+    IsolatedFromAbove.verify = isolated_from_above_verify
     BasePrinter.print_string = print_string
     Printer.print_bytes_literal = print_bytes_literal
     DenseIntOrFPElementsAttr.print_without_type = dense_print_without_type

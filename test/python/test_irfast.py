@@ -111,9 +111,11 @@ def test_remembered_constraints_fail_where_xdsl_fails():
     good = arith.AddiOp(a, b)
     block.add_op(good)
     good.verify_()  # passes, remembered
-    key = irfast._constraint_key(type(good).get_irdl_definition(), irfast._defs[id(good.get_irdl_definition())][1],
-                                 good)
-    assert irfast._ok.get(key) is good.get_irdl_definition()
+    op_def = good.get_irdl_definition()
+    info = irfast._defs[id(op_def)]
+    key = irfast._constraint_key(info[1], info[2], good)
+    assert irfast._ok.get((id(op_def), key)) is op_def
+    assert irfast._ok_ids[(id(op_def), *map(id, key))] == (op_def, key)
     bad = arith.AddiOp.create(operands=[a, c], result_types=[i32])  # operand types differ
     block.add_op(bad)
     with pytest.raises(VerifyException) as ours:
@@ -241,3 +243,28 @@ def test_printing_is_xdsls_printing():
     attrs += [StringAttr(s) for s in ["plain", 'q"uote', "back\\slash", "new\nline", "tab\t", "é", ""]]
     for a in attrs:
         assert _printed(a) == _printed(a, stock=True)
+
+
+def test_isolated_from_above_is_xdsls():
+    """func.func's IsolatedFromAbove check: passes on our files, and a value from outside
+    the function fails with xDSL's message at the same op."""
+    from xdsl.traits import IsolatedFromAbove
+
+    trait = IsolatedFromAbove()
+    for m in _modules():
+        for op in m.walk():
+            if op.has_trait(IsolatedFromAbove):
+                irfast._xdsl_isolated_verify(trait, op)
+                irfast.isolated_from_above_verify(trait, op)
+    m = parse_text((REPO / "examples/kernels/gemm.mlir").read_text(), "gemm.mlir")
+    func = next(iter(m.body.block.ops))
+    outside = next(o for o in func.body.block.ops if isinstance(o, arith.ConstantOp)).clone()
+    m.body.block.insert_op_before(outside, func)
+    loop = next(o for o in func.walk() if o.name == "scf.for")
+    user = next(o for o in loop.body.block.ops if o.operands)
+    user.operands = [outside.results[0], *user.operands[1:]]
+    with pytest.raises(VerifyException) as stock:
+        irfast._xdsl_isolated_verify(trait, func)
+    with pytest.raises(VerifyException) as ours:
+        irfast.isolated_from_above_verify(trait, func)
+    assert str(ours.value) == str(stock.value)
