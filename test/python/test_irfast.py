@@ -243,6 +243,8 @@ def test_printing_is_xdsls_printing():
     attrs += [StringAttr(s) for s in ["plain", 'q"uote', "back\\slash", "new\nline", "tab\t", "é", ""]]
     for a in attrs:
         assert _printed(a) == _printed(a, stock=True)
+        if isinstance(a, DenseIntOrFPElementsAttr) and len(a):
+            assert a.is_splat() == irfast._xdsl_dense_is_splat(a)
 
 
 def test_isolated_from_above_is_xdsls():
@@ -268,3 +270,35 @@ def test_isolated_from_above_is_xdsls():
     with pytest.raises(VerifyException) as ours:
         irfast.isolated_from_above_verify(trait, func)
     assert str(ours.value) == str(stock.value)
+
+
+def test_op_and_attribute_building_is_xdsls():
+    """irdl_build_arg_list lays out operands, results, regions as xDSL's does (and fails with
+    its messages); Attribute.__post_init__ still refuses an attribute of neither kind."""
+    from xdsl.dialects.builtin import i32
+    from xdsl.irdl import AnyAttr, OptOperandDef, VarOperandDef
+    from xdsl.irdl.operations import VarIRConstruct
+
+    block = Block(arg_types=[i32, i32])
+    a, b = block.args
+    defs = arith.AddiOp.get_irdl_definition().operands
+    var_defs = [("xs", VarOperandDef(AnyAttr())), ("opt", OptOperandDef(AnyAttr())), *defs]
+    for arg_defs, args in [(defs, [a, b]), (defs, [[a], (b,)]), (defs, [a]), (defs, [None, b]), (defs, [[a, b], b]),
+                           (var_defs, [[a, b], None, a, b]), (var_defs, [(), [a], a, b]),
+                           (var_defs, [a, [a, b], a, b]), (var_defs, [a, a, a, b])]:
+        for construct in (VarIRConstruct.OPERAND, VarIRConstruct.RESULT):
+            outcomes = []
+            for fn in (irfast._xdsl_build_arg_list, irfast.build_arg_list):
+                try:
+                    outcomes.append(fn(construct, args, arg_defs, "prefix: "))
+                except ValueError as e:
+                    outcomes.append(str(e))
+            assert outcomes[0] == outcomes[1]
+
+    from xdsl.ir import Attribute
+
+    class Neither(Attribute):
+        name = "test.neither"
+
+    with pytest.raises(TypeError, match="Data or ParametrizedAttribute"):
+        Neither()
