@@ -21,18 +21,18 @@ from collections import OrderedDict, defaultdict
 from contextlib import contextmanager
 from dataclasses import dataclass
 
-from xdsl.dialects.builtin import FileLineColLoc, IntAttr, ModuleOp, StringAttr
+from xdsl.dialects.builtin import DYNAMIC_INDEX, FileLineColLoc, IntAttr, ModuleOp, StringAttr
 from xdsl.ir import Block, BlockArgument, Operation, OpResult
 from xdsl.parser import Parser
 from xdsl.parser.attribute_parser import AttrParser
 from xdsl.parser.generic_parser import ParserState
 from xdsl.traits import SymbolTable
 from xdsl.utils.exceptions import DiagnosticException, ParseError, VerifyException
-from xdsl.utils.lexer import Input, Span, Token
-from xdsl.utils.mlir_lexer import MLIRLexer, MLIRTokenKind
+from xdsl.utils.lexer import Input, Span
 
 from wsdialects import irfast
 from wsdialects.irfast import verify_op, walk_orders
+from wsdialects.irfast.lexer import WsLexer
 
 irfast.install()
 
@@ -86,64 +86,6 @@ class _HexElement(AttrParser._TensorLiteralElement):
 
 class _Relocated(ParseError):
     """A parse error already moved to the construct it is about."""
-
-
-class WsLexer(MLIRLexer):
-    """xDSL 0.74's lexer with a string-literal pattern that fails in linear time.
-    Its `"(?:[^"...]+|\\...)*"` nests a repetition in a repetition: an unterminated
-    literal of n characters backtracks through 2^n splits (40 characters: hours).
-    One character per repetition matches the same strings without the ambiguity."""
-
-    _unescaped_characters_regex = re.compile(r'"(?:[^"\\\n\v\f]|\\(?:["nt\\]|[0-9A-Fa-f]{2}))*"')
-
-    def lex(self):
-        # The common tokens in one regular expression, each as xDSL's lexer forms it: the
-        # whitespace and comments before it (xDSL's pattern, atomic: no backtracking into a
-        # comment), then a bare identifier, a %/^/!/# identifier (not `#-}`), an
-        # @identifier, `->`, one punctuation character (not `.`, nor `{-#`), or a number
-        # (hexadecimal `0x` + a hex digit, else decimal with xDSL's fractional suffix).
-        # Anything else (strings, `...`, non-ASCII, the end, errors) is xDSL's `lex`.
-        m = _FAST_TOKEN.match(self.input.content, self.pos)
-        if m is None:
-            return super().lex()
-        kind = m.lastindex
-        start = m.start(kind)
-        end = m.end()
-        if kind == 1:
-            kind = _BARE
-        elif kind == 2:
-            kind = _PREFIXED[m.group(2)[0]]
-        elif kind == 3:
-            kind = _PUNCTUATION[m.group(3)]
-        elif kind == 5:
-            kind = _INT if m.group(6) is None else _FLOAT
-        elif kind == 4:
-            kind = _INT
-        else:
-            kind = _AT
-        self.pos = end
-        span = _new(Span)
-        span.__dict__.update(start=start, end=end, input=self.input, line_offset=0)  # Span(start, end, input)
-        return Token(kind, span)
-
-
-_new = object.__new__
-_FAST_TOKEN = re.compile(
-    r"(?>(?://[^\n]*\n?|\s+)*)"  # MLIRLexer._whitespace_regex, atomic
-    r"(?:([a-zA-Z_][a-zA-Z0-9_$.]*)"  # 1: bare identifier
-    r"|((?:[%^!]|#(?!-\}))(?:[0-9]+|[a-zA-Z$._-][a-zA-Z0-9$._-]*))"  # 2: prefixed identifier
-    r"|(->|[:,()}\[\]<>=+*?|/-]|\{(?!-#))"  # 3: punctuation
-    r"|(0x[0-9a-fA-F]+)"  # 4: hexadecimal integer
-    r"|([0-9]+(\.[0-9]*(?:[eE][+-]?[0-9]+)?)?)"  # 5: decimal integer or (6: fraction) float
-    r"|(@[a-zA-Z_][a-zA-Z0-9_$.]*))",  # 7: @identifier
-    re.ASCII)
-_K = MLIRTokenKind
-_BARE, _INT, _FLOAT, _AT = _K.BARE_IDENT, _K.INTEGER_LIT, _K.FLOAT_LIT, _K.AT_IDENT
-_PREFIXED = {"%": _K.PERCENT_IDENT, "^": _K.CARET_IDENT, "!": _K.EXCLAMATION_IDENT, "#": _K.HASH_IDENT}
-_PUNCTUATION = {":": _K.COLON, ",": _K.COMMA, "(": _K.L_PAREN, ")": _K.R_PAREN, "}": _K.R_BRACE,
-                "[": _K.L_SQUARE, "]": _K.R_SQUARE, "<": _K.LESS, ">": _K.GREATER, "=": _K.EQUAL,
-                "+": _K.PLUS, "/": _K.SLASH, "*": _K.STAR, "?": _K.QUESTION, "|": _K.VERTICAL_BAR,
-                "-": _K.MINUS, "->": _K.ARROW, "{": _K.L_BRACE}
 
 
 def _balanced(depth: int) -> str:
@@ -289,6 +231,17 @@ class WsParser(Parser):
         except (VerifyException, DiagnosticException, ValueError, TypeError) as e:
             self.raise_error(_verify_message(e), max(start, 0), self.pos)
 
+    def _parse_dense_literal_type(self):
+        # xDSL's, with its type constraint built once: xDSL builds
+        # base(RankedStructure[IntegerType | IndexType | AnyFloat | ComplexType]) for every
+        # dense literal (about 1.5 ms each)
+        type = self.expect(self.parse_optional_type, "Dense attribute must be typed!")
+        if not _dense_literal_type().verifies(type):
+            self.raise_error("Expected memref, vector or tensor type of integer, index, float, or complex type")
+        if any(dim == DYNAMIC_INDEX for dim in list(type.get_shape())):
+            self.raise_error("Dense literal attribute should have a static shape.")
+        return type
+
     def _parse_builtin_dense_attr(self):
         # xDSL reports a literal/type mismatch at the token after the type (often
         # the next line); report it at `dense` instead
@@ -306,6 +259,20 @@ class WsParser(Parser):
             el = super()._parse_tensor_literal_element()
             return _HexElement(el.is_negative, el.value, el.span)
         return super()._parse_tensor_literal_element()
+
+
+_dense_literal_types: list = []
+
+
+def _dense_literal_type():
+    """The constraint xDSL's `AttrParser._parse_dense_literal_type` checks a dense literal's type
+    against (built on first use: it imports the builtin dialect's type classes)."""
+    if not _dense_literal_types:
+        from xdsl.dialects.builtin import AnyFloat, ComplexType, IndexType, IntegerType, RankedStructure
+        from xdsl.irdl import base
+
+        _dense_literal_types.append(base(RankedStructure[IntegerType | IndexType | AnyFloat | ComplexType]))
+    return _dense_literal_types[0]
 
 
 def location_of(op: Operation) -> tuple[str, int, int] | None:

@@ -302,3 +302,30 @@ def test_op_and_attribute_building_is_xdsls():
 
     with pytest.raises(TypeError, match="Data or ParametrizedAttribute"):
         Neither()
+
+
+def test_dense_literal_types_are_checked_as_xdsl_checks_them():
+    """WsParser builds the dense literal type constraint once; the same literals are
+    accepted and the same ones refused, with xDSL's message at the same place."""
+    from xdsl.parser.attribute_parser import AttrParser
+    from xdsl.utils.exceptions import ParseError
+
+    from wsdialects import diagnostics
+    from wsdialects.context import make_context
+
+    class Stock(diagnostics.WsParser):
+        _parse_dense_literal_type = AttrParser._parse_dense_literal_type
+
+    def outcome(cls, text):
+        diagnostics._attr_memo.clear()
+        try:
+            module = cls(make_context(), text, "d.mlir").parse_module()
+        except ParseError as e:
+            return (e.span.start, e.span.end, e.msg)
+        return str(next(iter(module.body.block.ops)).attributes["v"])
+
+    for t in ["tensor<4xf32>", "tensor<2x2xi8>", "memref<4xf32>", "vector<4xf32>", "tensor<?xf32>", "!tile.ptr<f16>",
+              "i32", "tensor<4xindex>", "tensor<1xcomplex<f32>>", "tensor<0xf16>"]:
+        for v in ["1.0", "1", "[1, 2, 3, 4]", ""]:
+            text = f"func.func @f() attributes {{v = dense<{v}> : {t}}} {{\n  func.return\n}}\n"
+            assert outcome(diagnostics.WsParser, text) == outcome(Stock, text), text
