@@ -16,19 +16,25 @@ from __future__ import annotations
 
 import re
 import sys
+from bisect import bisect_left
 from collections import OrderedDict, defaultdict
 from contextlib import contextmanager
 from dataclasses import dataclass
 
-from xdsl.dialects.builtin import FileLineColLoc, IntAttr, ModuleOp, StringAttr
-from xdsl.ir import Block, Operation
+from xdsl.dialects.builtin import DYNAMIC_INDEX, FileLineColLoc, IntAttr, ModuleOp, StringAttr
+from xdsl.ir import Block, BlockArgument, Operation, OpResult
 from xdsl.parser import Parser
 from xdsl.parser.attribute_parser import AttrParser
 from xdsl.parser.generic_parser import ParserState
 from xdsl.traits import SymbolTable
 from xdsl.utils.exceptions import DiagnosticException, ParseError, VerifyException
 from xdsl.utils.lexer import Input, Span
-from xdsl.utils.mlir_lexer import MLIRLexer
+
+from wsdialects import irfast
+from wsdialects.irfast import verify_op, walk_orders
+from wsdialects.irfast.lexer import WsLexer
+
+irfast.install()
 
 
 class WsError(Exception):
@@ -82,15 +88,6 @@ class _Relocated(ParseError):
     """A parse error already moved to the construct it is about."""
 
 
-class WsLexer(MLIRLexer):
-    """xDSL 0.74's lexer with a string-literal pattern that fails in linear time.
-    Its `"(?:[^"...]+|\\...)*"` nests a repetition in a repetition: an unterminated
-    literal of n characters backtracks through 2^n splits (40 characters: hours).
-    One character per repetition matches the same strings without the ambiguity."""
-
-    _unescaped_characters_regex = re.compile(r'"(?:[^"\\\n\v\f]|\\(?:["nt\\]|[0-9A-Fa-f]{2}))*"')
-
-
 def _balanced(depth: int) -> str:
     """A regex for what lies between `<` and its `>`, nested up to `depth` levels, without
     string literals; one character per repetition (no backtracking blow-up)."""
@@ -102,8 +99,12 @@ def _balanced(depth: int) -> str:
 
 _TYPE_TEXT = re.compile(r"!?[A-Za-z_][\w.$]*(?:<" + _balanced(5) + r">)?")
 _ATTR_TEXT = re.compile(r"dense<" + _balanced(5) + r">\s*:\s*" + _TYPE_TEXT.pattern
-                        + r"|#[A-Za-z_][\w.$]*(?:<" + _balanced(5) + r">)?|array<" + _balanced(5) + r">")
+                        + r"|#[A-Za-z_][\w.$]*(?:<" + _balanced(5) + r">)?|array<" + _balanced(5) + r">"
+                        # a number and its type (`0 : i32`, `1.5 : f32`, `0xFF800000 : f32`)
+                        + r"|-?(?:0x[0-9a-fA-F]+|[0-9]+(?:\.[0-9]*(?:[eE][+-]?[0-9]+)?)?)\s*:\s*" + _TYPE_TEXT.pattern)
 _SPACE = re.compile(r"\s*")
+_NEWLINE = re.compile("\n")
+_locations: dict[tuple[str, int, int], FileLineColLoc] = {}
 _MEMO_SCAN = 2000  # characters a memo key may span
 _MEMO_LIMIT = 4096  # keys per memo (cleared when full)
 _type_memo: dict[str, object] = {}
@@ -115,13 +116,15 @@ class WsParser(Parser):
     hexadecimal float literals in `dense<...>` and a lexer without xDSL 0.74's
     exponential string-literal backtracking (`WsLexer`).
 
-    Types and `dense` / dialect / `array` attributes are parsed once per text: the same
+    Types, typed numbers (`0 : i32`) and `dense` / dialect / `array` attributes are parsed
+    once per text: the same
     `tensor<128x64xf16, #layout.wgmma<warp_groups = 2>>` recurs dozens of times in a kernel
     and across the kernels of a run, and xDSL builds each afresh (about a third of a
     parse). A text is remembered only where xDSL's parse of it ended exactly where the
     text does, and is looked up only in a file without `!name = ...` / `#name = ...`
     aliases (whose names would mean something else in another file); types and
-    attributes are immutable values, so the one object is shared."""
+    attributes are immutable values, so the one object is shared (as is an op's
+    `loc("file":line:col)`, by file name, line and column)."""
 
     def __init__(self, ctx, input: str | bytes, name: str = "<unknown>") -> None:
         text = input.decode("utf-8") if isinstance(input, bytes) else input
@@ -166,10 +169,26 @@ class WsParser(Parser):
         except (IndexError, AttributeError, AssertionError, ArithmeticError) as e:
             # a custom parser that trusted its input: still at the op, never one line off
             raise ParseError(start, f"cannot parse this op ({type(e).__name__}: {e})") from None
-        if not isinstance(op.location, FileLineColLoc):
-            line, col = _span_line_col(start)
-            op.location = FileLineColLoc(StringAttr(self.lexer.input.name), IntAttr(line), IntAttr(col))
+        loc = op.location
+        if type(loc) is not FileLineColLoc and not isinstance(loc, FileLineColLoc):
+            op.location = self._location(start.start)
         return op
+
+    def _location(self, pos: int) -> FileLineColLoc:
+        """loc("file":line:col) of `pos` (as `_span_line_col` counts); the same text position of the
+        same file name gives the one (immutable) attribute."""
+        nl = self.__dict__.get("_newlines")
+        if nl is None:
+            text = self.lexer.input.content
+            nl = self._newlines = [m.start() for m in _NEWLINE.finditer(text)]
+        k = bisect_left(nl, pos)  # newlines before pos
+        key = (self.lexer.input.name, k + 1, pos - (nl[k - 1] if k else -1))
+        loc = _locations.get(key)
+        if loc is None:
+            if len(_locations) >= _MEMO_LIMIT:
+                _locations.clear()
+            loc = _locations[key] = FileLineColLoc(StringAttr(key[0]), IntAttr(key[1]), IntAttr(key[2]))
+        return loc
 
     def _memoized(self, memo: dict, pattern: re.Pattern, parse):
         if self.attribute_aliases:  # `!name` / `#name` may be this file's aliases
@@ -212,6 +231,17 @@ class WsParser(Parser):
         except (VerifyException, DiagnosticException, ValueError, TypeError) as e:
             self.raise_error(_verify_message(e), max(start, 0), self.pos)
 
+    def _parse_dense_literal_type(self):
+        # xDSL's, with its type constraint built once: xDSL builds
+        # base(RankedStructure[IntegerType | IndexType | AnyFloat | ComplexType]) for every
+        # dense literal (about 1.5 ms each)
+        type = self.expect(self.parse_optional_type, "Dense attribute must be typed!")
+        if not _dense_literal_type().verifies(type):
+            self.raise_error("Expected memref, vector or tensor type of integer, index, float, or complex type")
+        if any(dim == DYNAMIC_INDEX for dim in list(type.get_shape())):
+            self.raise_error("Dense literal attribute should have a static shape.")
+        return type
+
     def _parse_builtin_dense_attr(self):
         # xDSL reports a literal/type mismatch at the token after the type (often
         # the next line); report it at `dense` instead
@@ -229,6 +259,20 @@ class WsParser(Parser):
             el = super()._parse_tensor_literal_element()
             return _HexElement(el.is_negative, el.value, el.span)
         return super()._parse_tensor_literal_element()
+
+
+_dense_literal_types: list = []
+
+
+def _dense_literal_type():
+    """The constraint xDSL's `AttrParser._parse_dense_literal_type` checks a dense literal's type
+    against (built on first use: it imports the builtin dialect's type classes)."""
+    if not _dense_literal_types:
+        from xdsl.dialects.builtin import AnyFloat, ComplexType, IndexType, IntegerType, RankedStructure
+        from xdsl.irdl import base
+
+        _dense_literal_types.append(base(RankedStructure[IntegerType | IndexType | AnyFloat | ComplexType]))
+    return _dense_literal_types[0]
 
 
 def location_of(op: Operation) -> tuple[str, int, int] | None:
@@ -314,18 +358,38 @@ def _verify_message(e: Exception) -> str:
 def _undominated_operand(op: Operation, order: dict[int, int]) -> int | None:
     """Index of an operand of `op` whose definition does not come before `op`
     (xDSL 0.74 does not check dominance: `%a = f(%b)` before `%b = ...` verifies).
-    Blocks of a builtin.module are graph regions and are not checked."""
-    for i, v in enumerate(op.operands):
-        owner = v.owner
-        block = owner if isinstance(owner, Block) else owner.parent_block()
-        if block is None or isinstance(block.parent_op(), ModuleOp):
+    Blocks of a builtin.module are graph regions and are not checked.
+    `order`: the position of each op in its block (and -1 for each block numbered so far),
+    filled in as blocks are first needed."""
+    here = op.parent
+    for i, v in enumerate(op._operands):
+        t = type(v)
+        if t is OpResult:
+            owner = v.op
+            block = owner.parent
+        elif t is BlockArgument:
+            owner = None
+            block = v.block
+        else:  # another kind of value: as its own properties say
+            owner = v.owner
+            block = owner if isinstance(owner, Block) else owner.parent_block()
+            if not isinstance(owner, Operation):
+                owner = None
+        if block is None:
             continue
-        cur: Operation | None = op  # the ancestor of `op` in the defining block
-        while cur is not None and cur.parent_block() is not block:
-            cur = cur.parent_op()
-        if cur is None:
-            return i
-        if isinstance(owner, Operation):
+        if block is here:  # the common case: a value of the op's own block
+            cur: Operation | None = op
+        else:
+            if _is_module(block.parent_op()):
+                continue
+            cur = op  # the ancestor of `op` in the defining block
+            while cur is not None and cur.parent is not block:
+                cur = cur.parent_op()
+            if cur is None:
+                return i
+        if block is here and _is_module(block.parent_op()):
+            continue
+        if owner is not None:
             if id(block) not in order:
                 for n, o in enumerate(block.ops):
                     order[id(o)] = n
@@ -335,11 +399,28 @@ def _undominated_operand(op: Operation, order: dict[int, int]) -> int | None:
     return None
 
 
+_module_kinds: dict[type, bool] = {}
+_symbol_tables: dict[type, bool] = {}
+
+
+def _is_module(op: Operation | None) -> bool:
+    """isinstance(op, ModuleOp), once per class."""
+    cls = type(op)
+    k = _module_kinds.get(cls)
+    if k is None:
+        k = _module_kinds[cls] = isinstance(op, ModuleOp)
+    return k
+
+
 def _check_symbols(op: Operation, file: str) -> None:
     """A symbol defined twice in one symbol table (a module) is an error at the second
     definition, naming the first (xDSL 0.74's SymbolTable verifier reports it on the
     module, which an implicit top-level module gives no location)."""
-    if not op.has_trait(SymbolTable) or len(op.regions) != 1 or len(op.regions[0].blocks) != 1:
+    cls = type(op)
+    table = _symbol_tables.get(cls)
+    if table is None:
+        table = _symbol_tables[cls] = bool(op.has_trait(SymbolTable))
+    if not table or len(op.regions) != 1 or len(op.regions[0].blocks) != 1:
         return
     first: dict[str, Operation] = {}
     for o in op.regions[0].block.ops:
@@ -360,12 +441,13 @@ def verify(module: Operation, file: str = "<input>") -> None:
 
     def check(op: Operation) -> None:
         _check_symbols(op, file)  # before xDSL's SymbolTable check, which names no op
-        op.verify(verify_nested_ops=False)
-        verify_attributes(op)  # the tile.* / ws.* attributes, as MLIR's dialects do
+        verify_op(op)  # op.verify(verify_nested_ops=False)
+        if op.attributes:
+            verify_attributes(op)  # the tile.* / ws.* attributes, as MLIR's dialects do
         verify_scf(op)  # scf.if yields (xDSL 0.74 checks none)
 
-    order: dict[int, int] = {}
-    for op in module.walk(reverse=False, region_first=True):
+    pre, post = walk_orders(module)  # module.walk() and module.walk(region_first=True)
+    for op in post:
         try:
             check(op)
         except (VerifyException, DiagnosticException, ValueError, TypeError) as e:
@@ -384,7 +466,8 @@ def verify(module: Operation, file: str = "<input>") -> None:
                 anc = anc.parent_op()
             raise error_at(op, f"'{op.name}' cannot be verified ({type(e).__name__}: {e})", file) from None
     # after the ops' own verifiers, which say more (e.g. a value crossing partitions)
-    for op in module.walk():
+    order: dict[int, int] = {}
+    for op in pre:
         if (i := _undominated_operand(op, order)) is not None:
             raise error_at(op, f"'{op.name}' operand #{i} does not dominate this use", file)
 

@@ -56,9 +56,15 @@ def _verify_for(op: scf.ForOp) -> None:
         raise VerifyException(f"constant step operand must be positive, got {step.value.value.data}")
 
 
+_checks: dict[type, object] = {}  # op class -> its check (None: none), found once per class
+
+
 def verify_scf(op: Operation) -> None:
     """Raise VerifyException where `op` breaks a rule of MLIR's scf verifiers that xDSL skips."""
-    if isinstance(op, scf.IfOp):
-        _verify_if(op)
-    elif isinstance(op, scf.ForOp):
-        _verify_for(op)
+    cls = type(op)
+    check = _checks.get(cls, False)
+    if check is False:
+        check = _checks[cls] = (_verify_if if isinstance(op, scf.IfOp) else
+                                _verify_for if isinstance(op, scf.ForOp) else None)
+    if check is not None:
+        check(op)

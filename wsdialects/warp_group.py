@@ -26,7 +26,7 @@ import re
 from typing import ClassVar
 
 from xdsl.dialects.builtin import IntegerAttr, StringAttr, TensorType
-from xdsl.ir import Block, Dialect, Operation, Region, SSAValue
+from xdsl.ir import Block, Dialect, Operation, OpResult, Region, SSAValue
 from xdsl.irdl import (
     IRDLOperation,
     irdl_op_definition,
@@ -159,7 +159,28 @@ def _partition_of(op: Operation, container: "RegionOp") -> PartitionOp | None:
     return None
 
 
+class _PartitionOf:
+    """`_partition_of(op, container)` for many ops of one container: the answer for an op's
+    parent op is found once (the ops of a block share it)."""
+
+    def __init__(self, container: "RegionOp"):
+        self.container, self.memo = container, {}
+
+    def __call__(self, op: Operation) -> PartitionOp | None:
+        parent = op.parent_op()
+        if parent is self.container:
+            return op if isinstance(op, PartitionOp) else None
+        if parent is None:
+            return None
+        got = self.memo.get(id(parent), self)
+        if got is self:
+            got = self.memo[id(parent)] = self(parent)
+        return got
+
+
 def _value_owner(v: SSAValue) -> Operation | None:
+    if type(v) is OpResult:
+        return v.op
     owner = v.owner
     if isinstance(owner, Block):
         return owner.parent_op()
@@ -207,13 +228,14 @@ class RegionOp(IRDLOperation):
             ids.add(op.pid)
         if not ids:
             raise VerifyException("warp_group.region needs at least one partition")
+        partition_of = _PartitionOf(self)
         for part in self.partitions:
             for inner in part.body.walk():
                 for operand in inner.operands:
                     owner = _value_owner(operand)
                     if owner is None:
                         continue
-                    src = _partition_of(owner, self) if owner is not part else part
+                    src = partition_of(owner) if owner is not part else part
                     if owner is self:
                         src = None
                     if src is not None and src is not part:

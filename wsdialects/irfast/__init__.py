@@ -1,0 +1,80 @@
+"""Faster equivalents of xDSL 0.74 routines that the compiler and the test suite run all the
+time, installed once by `install()` (`wsdialects.diagnostics` calls it on import):
+
+- `Operation.clone`: the same copy, built in one pass. xDSL's clones every op through
+  `create` (keyword arguments, its operands set twice), builds each region through
+  `Region.clone_into` and then walks both trees with nested generators to set the operands
+  (about 20 us an op). Here: the same objects with the same fields, set in the same order
+  (so the same use lists: each value's uses in the order xDSL's clone leaves them), in about
+  a third of the time. Ops of a class with its own `clone`, `clone_without_regions`, `create`
+  or `__post_init__` are cloned by their own methods, as xDSL does.
+- `OpDef.verify` (an IRDL op's operand / result / region / successor / property / attribute
+  constraints, then its traits): the constraint part of an op is a function of the op's
+  definition, its operand and result types, its regions' block counts and entry argument
+  types, its successor count, its properties and the attributes the definition names, all
+  immutable and hashable; once that part passed for one such key, it passes for every op with
+  the key, and is not checked again. Only passes are remembered (a failure is checked, and
+  reported, by xDSL every time); the traits (which may read anything, e.g.
+  IsolatedFromAbove walks the body) run every time.
+- `IsolatedFromAbove.verify` (func.func, builtin.module: every operand inside is defined
+  inside): whether a block lies inside the op is found once per block, not by walking up
+  from every operand.
+- `verify_op(op)`: `op.verify(verify_nested_ops=False)` without xDSL's error path, which
+  prints the whole module into the exception's notes: where anything fails, xDSL's own
+  `Operation.verify` runs again and raises what it raises.
+
+- `Attribute.__post_init__` and `irdl_build_arg_list` (every attribute and op built): their
+  ABC isinstance checks (`Data | ParametrizedAttribute`, `Sequence`) once per class.
+- printing: `BasePrinter.print_string` writes text without a newline with the stream's
+  `write` (xDSL calls `print(text, end="", file=stream)`, about a third of a module's
+  printing); `Printer.print_bytes_literal` prints a string literal as one string (xDSL: one
+  `print_string` per byte); `DenseIntOrFPElementsAttr.print_without_type` prints a splat
+  constant (every element the same bytes, not a NaN) from its first element (xDSL unpacks
+  every element twice: `dense<0.0> : tensor<128x256xf32>` is 2 x 32768 floats). The same
+  characters, the same line and column. `DenseIntOrFPElementsAttr.is_splat` likewise.
+
+`test/python/test_irfast.py` compares each with xDSL's routine on the bundled kernels (the
+clone field by field, use lists included; the printed text, line and column).
+"""
+
+from __future__ import annotations
+
+from xdsl.dialects.builtin import DenseIntOrFPElementsAttr
+from xdsl.ir import Attribute, Operation
+from xdsl.irdl import operations as _irdl_operations
+from xdsl.irdl.operations import OpDef
+from xdsl.printer import Printer
+from xdsl.traits import IsolatedFromAbove
+from xdsl.utils.base_printer import BasePrinter
+
+# the fast routines, and xDSL's originals (test_irfast compares them)
+from wsdialects.irfast.build import _xdsl_attribute_post_init, _xdsl_build_arg_list, attribute_post_init, build_arg_list
+from wsdialects.irfast.clone import _xdsl_clone, fast_clone
+from wsdialects.irfast.printing import (_xdsl_dense_is_splat, _xdsl_dense_print, _xdsl_print_bytes_literal,
+                                        _xdsl_print_string, dense_is_splat, dense_print_without_type,
+                                        print_bytes_literal, print_string)
+from wsdialects.irfast.verify import (_constraint_key, _defs, _ok, _ok_ids, _xdsl_isolated_verify, _xdsl_opdef_verify,
+                                      _xdsl_verify, isolated_from_above_verify, opdef_verify, verify_op, walk_orders)
+
+__all__ = ["install", "fast_clone", "opdef_verify", "isolated_from_above_verify", "verify_op", "walk_orders",
+           "attribute_post_init", "build_arg_list", "print_string", "print_bytes_literal", "dense_is_splat",
+           "dense_print_without_type"]
+
+_installed = False
+
+
+def install() -> None:
+    """Put the fast routines in xDSL's place (once; see the module docstring)."""
+    global _installed
+    if _installed:
+        return
+    _installed = True
+    Operation.clone = fast_clone
+    OpDef.verify = opdef_verify
+    IsolatedFromAbove.verify = isolated_from_above_verify
+    BasePrinter.print_string = print_string
+    Printer.print_bytes_literal = print_bytes_literal
+    DenseIntOrFPElementsAttr.print_without_type = dense_print_without_type
+    DenseIntOrFPElementsAttr.is_splat = dense_is_splat
+    Attribute.__post_init__ = attribute_post_init
+    _irdl_operations.irdl_build_arg_list = build_arg_list
