@@ -71,7 +71,19 @@ def _clone_op(op: Operation, vm: dict, bm: dict, names: bool, pairs: list) -> Op
     # Operation.__init__, field by field (clone_without_regions passes no operands)
     d["_operands"] = SSAValues(())
     d["_operand_uses"] = ()
-    d["results"] = SSAValues(OpResult(r._type, new, i) for i, r in enumerate(op.results))
+    old_results = op.results
+    if old_results:
+        results = []
+        for i, r in enumerate(old_results):  # OpResult(r.type, new, i): its dataclass __init__ sets these
+            nr = _new(OpResult)
+            rd = nr.__dict__
+            rd["_type"] = r._type
+            rd["op"] = new
+            rd["index"] = i
+            results.append(nr)
+        d["results"] = SSAValues(results)
+    else:
+        d["results"] = SSAValues(())
     d["properties"] = properties = dict(op.properties)
     d["attributes"] = attributes = dict(op.attributes)
     d["location"] = op.location
@@ -99,11 +111,11 @@ def _clone_op(op: Operation, vm: dict, bm: dict, names: bool, pairs: list) -> Op
             attributes[n] = v
     # clone_without_regions: map the results, copy their names
     if names:
-        for old_r, new_r in zip(op.results, d["results"]):
+        for old_r, new_r in zip(old_results, d["results"]):
             vm[old_r] = new_r
             new_r.__dict__["_name"] = _valid_name(old_r._name, type(new_r))
     else:
-        for old_r, new_r in zip(op.results, d["results"]):
+        for old_r, new_r in zip(old_results, d["results"]):
             vm[old_r] = new_r
     pairs.append((op, new))
     # Region.clone_into for each region
