@@ -329,3 +329,71 @@ def test_dense_literal_types_are_checked_as_xdsl_checks_them():
         for v in ["1.0", "1", "[1, 2, 3, 4]", ""]:
             text = f"func.func @f() attributes {{v = dense<{v}> : {t}}} {{\n  func.return\n}}\n"
             assert outcome(diagnostics.WsParser, text) == outcome(Stock, text), text
+
+
+class _XdslWalks:
+    """xDSL's walks in place of ours, for the block."""
+
+    def __enter__(self):
+        self.ours = (Operation.walk, Region.walk, Block.walk)
+        Operation.walk, Region.walk, Block.walk = irfast._xdsl_walks
+
+    def __exit__(self, *exc):
+        Operation.walk, Region.walk, Block.walk = self.ours
+
+
+def _walk_and_change(module, reverse: bool, region_first: bool, policy: int) -> list:
+    """Walk `module`, changing it at some steps (erase the op, insert before / after it,
+    erase the next op, move the op to its block's end, erase its parent, detach its first
+    region); the ops seen."""
+    from xdsl.dialects.builtin import StringAttr, i32
+
+    seen = []
+    for step, op in enumerate(module.walk(reverse=reverse, region_first=region_first)):
+        seen.append(op.attributes["t"].data if "t" in op.attributes else op.name)
+        if op is module or (step % 3 != policy % 3 and policy < 7):
+            continue
+        block = op.parent
+        action = 6 if policy == 7 else (step // 3 + policy) % 7
+        if action == 6 and op.regions:
+            op.detach_region(0)
+        if block is None:
+            continue
+        new = arith.ConstantOp.from_int_and_width(step, i32)
+        new.attributes["t"] = StringAttr(f"new{step}")
+        if action == 0:
+            block.erase_op(op, safe_erase=False)
+        elif action == 1:
+            block.insert_op_after(new, op)
+        elif action == 2:
+            block.insert_op_before(new, op)
+        elif action == 3 and op.next_op is not None:
+            block.erase_op(op.next_op, safe_erase=False)
+        elif action == 4:
+            op.detach()
+            block.add_op(op)
+        elif action == 5 and block.parent_op() is not None and block.parent_op() is not module:
+            parent = block.parent_op()
+            parent.parent.erase_op(parent, safe_erase=False)
+    return seen
+
+
+def test_walks_are_xdsls_walks_even_as_the_ir_changes():
+    from xdsl.dialects.builtin import StringAttr
+
+    m = parse_text((REPO / "examples/kernels/flash_attention.mlir").read_text(), "fa.mlir")
+    for i, op in enumerate(m.walk()):
+        op.attributes["t"] = StringAttr(str(i))
+    for reverse in (False, True):
+        for region_first in (False, True):
+            assert [o.attributes["t"] for o in m.walk(reverse=reverse, region_first=region_first)] == \
+                [o.attributes["t"] for o in irfast._xdsl_walks[0](m, reverse=reverse, region_first=region_first)]
+            for policy in range(8):
+                ours, theirs = m.clone(), m.clone()
+                got = _walk_and_change(ours, reverse, region_first, policy)
+                with _XdslWalks():
+                    want = _walk_and_change(theirs, reverse, region_first, policy)
+                assert got == want, (reverse, region_first, policy)
+    region = m.body.block.first_op.regions[0]
+    assert list(region.walk()) == list(irfast._xdsl_walks[1](region))
+    assert list(region.block.walk(reverse=True)) == list(irfast._xdsl_walks[2](region.block, reverse=True))

@@ -19,6 +19,9 @@ time, installed once by `install()` (`wsdialects.diagnostics` calls it on import
 - `IsolatedFromAbove.verify` (func.func, builtin.module: every operand inside is defined
   inside): whether a block lies inside the op is found once per block, not by walking up
   from every operand.
+- `Operation.walk` / `Region.walk` / `Block.walk`: one generator per walk instead of one per
+  op, region and block on the way down; the same iterators made and advanced at the same
+  moments (a walk that changes the IR as it goes sees the same ops).
 - `verify_op(op)`: `op.verify(verify_nested_ops=False)` without xDSL's error path, which
   prints the whole module into the exception's notes: where anything fails, xDSL's own
   `Operation.verify` runs again and raises what it raises.
@@ -40,7 +43,7 @@ clone field by field, use lists included; the printed text, line and column).
 from __future__ import annotations
 
 from xdsl.dialects.builtin import DenseIntOrFPElementsAttr
-from xdsl.ir import Attribute, Operation
+from xdsl.ir import Attribute, Block, Operation, Region
 from xdsl.irdl import operations as _irdl_operations
 from xdsl.irdl.operations import OpDef
 from xdsl.printer import Printer
@@ -53,12 +56,14 @@ from wsdialects.irfast.clone import _xdsl_clone, fast_clone
 from wsdialects.irfast.printing import (_xdsl_dense_is_splat, _xdsl_dense_print, _xdsl_print_bytes_literal,
                                         _xdsl_print_string, dense_is_splat, dense_print_without_type,
                                         print_bytes_literal, print_string)
+from wsdialects.irfast.walk import block_walk, operation_walk, region_walk
 from wsdialects.irfast.verify import (_constraint_key, _defs, _ok, _ok_ids, _xdsl_isolated_verify, _xdsl_opdef_verify,
                                       _xdsl_verify, isolated_from_above_verify, opdef_verify, verify_op, walk_orders)
 
 __all__ = ["install", "fast_clone", "opdef_verify", "isolated_from_above_verify", "verify_op", "walk_orders",
            "attribute_post_init", "build_arg_list", "print_string", "print_bytes_literal", "dense_is_splat",
-           "dense_print_without_type"]
+           "dense_print_without_type", "operation_walk", "region_walk", "block_walk"]
+_xdsl_walks = (Operation.walk, Region.walk, Block.walk)
 
 _installed = False
 
@@ -70,6 +75,9 @@ def install() -> None:
         return
     _installed = True
     Operation.clone = fast_clone
+    Operation.walk = operation_walk
+    Region.walk = region_walk
+    Block.walk = block_walk
     OpDef.verify = opdef_verify
     IsolatedFromAbove.verify = isolated_from_above_verify
     BasePrinter.print_string = print_string
