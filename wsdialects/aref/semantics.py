@@ -49,7 +49,7 @@ class Ring:
 
     def put(self, sched, pos: int, values: tuple[Any, ...]) -> None:
         s, slot = self._slot(pos)
-        sched.block_until(lambda: slot.empty, f"aref {self.name} slot {s} to be empty (put at position {pos})")
+        sched.block_until(lambda: slot.empty, lambda: f"aref {self.name} slot {s} to be empty (put at position {pos})")
         slot.empty, slot.buf, slot.full_pos = False, values, pos
         slot.got_by, slot.released_by = set(), set()
 
@@ -57,7 +57,7 @@ class Ring:
         s, slot = self._slot(pos)
         sched.block_until(
             lambda: slot.full_pos == pos and who not in slot.got_by,
-            f"aref {self.name} slot {s} to be full (get at position {pos})",
+            lambda: f"aref {self.name} slot {s} to be full (get at position {pos})",
         )
         slot.got_by.add(who)
         return slot.buf

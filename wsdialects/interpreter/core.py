@@ -52,9 +52,16 @@ class Frame:
         self.interp, self.pid, self.grid = interp, pid, grid
         self.env, self.partition, self.scheduler, self.seed = env, partition, scheduler, seed
         self.inflight: list = []  # mma.async_dot results not yet retired, oldest first
+        # Whether `env` may hold a Guarded value (set where one is made: an mma.async_dot's
+        # result, aref.consumed's poison; kept by `fork`). Guarded values never leave the
+        # frame that made them (a read by aref.put or warp_group.gather refuses them), so
+        # until then reads need not look.
+        self.guarded = False
 
     def fork(self, partition: int, scheduler) -> "Frame":
-        return Frame(self.interp, self.pid, self.grid, dict(self.env), partition, scheduler, self.seed)
+        sub = Frame(self.interp, self.pid, self.grid, dict(self.env), partition, scheduler, self.seed)
+        sub.guarded = self.guarded
+        return sub
 
     def read(self, v: SSAValue, user: Operation) -> Any:
         try:
@@ -71,18 +78,48 @@ class Frame:
         arg_ids, steps = self.interp.block_plan(block)
         for a, v in zip(arg_ids, args, strict=True):
             env[a] = v
-        read = self.read
-        for op, fn, region, operands, results in steps:
-            if fn is None:
-                if region is _TERMINATOR:
-                    return [read(v, op) for v in operands]
-                raise InterpretError(f"{where(op)}the interpreter does not support '{op.name}'")
-            if region:
-                values = fn(self, op, [])
+        get = env.__getitem__
+        for fn, op, ids, kind, res in steps:
+            if kind == _CONSTANT:  # fn: [its implementation, its value once computed]
+                v = fn[1]
+                if v is None:
+                    (v,) = fn[0](self, op, [])
+                    fn[1] = v
+                env[res] = v
+                continue
+            if kind <= _MANY:  # an op without regions; `Frame.read` inlined
+                try:
+                    vals = list(map(get, ids))
+                except KeyError:
+                    vals = [self.read(v, op) for v in op.operands]  # raises what the first bad read raises
+                if self.guarded:
+                    for v in vals:
+                        if isinstance(v, Guarded):
+                            _check_read(v, op)
+                values = fn(self, op, vals)
+                if kind == _ONE:
+                    try:
+                        (env[res],) = values
+                        continue
+                    except (ValueError, TypeError):  # not one value: as `zip` reports it
+                        pass
+                for r, v in zip((res,) if kind == _ONE else res, values, strict=True):
+                    env[r] = v
+            elif kind == _REGION:
+                for r, v in zip(res, fn(self, op, []), strict=True):
+                    env[r] = v
+            elif kind == _TERMINATOR:
+                try:
+                    vals = list(map(get, ids))
+                except KeyError:
+                    vals = [self.read(v, op) for v in op.operands]
+                if self.guarded:
+                    for v in vals:
+                        if isinstance(v, Guarded):
+                            _check_read(v, op)
+                return vals
             else:
-                values = fn(self, op, [read(v, op) for v in operands])
-            for r, v in zip(results, values, strict=True):
-                env[r] = v
+                raise InterpretError(f"{where(op)}the interpreter does not support '{op.name}'")
         return []
 
     def run_op(self, op: Operation) -> None:
@@ -109,7 +146,14 @@ def _check_read(val, user: Operation) -> None:
         )
 
 
-_TERMINATOR = object()
+# Kinds of block_plan steps: an op whose value is computed once per run (SAME_EVERY_TIME), an
+# op without regions and one result, one without regions and another number of results, one
+# that runs its regions itself, the terminator, an op the interpreter does not know.
+_CONSTANT, _ONE, _MANY, _REGION, _TERMINATOR, _UNSUPPORTED = range(6)
+
+# Implementations whose result for an op without operands is the same at every execution in
+# a run (arith.constant's): a _CONSTANT step calls it once per run and keeps the value.
+SAME_EVERY_TIME: set[Callable] = set()
 
 
 class InFlight(Guarded):
@@ -172,18 +216,33 @@ class Interpreter:
 
     def block_plan(self, block: Block) -> tuple:
         """(ids of the block's arguments, one step per op up to its terminator): each step
-        (op, its implementation or None, whether it runs regions or _TERMINATOR, its
-        operands, ids of its results), looked up once per block per run."""
+        (its implementation (for _CONSTANT, [it, the value once computed]) or None, the op,
+        ids of its operands, its kind (_CONSTANT, _ONE, _MANY, _REGION, _TERMINATOR or
+        _UNSUPPORTED), the id of its result (_CONSTANT, _ONE) or ids of its results), looked
+        up once per block per run."""
         plan = self._blocks.get(id(block))
         if plan is None:
             steps = []
-            for op in block.ops:
-                if op.name in ("scf.yield", "func.return"):
-                    steps.append((op, None, _TERMINATOR, tuple(op.operands), ()))
+            op = block._first_op  # noqa: SLF001 - `block.ops` in order, without its iterator
+            while op is not None:
+                name = op.name
+                ids = tuple(map(id, op._operands))  # noqa: SLF001 - (`op.operands` wraps this tuple)
+                if name in ("scf.yield", "func.return"):
+                    steps.append((None, op, ids, _TERMINATOR, ()))
                     break
-                steps.append((op, IMPLS.get(op.name), op.name in REGION_OPS, tuple(op.operands),
-                              tuple(id(r) for r in op.results)))
-            plan = self._blocks[id(block)] = (tuple(id(a) for a in block.args), tuple(steps))
+                res = tuple(map(id, op.results))
+                fn = IMPLS.get(name)
+                if fn is None:
+                    kind = _UNSUPPORTED
+                elif name in REGION_OPS:
+                    kind = _REGION
+                elif fn in SAME_EVERY_TIME and len(res) == 1 and not ids:
+                    kind, fn = _CONSTANT, [fn, None]
+                else:
+                    kind = _ONE if len(res) == 1 else _MANY
+                steps.append((fn, op, ids, kind, res[0] if kind <= _ONE else res))
+                op = op._next_op  # noqa: SLF001
+            plan = self._blocks[id(block)] = (tuple(map(id, block.args)), tuple(steps))
         return plan
 
     def kernel(self, name: str) -> func.FuncOp:

@@ -7,23 +7,28 @@ zero, `ceildivsi` rounds up, division by zero is reported.
 
 from __future__ import annotations
 
+import struct
+
 import numpy as np
 from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, FloatAttr, IntegerAttr, TensorType
 
-from wsdialects.interpreter.core import impl, where
-from wsdialects.interpreter.values import InterpretError, dtype_of, is_float_dtype
+from wsdialects.interpreter.core import SAME_EVERY_TIME, impl, where
+from wsdialects.interpreter.values import InterpretError, dtype_of, is_float_dtype, quiet, unquiet
 
 
 def _out(op, value):
     """`value` as the result type of `op` (array for tensors, numpy scalar otherwise)."""
     t = op.results[0].type
     dt = dtype_of(t)
-    with np.errstate(all="ignore"):
+    token = quiet()
+    try:
         if isinstance(t, TensorType):
             return np.asarray(value).astype(dt)
         if dt.kind in "iu" and np.asarray(value).dtype.kind == "f":
             return dt.type(int(value))
         return np.asarray(value).astype(dt)[()]
+    finally:
+        unquiet(token)
 
 
 # Scalar integer ops on numpy signed integer scalars with a signed integer result (i8 to i64,
@@ -81,9 +86,15 @@ def _constant(frame, op, _):
     return [cache[key]]
 
 
+SAME_EVERY_TIME.add(_constant)  # (a constant's value never changes in a run: see core.block_plan)
+
+
 def _constant_value(op, v, t):
     if isinstance(v, DenseIntOrFPElementsAttr):
-        arr = np.array(v.get_values(), dtype=np.float64 if is_float_dtype(dtype_of(t)) else np.int64)
+        wide = np.float64 if is_float_dtype(dtype_of(t)) else np.int64
+        arr = _dense_values(v, wide)
+        if arr is None:
+            arr = np.array(v.get_values(), dtype=wide)
         shape = tuple(t.get_shape())
         arr = np.broadcast_to(arr, shape) if arr.size == 1 else arr.reshape(shape)
         value = _out(op, arr)
@@ -92,6 +103,32 @@ def _constant_value(op, v, t):
     if isinstance(v, IntegerAttr | FloatAttr):
         return _out(op, v.value.data)
     raise InterpretError(f"{where(op)}unsupported constant {v}")
+
+
+# Element types whose packed data numpy reads as `get_values` unpacks it (struct formats):
+# IEEE f16/f32/f64 and signed integers, and whether they are floats.
+_PACKED = {"<e": True, "<f": True, "<d": True, "<b": False, "<h": False, "<i": False, "<q": False}
+
+
+def _dense_values(v, wide):
+    """`np.array(v.get_values(), dtype=wide)` read from the packed data at once (no Python
+    number per element), or None where that could differ: other element types, a float
+    constant of an integer result or the reverse, a NaN (whose payload struct may not keep)."""
+    try:
+        fmt = v.get_element_type().format
+    except Exception:  # noqa: BLE001 - (no struct format: not packed that way)
+        return None
+    data = v.data.data
+    if _PACKED.get(fmt) is not (wide is np.float64) or len(data) != len(v) * struct.calcsize(fmt):
+        return None
+    token = quiet()  # (a signaling NaN warns in the cast; it is left to `get_values` below)
+    try:
+        arr = np.frombuffer(data, dtype=np.dtype(fmt)).astype(wide)
+    finally:
+        unquiet(token)
+    if wide is np.float64 and np.isnan(arr).any():
+        return None
+    return arr
 
 
 def _binary_float(fn):
@@ -290,8 +327,11 @@ def _extui(frame, op, a):
 
 def _unary_math(fn):
     def run(frame, op, a):
-        with np.errstate(all="ignore"):
+        token = quiet()
+        try:
             return [_out(op, fn(_f(a[0])))]
+        finally:
+            unquiet(token)
 
     return run
 

@@ -3,8 +3,11 @@
 
 from __future__ import annotations
 
-from wsdialects.aref.semantics import Released, Ring
+from itertools import compress, repeat
+
 import numpy as np
+
+from wsdialects.aref.semantics import Released, Ring
 
 from wsdialects.interpreter.core import InFlight, impl, where
 from wsdialects.interpreter.partitions import Scheduler
@@ -16,7 +19,7 @@ class _Solo:
 
     def block_until(self, ready, desc):
         if not ready():
-            raise InterpretError(f"deadlock: outside any warp_group, waiting for {desc}")
+            raise InterpretError(f"deadlock: outside any warp_group, waiting for {desc() if callable(desc) else desc}")
 
     def yield_point(self):
         pass
@@ -59,7 +62,8 @@ def _get(frame, op, a):
 
 @impl("aref.consumed")
 def _consumed(frame, op, _):
-    ring, pos = frame.read(op.ring, op), int(frame.read(op.position, op))
+    ring_value, position = op._operands  # noqa: SLF001 - (op.ring, op.position)
+    ring, pos = frame.read(ring_value, op), int(frame.read(position, op))
     _sched(frame).yield_point()
     try:
         values = ring.consumed(pos, frame.partition)
@@ -75,9 +79,13 @@ def _consumed(frame, op, _):
     poison = Released(ring.name, pos % ring.depth, pos)
     borrowed = {id(v) for v in values}  # (they are alive: ids stand for the tiles)
     env = frame.env
-    for key, val in list(env.items()):
-        if id(val) in borrowed or id(getattr(val, "base", None)) in borrowed:
-            env[key] = poison
+    frame.guarded = True
+    keys, held = list(env), list(env.values())
+    hit = borrowed.__contains__  # the values, or views of them (by their `base`), searched in C
+    poisoned = list(compress(keys, map(hit, map(id, held))))
+    poisoned += compress(keys, map(hit, map(id, map(getattr, held, repeat("base"), repeat(None)))))
+    for key in poisoned:
+        env[key] = poison
     return []
 
 
@@ -105,6 +113,7 @@ def _async_dot(frame, op, a):
     value = mma_product(x, y, acc_value)
     flight = InFlight(value, (x, y))
     frame.inflight.append(flight)
+    frame.guarded = True
     return [flight]
 
 

@@ -20,7 +20,7 @@ import numpy as np
 
 from wsdialects.interpreter.core import IMPLS, IN_FLIGHT_OK, impl, where
 from wsdialects.interpreter.ops_async import _sched
-from wsdialects.interpreter.ops_tile import _window
+from wsdialects.interpreter.ops_tile import _box, _window
 from wsdialects.interpreter.partitions import Scheduler
 from wsdialects.interpreter.values import InterpretError, dtype_of
 from wsdialects.nvgpu.barriers import arrivals
@@ -280,10 +280,7 @@ def _tma_load(frame, op, a):
     desc, *rest = a
     n = len(op.coords)
     idx, (buf, i, group, j) = [int(x) for x in rest[:n]], rest[n:]
-    box = np.zeros(desc.block, dtype=desc.array.dtype)  # out of bounds: zero
-    w = _window(desc, idx)
-    if w is not None:
-        box[w[1]] = desc.array[w[0]]
+    box = _box(desc, idx)  # out of bounds: zero
     s = _slot(buf, i, op)
 
     def land(buf=buf, s=s, box=box):

@@ -106,29 +106,54 @@ def _store(frame, op, a):
 def _window(desc: Descriptor, idx):
     """Slices of the block in global coordinates and in block coordinates. A 2-D block of
     a 3-D array takes a leading index too (the block is one slice of the array there)."""
-    extra = len(idx) - len(desc.block)
-    if desc.array.ndim != len(idx):
-        raise TypeError(f"a {desc.array.ndim}-D array is accessed through a {'x'.join(map(str, desc.block))} "
-                        f"block with {len(idx)} indices: pass a {len(idx)}-D array")
+    w = _window_full(desc, idx)
+    return None if w is None else w[:2]
+
+
+def _window_full(desc: Descriptor, idx):
+    """`_window`, and whether the block lies wholly inside the array."""
+    block, shape = desc.block, desc.array.shape
+    n = len(idx)
+    if len(shape) != n:
+        raise TypeError(f"a {len(shape)}-D array is accessed through a {'x'.join(map(str, block))} "
+                        f"block with {n} indices: pass a {n}-D array")
+    extra = n - len(block)
+    if extra < 0:  # (fewer indices than block dimensions: the block's first ones, as zip pairs them)
+        block, extra = block[:n], 0
     g, b = [], []
-    for d, (start, size, extent) in enumerate(zip(idx, (1,) * extra + tuple(desc.block), desc.array.shape)):
-        lo, hi = max(start, 0), min(start + size, extent)
+    full = True
+    for d in range(n):
+        start, extent = idx[d], shape[d]
+        end = start + (block[d - extra] if d >= extra else 1)
+        lo = start if start > 0 else 0
+        hi = end if end < extent else extent
         if hi <= lo:
             return None
         g.append(slice(lo, hi))
         if d >= extra:
             b.append(slice(lo - start, hi - start))
-    return tuple(g), tuple(b)
+            if lo != start or hi != end:
+                full = False
+    return tuple(g), tuple(b), full
+
+
+def _box(desc: Descriptor, idx) -> np.ndarray:
+    """The block at `idx` of the array, zero outside it (a TMA load)."""
+    w = _window_full(desc, idx)
+    if w is not None and w[2]:  # every element is written: no zeros first
+        out = np.empty(desc.block, dtype=desc.array.dtype)
+        out[w[1]] = desc.array[w[0]]
+        return out
+    out = np.zeros(desc.block, dtype=desc.array.dtype)
+    if w is not None:
+        out[w[1]] = desc.array[w[0]]
+    return out
 
 
 @impl("tile.desc_load")
 def _desc_load(frame, op, a):
     desc, idx = a[0], [int(i) for i in a[1:]]
-    out = np.zeros(desc.block, dtype=desc.array.dtype)
-    w = _window(desc, idx)
-    if w is not None:
-        out[w[1]] = desc.array[w[0]]
-    return [out]
+    return [_box(desc, idx)]
 
 
 @impl("tile.desc_store")

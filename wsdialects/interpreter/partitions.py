@@ -1,10 +1,11 @@
 """Partitions as coroutines: a cooperative scheduler for `warp_group` regions.
 
-Each partition runs in its own Python thread, but only one holds the baton at a
-time, so execution is a deterministic interleaving chosen by the scheduler:
-round-robin by default, or a seeded random choice at every aref operation. A
+Each partition runs in its own Python thread (the first one in the caller's), but only
+one holds the baton at a time, so execution is a deterministic interleaving chosen by the
+scheduler: round-robin by default, or a seeded random choice at every aref operation. A
 partition gives up the baton when it must wait (`block_until`); when no partition
-can move the scheduler raises `Deadlock`, naming what every partition waits on.
+can move the scheduler raises `Deadlock`, naming what every partition waits on. Handing
+the baton wakes exactly the partition that takes it (each waits on a lock of its own).
 
 The threads are kept between runs (`_Worker`): a kernel runs its regions once per program
 and interleaving, and starting threads took about a tenth of an interpreted run.
@@ -16,7 +17,6 @@ import os
 import random
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass, field
 
 from wsdialects.interpreter.values import InterpretError
 
@@ -76,38 +76,55 @@ if hasattr(os, "register_at_fork"):
     os.register_at_fork(after_in_child=_forget_workers)
 
 
-@dataclass(eq=False)
 class _Task:
-    name: str
-    body: Callable[[], None]
-    done: bool = False
-    waiting_for: Callable[[], bool] | None = None
-    waiting_desc: str = ""
-    finished: threading.Lock = field(default_factory=threading.Lock, repr=False)  # held while it runs
+    """A partition: its body, whether its thread was started and whether it is done, what it
+    waits for, and `baton` (held while the task may not run: its thread waits on it, and
+    whoever hands the task the turn releases it)."""
+
+    __slots__ = ("name", "body", "started", "done", "waiting_for", "waiting_desc", "baton")
+
+    def __init__(self, name: str, body: Callable[[], None]):
+        self.name, self.body = name, body
+        self.started = self.done = False
+        self.waiting_for: Callable[[], bool] | None = None
+        self.waiting_desc = ""
+        self.baton = threading.Lock()
+        self.baton.acquire()
 
     def runnable(self) -> bool:
         return not self.done and (self.waiting_for is None or self.waiting_for())
 
 
 class Scheduler:
-    """Runs partition bodies concurrently, one step at a time."""
+    """Runs partition bodies concurrently, one step at a time.
+
+    Only the task holding the turn (`current`) runs; it hands the turn to the next one by
+    releasing that task's baton (or, at its first turn, starting its thread) and waits on its
+    own, so a switch wakes one thread, and a turn the task keeps wakes none. The caller's
+    thread runs the first task. A failure or a deadlock wakes every waiting task, which then
+    unwinds (`_Abort`); tasks never started are then done without running."""
 
     def __init__(self, seed: int | None = None):
         self.rng = random.Random(seed) if seed is not None else None
-        self.cond = threading.Condition()
         self.current: _Task | None = None
         self.tasks: list[_Task] = []
         self.error: BaseException | None = None
         self.local = threading.local()
+        self._abort = threading.Lock()  # taken by the one that wakes every task (`_wake_all`)
+        self._woken = False
+        self._count = threading.Lock()  # guards `_left`
+        self._left = 0  # tasks not finished
+        self._all_done = threading.Lock()  # released when `_left` reaches 0
 
     # -- called from partitions -------------------------------------------------
 
-    def block_until(self, ready: Callable[[], bool], desc: str) -> None:
-        """Wait (letting other partitions run) until `ready()` holds."""
+    def block_until(self, ready: Callable[[], bool], desc: str | Callable[[], str]) -> None:
+        """Wait (letting other partitions run) until `ready()` holds; `desc` says what for (or
+        makes the text, from values that `ready()` does not change, only when it must wait)."""
         if ready():
             return
         task = self.local.task
-        task.waiting_for, task.waiting_desc = ready, desc
+        task.waiting_for, task.waiting_desc = ready, desc() if callable(desc) else desc
         self._switch(task)
         task.waiting_for, task.waiting_desc = None, ""
 
@@ -129,51 +146,72 @@ class Scheduler:
         return next(t for t in order if t.runnable())
 
     def _switch(self, task: _Task) -> None:
-        with self.cond:
-            nxt = self._pick(task)
-            if nxt is None:
-                if all(t.done for t in self.tasks):
-                    self.current = None
-                else:
-                    waits = "; ".join(
-                        f"{t.name} waits for {t.waiting_desc}" for t in self.tasks if not t.done
-                    )
-                    self.error = self.error or Deadlock(f"deadlock: no partition can move: {waits}")
-                    self.current = None
-                self.cond.notify_all()
-            else:
-                self.current = nxt
-                self.cond.notify_all()
-            if task.done:
+        """Hand the turn from `task` (which holds it) to the next runnable task, and wait for
+        it to come back (unless `task` is done)."""
+        nxt = self._pick(task)
+        if nxt is None:
+            if not all(t.done for t in self.tasks):
+                waits = "; ".join(
+                    f"{t.name} waits for {t.waiting_desc}" for t in self.tasks if not t.done
+                )
+                self.error = self.error or Deadlock(f"deadlock: no partition can move: {waits}")
+            self.current = None
+            self._wake_all(task)
+        else:
+            self.current = nxt
+            if nxt is not task:
+                if nxt.started:
+                    nxt.baton.release()
+                else:  # its first turn: its thread starts
+                    nxt.started = True
+                    _worker().start(lambda: self._run_task(nxt))
+                if task.done:
+                    return
+                task.baton.acquire()  # until the turn comes back, or a failure wakes every task
+        if task.done:
+            return
+        if self.error is not None:
+            raise _Abort()
+
+    def _wake_all(self, me: _Task) -> None:
+        """Once per run (after a failure or a deadlock, or when all are done): release every
+        other started task's baton (the waiting ones find the error and unwind, the others
+        never wait again), and finish the tasks never started."""
+        with self._abort:
+            if self._woken:
                 return
-            while self.current is not task:
-                if self.error is not None:
-                    raise _Abort()
-                self.cond.wait()
-            if self.error is not None:
-                raise _Abort()
+            self._woken = True
+            for t in self.tasks:
+                if t is me:
+                    continue
+                if not t.started:
+                    t.started = t.done = True
+                    self._finish()
+                elif t.baton.locked():
+                    t.baton.release()
+
+    def _finish(self) -> None:
+        with self._count:
+            self._left -= 1
+            if self._left == 0:
+                self._all_done.release()
 
     def _thread_main(self, task: _Task) -> None:
-        self.local.task = task
-        with self.cond:
-            while self.current is not task and self.error is None:
-                self.cond.wait()
+        self.local.task = task  # (it has the turn)
         try:
             if self.error is None:
                 task.body()
         except _Abort:
             pass
         except BaseException as e:  # noqa: BLE001 - re-raised in the caller's thread
-            with self.cond:
-                if self.error is None:
-                    self.error = e
+            if self.error is None:
+                self.error = e
         finally:
             task.done = True
             task.waiting_for = None
             if self.error is not None:
-                with self.cond:
-                    self.current = None
-                    self.cond.notify_all()
+                self.current = None
+                self._wake_all(task)
             else:
                 try:
                     self._switch(task)
@@ -183,14 +221,13 @@ class Scheduler:
     def run(self, bodies: list[tuple[str, Callable[[], None]]]) -> None:
         """Run all bodies to completion (or raise the first error / Deadlock)."""
         self.tasks = [_Task(name, body) for name, body in bodies]
-        for t in self.tasks:
-            t.finished.acquire()
-            _worker().start(lambda t=t: self._run_task(t))
-        with self.cond:
-            self.current = self.rng.choice(self.tasks) if self.rng is not None else self.tasks[0]
-            self.cond.notify_all()
-        for t in self.tasks:
-            t.finished.acquire()
+        self._left = len(self.tasks)
+        self._all_done.acquire()
+        first = self.rng.choice(self.tasks) if self.rng is not None else self.tasks[0]
+        self.current = first
+        first.started = True
+        self._run_task(first)  # in this thread; the others start at their first turn
+        self._all_done.acquire()  # every task finished
         if self.error is not None:
             raise self.error
 
@@ -200,4 +237,4 @@ class Scheduler:
         except BaseException as e:  # noqa: BLE001 - (it catches the body's own) re-raised by `run`
             self.error = self.error or e
         finally:
-            task.finished.release()
+            self._finish()

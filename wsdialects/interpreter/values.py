@@ -179,6 +179,51 @@ def mma_product(x, y, acc) -> np.ndarray:
     so that the result of a row does not depend on how many rows are multiplied together
     (BLAS picks its summation order by shape, and a cooperative split halves M; in f32
     that flipped the last bit of some sums, and the before/after comparison with it)."""
-    with np.errstate(all="ignore"):  # NaN / inf inputs give NaN / inf, as on the GPU, silently
-        return (np.asarray(x).astype(np.float64) @ np.asarray(y).astype(np.float64)
-                + np.asarray(acc, dtype=np.float64)).astype(np.float32)
+    token = quiet()  # NaN / inf inputs give NaN / inf, as on the GPU, silently
+    try:
+        p = np.asarray(x).astype(np.float64) @ np.asarray(y).astype(np.float64)
+        a = np.asarray(acc)
+        if (type(p) is np.ndarray and a.shape == p.shape and (a.dtype == _F32 or a.dtype == _F64)
+                and a.flags.c_contiguous):  # the sum in place: the same f64 sums, the same C-ordered result
+            np.add(p, a, out=p)
+            return p.astype(np.float32)
+        return (p + np.asarray(acc, dtype=np.float64)).astype(np.float32)
+    finally:
+        unquiet(token)
+
+
+_F32, _F64 = np.dtype(np.float32), np.dtype(np.float64)
+
+# `np.errstate(all="ignore")` without building one per op: numpy 2 keeps its floating-point
+# error settings in a context variable, and the ignoring settings derived from each current
+# one (errstate keeps the buffer size and the error callback) are kept here.
+try:
+    from numpy._core._ufunc_config import _extobj_contextvar as _EXTOBJ
+except ImportError:  # numpy 1.x: errstate itself
+    _EXTOBJ = None
+_IGNORING: dict[int, tuple] = {}  # id(settings) -> (settings, the same ignoring every error)
+
+
+def quiet():
+    """Enter `np.errstate(all="ignore")`; returns the token for `unquiet`."""
+    if _EXTOBJ is None:
+        e = np.errstate(all="ignore")
+        e.__enter__()
+        return e
+    cur = _EXTOBJ.get()
+    kept = _IGNORING.get(id(cur))
+    if kept is None or kept[0] is not cur:
+        with np.errstate(all="ignore"):
+            kept = (cur, _EXTOBJ.get())
+        if len(_IGNORING) > 64:
+            _IGNORING.clear()
+        _IGNORING[id(cur)] = kept
+    return _EXTOBJ.set(kept[1])
+
+
+def unquiet(token) -> None:
+    """Leave what `quiet` entered."""
+    if _EXTOBJ is None:
+        token.__exit__(None, None, None)
+    else:
+        _EXTOBJ.reset(token)
