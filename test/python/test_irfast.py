@@ -397,3 +397,29 @@ def test_walks_are_xdsls_walks_even_as_the_ir_changes():
     region = m.body.block.first_op.regions[0]
     assert list(region.walk()) == list(irfast._xdsl_walks[1](region))
     assert list(region.block.walk(reverse=True)) == list(irfast._xdsl_walks[2](region.block, reverse=True))
+
+
+def test_xdsl_fast_0_keeps_xdsls_routines_and_the_output():
+    """`WSDIALECTS_XDSL_FAST=0` (for a host compiler that wants xDSL untouched): wsdialects
+    installs nothing into xDSL's classes, and `ws-opt` prints the same IR and remarks."""
+    import os
+    import subprocess
+    import sys
+
+    code = ("import sys\n"
+            "from xdsl.ir import Operation\n"
+            "from xdsl.irdl.operations import OpDef\n"
+            "xdsl = (Operation.clone, Operation.walk, OpDef.verify)\n"
+            "from wsdialects.tools import ws_opt\n"
+            "assert (Operation.clone, Operation.walk, OpDef.verify) == xdsl, 'installed'\n"
+            "sys.exit(ws_opt.main(sys.argv[1:]))\n")
+    kernel = str(REPO / "examples" / "kernels" / "gemm.mlir")
+    args = [kernel, "-p", "ws-specialize{cooperative=2}"]
+    plain = subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True, timeout=120,
+                           env=dict(os.environ, WSDIALECTS_XDSL_FAST="0"))
+    assert plain.returncode == 0, plain.stderr
+    fast = subprocess.run([sys.executable, "-m", "wsdialects.tools.ws_opt", *args], capture_output=True, text=True,
+                          timeout=120, env={k: v for k, v in os.environ.items() if k != "WSDIALECTS_XDSL_FAST"})
+    assert fast.returncode == 0, fast.stderr
+    assert (plain.stdout, plain.stderr) == (fast.stdout, fast.stderr)
+    assert irfast._installed and Operation.clone is irfast.fast_clone  # (this process: installed)

@@ -1,5 +1,9 @@
 """Faster equivalents of xDSL 0.74 routines that the compiler and the test suite run all the
-time, installed once by `install()` (`wsdialects.diagnostics` calls it on import):
+time, installed once by `install()` (`wsdialects.diagnostics` calls it on import). They
+replace methods of xDSL's own classes, so in a process that imports wsdialects every xDSL op
+and attribute goes through them, a host compiler's own included (ops of a class with its own
+`clone`, `create` or `__post_init__` keep theirs). `WSDIALECTS_XDSL_FAST=0` in the
+environment before the import leaves xDSL's routines in place (same results, slower):
 
 - `Operation.clone`: the same copy, built in one pass. xDSL's clones every op through
   `create` (keyword arguments, its operands set twice), builds each region through
@@ -42,6 +46,8 @@ clone field by field, use lists included; the printed text, line and column).
 
 from __future__ import annotations
 
+import os
+
 from xdsl.dialects.builtin import DenseIntOrFPElementsAttr
 from xdsl.ir import Attribute, Block, Operation, Region
 from xdsl.irdl import operations as _irdl_operations
@@ -68,10 +74,14 @@ _xdsl_walks = (Operation.walk, Region.walk, Block.walk)
 _installed = False
 
 
+ENV = "WSDIALECTS_XDSL_FAST"  # "0": keep xDSL's routines
+
+
 def install() -> None:
-    """Put the fast routines in xDSL's place (once; see the module docstring)."""
+    """Put the fast routines in xDSL's place (once; see the module docstring), unless the
+    environment says `WSDIALECTS_XDSL_FAST=0`."""
     global _installed
-    if _installed:
+    if _installed or os.environ.get(ENV, "1").strip() == "0":
         return
     _installed = True
     Operation.clone = fast_clone
