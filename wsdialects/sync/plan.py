@@ -34,6 +34,11 @@ def _wrap(x: int, bits: int) -> int:
     return x - (1 << bits) if bits > 1 and x >> (bits - 1) else x
 
 
+def _unwrapped(bits: int) -> tuple[int, int]:
+    """(lo, hi): the integers x that `_wrap(x, bits)` leaves as they are, lo <= x < hi."""
+    return (0, 2) if bits == 1 else (-(1 << (bits - 1)), 1 << (bits - 1))
+
+
 def _tdiv(a: int, b: int) -> int:
     q = abs(a) // abs(b)
     return -q if (a < 0) != (b < 0) else q
@@ -69,7 +74,8 @@ def _bits(t) -> int | None:
 
 
 # How `Skeleton.block` computes a control value (`_fast_path`): without calling `compute`
-# while the operands are plain integers (the same results `compute` gives), else by it.
+# while the operands are plain integers (the same results `compute` gives), else by it;
+# `_wrap` only where the result is outside the range it leaves as it is (`_unwrapped`).
 _F_GENERAL, _F_CONST, _F_INT, _F_CAST, _F_CMP = range(5)
 
 
@@ -81,12 +87,22 @@ def _fast_path(op: Operation, bits: int | None) -> tuple:
         if isinstance(v, IntegerAttr | FloatAttr) and _is_scalar(op.results[0].type):
             return _F_CONST, v.value.data
     elif bits and name in _INT and n == 2:
-        return _F_INT, (_INT[name], name in _DIVLIKE)
+        return _F_INT, (_INT[name], name in _DIVLIKE, *_unwrapped(bits))
+    elif bits and name in ("arith.divui", "arith.remui") and n == 2:
+        return _F_INT, (_unsigned(name, bits), True, *_unwrapped(bits))
     elif bits and name in ("arith.index_cast", "arith.extsi", "arith.trunci") and n == 1:
-        return _F_CAST, None
+        return _F_CAST, _unwrapped(bits)
     elif name == "arith.cmpi" and n == 2 and op.predicate.value.data in _CMP:
         return _F_CMP, _CMP[op.predicate.value.data]
     return _F_GENERAL, None
+
+
+def _unsigned(name: str, bits: int) -> Callable[[int, int], int]:
+    """arith.divui / arith.remui of `bits`-bit integers (a nonzero divisor), as `Skeleton.compute`."""
+    mask = _MASK[bits]
+    if name == "arith.divui":
+        return lambda a, b: (a & mask) // (b & mask)
+    return lambda a, b: (a & mask) % (b & mask)
 
 
 def sync_differs(op: Operation) -> list[str]:

@@ -89,6 +89,7 @@ class Simulation:
         self.parties = trace.parties
         self.ptr = {p: 0 for p in self.parties}
         self.slots: dict[tuple, _Slot] = defaultdict(_Slot)
+        self.depths: dict[int, int] = {}  # id(ring) -> its depth
         self.producers: dict = defaultdict(set)
         self.releasers: dict = defaultdict(set)
         self.group_party: dict[tuple[int, int], Party] = {}
@@ -186,7 +187,10 @@ class Simulation:
         return True
 
     def _slot(self, ev: Ev) -> tuple[int, _Slot]:
-        s = ev.pos % ev.obj.results[0].type.depth.data
+        depth = self.depths.get(id(ev.obj))
+        if depth is None:
+            depth = self.depths[id(ev.obj)] = ev.obj.results[0].type.depth.data
+        s = ev.pos % depth
         return s, self.slots[(ev.obj, s)]
 
     def _put(self, p: Party, ev: Ev) -> bool:
