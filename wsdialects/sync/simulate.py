@@ -139,51 +139,63 @@ class Simulation:
     def step(self, p: Party, ev: Ev) -> bool:
         """Execute `ev` if it can go now (True); False if `p` must wait."""
         self.vc[p][p.index] += 1
-        k = ev.kind
-        if k in ("read", "write"):
-            if ev.obj is not None and ev.pos is not None:
-                self._access(p, ev, (ev.obj, ev.pos))
-            return True
-        if k in ("put", "get", "consumed"):
-            return ev.pos is None or ev.obj is None or getattr(self, "_" + k)(p, ev)
-        if k == "gather":
-            return self._gather(p, ev)
-        if k == "turn_wait":
-            key = (ev.obj, ev.arg)
-            if self.passed[key] <= self.taken[key]:
-                return False
-            self.taken[key] += 1
-            self.holder[key] = ev
-            return True
-        if k == "turn_pass":
-            self.holder.pop((ev.obj, ev.arg), None)
-            key = (ev.obj, (ev.arg + 1) % ev.obj)
-            self.passed[key] += 1
-            self.last_pass[key] = ev
-            return True
-        if k in ("bar_sync", "bar_arrive"):
-            return self._own(p, ev) or self._named(p, ev)
+        return self._STEP[ev.kind](self, p, ev)
+
+    # What `step` does for an event of each kind (`_STEP`).
+
+    def _step_access(self, p: Party, ev: Ev) -> bool:
+        if ev.obj is not None and ev.pos is not None:
+            self._access(p, ev, (ev.obj, ev.pos))
+        return True
+
+    def _step_turn_wait(self, p: Party, ev: Ev) -> bool:
+        key = (ev.obj, ev.arg)
+        if self.passed[key] <= self.taken[key]:
+            return False
+        self.taken[key] += 1
+        self.holder[key] = ev
+        return True
+
+    def _step_turn_pass(self, p: Party, ev: Ev) -> bool:
+        self.holder.pop((ev.obj, ev.arg), None)
+        key = (ev.obj, (ev.arg + 1) % ev.obj)
+        self.passed[key] += 1
+        self.last_pass[key] = ev
+        return True
+
+    def _step_named(self, p: Party, ev: Ev) -> bool:
+        return self._own(p, ev) or self._named(p, ev)
+
+    def _step_wait(self, p: Party, ev: Ev) -> bool:
         if ev.pos is None or ev.obj is None:
             return True
         bar = self._mbar(ev)
-        if k == "wait":
-            if ev.arg is not None and (bar.completed & 1) == ev.arg:
-                return False
-            self.waits[(p, ev.obj, ev.pos)].append(ev)
-            if bar.completed:  # it acquires the phase that completed last (not a fresh barrier's "previous" one)
-                self.acquired[(p, ev.obj, ev.pos)] += 1
-                _join(self.vc[p], bar.clocks[bar.completed - 1])
+        if ev.arg is not None and (bar.completed & 1) == ev.arg:
+            return False
+        self.waits[(p, ev.obj, ev.pos)].append(ev)
+        if bar.completed:  # it acquires the phase that completed last (not a fresh barrier's "previous" one)
+            self.acquired[(p, ev.obj, ev.pos)] += 1
+            _join(self.vc[p], bar.clocks[bar.completed - 1])
+        return True
+
+    def _step_tma(self, p: Party, ev: Ev) -> bool:
+        if ev.pos is None or ev.obj is None:
             return True
-        if k == "tma":
-            if ev.slot is not None and ev.slot[0] is not None and ev.slot[1] is not None:
-                self._access(p, Ev("write", ev.op), ev.slot)
-            _join(bar.clock, self.vc[p])  # the copy lands before the phase completes
-            bar.tx -= ev.arg
-            self._complete(bar, ev)
+        bar = self._mbar(ev)
+        if ev.slot is not None and ev.slot[0] is not None and ev.slot[1] is not None:
+            self._access(p, Ev("write", ev.op), ev.slot)
+        _join(bar.clock, self.vc[p])  # the copy lands before the phase completes
+        bar.tx -= ev.arg
+        self._complete(bar, ev)
+        return True
+
+    def _step_arrive(self, p: Party, ev: Ev) -> bool:  # arrive, arrive_tx
+        if ev.pos is None or ev.obj is None:
             return True
-        if k == "arrive_tx":
+        bar = self._mbar(ev)
+        if ev.kind == "arrive_tx":
             bar.tx += ev.arg
-        self._arrive(p, ev, bar, 1 if k == "arrive_tx" else ev.arg)
+        self._arrive(p, ev, bar, 1 if ev.kind == "arrive_tx" else ev.arg)
         return True
 
     def _slot(self, ev: Ev) -> tuple[int, _Slot]:
@@ -194,6 +206,8 @@ class Simulation:
         return s, self.slots[(ev.obj, s)]
 
     def _put(self, p: Party, ev: Ev) -> bool:
+        if ev.pos is None or ev.obj is None:
+            return True  # (unknown: not followed)
         _, slot = self._slot(ev)
         if slot.pos is not None:
             return False
@@ -201,6 +215,8 @@ class Simulation:
         return True
 
     def _get(self, p: Party, ev: Ev) -> bool:
+        if ev.pos is None or ev.obj is None:
+            return True  # (unknown: not followed)
         _, slot = self._slot(ev)
         if slot.pos != ev.pos or p in slot.got:
             return False
@@ -208,6 +224,8 @@ class Simulation:
         return True
 
     def _consumed(self, p: Party, ev: Ev) -> bool:
+        if ev.pos is None or ev.obj is None:
+            return True  # (unknown: not followed)
         s, slot = self._slot(ev)
         if slot.pos != ev.pos or p not in slot.got or p in slot.rel:
             raise Violation(ev.op, f"{p.name} releases position {ev.pos} of ring {name_of(ev.obj)} without holding "
@@ -335,6 +353,11 @@ class Simulation:
         self.sync_phase[p] = phase
         return False
 
+    _STEP = {"read": _step_access, "write": _step_access, "put": _put, "get": _get, "consumed": _consumed,
+             "gather": _gather, "turn_wait": _step_turn_wait, "turn_pass": _step_turn_pass,
+             "bar_sync": _step_named, "bar_arrive": _step_named, "wait": _step_wait, "tma": _step_tma,
+             "arrive": _step_arrive, "arrive_tx": _step_arrive}
+
     # ------------------------------------------------------------------ the run
 
     def run(self) -> None:
@@ -342,9 +365,11 @@ class Simulation:
         while moved:
             moved = False
             for p in self.parties:
-                while self.ptr[p] < len(p.events) and self.step(p, p.events[self.ptr[p]]):
-                    self.ptr[p] += 1
+                events, i = p.events, self.ptr[p]
+                while i < len(events) and self.step(p, events[i]):
+                    i += 1
                     moved = True
+                self.ptr[p] = i
         blocked = [p for p in self.parties if self.ptr[p] < len(p.events)]
         if blocked:
             raise self.deadlock(blocked)

@@ -208,42 +208,44 @@ def _sync_static(op: Operation):
     return None
 
 
-# The event of a synchronizing op of each kind, from its values and its `_sync_static` part:
-# (skeleton, kind, op, operand values, static part) -> Ev.
-def _ring_event(sk, kind, op, vals, static) -> Ev:
-    return Ev(kind, op, _opaque(vals[0]), _pos(vals[1]))
+# The event of a synchronizing op of each kind, from the values of the operands it needs
+# (`get` of their ids) and its `_sync_static` part: (skeleton, kind, op, ids, get, static) -> Ev.
+def _ring_event(sk, kind, op, ids, get, static) -> Ev:
+    return Ev(kind, op, _opaque(get(ids[0])), _pos(get(ids[1])))
 
 
-def _team_event(sk, kind, op, vals, static) -> Ev:
+def _team_event(sk, kind, op, ids, get, static) -> Ev:
     return Ev(kind, op, static[0], None, static[1])
 
 
-def _wait_event(sk, kind, op, vals, static) -> Ev:
-    parity = _pos(vals[2])
-    return Ev(kind, op, _opaque(vals[0]), _pos(vals[1]), None if parity is None else parity & 1)
+def _wait_event(sk, kind, op, ids, get, static) -> Ev:
+    parity = _pos(get(ids[2]))
+    return Ev(kind, op, _opaque(get(ids[0])), _pos(get(ids[1])), None if parity is None else parity & 1)
 
 
-def _arrive_event(sk, kind, op, vals, static) -> Ev:
+def _arrive_event(sk, kind, op, ids, get, static) -> Ev:
     scope, warps = static
-    return Ev(kind, op, _opaque(vals[0]), _pos(vals[1]), arrivals(scope, sk.party.warps if warps is None else warps))
+    n = arrivals(scope, sk.party.warps if warps is None else warps)
+    return Ev(kind, op, _opaque(get(ids[0])), _pos(get(ids[1])), n)
 
 
-def _arrive_tx_event(sk, kind, op, vals, static) -> Ev:
-    return Ev(kind, op, _opaque(vals[0]), _pos(vals[1]), static)
+def _arrive_tx_event(sk, kind, op, ids, get, static) -> Ev:
+    return Ev(kind, op, _opaque(get(ids[0])), _pos(get(ids[1])), static)
 
 
-def _tma_event(sk, kind, op, vals, static) -> Ev:
+def _tma_event(sk, kind, op, ids, get, static) -> Ev:
     coords, nbytes = static
-    return Ev(kind, op, _opaque(vals[-2]), _pos(vals[-1]), nbytes, (_opaque(vals[1 + coords]), _pos(vals[2 + coords])))
+    return Ev(kind, op, _opaque(get(ids[-2])), _pos(get(ids[-1])), nbytes,
+              (_opaque(get(ids[1 + coords])), _pos(get(ids[2 + coords]))))
 
 
-def _access_event(sk, kind, op, vals, static) -> Ev:
+def _access_event(sk, kind, op, ids, get, static) -> Ev:
     if isinstance(static, Operation):  # a TMA store staged in slot 0 of `static`
         return Ev(kind, op, static, 0)
-    return Ev(kind, op, _opaque(vals[static]), _pos(vals[static + 1]))
+    return Ev(kind, op, _opaque(get(ids[static])), _pos(get(ids[static + 1])))
 
 
-def _named_event(sk, kind, op, vals, static) -> Ev:
+def _named_event(sk, kind, op, ids, get, static) -> Ev:
     return Ev(kind, op, static[0], None, sk.total if static[1] is None else static[1])
 
 
@@ -372,7 +374,7 @@ class Skeleton:
             elif what is _SYNC:
                 if self.events is not None:  # (outside any partition: the structural checks report it)
                     _, op, ids, kind, static, event = entry
-                    self.events.append(event(self, kind, op, [get(v) for v in ids], static))
+                    self.events.append(event(self, kind, op, ids, get, static))
             elif what is _RETURN:
                 return [get(v) for v in entry[2]]
             elif what is _LOOP:
