@@ -16,7 +16,7 @@ from contextlib import contextmanager
 from xdsl.ir import Operation
 
 from wsdialects.sync.rules import check_static, check_trace
-from wsdialects.sync.simulate import Simulation
+from wsdialects.sync.simulate import Simulation, acts_of
 from wsdialects.sync.skeleton import CONTAINERS, PROFILES, Unsupported, control_slice, traces
 
 
@@ -66,9 +66,11 @@ def check_sync(module: Operation) -> int:
 def _check(module: Operation) -> int:
     runs = 0
     for kernel, containers in _containers_by_kernel(module):
+        acts = {}  # id(party op) -> what it does (`acts_of`), shared by the kernel's traces
         for c in containers:
-            check_static(c)
-        relevant, plans, acts = control_slice(kernel), {}, {}
+            for party_op, ops in check_static(c).items():
+                acts[id(party_op)] = acts_of(ops)
+        relevant, plans = control_slice(kernel), {}
         for profile in PROFILES:
             try:
                 found = traces(kernel, profile, relevant, plans)

@@ -38,9 +38,10 @@ def _first(ops_by_party: dict[Party, list[Operation]], party: Party) -> Operatio
     return ops_by_party[party][0]
 
 
-def check_static(container: Operation) -> None:
+def check_static(container: Operation) -> dict[Operation, list[Operation]]:
     """The static rules of one region / dispatch. They look at each party's synchronizing ops and
-    `warp_group.share`s only: `ops`, gathered in one walk of each party, in walk order."""
+    `warp_group.share`s only: `ops`, gathered in one walk of each party, in walk order, and
+    returned by the party's op (the simulation's `acts_of` needs no other)."""
     parties = region_parties(container)
     ops = {p: [o for o in p.op.walk() if o.name in SYNC_OPS or o.name == "warp_group.share"] for p in parties}
     _check_rings(parties, ops)
@@ -48,6 +49,7 @@ def check_static(container: Operation) -> None:
     if container.name == "nvgpu.wg.dispatch":
         _check_mbarrier_counts(container, parties, ops)
         _check_named_barriers(parties, ops)
+    return {p.op: ops[p] for p in parties}
 
 
 def _check_rings(parties: list[Party], ops: dict[Party, list[Operation]]) -> None:

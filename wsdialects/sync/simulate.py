@@ -66,11 +66,12 @@ def _names(parties) -> str:
     return ", ".join(p.name for p in sorted(parties, key=lambda p: p.index)) or "none"
 
 
-def _acts(party_op) -> list[tuple]:
-    """(kind, ring / mbarrier array op or named barrier id, barrier threads) of every op in
-    `party_op` that puts, releases, arrives, waits or meets at a named barrier."""
+def acts_of(ops) -> list[tuple]:
+    """(kind, ring / mbarrier array op or named barrier id, barrier threads) of every op of
+    `ops` (a party's ops, in walk order) that puts, releases, arrives, waits or meets at a
+    named barrier."""
     found = []
-    for o in party_op.walk():
+    for o in ops:
         kind = SYNC_OPS.get(o.name)
         if kind in ("put", "consumed", "arrive", "arrive_tx", "wait"):
             found.append((kind, o.operands[0].owner if o.operands else None, None))
@@ -84,7 +85,8 @@ class Simulation:
     defect (a deadlock, a race on a shared-memory slot, an overrun or leftover phase)."""
 
     def __init__(self, trace: Trace, acts: dict | None = None):
-        """`acts`: `_acts` of each party's op, shared by the traces of one kernel."""
+        """`acts`: `acts_of` each party's ops by id of the party's op, shared by the traces of
+        one kernel (made here where missing)."""
         self.trace = trace
         self.parties = trace.parties
         self.ptr = {p: 0 for p in self.parties}
@@ -102,7 +104,7 @@ class Simulation:
         for p in self.parties:  # who acts on what, from the IR (a party may skip it in this trace)
             found = acts.get(id(p.op))
             if found is None:
-                found = acts[id(p.op)] = _acts(p.op)
+                found = acts[id(p.op)] = acts_of(p.op.walk())
             for kind, obj, threads in found:
                 if kind in roles:
                     roles[kind][obj].add(p)

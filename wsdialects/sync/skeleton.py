@@ -150,12 +150,12 @@ def control_slice(kernel: Operation) -> set[Operation]:
         elif o.name in SYNC_OPS or o.name == "nvgpu.mbarrier.init":
             work += [v for v in o.operands if not isinstance(v.type, TensorType)]
     ops: set[Operation] = set()
-    seen = set()
+    seen: set[int] = set()  # ids of the values met (an xDSL value hashes in Python)
     while work:
         v = work.pop()
-        if v in seen:
+        if id(v) in seen:
             continue
-        seen.add(v)
+        seen.add(id(v))
         if isinstance(v, BlockArgument):
             loop = v.block.parent_op()
             if loop is not None and loop.name == "scf.for" and v.index > 0:
