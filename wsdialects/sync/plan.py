@@ -6,6 +6,7 @@ skeleton surely takes (a run that will surely overrun its budget stops at once).
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Callable
 
 import numpy as np
@@ -45,14 +46,13 @@ def _tdiv(a: int, b: int) -> int:
 
 
 _INT = {
-    "arith.addi": lambda a, b: a + b, "arith.subi": lambda a, b: a - b, "arith.muli": lambda a, b: a * b,
-    "arith.maxsi": max, "arith.minsi": min, "arith.andi": lambda a, b: a & b, "arith.ori": lambda a, b: a | b,
-    "arith.xori": lambda a, b: a ^ b, "arith.divsi": _tdiv, "arith.remsi": lambda a, b: a - _tdiv(a, b) * b,
+    "arith.addi": operator.add, "arith.subi": operator.sub, "arith.muli": operator.mul,
+    "arith.maxsi": max, "arith.minsi": min, "arith.andi": operator.and_, "arith.ori": operator.or_,
+    "arith.xori": operator.xor, "arith.divsi": _tdiv, "arith.remsi": lambda a, b: a - _tdiv(a, b) * b,
     "arith.ceildivsi": lambda a, b: -((-a) // b) if (a > 0) == (b > 0) else _tdiv(a, b),
-    "arith.floordivsi": lambda a, b: a // b,
+    "arith.floordivsi": operator.floordiv,
 }
-_CMP = {0: lambda a, b: a == b, 1: lambda a, b: a != b, 2: lambda a, b: a < b, 3: lambda a, b: a <= b,
-        4: lambda a, b: a > b, 5: lambda a, b: a >= b}
+_CMP = {0: operator.eq, 1: operator.ne, 2: operator.lt, 3: operator.le, 4: operator.gt, 5: operator.ge}
 _DIVLIKE = ("arith.divsi", "arith.remsi", "arith.ceildivsi", "arith.floordivsi")
 _FAULTING = frozenset(_DIVLIKE + ("arith.divui", "arith.remui", "arith.ceildivui"))  # divisor 0: a Fault
 
