@@ -6,6 +6,7 @@ skeleton surely takes (a run that will surely overrun its budget stops at once).
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Callable
 
 import numpy as np
@@ -34,20 +35,24 @@ def _wrap(x: int, bits: int) -> int:
     return x - (1 << bits) if bits > 1 and x >> (bits - 1) else x
 
 
+def _unwrapped(bits: int) -> tuple[int, int]:
+    """(lo, hi): the integers x that `_wrap(x, bits)` leaves as they are, lo <= x < hi."""
+    return (0, 2) if bits == 1 else (-(1 << (bits - 1)), 1 << (bits - 1))
+
+
 def _tdiv(a: int, b: int) -> int:
     q = abs(a) // abs(b)
     return -q if (a < 0) != (b < 0) else q
 
 
 _INT = {
-    "arith.addi": lambda a, b: a + b, "arith.subi": lambda a, b: a - b, "arith.muli": lambda a, b: a * b,
-    "arith.maxsi": max, "arith.minsi": min, "arith.andi": lambda a, b: a & b, "arith.ori": lambda a, b: a | b,
-    "arith.xori": lambda a, b: a ^ b, "arith.divsi": _tdiv, "arith.remsi": lambda a, b: a - _tdiv(a, b) * b,
+    "arith.addi": operator.add, "arith.subi": operator.sub, "arith.muli": operator.mul,
+    "arith.maxsi": max, "arith.minsi": min, "arith.andi": operator.and_, "arith.ori": operator.or_,
+    "arith.xori": operator.xor, "arith.divsi": _tdiv, "arith.remsi": lambda a, b: a - _tdiv(a, b) * b,
     "arith.ceildivsi": lambda a, b: -((-a) // b) if (a > 0) == (b > 0) else _tdiv(a, b),
-    "arith.floordivsi": lambda a, b: a // b,
+    "arith.floordivsi": operator.floordiv,
 }
-_CMP = {0: lambda a, b: a == b, 1: lambda a, b: a != b, 2: lambda a, b: a < b, 3: lambda a, b: a <= b,
-        4: lambda a, b: a > b, 5: lambda a, b: a >= b}
+_CMP = {0: operator.eq, 1: operator.ne, 2: operator.lt, 3: operator.le, 4: operator.gt, 5: operator.ge}
 _DIVLIKE = ("arith.divsi", "arith.remsi", "arith.ceildivsi", "arith.floordivsi")
 _FAULTING = frozenset(_DIVLIKE + ("arith.divui", "arith.remui", "arith.ceildivui"))  # divisor 0: a Fault
 
@@ -69,7 +74,8 @@ def _bits(t) -> int | None:
 
 
 # How `Skeleton.block` computes a control value (`_fast_path`): without calling `compute`
-# while the operands are plain integers (the same results `compute` gives), else by it.
+# while the operands are plain integers (the same results `compute` gives), else by it;
+# `_wrap` only where the result is outside the range it leaves as it is (`_unwrapped`).
 _F_GENERAL, _F_CONST, _F_INT, _F_CAST, _F_CMP = range(5)
 
 
@@ -81,12 +87,22 @@ def _fast_path(op: Operation, bits: int | None) -> tuple:
         if isinstance(v, IntegerAttr | FloatAttr) and _is_scalar(op.results[0].type):
             return _F_CONST, v.value.data
     elif bits and name in _INT and n == 2:
-        return _F_INT, (_INT[name], name in _DIVLIKE)
+        return _F_INT, (_INT[name], name in _DIVLIKE, *_unwrapped(bits))
+    elif bits and name in ("arith.divui", "arith.remui") and n == 2:
+        return _F_INT, (_unsigned(name, bits), True, *_unwrapped(bits))
     elif bits and name in ("arith.index_cast", "arith.extsi", "arith.trunci") and n == 1:
-        return _F_CAST, None
+        return _F_CAST, _unwrapped(bits)
     elif name == "arith.cmpi" and n == 2 and op.predicate.value.data in _CMP:
         return _F_CMP, _CMP[op.predicate.value.data]
     return _F_GENERAL, None
+
+
+def _unsigned(name: str, bits: int) -> Callable[[int, int], int]:
+    """arith.divui / arith.remui of `bits`-bit integers (a nonzero divisor), as `Skeleton.compute`."""
+    mask = _MASK[bits]
+    if name == "arith.divui":
+        return lambda a, b: (a & mask) // (b & mask)
+    return lambda a, b: (a & mask) % (b & mask)
 
 
 def sync_differs(op: Operation) -> list[str]:

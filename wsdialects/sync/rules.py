@@ -28,7 +28,7 @@ from xdsl.ir import Operation
 from wsdialects.diagnostics import counted, numbered
 from wsdialects.nvgpu.barriers import arrivals
 from wsdialects.sync import Violation, at, name_of
-from wsdialects.sync.plan import AREF_OPS
+from wsdialects.sync.plan import AREF_OPS, SYNC_OPS
 from wsdialects.sync.skeleton import Party, Trace, party_warps, region_parties
 
 VERB = {"put": "puts", "get": "gets", "consumed": "releases"}
@@ -38,20 +38,25 @@ def _first(ops_by_party: dict[Party, list[Operation]], party: Party) -> Operatio
     return ops_by_party[party][0]
 
 
-def check_static(container: Operation) -> None:
+def check_static(container: Operation) -> dict[Operation, list[Operation]]:
+    """The static rules of one region / dispatch. They look at each party's synchronizing ops and
+    `warp_group.share`s only: `ops`, gathered in one walk of each party, in walk order, and
+    returned by the party's op (the simulation's `acts_of` needs no other)."""
     parties = region_parties(container)
-    _check_rings(parties)
-    _check_groups(parties)
+    ops = {p: [o for o in p.op.walk() if o.name in SYNC_OPS or o.name == "warp_group.share"] for p in parties}
+    _check_rings(parties, ops)
+    _check_groups(parties, ops)
     if container.name == "nvgpu.wg.dispatch":
-        _check_mbarrier_counts(container, parties)
-        _check_named_barriers(parties)
+        _check_mbarrier_counts(container, parties, ops)
+        _check_named_barriers(parties, ops)
+    return {p.op: ops[p] for p in parties}
 
 
-def _check_rings(parties: list[Party]) -> None:
+def _check_rings(parties: list[Party], ops: dict[Party, list[Operation]]) -> None:
     uses: dict[Operation, dict[str, dict[Party, list[Operation]]]] = defaultdict(
         lambda: {k: defaultdict(list) for k in AREF_OPS.values()})
     for p in parties:
-        for o in p.op.walk():
+        for o in ops[p]:
             if o.name in AREF_OPS and isinstance(o.operands[0].owner, Operation) \
                     and o.operands[0].owner.name == "aref.create":
                 uses[o.operands[0].owner][AREF_OPS[o.name]][p].append(o)
@@ -83,11 +88,11 @@ def _check_rings(parties: list[Party]) -> None:
                                   f"{counted(len(releasers), 'partition')}: {', '.join(p.name for p in releasers)}")
 
 
-def _check_groups(parties: list[Party]) -> None:
+def _check_groups(parties: list[Party], ops: dict[Party, list[Operation]]) -> None:
     owner: dict[tuple[int, int], tuple[Party, Operation]] = {}
     for p in parties:
         mine: tuple[int, int] | None = None
-        for o in p.op.walk():
+        for o in ops[p]:
             if o.name in ("warp_group.share", "warp_group.gather"):
                 g = (o.group.value.data, o.groups.value.data)
             elif o.name in ("warp_group.turn_wait", "warp_group.turn_pass"):
@@ -105,11 +110,12 @@ def _check_groups(parties: list[Party]) -> None:
                                        f"of {g[1]}")
 
 
-def _arrivals(parties: list[Party]) -> dict[Operation, dict[tuple[Party, str], tuple[int, Operation]]]:
+def _arrivals(parties: list[Party], ops: dict[Party, list[Operation]]
+              ) -> dict[Operation, dict[tuple[Party, str], tuple[int, Operation]]]:
     """mbarrier array -> (party, kind) -> (arrivals per phase, an op)."""
     out: dict = defaultdict(dict)
     for p in parties:
-        for o in p.op.walk():
+        for o in ops[p]:
             if o.name == "nvgpu.mbarrier.arrive":
                 n = arrivals(o.scope.data, party_warps(o, p))
             elif o.name == "nvgpu.mbarrier.arrive_expect_tx":
@@ -122,8 +128,8 @@ def _arrivals(parties: list[Party]) -> dict[Operation, dict[tuple[Party, str], t
     return out
 
 
-def _check_mbarrier_counts(container: Operation, parties: list[Party]) -> None:
-    arrivals = _arrivals(parties)
+def _check_mbarrier_counts(container: Operation, parties: list[Party], ops: dict[Party, list[Operation]]) -> None:
+    arrivals = _arrivals(parties, ops)
     block = container.parent_block()
     inits = [o for o in block.ops if o.name == "nvgpu.mbarrier.init"] if block is not None else []
     if inits:
@@ -151,10 +157,10 @@ def _ops_between(a: Operation, b: Operation):
         cur = cur.next_op
 
 
-def _check_named_barriers(parties: list[Party]) -> None:
+def _check_named_barriers(parties: list[Party], ops: dict[Party, list[Operation]]) -> None:
     users: dict[int, dict[Party, Operation]] = defaultdict(dict)
     for p in parties:
-        for o in p.op.walk():
+        for o in ops[p]:
             if o.name in ("nvvm.barrier", "nvvm.barrier_arrive") and o.threads is not None \
                     and o.threads.value.data != p.threads:
                 users[o.id.value.data].setdefault(p, o)
@@ -178,24 +184,20 @@ def check_trace(trace: Trace) -> None:
 def _check_positions(trace: Trace) -> None:
     seqs: dict[Operation, dict[str, dict[Party, dict[int, object]]]] = defaultdict(
         lambda: {k: defaultdict(dict) for k in VERB})
-    order: dict[Party, dict] = {}
+    index: dict[int, int] = {}  # id(event) -> where it is in its party's events
     for p in trace.parties:
-        order[p] = {}
-        last: dict[tuple, int] = {}
         for i, ev in enumerate(p.events):
             if ev.kind not in VERB or ev.obj is None or ev.pos is None:
                 continue
-            key = (ev.obj, ev.kind)
-            got = seqs[ev.obj][ev.kind][p]
+            got = seqs[ev.obj][ev.kind][p]  # (in the order they come: the last is the latest position)
             if ev.pos in got:
                 raise Violation(ev.op, f"{p.name} {VERB[ev.kind]} position {ev.pos} of ring {name_of(ev.obj)} a "
                                        f"second time (first at {at(got[ev.pos].op)})")
-            if key in last and ev.pos < last[key]:
+            if got and ev.pos < (last := next(reversed(got))):
                 raise Violation(ev.op, f"{p.name} {VERB[ev.kind]} position {ev.pos} of ring {name_of(ev.obj)} after "
-                                       f"position {last[key]}: a partition goes through a ring in order")
-            last[key] = ev.pos
+                                       f"position {last}: a partition goes through a ring in order")
             got[ev.pos] = ev
-            order[p][(ev.obj, ev.kind, ev.pos)] = i
+            index[id(ev)] = i
     for ring, by in seqs.items():
         r = name_of(ring)
         puts = {pos: ev for evs in by["put"].values() for pos, ev in evs.items()}
@@ -209,7 +211,7 @@ def _check_positions(trace: Trace) -> None:
                     raise Violation(ev.op, f"{c.name} gets position {pos} of ring {r} here and never releases it "
                                            "(no aref.consumed of that position)")
             for pos, ev in sorted(rels.items()):
-                if pos not in gets or order[c][(ring, "consumed", pos)] < order[c][(ring, "get", pos)]:
+                if pos not in gets or index[id(ev)] < index[id(gets[pos])]:
                     raise Violation(ev.op, f"{c.name} releases position {pos} of ring {r} without having got it")
             for pos, ev in sorted(puts.items()):
                 if pos not in gets:

@@ -66,11 +66,12 @@ def _names(parties) -> str:
     return ", ".join(p.name for p in sorted(parties, key=lambda p: p.index)) or "none"
 
 
-def _acts(party_op) -> list[tuple]:
-    """(kind, ring / mbarrier array op or named barrier id, barrier threads) of every op in
-    `party_op` that puts, releases, arrives, waits or meets at a named barrier."""
+def acts_of(ops) -> list[tuple]:
+    """(kind, ring / mbarrier array op or named barrier id, barrier threads) of every op of
+    `ops` (a party's ops, in walk order) that puts, releases, arrives, waits or meets at a
+    named barrier."""
     found = []
-    for o in party_op.walk():
+    for o in ops:
         kind = SYNC_OPS.get(o.name)
         if kind in ("put", "consumed", "arrive", "arrive_tx", "wait"):
             found.append((kind, o.operands[0].owner if o.operands else None, None))
@@ -84,11 +85,13 @@ class Simulation:
     defect (a deadlock, a race on a shared-memory slot, an overrun or leftover phase)."""
 
     def __init__(self, trace: Trace, acts: dict | None = None):
-        """`acts`: `_acts` of each party's op, shared by the traces of one kernel."""
+        """`acts`: `acts_of` each party's ops by id of the party's op, shared by the traces of
+        one kernel (made here where missing)."""
         self.trace = trace
         self.parties = trace.parties
         self.ptr = {p: 0 for p in self.parties}
         self.slots: dict[tuple, _Slot] = defaultdict(_Slot)
+        self.depths: dict[int, int] = {}  # id(ring) -> its depth
         self.producers: dict = defaultdict(set)
         self.releasers: dict = defaultdict(set)
         self.group_party: dict[tuple[int, int], Party] = {}
@@ -101,7 +104,7 @@ class Simulation:
         for p in self.parties:  # who acts on what, from the IR (a party may skip it in this trace)
             found = acts.get(id(p.op))
             if found is None:
-                found = acts[id(p.op)] = _acts(p.op)
+                found = acts[id(p.op)] = acts_of(p.op.walk())
             for kind, obj, threads in found:
                 if kind in roles:
                     roles[kind][obj].add(p)
@@ -138,58 +141,75 @@ class Simulation:
     def step(self, p: Party, ev: Ev) -> bool:
         """Execute `ev` if it can go now (True); False if `p` must wait."""
         self.vc[p][p.index] += 1
-        k = ev.kind
-        if k in ("read", "write"):
-            if ev.obj is not None and ev.pos is not None:
-                self._access(p, ev, (ev.obj, ev.pos))
-            return True
-        if k in ("put", "get", "consumed"):
-            return ev.pos is None or ev.obj is None or getattr(self, "_" + k)(p, ev)
-        if k == "gather":
-            return self._gather(p, ev)
-        if k == "turn_wait":
-            key = (ev.obj, ev.arg)
-            if self.passed[key] <= self.taken[key]:
-                return False
-            self.taken[key] += 1
-            self.holder[key] = ev
-            return True
-        if k == "turn_pass":
-            self.holder.pop((ev.obj, ev.arg), None)
-            key = (ev.obj, (ev.arg + 1) % ev.obj)
-            self.passed[key] += 1
-            self.last_pass[key] = ev
-            return True
-        if k in ("bar_sync", "bar_arrive"):
-            return self._own(p, ev) or self._named(p, ev)
+        return self._STEP[ev.kind](self, p, ev)
+
+    # What `step` does for an event of each kind (`_STEP`).
+
+    def _step_access(self, p: Party, ev: Ev) -> bool:
+        if ev.obj is not None and ev.pos is not None:
+            self._access(p, ev, (ev.obj, ev.pos))
+        return True
+
+    def _step_turn_wait(self, p: Party, ev: Ev) -> bool:
+        key = (ev.obj, ev.arg)
+        if self.passed[key] <= self.taken[key]:
+            return False
+        self.taken[key] += 1
+        self.holder[key] = ev
+        return True
+
+    def _step_turn_pass(self, p: Party, ev: Ev) -> bool:
+        self.holder.pop((ev.obj, ev.arg), None)
+        key = (ev.obj, (ev.arg + 1) % ev.obj)
+        self.passed[key] += 1
+        self.last_pass[key] = ev
+        return True
+
+    def _step_named(self, p: Party, ev: Ev) -> bool:
+        return self._own(p, ev) or self._named(p, ev)
+
+    def _step_wait(self, p: Party, ev: Ev) -> bool:
         if ev.pos is None or ev.obj is None:
             return True
         bar = self._mbar(ev)
-        if k == "wait":
-            if ev.arg is not None and (bar.completed & 1) == ev.arg:
-                return False
-            self.waits[(p, ev.obj, ev.pos)].append(ev)
-            if bar.completed:  # it acquires the phase that completed last (not a fresh barrier's "previous" one)
-                self.acquired[(p, ev.obj, ev.pos)] += 1
-                _join(self.vc[p], bar.clocks[bar.completed - 1])
+        if ev.arg is not None and (bar.completed & 1) == ev.arg:
+            return False
+        self.waits[(p, ev.obj, ev.pos)].append(ev)
+        if bar.completed:  # it acquires the phase that completed last (not a fresh barrier's "previous" one)
+            self.acquired[(p, ev.obj, ev.pos)] += 1
+            _join(self.vc[p], bar.clocks[bar.completed - 1])
+        return True
+
+    def _step_tma(self, p: Party, ev: Ev) -> bool:
+        if ev.pos is None or ev.obj is None:
             return True
-        if k == "tma":
-            if ev.slot is not None and ev.slot[0] is not None and ev.slot[1] is not None:
-                self._access(p, Ev("write", ev.op), ev.slot)
-            _join(bar.clock, self.vc[p])  # the copy lands before the phase completes
-            bar.tx -= ev.arg
-            self._complete(bar, ev)
+        bar = self._mbar(ev)
+        if ev.slot is not None and ev.slot[0] is not None and ev.slot[1] is not None:
+            self._access(p, Ev("write", ev.op), ev.slot)
+        _join(bar.clock, self.vc[p])  # the copy lands before the phase completes
+        bar.tx -= ev.arg
+        self._complete(bar, ev)
+        return True
+
+    def _step_arrive(self, p: Party, ev: Ev) -> bool:  # arrive, arrive_tx
+        if ev.pos is None or ev.obj is None:
             return True
-        if k == "arrive_tx":
+        bar = self._mbar(ev)
+        if ev.kind == "arrive_tx":
             bar.tx += ev.arg
-        self._arrive(p, ev, bar, 1 if k == "arrive_tx" else ev.arg)
+        self._arrive(p, ev, bar, 1 if ev.kind == "arrive_tx" else ev.arg)
         return True
 
     def _slot(self, ev: Ev) -> tuple[int, _Slot]:
-        s = ev.pos % ev.obj.results[0].type.depth.data
+        depth = self.depths.get(id(ev.obj))
+        if depth is None:
+            depth = self.depths[id(ev.obj)] = ev.obj.results[0].type.depth.data
+        s = ev.pos % depth
         return s, self.slots[(ev.obj, s)]
 
     def _put(self, p: Party, ev: Ev) -> bool:
+        if ev.pos is None or ev.obj is None:
+            return True  # (unknown: not followed)
         _, slot = self._slot(ev)
         if slot.pos is not None:
             return False
@@ -197,6 +217,8 @@ class Simulation:
         return True
 
     def _get(self, p: Party, ev: Ev) -> bool:
+        if ev.pos is None or ev.obj is None:
+            return True  # (unknown: not followed)
         _, slot = self._slot(ev)
         if slot.pos != ev.pos or p in slot.got:
             return False
@@ -204,6 +226,8 @@ class Simulation:
         return True
 
     def _consumed(self, p: Party, ev: Ev) -> bool:
+        if ev.pos is None or ev.obj is None:
+            return True  # (unknown: not followed)
         s, slot = self._slot(ev)
         if slot.pos != ev.pos or p not in slot.got or p in slot.rel:
             raise Violation(ev.op, f"{p.name} releases position {ev.pos} of ring {name_of(ev.obj)} without holding "
@@ -331,6 +355,11 @@ class Simulation:
         self.sync_phase[p] = phase
         return False
 
+    _STEP = {"read": _step_access, "write": _step_access, "put": _put, "get": _get, "consumed": _consumed,
+             "gather": _gather, "turn_wait": _step_turn_wait, "turn_pass": _step_turn_pass,
+             "bar_sync": _step_named, "bar_arrive": _step_named, "wait": _step_wait, "tma": _step_tma,
+             "arrive": _step_arrive, "arrive_tx": _step_arrive}
+
     # ------------------------------------------------------------------ the run
 
     def run(self) -> None:
@@ -338,9 +367,11 @@ class Simulation:
         while moved:
             moved = False
             for p in self.parties:
-                while self.ptr[p] < len(p.events) and self.step(p, p.events[self.ptr[p]]):
-                    self.ptr[p] += 1
+                events, i = p.events, self.ptr[p]
+                while i < len(events) and self.step(p, events[i]):
+                    i += 1
                     moved = True
+                self.ptr[p] = i
         blocked = [p for p in self.parties if self.ptr[p] < len(p.events)]
         if blocked:
             raise self.deadlock(blocked)

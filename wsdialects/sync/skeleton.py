@@ -150,12 +150,12 @@ def control_slice(kernel: Operation) -> set[Operation]:
         elif o.name in SYNC_OPS or o.name == "nvgpu.mbarrier.init":
             work += [v for v in o.operands if not isinstance(v.type, TensorType)]
     ops: set[Operation] = set()
-    seen = set()
+    seen: set[int] = set()  # ids of the values met (an xDSL value hashes in Python)
     while work:
         v = work.pop()
-        if v in seen:
+        if id(v) in seen:
             continue
-        seen.add(v)
+        seen.add(id(v))
         if isinstance(v, BlockArgument):
             loop = v.block.parent_op()
             if loop is not None and loop.name == "scf.for" and v.index > 0:
@@ -189,7 +189,7 @@ def _pos(x) -> int | None:
 
 
 def _sync_static(op: Operation):
-    """What `Skeleton.record` needs of a synchronizing op besides its operands' values."""
+    """What the event of a synchronizing op (`_EVENT`) needs besides its operands' values."""
     kind = SYNC_OPS[op.name]
     if kind == "gather":
         return op.groups.value.data, op.group.value.data
@@ -199,13 +199,60 @@ def _sync_static(op: Operation):
         return op.scope.data, executing_warps(op)
     if kind == "arrive_tx":
         return op.bytes.value.data
-    if kind == "tma":
-        return len(op.coords)
+    if kind == "tma":  # where its coordinates end, and the bytes of a slot of its buffer
+        return len(op.coords), _slot_bytes(op.buffer.type)
     if kind in ("read", "write"):
         return 1 if op.name == "nvgpu.smem.store" else 0
     if kind in ("bar_sync", "bar_arrive"):  # None: every thread of the region
         return op.id.value.data, op.threads.value.data if op.threads is not None else None
     return None
+
+
+# The event of a synchronizing op of each kind, from the values of the operands it needs
+# (`get` of their ids) and its `_sync_static` part: (skeleton, kind, op, ids, get, static) -> Ev.
+def _ring_event(sk, kind, op, ids, get, static) -> Ev:
+    return Ev(kind, op, _opaque(get(ids[0])), _pos(get(ids[1])))
+
+
+def _team_event(sk, kind, op, ids, get, static) -> Ev:
+    return Ev(kind, op, static[0], None, static[1])
+
+
+def _wait_event(sk, kind, op, ids, get, static) -> Ev:
+    parity = _pos(get(ids[2]))
+    return Ev(kind, op, _opaque(get(ids[0])), _pos(get(ids[1])), None if parity is None else parity & 1)
+
+
+def _arrive_event(sk, kind, op, ids, get, static) -> Ev:
+    scope, warps = static
+    n = arrivals(scope, sk.party.warps if warps is None else warps)
+    return Ev(kind, op, _opaque(get(ids[0])), _pos(get(ids[1])), n)
+
+
+def _arrive_tx_event(sk, kind, op, ids, get, static) -> Ev:
+    return Ev(kind, op, _opaque(get(ids[0])), _pos(get(ids[1])), static)
+
+
+def _tma_event(sk, kind, op, ids, get, static) -> Ev:
+    coords, nbytes = static
+    return Ev(kind, op, _opaque(get(ids[-2])), _pos(get(ids[-1])), nbytes,
+              (_opaque(get(ids[1 + coords])), _pos(get(ids[2 + coords]))))
+
+
+def _access_event(sk, kind, op, ids, get, static) -> Ev:
+    if isinstance(static, Operation):  # a TMA store staged in slot 0 of `static`
+        return Ev(kind, op, static, 0)
+    return Ev(kind, op, _opaque(get(ids[static])), _pos(get(ids[static + 1])))
+
+
+def _named_event(sk, kind, op, ids, get, static) -> Ev:
+    return Ev(kind, op, static[0], None, sk.total if static[1] is None else static[1])
+
+
+_EVENT = {"put": _ring_event, "get": _ring_event, "consumed": _ring_event, "gather": _team_event,
+          "turn_wait": _team_event, "turn_pass": _team_event, "wait": _wait_event, "arrive": _arrive_event,
+          "arrive_tx": _arrive_tx_event, "tma": _tma_event, "read": _access_event, "write": _access_event,
+          "bar_sync": _named_event, "bar_arrive": _named_event}
 
 
 class Skeleton:
@@ -268,9 +315,10 @@ class Skeleton:
                 elif name == "scf.if":
                     entries.append((_BRANCH, op, id(op.operands[0]), _ids(op.results)))
                 elif name in SYNC_OPS:
-                    entries.append((_SYNC, op, _ids(op.operands), SYNC_OPS[name], _sync_static(op)))
+                    kind = SYNC_OPS[name]
+                    entries.append((_SYNC, op, _ids(op.operands), kind, _sync_static(op), _EVENT[kind]))
                 elif name == "tile.desc_store" and (slot := staging_alloc(op)) is not None:
-                    entries.append((_SYNC, op, (), "write", slot))  # staged in a released ring slot
+                    entries.append((_SYNC, op, (), "write", slot, _access_event))  # staged in a released ring slot
                 elif op in self.relevant:
                     results = tuple(op.results)
                     bits = _bits(results[0].type) if results else None
@@ -305,24 +353,28 @@ class Skeleton:
                 if fast == _F_CONST:
                     env[results[0]] = data
                     continue
-                vals = [get(v) for v in ids]
                 if fast == _F_INT:
-                    a, b = vals
+                    a, b = get(ids[0]), get(ids[1])
                     if type(a) is int and type(b) is int and not (data[1] and b == 0):
-                        env[results[0]] = _wrap(data[0](a, b), bits)
+                        x = data[0](a, b)
+                        env[results[0]] = x if data[2] <= x < data[3] else _wrap(x, bits)
                         continue
                 elif fast == _F_CAST:
-                    if type(vals[0]) is int:
-                        env[results[0]] = _wrap(vals[0], bits)
+                    a = get(ids[0])
+                    if type(a) is int:
+                        env[results[0]] = a if data[0] <= a < data[1] else _wrap(a, bits)
                         continue
                 elif fast == _F_CMP:
-                    if type(vals[0]) is int and type(vals[1]) is int:
-                        env[results[0]] = data(vals[0], vals[1])
+                    a, b = get(ids[0]), get(ids[1])
+                    if type(a) is int and type(b) is int:
+                        env[results[0]] = data(a, b)
                         continue
-                for r, x in zip(results, self.compute(op, vals, bits)):
+                for r, x in zip(results, self.compute(op, [get(v) for v in ids], bits)):
                     env[r] = x
             elif what is _SYNC:
-                self.record(entry, [get(v) for v in entry[2]])
+                if self.events is not None:  # (outside any partition: the structural checks report it)
+                    _, op, ids, kind, static, event = entry
+                    self.events.append(event(self, kind, op, ids, get, static))
             elif what is _RETURN:
                 return [get(v) for v in entry[2]]
             elif what is _LOOP:
@@ -433,36 +485,6 @@ class Skeleton:
                 pass
         key = self.key(op, vals)
         return [Unknown(_mix(key, i)) for i in range(len(op.results))]
-
-    def record(self, entry: tuple, vals: list) -> None:
-        """Append the event of the synchronizing op of plan entry `entry` (its static part
-        from `_sync_static`) executed on operand values `vals`."""
-        if self.events is None:
-            return  # outside any partition: the structural checks report it
-        _, op, _, kind, static = entry
-        if kind in ("put", "get", "consumed"):
-            ev = Ev(kind, op, _opaque(vals[0]), _pos(vals[1]))
-        elif kind in ("gather", "turn_wait", "turn_pass"):
-            ev = Ev(kind, op, static[0], None, static[1])
-        elif kind == "wait":
-            parity = _pos(vals[2])
-            ev = Ev(kind, op, _opaque(vals[0]), _pos(vals[1]), None if parity is None else parity & 1)
-        elif kind == "arrive":
-            scope, warps = static
-            n = arrivals(scope, self.party.warps if warps is None else warps)
-            ev = Ev(kind, op, _opaque(vals[0]), _pos(vals[1]), n)
-        elif kind == "arrive_tx":
-            ev = Ev(kind, op, _opaque(vals[0]), _pos(vals[1]), static)
-        elif kind == "tma":
-            ev = Ev(kind, op, _opaque(vals[-2]), _pos(vals[-1]), _slot_bytes(op.buffer.type),
-                    (_opaque(vals[1 + static]), _pos(vals[2 + static])))
-        elif kind == "write" and isinstance(static, Operation):  # a TMA store staged in slot 0 of `static`
-            ev = Ev(kind, op, static, 0)
-        elif kind in ("read", "write"):
-            ev = Ev(kind, op, _opaque(vals[static]), _pos(vals[static + 1]))
-        else:  # named barriers
-            ev = Ev(kind, op, static[0], None, self.total if static[1] is None else static[1])
-        self.events.append(ev)
 
     def container(self, op: Operation, env: dict) -> None:
         parties = region_parties(op)
