@@ -86,8 +86,9 @@ def test_mma_product_in_place_sum():
 
 
 def test_constant_computed_once_per_run_is_every_executions_value():
-    """A loop that adds a tensor constant to an accumulator: the kept value is the constant's own,
-    and no execution writes into it (the result is the n-fold sum, run after run)."""
+    """A loop that adds a tensor constant to an accumulator, run twice on one module: the value kept
+    for each constant (the loop's bounds and step, the tensor) is the constant's, in every
+    iteration and in the second run (the output is the 3-fold sum both times)."""
     text = """
 "func.func"() <{function_type = (!tile.ptr<f32>) -> (), sym_name = "k"}> ({
 ^bb0(%p: !tile.ptr<f32>):

@@ -87,7 +87,7 @@ class Frame:
                     fn[1] = v
                 env[res] = v
                 continue
-            if kind <= _MANY:  # an op without regions; `Frame.read` inlined
+            if kind <= _TERMINATOR:  # an op without regions, or the terminator; `Frame.read` inlined
                 try:
                     vals = list(map(get, ids))
                 except KeyError:
@@ -96,6 +96,8 @@ class Frame:
                     for v in vals:
                         if isinstance(v, Guarded):
                             _check_read(v, op)
+                if kind == _TERMINATOR:
+                    return vals
                 values = fn(self, op, vals)
                 if kind == _ONE:
                     try:
@@ -108,16 +110,6 @@ class Frame:
             elif kind == _REGION:
                 for r, v in zip(res, fn(self, op, []), strict=True):
                     env[r] = v
-            elif kind == _TERMINATOR:
-                try:
-                    vals = list(map(get, ids))
-                except KeyError:
-                    vals = [self.read(v, op) for v in op.operands]
-                if self.guarded:
-                    for v in vals:
-                        if isinstance(v, Guarded):
-                            _check_read(v, op)
-                return vals
             else:
                 raise InterpretError(f"{where(op)}the interpreter does not support '{op.name}'")
         return []
@@ -147,9 +139,9 @@ def _check_read(val, user: Operation) -> None:
 
 
 # Kinds of block_plan steps: an op whose value is computed once per run (SAME_EVERY_TIME), an
-# op without regions and one result, one without regions and another number of results, one
-# that runs its regions itself, the terminator, an op the interpreter does not know.
-_CONSTANT, _ONE, _MANY, _REGION, _TERMINATOR, _UNSUPPORTED = range(6)
+# op without regions and one result, one without regions and another number of results, the
+# terminator, an op that runs its regions itself, an op the interpreter does not know.
+_CONSTANT, _ONE, _MANY, _TERMINATOR, _REGION, _UNSUPPORTED = range(6)
 
 # Implementations whose result for an op without operands is the same at every execution in
 # a run (arith.constant's): a _CONSTANT step calls it once per run and keeps the value.
@@ -217,7 +209,7 @@ class Interpreter:
     def block_plan(self, block: Block) -> tuple:
         """(ids of the block's arguments, one step per op up to its terminator): each step
         (its implementation (for _CONSTANT, [it, the value once computed]) or None, the op,
-        ids of its operands, its kind (_CONSTANT, _ONE, _MANY, _REGION, _TERMINATOR or
+        ids of its operands, its kind (_CONSTANT, _ONE, _MANY, _TERMINATOR, _REGION or
         _UNSUPPORTED), the id of its result (_CONSTANT, _ONE) or ids of its results), looked
         up once per block per run."""
         plan = self._blocks.get(id(block))
