@@ -219,6 +219,7 @@ def _run_child(conn, tools: dict) -> None:
 
 
 def serve(sock_path: str, parent: int, specs: list[str]) -> None:
+    import gc
     import select
     import signal
     import socket
@@ -245,6 +246,11 @@ def serve(sock_path: str, parent: int, specs: list[str]) -> None:
         _import(module)
     for main in tools.values():
         _warm_up(main)
+    # What the server imported is here to stay: collected once more, then frozen, so that no
+    # child's garbage collection scans it (nor, writing to the objects it scans, copies their
+    # pages): lit's CPU time 39.4 -> 37.4 CPU-s (means of 4 alternating runs, 2-core machine).
+    gc.collect()
+    gc.freeze()
     signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # children are reaped by the kernel
     try:
         while os.getppid() == parent:
