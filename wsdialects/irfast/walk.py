@@ -46,10 +46,8 @@ def _run(stack: list, reverse: bool, region_first: bool):
 
 
 def operation_walk(self, *, reverse: bool = False, region_first: bool = False):
-    """Iterate all operations contained in the operation (including this one).
-    If region_first is set, then the operation regions are iterated before the
-    operation. If reverse is set, then the region, block, and operation lists are
-    iterated in reverse order."""
+    """`Operation.walk`: this op and every op nested in it, the op before its regions (after
+    them with `region_first`), regions, blocks and ops last to first with `reverse`."""
     if not region_first:
         yield self
     regions = self.regions
@@ -60,16 +58,10 @@ def operation_walk(self, *, reverse: bool = False, region_first: bool = False):
 
 
 def region_walk(self, *, reverse: bool = False, region_first: bool = False):
-    """Call a function on all operations contained in the region.
-    If region_first is set, then the operation regions are iterated before the
-    operation. If reverse is set, then the region, block, and operation lists are
-    iterated in reverse order."""
+    """`Region.walk`: every op nested in the region, in `operation_walk`'s order."""
     yield from _run([(1, reversed(self.blocks) if reverse else iter(self.blocks), None)], reverse, region_first)
 
 
 def block_walk(self, *, reverse: bool = False, region_first: bool = False):
-    """Iterate over all operations contained in the block.
-    If region_first is set, then the operation regions are iterated before the
-    operation. If reverse is set, then the region, block, and operation lists are
-    iterated in reverse order."""
+    """`Block.walk`: every op of the block and nested in it, in `operation_walk`'s order."""
     yield from _run([(2, reversed(self.ops) if reverse else iter(self.ops), None)], reverse, region_first)
