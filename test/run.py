@@ -13,12 +13,6 @@ runs also when lit fails, so that one run reports both suites).
 - One after the other, not side by side: with lit's two workers beside pytest's two on the
   2-core machine, the run took ~7 % more CPU time (~294 against ~273 CPU-s) and no less wall
   time (150 s against 142-148 s): each suite already keeps both cores busy to its end.
-- Python's bytecode caches are written (`__pycache__`, ignored by git) even where the environment
-  sets PYTHONDONTWRITEBYTECODE: without them every Python process that does not fork from one
-  that imported the package (the pytest-xdist workers, ~35 `ws-opt` / `python -m` processes that
-  tests start, lit's fork server) compiles wsdialects and the test modules from source again
-  (~0.35 CPU-s for the package alone): 252-262 against 270-277 CPU-s for the whole command
-  (2 runs each, in turns, 2026-11-27, 2-core machine).
 - Arguments after `--pytest` go to pytest, after `--lit` to lit (replacing the defaults
   `-q -n auto` and `-sv`): `python test/run.py --pytest -q -n auto -x`.
 """
@@ -60,18 +54,10 @@ def _lit_command() -> list[str]:
     return [found] if found else [sys.executable, "-m", "lit.main"]
 
 
-def child_env(environ: dict[str, str], folder: str) -> dict[str, str]:
-    """The environment of both suites: `environ` with the shared solve folder, and with Python's
-    bytecode caches written (PYTHONDONTWRITEBYTECODE dropped; see the module)."""
-    env = dict(environ, **{SOLVE_CACHE: folder})
-    env.pop("PYTHONDONTWRITEBYTECODE", None)
-    return env
-
-
 def main(argv: list[str] | None = None) -> int:
     lit_args, pytest_args = _args(sys.argv[1:] if argv is None else argv)
     folder = tempfile.mkdtemp(prefix="ws-test-solves-")
-    env = child_env(dict(os.environ), folder)
+    env = dict(os.environ, **{SOLVE_CACHE: folder})
     try:
         start = time.monotonic()
         lit_rc = subprocess.call([*_lit_command(), *lit_args, "test"], cwd=REPO, env=env, stdin=subprocess.DEVNULL)
