@@ -8,7 +8,6 @@ from itertools import compress, repeat
 import numpy as np
 
 from wsdialects.aref.semantics import Released, Ring
-
 from wsdialects.interpreter.core import InFlight, impl, where
 from wsdialects.interpreter.partitions import Scheduler
 from wsdialects.interpreter.values import InterpretError, mma_product
