@@ -41,7 +41,9 @@ def _arg_parser(with_passes: bool = True) -> argparse.ArgumentParser:
     p.add_argument("file", nargs="?", default="-", help="input .mlir file ('-' or nothing: standard input)")
     p.add_argument("-p", "--passes", default="", metavar="PIPE",
                    help="comma-separated passes with options, e.g. 'ws-partition,ws-distribute{depth=3}'")
-    p.add_argument("--pass-pipeline", default=None, metavar="'builtin.module(PIPE)'", help="MLIR's spelling of -p")
+    # (a metavar without parentheses: CPython's argparse before 3.11.4 drops them when it wraps the usage)
+    p.add_argument("--pass-pipeline", default=None, metavar="PIPELINE",
+                   help="MLIR's spelling of -p: --pass-pipeline='builtin.module(PIPE)'")
     p.add_argument("-t", "--target", default="mlir", metavar="TARGET",
                    help=f"output: {', '.join(TARGETS)} (llvm and ptx lower the output of ws-hopper; default mlir)")
     add_common_flags(p, PROG)
