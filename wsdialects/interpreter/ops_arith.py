@@ -161,10 +161,33 @@ def _trunc_div(a, b):
 
 for _name, _fn in {
     "arith.addf": np.add, "arith.subf": np.subtract, "arith.mulf": np.multiply,
-    "arith.divf": np.divide, "arith.maximumf": np.maximum, "arith.minimumf": np.minimum,
-    "arith.maxnumf": np.fmax, "arith.minnumf": np.fmin, "arith.remf": np.fmod,
+    "arith.divf": np.divide, "arith.maxnumf": np.fmax, "arith.minnumf": np.fmin, "arith.remf": np.fmod,
 }.items():
     impl(_name)(_binary_float(_fn))
+
+
+def _ordered_zeros(fn, negative):
+    """arith.maximumf / minimumf: numpy's maximum / minimum, with -0.0 < +0.0 (MLIR's and LLVM's
+    llvm.maximum / llvm.minimum), whichever operand each zero is; numpy returns one zero of a
+    pair, by dtype and operand order. `negative(sx, sy)`: the sign bit of the result of two
+    zeros with sign bits sx, sy. A NaN operand gives NaN, silently."""
+    def run(frame, op, a):
+        x, y = _f(a[0]), _f(a[1])
+        token = quiet()
+        try:
+            r = fn(x, y)
+        finally:
+            unquiet(token)
+        zeros = (x == 0) & (y == 0)
+        if zeros.any():
+            r = np.where(zeros, np.where(negative(np.signbit(x), np.signbit(y)), -0.0, 0.0), r)
+        return [_out(op, r)]
+
+    return run
+
+
+impl("arith.maximumf")(_ordered_zeros(np.maximum, np.logical_and))
+impl("arith.minimumf")(_ordered_zeros(np.minimum, np.logical_or))
 
 for _name, (_fn, _py) in {
     "arith.addi": (np.add, lambda x, y: x + y), "arith.subi": (np.subtract, lambda x, y: x - y),
