@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from wsdialects.fuzz.__main__ import _parser as fuzz_parser
 from wsdialects.passes import PIPELINE, available_passes
 from wsdialects.tools import ws_opt, ws_schedule
 from wsdialects.tools.pipeline_spec import describe, options_of, pass_help
@@ -60,8 +61,7 @@ def test_help_never_wraps_inside_a_word(width):
 
 
 @pytest.mark.parametrize("parser", [lambda: ws_opt._arg_parser(with_passes=False), ws_schedule._parser,
-                                    lambda: __import__("wsdialects.fuzz.__main__", fromlist=["_parser"])._parser()],
-                         ids=["ws-opt", "ws-schedule", "fuzz"])
+                                    fuzz_parser], ids=["ws-opt", "ws-schedule", "fuzz"])
 def test_usage_metavars_survive_argparse_wrapping(parser):
     """CPython's argparse before 3.11.4 splits a wrapped usage line with a regular expression
     that drops a metavar's parentheses and brackets (on Debian 12's Python 3.11.2 ws-opt's
