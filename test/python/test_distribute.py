@@ -11,6 +11,7 @@ from conftest import gemm_reference, rel_err
 from wsdialects.passes import available_passes
 from wsdialects.warp_group import PartitionOp, RegionOp
 from kernel_cache import compile_kernel, parse_kernel
+from covering import EXHAUSTIVE, covered_by, covering
 
 
 def transform(path, pipeline):
@@ -227,11 +228,17 @@ def test_decoded_grid_is_recognised_only_as_pid_mod_and_div_one_width(shared, ed
 
 # --- ws-specialize -----------------------------------------------------------------
 
-SPECIALIZE = [(d, p, g, pers) for d in (1, 2, 3, 4) for p in range(d) for g in (1, 2) for pers in (False, True)]
+# Every kernel x ws-specialize's options, as a covering array of strength 3 (test/python/covering.py):
+# each kernel at every depth with every MMA depth below it, and every three of (kernel, depth,
+# MMA depth, cooperative groups, persistent) in each combination of their values: 137 of the
+# 440 combinations of the full product (WSDIALECTS_TEST_EXHAUSTIVE=1 runs all 440). The
+# lines and branches of wsdialects that the 440 reached, the suite still reaches (coverage.py).
+SPECIALIZE_FACTORS = [CASES, (1, 2, 3, 4), (0, 1, 2, 3), (1, 2), (False, True)]
+SPECIALIZE = covering(SPECIALIZE_FACTORS, strength=3, allowed=lambda c: c[2] < c[1])
 
 
-@pytest.mark.parametrize("case", CASES, ids=lambda c: c.name)
-@pytest.mark.parametrize("depth,mma,groups,persistent", SPECIALIZE)
+@pytest.mark.parametrize("case,depth,mma,groups,persistent", SPECIALIZE,
+                         ids=[f"{c.name}-{d}-{m}-{g}-{p}" for c, d, m, g, p in SPECIALIZE])
 def test_specialize_preserves_semantics(case, depth, mma, groups, persistent, rng):
     before = parse_kernel(case.path(), shared=True)
     opts = (f"depth={depth} mma-depth={mma} cooperative={groups} "
@@ -239,6 +246,25 @@ def test_specialize_preserves_semantics(case, depth, mma, groups, persistent, rn
     after = shared_transform(case.path(), f"ws-specialize{{{opts}}}")
     grid, args = case.make(rng)
     assert_same(run(before, case, grid, args), run(after, case, grid, args, seed=depth * 10 + mma))
+
+
+def test_specialize_grid_covers_every_three_options_of_the_full_product(monkeypatch):
+    """The reduced grid leaves out no combination of three parameters' values (nor of fewer)
+    that the product has, and is under a third of it; WSDIALECTS_TEST_EXHAUSTIVE=1 gives the
+    product."""
+    def grid(exhaustive=None):
+        return covering(SPECIALIZE_FACTORS, strength=3, allowed=lambda c: c[2] < c[1], exhaustive=exhaustive)
+
+    full, reduced = grid(exhaustive=True), grid(exhaustive=False)
+    assert len(full) == 440 and len(reduced) < len(full) // 3
+    for strength in (1, 2, 3):
+        assert set().union(*(covered_by(c, strength) for c in reduced)) == \
+            set().union(*(covered_by(c, strength) for c in full)), strength
+    assert SPECIALIZE in (full, reduced)
+    monkeypatch.setenv(EXHAUSTIVE, "1")
+    assert grid() == full
+    monkeypatch.setenv(EXHAUSTIVE, "0")
+    assert grid() == reduced
 
 
 def test_specialize_equals_the_passes_it_bundles(shared):
