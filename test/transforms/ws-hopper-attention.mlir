@@ -4,6 +4,13 @@
 // RUN: filecheck %s --check-prefix=ATTN-ORDER < %t.attn.ptx
 // (Split from ws-hopper.mlir so that lit runs the attention compiles beside the GEMM ones.)
 
+// The inline asm results are identified struct types, defined once ahead of the kernel and
+// named by each extractvalue (not a 64-element struct spelled out each time): QK^T's and P.V's
+// accumulators (64 floats a thread) and the fence over P.V's with the packed P (32 words).
+// ATTN: %asm.floatx64 = type {float, float, float,
+// ATTN-NEXT: %asm.floatx64.i32x32 = type {float, float,
+// ATTN-SAME: float, i32, i32,
+// ATTN: @__ws_smem
 // Attention (head dim 128, 3-D descriptors): every 128x128 f16 slot is two 128B-swizzled
 // column blocks of 128 x 64, one 3-D TMA box each (the second 16 KiB and 64 columns on).
 // ATTN: cp.async.bulk.tensor.3d.shared::cluster.global.mbarrier::complete_tx::bytes
@@ -19,7 +26,7 @@
 // ATTN: for_body
 // ATTN: wgmma.fence.sync.aligned;
 // ATTN: wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16 {{.*}}, $64, $65, p, 1, 1, 0, 0; }{{.*}}i32 0, float undef
-// ATTN-NEXT: extractvalue
+// ATTN-NEXT: extractvalue %asm.floatx64 %v{{[0-9]+}}, 0
 // ATTN: wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16 {{.*}}, $64, $65, p, 1, 1, 0, 0; }{{.*}}i32 1, float %
 // ATTN: cvt.rn.f16x2.f32
 // ATTN: shl i32 %{{.*}}, 16

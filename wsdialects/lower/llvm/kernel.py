@@ -64,7 +64,7 @@ def lower_module(module: ModuleOp) -> Lowered:
     """LLVM IR text of every `tile.kernel` function of a warp-specialized module (after
     ws-specialize, or after the lowering passes of ws-hopper)."""
     module = lower_to_nvgpu(module)
-    bodies, infos, decls, attrs, named = [], [], set(), [], {}
+    bodies, infos, decls, attrs, named, types = [], [], set(), [], {}, {}
     for op in module.walk():
         if op.name == "func.func" and "tile.kernel" in op.attributes:
             _one_namespace(op, named)
@@ -75,6 +75,7 @@ def lower_module(module: ModuleOp) -> Lowered:
             attrs.append(f"attributes #{i} = {{ {attr} }}")
             infos.append(info)
             decls |= k.decls
+            types.update(k.types)
     if not bodies:
         funcs = [op for op in module.walk() if op.name == "func.func"]
         if funcs:  # at the function the user probably meant
@@ -82,6 +83,7 @@ def lower_module(module: ModuleOp) -> Lowered:
                                      f"'tile.kernel' attribute")
         raise error_at(module, "no tile.kernel function to lower")
     head = [f'target datalayout = "{DATALAYOUT}"', f'target triple = "{TRIPLE}"', "",
+            *[types[t] for t in sorted(types)], *([""] if types else []),
             "@__ws_smem = external addrspace(3) global [0 x i8], align 1024", ""]
     text = "\n".join(head + bodies + [""] + sorted(decls) + [""] + attrs) + "\n"
     return Lowered(text, infos)

@@ -225,7 +225,7 @@ class Memory:
                 for it in range(16 // rpi):
                     lo = it * rpi * stride
                     addr = self.op(f"add i32 {wbase_r}, {lo}") if lo else wbase_r
-                    st4 = "{i32, i32, i32, i32}"
+                    st4 = self.struct(["i32"] * 4)
                     res = self.asm("ld.shared.v4.b32 {$0, $1, $2, $3}, [$4];", "=r,=r,=r,=r,r", [("i32", addr)], st4)
                     words = [self.op(f"extractvalue {st4} {res}, {i}") for i in range(4)]
                     ridx = (g0, rep * L.wg_count * 64 + it * rpi)

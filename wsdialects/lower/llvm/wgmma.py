@@ -87,7 +87,7 @@ class Wgmma:
         if not flat:
             self.asm("wgmma.fence.sync.aligned;", "", [])
             return
-        st = "{" + ", ".join(t for t, _ in flat) + "}"
+        st = self.struct([t for t, _ in flat])
         cons = ",".join([("=f" if t == "float" else "=r") for t, _ in flat] + [str(i) for i in range(len(flat))])
         res = self.asm("wgmma.fence.sync.aligned;", cons, flat, st)
         i = 0
@@ -151,7 +151,7 @@ class Wgmma:
         # is zeroed per iteration.
         fresh = _is_zero_tile(acc)
         bdesc0 = self._desc(B.addr, B.swizzle, B.block_bytes if n_major and B.block_bytes else 16)
-        st = "{" + ", ".join(["float"] * nper) + "}"
+        st = self.struct(["float"] * nper)
         dl = ", ".join(f"${i}" for i in range(nper))
         for rep in range(reps):
             if not reg_a:
@@ -216,7 +216,7 @@ class Wgmma:
         """`wgmma.wait_group pending`; the accumulators pass through the asm so that no
         read of them is scheduled before the wait."""
         total = len(regs)
-        st = "{" + ", ".join(["float"] * total) + "}"
+        st = self.struct(["float"] * total)
         res = self.asm(f"wgmma.wait_group.sync.aligned {pending};",
                        ",".join(["=f"] * total + [str(i) for i in range(total)]), [("float", x) for x in regs], st)
         return [self.op(f"extractvalue {st} {res}, {i}") for i in range(total)]
