@@ -80,7 +80,7 @@ class KernelFrame:
     def struct(self, elems: list[str]) -> str:
         """The identified struct type of an inline asm's results, defined once at the module's
         top, so that each `extractvalue` of a 64-register accumulator names it instead of
-        spelling its 64 element types again (the IR ~3x smaller for attention):
+        spelling its 64 element types again (flash attention's IR ~4x smaller):
 
             %asm.floatx64 = type {float, float, ..., float}
             %v9 = extractvalue %asm.floatx64 %v8, 0
