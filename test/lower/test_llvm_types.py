@@ -27,8 +27,8 @@ def _llvm(path: Path, pipeline: str) -> str:
 @pytest.mark.parametrize("path,pipeline,names", [
     # QK^T / P.V accumulators (64 floats a thread), the fence over one with packed P (32 words)
     (ROOT / "examples" / "kernels" / "flash_attention.mlir", "ws-hopper", {"%asm.floatx64", "%asm.floatx64.i32x32"}),
-    # the fp8 GEMM's m64n64 accumulator and the TMA-store epilogue's shared-memory reads
-    (ROOT / "test" / "Inputs" / "kernels" / "fp8_gemm.mlir", "ws-hopper", {"%asm.floatx32"}),
+    # the GEMM's m64n256 accumulator and its staged epilogue's ld.shared.v4 (four words)
+    (ROOT / "examples" / "kernels" / "gemm.mlir", "ws-hopper", {"%asm.floatx128", "%asm.i32x4"}),
 ])
 def test_asm_result_types_are_named_and_only_spelling(path, pipeline, names):
     ll = _llvm(path, pipeline)

@@ -221,6 +221,14 @@ def test_causal_attention_matches_numpy(rng):
     assert rel_err(o, attention_reference(q, k, v, H, L, scale, causal=True)) < 1e-2
 
 
+def _arith(op, a, b):
+    """The interpreter's implementation of the binary arith `op` on `a`, `b` (no kernel around it)."""
+    from wsdialects.interpreter import ops_arith  # noqa: F401 - registers the arith implementations
+    from wsdialects.interpreter.core import IMPLS
+
+    (got,) = IMPLS[op.name](None, op, [a, b])
+    return got
+
 
 @pytest.mark.parametrize("elt", ["f16", "f32", "bf16"])
 def test_maximumf_minimumf_order_the_zeros(elt):
@@ -231,7 +239,6 @@ def test_maximumf_minimumf_order_the_zeros(elt):
     from xdsl.dialects.builtin import TensorType, bf16, f16, f32
     from xdsl.ir import Block
 
-    from wsdialects.interpreter.core import IMPLS
     from wsdialects.interpreter.values import dtype_of
 
     t = TensorType({"f16": f16, "f32": f32, "bf16": bf16}[elt], [7])
@@ -243,8 +250,30 @@ def test_maximumf_minimumf_order_the_zeros(elt):
                        (arith.MinimumfOp, [-0.0, -0.0, 0.0, -0.0, np.nan, -3.0, -2.0])]:
         op = make(*operands)
         for a, b in [(x, y), (y, x)]:
-            (got,) = IMPLS[op.name](None, op, [a, b])
+            got = _arith(op, a, b)
             assert got.dtype == dt
             expected = np.array(want, dt)
             assert np.array_equal(got, expected, equal_nan=True)
             assert np.array_equal(np.signbit(got), np.signbit(expected))
+
+
+@pytest.mark.parametrize("name,x,y", [("arith.subf", np.inf, np.inf), ("arith.addf", np.inf, -np.inf),
+                                      ("arith.divf", 0.0, 0.0), ("arith.mulf", np.inf, 0.0),
+                                      ("arith.maximumf", np.nan, 1.0)])
+def test_float_ops_give_nan_silently(name, x, y):
+    """inf - inf, 0 / 0, inf * 0, a NaN operand: NaN, as the GPU computes it, without numpy's
+    RuntimeWarning (the interpreter printed 'invalid value encountered in subtract')."""
+    import warnings
+
+    from xdsl.dialects import arith
+    from xdsl.dialects.builtin import TensorType, f32
+    from xdsl.ir import Block
+
+    t = TensorType(f32, [2])
+    ops = {o.name: o for o in (arith.AddfOp, arith.SubfOp, arith.MulfOp, arith.DivfOp, arith.MaximumfOp)}
+    op = ops[name](*Block(arg_types=[t, t]).args)
+    a, b = np.full(2, x, np.float32), np.full(2, y, np.float32)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        got = _arith(op, a, b)
+    assert got.dtype == np.float32 and np.isnan(got).all()

@@ -132,7 +132,17 @@ def _dense_values(v, wide):
 
 
 def _binary_float(fn):
-    return lambda frame, op, a: [_out(op, fn(_f(a[0]), _f(a[1])))]
+    """`fn` on float values, silently: inf - inf, 0 / 0 and NaN operands give NaN (as on the
+    GPU), not numpy's RuntimeWarning."""
+    def run(frame, op, a):
+        token = quiet()
+        try:
+            r = fn(_f(a[0]), _f(a[1]))
+        finally:
+            unquiet(token)
+        return [_out(op, r)]
+
+    return run
 
 
 def _binary_int(fn, py=None):
@@ -167,27 +177,22 @@ for _name, _fn in {
 
 
 def _ordered_zeros(fn, negative):
-    """arith.maximumf / minimumf: numpy's maximum / minimum, with -0.0 < +0.0 (MLIR's and LLVM's
+    """numpy's maximum / minimum with -0.0 < +0.0 (arith.maximumf / minimumf: MLIR's and LLVM's
     llvm.maximum / llvm.minimum), whichever operand each zero is; numpy returns one zero of a
     pair, by dtype and operand order. `negative(sx, sy)`: the sign bit of the result of two
-    zeros with sign bits sx, sy. A NaN operand gives NaN, silently."""
-    def run(frame, op, a):
-        x, y = _f(a[0]), _f(a[1])
-        token = quiet()
-        try:
-            r = fn(x, y)
-        finally:
-            unquiet(token)
+    zeros with sign bits sx, sy."""
+    def run(x, y):
+        r = fn(x, y)
         zeros = (x == 0) & (y == 0)
         if zeros.any():
             r = np.where(zeros, np.where(negative(np.signbit(x), np.signbit(y)), -0.0, 0.0), r)
-        return [_out(op, r)]
+        return r
 
     return run
 
 
-impl("arith.maximumf")(_ordered_zeros(np.maximum, np.logical_and))
-impl("arith.minimumf")(_ordered_zeros(np.minimum, np.logical_or))
+impl("arith.maximumf")(_binary_float(_ordered_zeros(np.maximum, np.logical_and)))
+impl("arith.minimumf")(_binary_float(_ordered_zeros(np.minimum, np.logical_or)))
 
 for _name, (_fn, _py) in {
     "arith.addi": (np.add, lambda x, y: x + y), "arith.subi": (np.subtract, lambda x, y: x - y),
