@@ -119,7 +119,7 @@ def _hostile(case: Case, send) -> Result:
 
 def test_fuzzer_survives_hangs_crashes_and_memory(capfd):
     start = time.monotonic()
-    run = fuzz("syntax", seed=0, cases=7, jobs=3, timeout=2, memory_mb=2048, job=_hostile)
+    run = fuzz("syntax", seed=0, cases=7, jobs=3, timeout=1, memory_mb=2048, job=_hostile)
     assert time.monotonic() - start < 30
     got = {c.index: r.outcome for c, _, r in run.results}
     assert got == {0: "timeout", 1: "internal", 2: "internal", 3: "fuzzer-error", 4: "fuzzer-error",

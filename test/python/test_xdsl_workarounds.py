@@ -340,7 +340,8 @@ UNTERMINATED = 'func.func @f() attributes {sym = "' + "x" * 40 + "\n"
 
 def test_stock_lexer_backtracks_exponentially_on_an_unterminated_string():
     # 40 characters take hours in the stock lexer: a child forked from this process (xDSL
-    # already imported: no interpreter start to wait for) is still lexing 1 s after it began
+    # already imported: no interpreter start to wait for) is still lexing 0.5 s after it began
+    # (ours reports the error in about a millisecond: the test below)
     import signal
     import time
 
@@ -358,7 +359,7 @@ def test_stock_lexer_backtracks_exponentially_on_an_unterminated_string():
     os.close(tell)
     try:
         assert os.read(ready, 2) == b"go"
-        deadline = time.monotonic() + 1.0
+        deadline = time.monotonic() + 0.5
         while time.monotonic() < deadline:
             done, status = os.waitpid(pid, os.WNOHANG)
             assert not done, f"the stock lexer finished (exit status {os.waitstatus_to_exitcode(status)})"
