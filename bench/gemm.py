@@ -101,7 +101,7 @@ def main():
     date = args.date
     var_txt = "; ".join(f"ws[{i}] = `{v}`" for i, v in enumerate(variants))
     lines = [f"# fp16 GEMM, M = N = 8192: wsdialects vs cuBLAS vs Triton ({dev}, {date})", "",
-             f"Command: `python bench/gemm.py` (via `bench/device_run.sh`; one run; `triton.testing.do_bench` "
+             f"Command: `python bench/gemm.py` (via `tools/device_run.sh`; one run; `triton.testing.do_bench` "
              "median, 25 ms warm-up, 200 ms repeats; random fp16 inputs, fp32 accumulation, fp16 output; "
              "rel. error = ||C - A·Bᵀ|| / ||A·Bᵀ|| against a float64 product on the GPU, every element "
              "poisoned with NaN before the run; fp16 output rounding alone gives ~3e-4).", "",

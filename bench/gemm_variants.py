@@ -1,4 +1,4 @@
-"""How bench/gemm.py (and bench/fill_ptx_cache.py, the probes) compile a GEMM variant of
+"""How bench/gemm.py (and tools/fill_ptx_cache.py, the probes) compile a GEMM variant of
 examples/kernels/gemm.mlir (no torch needed), and the problem they time it on (`problem`)."""
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """Inputs, grid, poisoned output and float32 torch reference of the test/Inputs/kernels kernels
-that test/gpu/test_more_kernels_gpu.py checks and bench/probes/schedule_vs_heuristic.py times.
+that test/gpu/test_more_kernels_gpu.py checks and tools/probes/schedule_vs_heuristic.py times.
 torch is passed in: importing this file needs neither torch nor a GPU.
 
 Each `make_*` returns a Case: launch it with `case.run(kernel)` (the output is NaN-filled

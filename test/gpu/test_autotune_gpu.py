@@ -4,7 +4,7 @@ and a fresh tuner on the same cache directory do not time again. The tuner's log
 tested without a GPU in test/python/test_autotune.py.
 
 The configs' pipelines are the static strings in PIPELINES, each also compiled by a
-`wsdialects.compile(GEMM, pipeline=...)` call below: bench/fill_ptx_cache.py reads those
+`wsdialects.compile(GEMM, pipeline=...)` call below: tools/fill_ptx_cache.py reads those
 calls, and the tuner's compiles find the same PTX in WSDIALECTS_PTX_CACHE (it is keyed by
 the LLVM IR, which does not depend on how the pipeline was spelled)."""
 

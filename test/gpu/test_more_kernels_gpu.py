@@ -8,7 +8,7 @@ loops of 0 and 1 iterations. Outputs are NaN-filled first. Inputs, references an
 test/gpu/more_kernels.py. Skips without torch or a Hopper GPU.
 
 The stored two_dots_shared_load schedule is issue 12's S1 (the dots on different warp groups,
-kept on purpose: bench/resolve_stored.py's KEPT); today's solver plans a cooperative team there,
+kept on purpose: tools/resolve_stored.py's KEPT); today's solver plans a cooperative team there,
 whose PTX equals the heuristic's.
 """
 

@@ -1,4 +1,4 @@
-"""The composite softmax calibration (bench/calibrate.py's measurement, bench/machine_fit.py's
+"""The composite softmax calibration (tools/calibrate.py's measurement, tools/machine_fit.py's
 fit), the machine model's chain_latency and ws-schedule's partner-latency option, and the
 §5.2 normalization keeping significant durations non-zero."""
 
@@ -14,7 +14,7 @@ from wsdialects.schedule.machine import Machine, load_machine
 from wsdialects.schedule.normalize import SIGNIFICANT, normalize_costs
 
 ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "bench"))
+sys.path.insert(0, str(ROOT / "tools"))
 import machine_fit  # noqa: E402
 
 MEASURED = ROOT / "bench" / "results" / "2026-11-26-calibrate-h100.json"

@@ -259,7 +259,7 @@ class Launcher:
         (addresses, shapes, strides, dtypes, scalar values): a launch with arguments seen before
         goes straight to cuLaunchKernel. A GEMM of 8192^2 x 256 runs
         ~80 us on the H100; the full checks took ~70-115 us of host time per launch
-        (bench/probes/launch_overhead.py), so back-to-back launches were host-bound."""
+        (tools/probes/launch_overhead.py), so back-to-back launches were host-bound."""
         torch = _torch()
         key = _identity(torch, grid, args)
         ready = self._ready.get(key) if key is not None else None

@@ -13,7 +13,7 @@ convert, with their shuffles and dependences): the result of an op on one of its
 ``units`` is ready ``factor`` times its unit occupancy after it issues: ``with_partner``
 for a member of a ping-pong team, whose partner runs the same elementwise work on the same
 SM sub-partitions (sharing their issue slots and pipelines in a way the units' occupancies
-do not show), ``alone`` otherwise.  ``bench/calibrate.py`` fits both from the softmax step
+do not show), ``alone`` otherwise.  ``tools/calibrate.py`` fits both from the softmax step
 it measures on the GPU, one warp group per SM and two.
 """
 

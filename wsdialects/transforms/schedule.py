@@ -22,7 +22,7 @@ ping-pong: one member's exponentials next to the other's MMAs).
 
 `partner-latency` says how a ping-pong member's elementwise ops are priced: `true` at the
 machine model's `chain_latency.with_partner` times their unit occupancy until their result is
-ready (the softmax measured beside a second warp group, 1.32x alone: bench/calibrate.py),
+ready (the softmax measured beside a second warp group, 1.32x alone: tools/calibrate.py),
 `false` at their occupancy, and `auto` (the default) at their occupancy unless that schedule
 leaves a member nothing of its own to overlap (every op of the compute warps in stage 0), and
 then with the partner where that schedule's registers fit what the lowering gives a member
@@ -219,7 +219,7 @@ class SchedulePass(ModulePass):
 
     def choose(self, kernel, loop):
         """The warp organisation the joint problem picks for `loop`: (its loop graph, the
-        normalized graph that was solved, the schedule). `bench/schedule_gantt.py` draws it."""
+        normalized graph that was solved, the schedule). `tools/schedule_gantt.py` draws it."""
         deadline = time.monotonic() + self.time_limit
         first = self._solve(kernel, loop, self.partner_latency is True, deadline)
         lg, graph, sched = first

@@ -1,7 +1,7 @@
 // Probe: examples/kernels/gemm.mlir after `ws-tma-store,ws-specialize{persistent=true cooperative=2 pingpong=true
 // depth=3 mma-depth=1}`, edited by hand: each consumer group stores its own 64x256 rows with a TMA store of its
 // own (the descriptor's box is 64x256) instead of gathering the 128x256 tile into group 0's staging buffer
-// (a named barrier of both groups at every epilogue) for one store. Timed by bench/probes/repeat_ab.py with
+// (a named barrier of both groups at every epilogue) for one store. Timed by tools/probes/repeat_ab.py with
 // 'src=bench/kernels/split_store/gemm_pingpong.mlir:<lowering passes>'.
 builtin.module {
   func.func @matmul(%a_desc: !tile.desc<tensor<128x64xf16>>, %b_desc: !tile.desc<tensor<256x64xf16>>, %c_ptr: !tile.ptr<f16>, %M: i32, %N: i32, %K: i32, %stride_cm: i32, %c_ptr_tma: !tile.desc<tensor<64x256xf16>>, %c_ptr_tma_ok: i32, %ws_grid_x: i32, %ws_grid_y: i32, %ws_grid_z: i32) attributes {tile.kernel, tile.num_warps = 12 : i32, ws.tma_stores = [{ptr = 2 : i32, rows = 3 : i32, cols = 4 : i32, stride = 6 : i32, desc = 7 : i32}], ws.distributed = "producer warps 4, consumer warps 8", ws.persistent = {programs = 132 : i32}} {

@@ -352,7 +352,7 @@ class SharedTiles:
             # the other groups through `free`. A handshake (one side bar.sync, the other
             # bar.arrive) on each barrier, as for the ping-pong turns: compute-sanitizer's
             # synccheck reports two groups' bar.sync on one barrier from different code
-            # (bench/probes/sanitizer_probes.cu).
+            # (tools/probes/sanitizer_probes.cu).
             if g == 0:
                 self.wait_store_reads()
                 self.named_barrier(L.barrier_id, L.threads)

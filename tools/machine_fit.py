@@ -1,8 +1,8 @@
-"""Writing bench/calibrate.py's GPU measurements into a machine model (no GPU needed):
+"""Writing tools/calibrate.py's GPU measurements into a machine model (no GPU needed):
 each measured rule's `per_cycle` rounded to 2^k or 1.5 x 2^k, the wgmma latency, and
 `chain_latency`, the composite softmax factors fitted to the measured softmax step.
 
-    python bench/machine_fit.py bench/results/DATE-calibrate-h100.json \
+    python tools/machine_fit.py bench/results/DATE-calibrate-h100.json \
         --write-machine wsdialects/schedule/machines/h100.json [--date DATE]
 """
 
@@ -90,14 +90,14 @@ def write_machine(path: Path, m: dict, date: str, command: str) -> None:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description="write bench/calibrate.py's measurements into a machine model")
-    ap.add_argument("measurements", help="a JSON file bench/calibrate.py wrote")
+    ap = argparse.ArgumentParser(description="write tools/calibrate.py's measurements into a machine model")
+    ap.add_argument("measurements", help="a JSON file tools/calibrate.py wrote")
     ap.add_argument("--write-machine", required=True)
     ap.add_argument("--date", default=None, help="the measurement's date (default: the file name's)")
     args = ap.parse_args()
     date = args.date or Path(args.measurements).name[:10]
     write_machine(Path(args.write_machine), json.loads(Path(args.measurements).read_text()), date,
-                  f"python bench/calibrate.py (on the GPU) && python bench/machine_fit.py {args.measurements} "
+                  f"python tools/calibrate.py (on the GPU) && python tools/machine_fit.py {args.measurements} "
                   f"--write-machine {args.write_machine}")
     print("wrote", args.write_machine, file=sys.stderr)
 

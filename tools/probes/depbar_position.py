@@ -1,7 +1,7 @@
 """Where ptxas puts the steady loop's P·V wait (`WARPGROUP.DEPBAR.LE gsb0, 0x0`) among the
 softmax's exponentials (bench/results/2026-11-26-attention-tile-and-order-notes.md, hypothesis 4).
 
-    python bench/probes/depbar_position.py kernel.ptx [--nvdisasm PATH]
+    python tools/probes/depbar_position.py kernel.ptx [--nvdisasm PATH]
 
 Assembles the PTX (ptxas on PATH), disassembles it (nvdisasm: the pip package
 nvidia-cuda-nvdisasm has one) and prints the order of events from the first QK^T wait

@@ -7,7 +7,7 @@ compiled again with that command; a file whose body differs is reported with the
 kept, the date in the first line set to today's). Files without such a line (hand-made
 schedules) and those in KEPT are left alone.
 
-    python bench/resolve_stored.py [--write] [NAME ...]
+    python tools/resolve_stored.py [--write] [NAME ...]
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Draw the schedule `ws-schedule{arch=...}` chooses for a kernel's main loop as an SVG Gantt
 chart (the organisation the pass picks, not only the split one the `ws-schedule` CLI solves).
 
-    python bench/schedule_gantt.py examples/kernels/flash_attention_bf16.mlir OUT.svg [--arch h100]
+    python tools/schedule_gantt.py examples/kernels/flash_attention_bf16.mlir OUT.svg [--arch h100]
 """
 
 from __future__ import annotations

@@ -2,9 +2,9 @@
 does keeping the P·V wait after the softmax (where the IR puts it; ptxas hoists it above the
 exponentials, bench/results/2026-11-26-attention-stalls-notes.md) pay?
 
-    python bench/probes/ptx_patch_ab.py [--kernels flash_attention_bf16,flash_attention] \\
+    python tools/probes/ptx_patch_ab.py [--kernels flash_attention_bf16,flash_attention] \\
         [--pipelines 'ws-hopper{cooperative=2 pingpong=true}'] [--ls 4096,16384] [--patches membar,nanosleep]
-    python bench/probes/ptx_patch_ab.py --dry-run   # patch and assemble only (ptxas), print the wait's place
+    python tools/probes/ptx_patch_ab.py --dry-run   # patch and assemble only (ptxas), print the wait's place
 
 Patches (each inserted in front of every `wgmma.wait_group.sync.aligned 0` that follows
 exponentials, i.e. the softmax's P·V waits): `membar` = `fence.acq_rel.cta` (MEMBAR.ALL.CTA:
@@ -31,7 +31,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "bench" / "probes"))
+sys.path.insert(0, str(ROOT / "tools" / "probes"))
 import wsdialects  # noqa: E402
 
 FENCES = {"membar": "fence.acq_rel.cta;", "nanosleep": "nanosleep.u32 0;"}
@@ -199,7 +199,7 @@ def main() -> None:
     bench = lambda f: do_bench(f, warmup=25, rep=200, return_mode="median")  # noqa: E731
     dev = torch.cuda.get_device_name()
     lines = [f"# P·V wait placement A/B ({dev})", "",
-             f"Command: `python bench/probes/ptx_patch_ab.py --kernels {args.kernels} --pipelines '{args.pipelines}' "
+             f"Command: `python tools/probes/ptx_patch_ab.py --kernels {args.kernels} --pipelines '{args.pipelines}' "
              f"--ls {args.ls} --patches {args.patches}"
              + (f" --kernel-dir {args.kernel_dir}" if Path(args.kernel_dir) != ROOT / "examples" / "kernels" else "")
              + f"` ({datetime.date.today().isoformat()}); B*H = {args.bh}, d = 128 (64, 256 for the d64 / d256 kernels); TFLOP/s (do_bench median); "

@@ -1,7 +1,7 @@
 """One launch of a GEMM variant of bench/gemm.py (M = N = 8192), for ncu / SASS inspection:
 
     ncu --kernel-name regex:matmul --launch-skip 1 --launch-count 1 --section SpeedOfLight \\
-        python bench/profile_gemm.py [--variant 'ws-schedule{arch=h100},ws-hopper'] [--K 4096] [--sass DIR]
+        python tools/profile_gemm.py [--variant 'ws-schedule{arch=h100},ws-hopper'] [--K 4096] [--sass DIR]
 
 A variant is a bench/gemm.py variant (bench/gemm_variants.py). With --sass DIR the kernel's PTX is
 written to DIR. Launches twice (a warm-up, then the profiled one)."""

@@ -1,8 +1,8 @@
 """Where a consumer warp of an attention kernel spends its steady-loop time, per region of the
-loop, from ncu's per-instruction warp-stall samples (bench/device_run.sh `STEPS=profile
+loop, from ncu's per-instruction warp-stall samples (tools/device_run.sh `STEPS=profile
 PROFILE_SOURCE=1` writes them as sass-counts-N.csv.gz).
 
-    python bench/probes/stall_regions.py sass-counts-0.csv.gz [sass-counts-1.csv.gz ...]
+    python tools/probes/stall_regions.py sass-counts-0.csv.gz [sass-counts-1.csv.gz ...]
 
 The loop is the one around the most-sampled `WARPGROUP.DEPBAR.LE gsb0, 0x1` (the QK^T wait):
 from its back edge's target to the back edge. Regions, in loop order: `turn + slots` (slot

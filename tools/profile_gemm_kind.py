@@ -1,7 +1,7 @@
 """One launch of a GEMM kind of bench/gemm_kinds.py (or its torch peer), for ncu / SASS inspection:
 
     ncu --kernel-name regex:. --launch-skip 1 --launch-count 1 --section SpeedOfLight --section MemoryWorkloadAnalysis \\
-        python bench/profile_gemm_kind.py --kind d [--variant 'ws-hopper{persistent=true}'] [--K 4096] [--peer]
+        python tools/profile_gemm_kind.py --kind d [--variant 'ws-hopper{persistent=true}'] [--K 4096] [--peer]
 
 Launches twice (a warm-up, then the profiled one); `--peer` launches the kind's first torch op instead."""
 

@@ -4,7 +4,7 @@ model's own liveness (the schedule it chose, counted the way its register constr
 counts), against ws-register-budget's estimate for the lowered kernel and what ptxas
 (`-v`, sm_90a, where installed) uses and spills.
 
-    python bench/probes/register_model_gap.py [KERNEL[@OPTIONS] ...]
+    python tools/probes/register_model_gap.py [KERNEL[@OPTIONS] ...]
 
 KERNEL is a path or a name in examples/kernels/ or test/Inputs/kernels/; OPTIONS are
 ws-schedule's (`partner-latency=true`). Default: the attention kernels with and without

@@ -3,9 +3,9 @@ compiled with `ws-hopper` (the heuristic) and with the solver's schedule (`ws-sc
 ws-hopper`), both checked once against a float32 torch reference (outputs NaN-filled first), then
 timed with `triton.testing.do_bench` (median; 25 ms warm-up, 200 ms repeats).
 
-    python bench/probes/schedule_vs_heuristic.py [NAME ...] [--out DIR] [--solver auto|live|stored]
+    python tools/probes/schedule_vs_heuristic.py [NAME ...] [--out DIR] [--solver auto|live|stored]
         [--hopper 'ws-hopper{persistent=true}'] [--sizes 1] [--rep MS] [--warmup MS]
-    python bench/probes/schedule_vs_heuristic.py --compile-only [NAME ...]   # no torch / GPU needed
+    python tools/probes/schedule_vs_heuristic.py --compile-only [NAME ...]   # no torch / GPU needed
 
 Kernels: fused_mlp, staged_mlp and two_dots_shared_load by default, plus each NAME given (a file
 stem of test/Inputs/kernels/, examples/kernels/ or test/Inputs/kernels/gemm_kinds/). Inputs,
@@ -21,7 +21,7 @@ bench/gemm_kinds_specs.py (M = N = 8192, K = 4096 and 16384). Sizes (FLOPs count
 The solver's schedule (--solver): `live` runs ws-schedule (needs OR-Tools), `stored` compiles
 the schedule kept as IR in test/Inputs/kernels/scheduled/ (or gemm_kinds/scheduled/) with
 --hopper; `auto` (default) is live where OR-Tools imports, else stored. The table says which.
-bench/resolve_stored.py's KEPT schedules are an earlier solver's choice (two_dots_shared_load:
+tools/resolve_stored.py's KEPT schedules are an earlier solver's choice (two_dots_shared_load:
 the dots on different warp groups; today's solver plans a cooperative team), noted as such.
 
 Prints a markdown table (kernel, size, heuristic and ws-schedule TFLOP/s and us, their ratio, the
@@ -43,7 +43,7 @@ import traceback
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-for p in (ROOT, ROOT / "bench", ROOT / "test" / "gpu"):
+for p in (ROOT, ROOT / "bench", ROOT / "tools", ROOT / "test" / "gpu"):
     sys.path.insert(0, str(p))
 import wsdialects  # noqa: E402
 import more_kernels as mk  # noqa: E402
@@ -247,7 +247,7 @@ def table(results) -> list[str]:
 
 def report(args, results, meta, final) -> list[str]:
     lines = [f"# The solver's schedule vs the heuristic pipeline ({meta['device']}, {args.date})", "",
-             f"Command: `python bench/probes/schedule_vs_heuristic.py {' '.join(sys.argv[1:])}`. One process; "
+             f"Command: `python tools/probes/schedule_vs_heuristic.py {' '.join(sys.argv[1:])}`. One process; "
              f"`triton.testing.do_bench` median ({args.warmup} ms warm-up, {args.rep} ms repeats); TFLOP/s count "
              "every dot; ratio = heuristic time / ws-schedule time (> 1: the schedule is faster). Errors against a "
              "float32 torch reference from the same inputs, outputs NaN-filled before the checked run.", "",

@@ -2,7 +2,7 @@
 launches them) against the same kernel decoding a 1-D grid in groups of 8 row blocks
 (bench/kernels/grouped/): does an L2-friendly tile order pay for this L2-bound kernel?
 
-    python bench/probes/tile_order_ab.py [--ks 1024,4096,16384] [--variants 'ws-hopper;ws-hopper{persistent=true}']
+    python tools/probes/tile_order_ab.py [--ks 1024,4096,16384] [--variants 'ws-hopper;ws-hopper{persistent=true}']
 
 Needs torch, triton (do_bench) and a GPU; every output is checked against torch."""
 

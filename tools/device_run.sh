@@ -18,15 +18,15 @@ fi
 python3 -c "import torch, triton, llvmlite, cuda.bindings as cb; print('torch', torch.__version__, 'triton', triton.__version__, 'llvmlite', llvmlite.__version__, 'cuda.bindings', cb.__version__, torch.cuda.get_device_name())"
 STEPS=${STEPS:-tests,sanitize,bench}
 if [[ $STEPS == *calibrate* ]]; then
-  # the machine model's rates and the wgmma latency (bench/calibrate.py), written to $OUT
-  timeout 240 python3 bench/calibrate.py --out $OUT 2>&1 | tee $OUT/calibrate.log | tail -30
+  # the machine model's rates and the wgmma latency (tools/calibrate.py), written to $OUT
+  timeout 240 python3 tools/calibrate.py --out $OUT 2>&1 | tee $OUT/calibrate.log | tail -30
 fi
 if [[ $STEPS == *tests* ]]; then
   timeout ${TESTS_TIMEOUT:-300} python3 -m pytest -q -p no:cacheprovider ${GPU_TESTS:-test/gpu} 2>&1 | tee $OUT/gpu_tests.log | tail -40
 fi
 if [[ $STEPS == *probes* ]]; then
-  # which synchronization patterns compute-sanitizer models (bench/probes/sanitizer_probes.cu)
-  nvcc -arch=sm_90a -o /tmp/probes bench/probes/sanitizer_probes.cu 2>&1 | tail -5
+  # which synchronization patterns compute-sanitizer models (tools/probes/sanitizer_probes.cu)
+  nvcc -arch=sm_90a -o /tmp/probes tools/probes/sanitizer_probes.cu 2>&1 | tail -5
   for tool in synccheck racecheck; do
     for pat in gather_sym gather_asym put_warp put_thread; do
       echo "== compute-sanitizer --tool $tool probes $pat"
@@ -51,13 +51,13 @@ if [[ $STEPS == *attn-bench* ]]; then
 fi
 if [[ $STEPS == *profile* ]]; then
   # ncu + SASS: PROFILE_SPECS, ';'-separated commands (shell words, quoted as needed) of
-  # bench/profile_attention.py or bench/profile_gemm.py, e.g.
-  # "bench/profile_attention.py --pipeline 'ws-hopper{cooperative=2 pingpong=true}';bench/profile_attention.py --fa3";
+  # tools/profile_attention.py or tools/profile_gemm.py, e.g.
+  # "tools/profile_attention.py --pipeline 'ws-hopper{cooperative=2 pingpong=true}';tools/profile_attention.py --fa3";
   # or PROFILE_PIPELINES, ';'-separated attention pipelines (each with PROFILE_ARGS);
   # PROFILE_SOURCE=1 also writes sass-counts-N.csv.gz: the kernel's SASS with per-instruction counts
   if [[ -n $PROFILE_SPECS ]]; then IFS=';' read -ra specs <<< "$PROFILE_SPECS"
   else IFS=';' read -ra pipes <<< "${PROFILE_PIPELINES:-ws-hopper}"; specs=()
-    for p in "${pipes[@]}"; do specs+=("bench/profile_attention.py --pipeline '$p' ${PROFILE_ARGS}"); done; fi
+    for p in "${pipes[@]}"; do specs+=("tools/profile_attention.py --pipeline '$p' ${PROFILE_ARGS}"); done; fi
   for i in "${!specs[@]}"; do
     spec=${specs[$i]}; echo "== ncu [$i] $spec"
     # ours: flash_attention* / matmul; FlashAttention-3: CUTLASS's device_kernel
@@ -77,12 +77,12 @@ if [[ $STEPS == *profile* ]]; then
   done
 fi
 if [[ $STEPS == *timeline* ]]; then
-  # clock stamps of one CTA at every turn, wgmma commit and wait (bench/probes/attention_timeline.py);
+  # clock stamps of one CTA at every turn, wgmma commit and wait (tools/probes/attention_timeline.py);
   # TIMELINE_SPECS: ';'-separated argument lists, e.g. "--pipeline 'ws-hopper{cooperative=2 pingpong=true}' --L 16384"
   IFS=';' read -ra specs <<< "${TIMELINE_SPECS:---L 4096}"
   for i in "${!specs[@]}"; do
     echo "== timeline [$i] ${specs[$i]}"
-    eval "timeout 120 python3 bench/probes/attention_timeline.py ${specs[$i]} --out $OUT/timeline-$i" 2>&1 | tail -40
+    eval "timeout 120 python3 tools/probes/attention_timeline.py ${specs[$i]} --out $OUT/timeline-$i" 2>&1 | tail -40
   done
 fi
 if [[ $STEPS == *fuzz* ]]; then

@@ -1,10 +1,10 @@
 """One launch of an attention kernel of examples/kernels, for ncu / SASS inspection:
 
     ncu --kernel-name regex:flash --launch-skip 1 --launch-count 1 --section SpeedOfLight \\
-        python bench/profile_attention.py [--kernel flash_attention] [--pipeline ws-hopper] [--L 4096] [--sass DIR]
-        python bench/profile_attention.py --source test/Inputs/kernels/scheduled/flash_attention_bf16.mlir
-        python bench/profile_attention.py --fa3 [--causal]  # FlashAttention-3 (fa3-fwd, bf16) on the same shape
-        python bench/profile_attention.py --kernel flash_attention_causal --bf16   # ours, causal bf16
+        python tools/profile_attention.py [--kernel flash_attention] [--pipeline ws-hopper] [--L 4096] [--sass DIR]
+        python tools/profile_attention.py --source test/Inputs/kernels/scheduled/flash_attention_bf16.mlir
+        python tools/profile_attention.py --fa3 [--causal]  # FlashAttention-3 (fa3-fwd, bf16) on the same shape
+        python tools/profile_attention.py --kernel flash_attention_causal --bf16   # ours, causal bf16
 
 With --sass DIR the kernel's PTX is written to DIR (assemble it with `ptxas -arch=sm_90a` and
 read it with `cuobjdump --dump-sass`). Launches twice (a warm-up, then the profiled one)."""
@@ -31,7 +31,7 @@ ap.add_argument("--source", default="", help="the kernel's file (default example
 ap.add_argument("--fa3", action="store_true", help="profile FlashAttention-3 (bf16) instead")
 ap.add_argument("--causal", action="store_true", help="FlashAttention-3: causal (ours: pick a causal --kernel)")
 ap.add_argument("--bf16", action="store_true", help="ours: the f16 kernel with bf16 elements")
-ap.add_argument("--patch", default="", help="ours: the PTX patched as bench/probes/ptx_patch_ab.py does (membar, nanosleep)")
+ap.add_argument("--patch", default="", help="ours: the PTX patched as tools/probes/ptx_patch_ab.py does (membar, nanosleep)")
 args = ap.parse_args()
 if args.fa3:
     from fa3_fwd_interface import flash_attn_func
@@ -47,7 +47,7 @@ source = Path(args.source) if args.source else ROOT / "examples" / "kernels" / f
 text = source.read_text()
 k = wsdialects.compile(text.replace("xf16", "xbf16") if args.bf16 else text, pipeline=args.pipeline)
 if args.patch:
-    sys.path.insert(0, str(ROOT / "bench" / "probes"))
+    sys.path.insert(0, str(ROOT / "tools" / "probes"))
     from ptx_patch_ab import FENCES, patch  # noqa: E402
 
     from wsdialects.runtime.launch import Launcher  # noqa: E402

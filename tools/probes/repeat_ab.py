@@ -2,7 +2,7 @@
 variants and cuBLAS alternately, round after round, at each K of a list (a K may repeat), and prints
 every round's ratio, so a slow round shows whether it is ours or the card's.
 
-    python bench/probes/repeat_ab.py --variants 'ws-hopper{persistent=true}' --ks 256,16384,256 --rounds 4
+    python tools/probes/repeat_ab.py --variants 'ws-hopper{persistent=true}' --ks 256,16384,256 --rounds 4
 """
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ def main() -> None:
     ws = [compile_variant(v) for v in variants]
     dev = torch.cuda.get_device_name()
     lines = [f"# gemm.mlir, repeated rounds in one process ({dev}, {datetime.date.today()})", "",
-             f"Command: `python bench/probes/repeat_ab.py --variants '{args.variants}' --ks {args.ks} --rounds "
+             f"Command: `python tools/probes/repeat_ab.py --variants '{args.variants}' --ks {args.ks} --rounds "
              f"{args.rounds} --rep {args.rep}` (`triton.testing.do_bench` median, 25 ms warm-up, {args.rep} ms; "
              "per round: each variant, then cuBLAS).", "",
              "| K | round | cuBLAS TFLOP/s | " + " | ".join(f"ws[{i}] x cuBLAS" for i in range(len(ws))) + " |",

@@ -2,9 +2,9 @@
 a kernel against a copy of its PTX patched as text for clusters of 2, in one process, beside the
 torch op a user would call instead.
 
-    python bench/probes/multicast_ab.py [--kernels gemm,d] [--ks 256,1024,4096,16384] \\
+    python tools/probes/multicast_ab.py [--kernels gemm,d] [--ks 256,1024,4096,16384] \\
         [--variant 'ws-hopper{persistent=true}']
-    python bench/probes/multicast_ab.py --dry-run   # patch and assemble only (ptxas)
+    python tools/probes/multicast_ab.py --dry-run   # patch and assemble only (ptxas)
 
 The patch (what a compiler pass would have to emit; cuBLAS's `..._1x2_...` kernels do this):
 - `.reqnctapercluster 2, 1, 1`: programs 2j and 2j+1 form a cluster (rank = pid % 2). In
@@ -151,7 +151,7 @@ def main() -> None:
     bench = lambda f: do_bench(f, warmup=25, rep=200, return_mode="median")  # noqa: E731
     dev = torch.cuda.get_device_name()
     lines = [f"# TMA multicast over clusters of 2, a PTX-patch probe ({dev}, {datetime.date.today()})", "",
-             f"Command: `python bench/probes/multicast_ab.py --kernels {args.kernels} --ks {args.ks} "
+             f"Command: `python tools/probes/multicast_ab.py --kernels {args.kernels} --ks {args.ks} "
              f"--variant '{args.variant}'` (one process; `triton.testing.do_bench` median, 25 ms warm-up, 200 ms; "
              "rel. error against a float64 product; ratios against the torch op of the same row).", "",
              "| kernel | K | torch TFLOP/s | ours TFLOP/s (x torch) | ours + multicast TFLOP/s (x torch) | "

@@ -22,8 +22,8 @@ during the run (the card's clocks are left as they are). Measured:
 - `tile.load` bytes per clock from L2 (pointer loads of an L2-resident matrix), and
   `tile.desc_load` (TMA, through device-side tensor descriptors, where this Triton has them).
 
-    python bench/calibrate.py [--out DIR] [--write-machine wsdialects/schedule/machines/h100.json]
-    python bench/machine_fit.py bench/results/DATE-calibrate.json --write-machine ...   # no GPU: an earlier run's
+    python tools/calibrate.py [--out DIR] [--write-machine wsdialects/schedule/machines/h100.json]
+    python tools/machine_fit.py bench/results/DATE-calibrate.json --write-machine ...   # no GPU: an earlier run's
 
 `--write-machine` sets each measured rule's `per_cycle` to the measured rate rounded to
 the nearest value of the form 2^k or 1.5 x 2^k (so the §5.2 normalization keeps a coarse
@@ -46,7 +46,7 @@ import triton.language as tl
 from triton.testing import do_bench
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "bench"))
+sys.path.insert(0, str(ROOT / "tools"))
 from machine_fit import SOFTMAX_KEYS, write_machine  # noqa: E402
 
 
@@ -283,7 +283,7 @@ def main() -> None:
     Path(args.out).mkdir(parents=True, exist_ok=True)
     (Path(args.out) / f"{args.date}-calibrate.json").write_text(json.dumps(m, indent=2) + "\n")
     if args.write_machine:
-        write_machine(Path(args.write_machine), m, args.date, "python bench/calibrate.py --write-machine " + args.write_machine)
+        write_machine(Path(args.write_machine), m, args.date, "python tools/calibrate.py --write-machine " + args.write_machine)
         print("wrote", args.write_machine, file=sys.stderr)
 
 

@@ -2,7 +2,7 @@
 cuLaunchKernel) against the GPU time of the kernel, for examples/kernels/gemm.mlir at M = N = 8192:
 if the host needs longer than the kernel runs, back-to-back launches (and do_bench) are host-bound.
 
-    python bench/probes/launch_overhead.py --variants 'ws-hopper{persistent=true}' --ks 256,1024
+    python tools/probes/launch_overhead.py --variants 'ws-hopper{persistent=true}' --ks 256,1024
 """
 
 from __future__ import annotations

@@ -14,10 +14,10 @@ waited for, so the kernel runs as before up to a few instructions per event. Aft
 the array is read back (cuModuleGetGlobal) and summarised: per warp group, the median cycles
 between consecutive event kinds in the steady state, and a merged excerpt of both groups.
 
-    python bench/probes/attention_timeline.py --kernel examples/kernels/flash_attention_bf16.mlir \\
+    python tools/probes/attention_timeline.py --kernel examples/kernels/flash_attention_bf16.mlir \\
         --pipeline 'ws-hopper{cooperative=2 pingpong=true}' --L 4096 [--bh 64] [--out DIR]
 
-Needs torch, cuda-python and a GPU (bench/device_run.sh's environment); `--dry-run` only
+Needs torch, cuda-python and a GPU (tools/device_run.sh's environment); `--dry-run` only
 instruments and assembles the PTX (ptxas), which works on any machine with ptxas.
 """
 
@@ -141,7 +141,7 @@ def main() -> None:
     ap.add_argument("--cta-y", type=int, default=0)
     ap.add_argument("--out", default="")
     ap.add_argument("--dry-run", action="store_true", help="instrument and assemble only (ptxas), no launch")
-    ap.add_argument("--patch", default="", help="first patch the PTX as bench/probes/ptx_patch_ab.py does (membar, nanosleep)")
+    ap.add_argument("--patch", default="", help="first patch the PTX as tools/probes/ptx_patch_ab.py does (membar, nanosleep)")
     args = ap.parse_args()
     k = wsdialects.compile(args.kernel, pipeline=args.pipeline)
     launcher = k.kernel()

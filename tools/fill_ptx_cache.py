@@ -5,7 +5,7 @@ The compiles are read from the sources: each `wsdialects.compile(...)` call in t
 (with the values of the `pytest.mark.parametrize` names it uses), plus the bench variants
 given on the command line (GEMM variants first; `--attention=V;V` the variants of
 bench/attention.py, for every kernel it runs). Usage:
-    WSDIALECTS_PTX_CACHE=.ptxcache python bench/fill_ptx_cache.py ['ws-hopper;ws-hopper{persistent=true}'] \
+    WSDIALECTS_PTX_CACHE=.ptxcache python tools/fill_ptx_cache.py ['ws-hopper;ws-hopper{persistent=true}'] \
         [--attention='ws-hopper;ws-hopper{cooperative=2}'] [--attention-kernel-dir=bench/kernels/bn160 ...]
 """
 
