@@ -1,15 +1,15 @@
 """`ws-persistent{programs=N tile-group=T}`: persistent warp-specialized kernels (Tawa §IV-B).
 
-N programs (by default one per CTA the SMs hold: 132, times the kernel's `ws.ctas_per_sm`)
-loop over the output tiles of the user's grid: tile = pid + i * programs. The tile order is the pass's decision: with T = 0, x
-fastest in serpentine order (every other row of tiles runs x backwards, so programs see
-all x alike: balanced when work grows with x, as in causal attention); with T > 0, in
-bands of T x values (x fastest within a band, then y: Triton's GROUP_M), so the tiles in
-flight share a few rows of A and columns of B in L2; the default (T = -1) takes bands of 8
-when some TMA load's box depends on the tile's x alone and another's on its y alone (a
-GEMM on a 2-D or 3-D grid; H100: +18 % / +30 % at K 4k / 16k on a 128x128 GEMM, -5 % at
-1k, bench/results/2026-11-26-gemm-tile-order-h100-run48.md), else serpentine (attention: K
-and V depend on y alone), and says so in a remark. A 1-D grid the kernel decodes itself
+N programs (`programs=N`; 0, the default, is one per CTA the SMs hold: 132, times the
+kernel's `ws.ctas_per_sm`) loop over the output tiles of the user's grid: tile = pid + i *
+programs. The tile order is the pass's decision (`tile-group=T`): with T = 0, x fastest in
+serpentine order (every other row of tiles runs x backwards, so programs see all x alike:
+balanced when work grows with x, as in causal attention); with T > 0, in bands of T x values
+(x fastest within a band, then y: Triton's GROUP_M), so the tiles in flight share a few rows
+of A and columns of B in L2; the default (T = -1) takes bands of 8 when some TMA load's box
+depends on the tile's x alone and another's on its y alone (a GEMM on a 2-D or 3-D grid,
+where L2 reuse pays at large K), else serpentine (attention: K and V depend on y alone), and
+says so in a remark. A 1-D grid the kernel decodes itself
 (`pid % W` and `pid / W` its only uses of the program id, as in Triton's tutorial matmul)
 is a W-wide 2-D grid for this choice: its tiles are ordered in bands over (pid % W, pid / W)
 and the virtual 1-D id handed to the user's decode (ids past the last full column of W keep
@@ -62,7 +62,7 @@ AREF_OPS = (PutOp, GetOp, ConsumedOp)
 
 
 SMS = 132  # SMs of the H100 SXM (and H200): one program per CTA they hold by default
-AUTO_GROUP = 8  # Triton's usual GROUP_M; measured: bench/results/2026-11-26-gemm-tile-order-h100-run48.md
+AUTO_GROUP = 8  # Triton's usual GROUP_M
 
 
 def _decoded_width(pid: ProgramIdOp) -> SSAValue | None:

@@ -1,66 +1,51 @@
 """`ws-schedule{arch=h100 solver=cpsat time-limit=S normalize=U pingpong=true partner-latency=auto}`:
 Twill's optimal schedule written on the IR (stage 8; it runs before ws-partition).
 
-For every tile kernel whose main loop (the top-level `scf.for` holding a TMA
-load) is straight-line code, builds the loop's dependence graph with the machine
-model of `arch` (`wsdialects.schedule.from_ir`), normalizes its costs (§5.2,
-U = 300 by default) and solves the joint software-pipelining / warp-assignment
-problem (Algorithm 1). Every scheduled op of the loop body (every graph node:
-the ops producing tiles, and stores) gets
+For every tile kernel whose main loop (the top-level `scf.for` holding a TMA load) is
+straight-line code, the pass builds the loop's dependence graph with the machine model of
+`arch` (`h100` or `b200`; `wsdialects.schedule.from_ir`), normalizes its costs to at most U
+cycles (`normalize`, Twill §5.2) and solves the joint software-pipelining / warp-assignment
+problem (Algorithm 1) with `solver` (`cpsat` or `z3`). Every graph node of the loop body (the ops producing
+tiles, and stores) gets `ws.stage` (start // II: the iteration offset it runs at in the steady
+state), `ws.order` (its rank in the steady state by issue cycle, ties in program order) and
+`ws.warp` (its warp group: compute groups 0..n-1, the TMA group n). The loop gets
+`ws.schedule = {II, L, warps = n, vl_warp = n, solver}`, plus `cooperative = s` when each
+scheduled warp is a team of s warp groups splitting the tiles by rows, and `pingpong = true`
+when that team runs offset in time (FA3's ping-pong). ws-specialize then builds what the
+schedule asks for (ws-cooperative, ws-pingpong):
 
-- `ws.stage` (i32): its stage, start // II, i.e. the iteration offset it runs at
-  in the steady state;
-- `ws.order` (i32): its rank in the steady state, ordered by issue cycle within
-  the II-cycle window (ties: program order);
-- `ws.warp` (i32): its warp group; compute groups are 0..n-1, the variable-
-  latency (TMA) group is n;
-
-and the loop gets `ws.schedule = {II, L, warps = n, vl_warp = n, solver}`, plus
-`cooperative = s` when each scheduled warp is a team of s warp groups splitting
-the tiles by rows, and `pingpong = true` when that team runs offset in time (FA3's
-ping-pong: one member's exponentials next to the other's MMAs).
-
-`partner-latency` says how a ping-pong member's elementwise ops are priced: `true` at the
-machine model's `chain_latency.with_partner` times their unit occupancy until their result is
-ready (the softmax measured beside a second warp group, 1.32x alone: tools/calibrate.py),
-`false` at their occupancy, and `auto` (the default) at their occupancy unless that schedule
-leaves a member nothing of its own to overlap (every op of the compute warps in stage 0), and
-then with the partner where that schedule's registers fit what the lowering gives a member
-(its setmaxnreg budget less the scalars ws-register-budget counts): such a member's chain is
-hidden by its partner's MMAs alone, which the measured latency no longer lets it be (176-key
-attention: P·V one stage behind QK^T, FA3's pipeline, +12-24 % on the H100), while a pipelined
-schedule keeps its own next MMA in flight beside the chain (128-key attention: priced with the
-partner it carries the f32 P, 227 registers where 204 fit, and ptxas spills: -6 % at L 4k).
-The loop's `ws.schedule` says `partner_latency = true` when the partner's prices made it
-(bench/results/2026-11-26-partner-latency-h100.md, 2026-11-26-partner-latency-auto.md).
-
-The joint problem chooses the warp organisation: the compute groups as
-independent warps (lockstep teams where a tile needs several groups'
-registers), or, with `pingpong=true` (the default), as ping-pong teams whose
-members reserve the units at offsets of II/s (`wsdialects.schedule.joint.twill_among`:
-the least II wins; a tie goes to the ping-pong team when the groups have work besides
-their MMAs for the partner's MMAs to overlap, else to the lockstep one, which pays no
-turn barriers). ws-specialize then builds the team
-(ws-cooperative, ws-pingpong) the schedule asks for:
-
+    %qk = tile.dot %q, %kt, %z : ... -> tensor<128x128xf32>
+    %p = math.exp2 %qk_c : tensor<128x128xf32>
+  ==>
     %qk = tile.dot %q, %kt, %z : ... -> tensor<128x128xf32> {ws.order = 1 : i32, ws.stage = 0 : i32, ws.warp = 0 : i32}
     %p = math.exp2 %qk_c {ws.order = 7 : i32, ws.stage = 0 : i32, ws.warp = 0 : i32} : tensor<128x128xf32>
 
-Layout-only ops (transpose, broadcast, ...) and scalar index arithmetic are not
-graph nodes and get no attributes; the partitioning passes place them with
-their users. A kernel that cannot be scheduled (no such loop, nested control
-flow, no schedule, a model above the size limit, the time limit) is left as it
-is, with a remark at the loop, and the heuristic pipeline (Tawa's rules)
-compiles it:
+Layout-only ops (transpose, broadcast, ...) and scalar index arithmetic are not graph nodes
+and get no attributes; the partitioning passes place them with their users.
+
+With `pingpong=true` (the default) the joint problem also considers ping-pong teams, whose
+members reserve the units at offsets of II/s (`wsdialects.schedule.joint.twill_among`). The
+least II wins; a tie goes to the ping-pong team when its members have work besides their MMAs
+(a softmax) for the partner's MMAs to overlap, else to the lockstep team, which pays no turn
+barriers. `partner-latency` says how a ping-pong member's elementwise ops are priced: `true`
+at the machine model's `chain_latency.with_partner` times their unit occupancy (a softmax runs
+slower beside a second warp group, which shares its issue slots), `false` at their occupancy,
+and `auto` at their occupancy unless that schedule leaves a member nothing of its own to overlap
+(every compute op in stage 0). Such a member's chain is hidden by its partner's MMAs alone, so
+the loop is solved again with the partner's prices, and that schedule is kept where its
+registers fit a member's budget (its setmaxnreg less the scalars ws-register-budget counts); a
+pipelined schedule already keeps its own next MMA in flight beside the chain, and priced with
+the partner it would carry more registers than a member has. `ws.schedule` says
+`partner_latency = true` when the partner's prices made it.
+
+`time-limit` (seconds) bounds the whole search: building the graph, normalizing it and every
+solve, each of which gets the time that is left as the solver's own limit; the model at each
+II is bounded in size before it is built (`wsdialects.schedule.bounds`). Solutions (and
+failures) are cached per process by graph. A kernel that cannot be scheduled (no such loop,
+nested control flow, no schedule, a model above the size limit, the time limit) is left as it
+is, with a remark at the loop, and the heuristic pipeline (Tawa's rules) compiles it:
 
     k.mlir:24:5: remark: ws-schedule: @attention: no schedule within the time limit of 10 s; falling back to the heuristic pipeline (raise time-limit to search longer)
-
-`time-limit` (seconds, default 10) bounds the whole search: building the graph,
-normalizing it and every solve, each of which gets the time that is left as
-the solver's own limit; the model at each II is bounded in size before it is
-built (`wsdialects.schedule.bounds`). Solutions (and failures) are cached per
-process by graph, so re-running the pass on the same kernel (tests) does not
-solve again.
 """
 
 from __future__ import annotations
@@ -250,12 +235,8 @@ class SchedulePass(ModulePass):
             pingpong = graph_of_loop(kernel, loop, self.arch, pingpong=True, partner_latency=partner_latency)
             # On a tie the organisation listed first wins. The ping-pong team goes
             # first when its members have work of their own besides their MMAs (the
-            # softmax) for the partner's MMAs to overlap: on the H100 it ran attention
-            # 1.3-1.6x faster than split groups at the same modelled II
-            # (bench/results/2026-11-24-attention-h100-10.md). A loop of MMAs alone has
-            # nothing to overlap and only pays the turn barriers: the bundled GEMM ran
-            # 0.75x cuBLAS as a ping-pong team against 0.87-0.91x in lockstep
-            # (2026-11-25-gemm-h100-12.md, 2026-11-24-gemm-h100-10.md).
+            # softmax) for the partner's MMAs to overlap; a loop of MMAs alone has
+            # nothing to overlap and would only pay the turn barriers.
             first = pingpong is not None and _has_non_mma_work(pingpong)
             organisations.insert(0 if first else 1, pingpong)
         loop_graphs = [lg for lg in organisations if lg is not None]

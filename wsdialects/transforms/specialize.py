@@ -1,18 +1,29 @@
 """`ws-specialize{depth=D mma-depth=P cooperative=G pingpong=true|false team-stores=gather|split
-persistent=true|false programs=N tile-group=T ctas-per-sm=C}`: the whole warp-specialization pipeline (stages 2-7, ws-partition to ws-persistent) under one name.
+persistent=true|false programs=N tile-group=T ctas-per-sm=C}`: the whole warp-specialization
+pipeline (stages 2-7, ws-partition to ws-persistent) under one name.
 
-Runs ws-partition, ws-distribute{depth=D}, ws-pipeline-mma{depth=P},
-ws-pipeline-coarse, ws-cooperative{groups=G stores=S} (when G > 1; S = team-stores: a TMA store of
-the team's tile gathered into group 0's, or one per group), ws-occupancy{ctas-per-sm=C} (when
-C > 1), ws-persistent{programs=N tile-group=T} (when persistent) and ws-pingpong (when pingpong; it needs G > 1; after ws-persistent, so
-that the team's first and last turns are taken once, outside the tile loop), then the
-synchronization check ws-verify-sync (a violation is an internal error; in a kernel that was
-warp-specialized already on input, it is checked first and its violation is the user's error). Defaults follow Tawa's measurements:
-D = 3, P = 2; when `ws-schedule` planned a cooperative team of k warp groups (a
-tile above one group's registers, or a ping-pong team), a ping-pong team gets G = k
-and pingpong; a lockstep team stays one partition of its k groups (the wgmma layout
-splits the rows; two branches made ptxas serialize their wgmmas). The result is still IR the
-interpreter runs.
+It runs ws-partition, ws-distribute{depth=D}, ws-pipeline-mma{depth=P}, ws-pipeline-coarse,
+then, when asked: ws-cooperative{groups=G stores=S} (G > 1; S = `team-stores`: a TMA store of
+the team's tile gathered into group 0's, or one per group), ws-occupancy{ctas-per-sm=C}
+(C > 1), ws-persistent{programs=N tile-group=T} (`persistent`) and ws-pingpong (`pingpong`,
+which needs G > 1; it runs after ws-persistent so that the team's first and last turns are
+taken once, outside the tile loop). Last, ws-verify-sync checks the synchronization: a
+violation is an internal compiler error, except in a kernel that was warp-specialized already
+on input, which is checked first and whose violation is the user's error.
+
+The defaults are Tawa's, D = 3 and P = 2. When `ws-schedule` planned a cooperative team of k
+warp groups, a ping-pong team gets G = k and `pingpong`; a lockstep team stays one partition
+of its k groups (the wgmma layout splits the rows between them; as two branches, ptxas would
+serialize their wgmmas). The result is still IR the interpreter runs:
+
+    func.func @gemm(...) attributes {              func.func @gemm(...) attributes {tile.kernel, tile.num_warps = 8 : i32,
+        tile.kernel, tile.num_warps = 4 : i32} {        ws.distributed = "producer warps 4, consumer warps 4"} {
+      scf.for %k = ... {                              %aref_a_b = aref.create : !aref.ring<..., depth = 3>
+        %a = tile.desc_load ...              ==>      warp_group.region {
+        %d = tile.dot %a, %bt, %acc ...                 warp_group.partition 0 producer warps 4 regs 40 {... aref.put ...}
+      }                                                 warp_group.partition 1 consumer warps 4 regs 256 {... mma.async_dot ...}
+      tile.desc_store ...                             }
+    }                                               }
 """
 
 from __future__ import annotations
@@ -112,9 +123,8 @@ class SpecializePass(ModulePass):
         if self.cooperative == 1 and team > 1 and (pingpong or self.pingpong):
             # the schedule planned a ping-pong team: one partition per member, taking turns.
             # A lockstep team stays one partition of all its groups (the wgmma layout splits
-            # the rows): as two branches ptxas serialized their wgmmas (C7520, divergent
-            # warpgroup.arrive) and the GEMM ran 6-10 % slower on the H100
-            # (bench/results/2026-11-25-schedule-notes.md)
+            # the rows): as two branches, ptxas serializes their wgmmas (C7520, divergent
+            # warpgroup.arrive)
             return replace(self, cooperative=team, pingpong=True)
         return self
 

@@ -4,8 +4,8 @@ A GEMM written the Triton way stores its tile through a tile of pointers `c + (r
 (c0 + j)` masked by `(r0 + i < M) & (c0 + j < N)`. A TMA store of the same box, over an M x N
 tensor with row stride S, writes exactly those elements (TMA drops what lies past M and N), and
 it is asynchronous: the consumers stage the tile in shared memory and go on, where 16-byte stores
-keep them busy for the whole epilogue (H100: +1 to +5 % on the bundled GEMM, persistent;
-bench/results/2026-11-27-gemm-notes.md). The pass adds two trailing kernel arguments per such
+keep them busy for the whole epilogue (in a persistent kernel the store overlaps the next tile's
+main loop). The pass adds two trailing kernel arguments per such
 store, a descriptor and a flag, and records where the runtime finds the pointer, M, N and S:
 `ws.tma_stores = [{ptr = P, rows = R, cols = C, stride = S}]` (argument indices). At launch the
 runtime (and the interpreter) builds the descriptor from those arguments and sets the flag where
@@ -22,7 +22,8 @@ The store is matched exactly: `tile.addptr(splat(p), R' + C')` with R' = broadca
 (splat(r0) + range(0, BM)) * splat(S), 1)), C' = broadcast(expand_dims(splat(c0) + range(0, BN),
 0)) and the mask the `andi` of those row and column indices compared `slt` with splat(M) and
 splat(N); p, M, N and S are arguments of the kernel (operands of addi / muli / andi in either
-order). Any other store stays as it is (with a remark saying why, when the pass runs alone).
+order). Any other store stays as it is, with a remark saying why unless `remarks=false` (what
+`ws-hopper` passes, so that a kernel with no such store compiles quietly).
 """
 
 from __future__ import annotations

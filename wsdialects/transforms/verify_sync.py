@@ -1,5 +1,5 @@
-"""`ws-verify-sync`: the static synchronization check of warp-specialized kernels
-(issue 12), on aref IR (after `ws-specialize`) and on mbarrier / named-barrier IR
+"""`ws-verify-sync`: the static synchronization check of warp-specialized kernels,
+on aref IR (after `ws-specialize`) and on mbarrier / named-barrier IR
 (after the lowering). `ws-specialize` and `ws-hopper` run it after their passes.
 
 It checks, per `warp_group.region` / `nvgpu.wg.dispatch` (see `wsdialects.sync`):

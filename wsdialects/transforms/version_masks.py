@@ -24,8 +24,8 @@ what is outside), the test is that the mask is false on the whole tile. The
 bounds are exact in i32 / i64 arithmetic: a tile whose index range wraps around is not
 "inside" (the scalar test checks min <= max), and a comparison the bounds cannot decide
 for the whole tile (equality, unsigned) keeps its per-element select. `ws-hopper` runs
-this pass after `ws-lower-layouts`, where the partitions are fixed; run alone it reports
-with a remark when a module has no such select.
+this pass after `ws-lower-layouts`, where the partitions are fixed, with `remarks=false`; run
+alone it says with a remark when a module has no such select.
 """
 
 from __future__ import annotations
