@@ -1,46 +1,45 @@
-"""`ws-hopper{depth=D mma-depth=P cooperative=G pingpong=true|false team-stores=gather|split persistent=true|false
-programs=N tile-group=T ctas-per-sm=C tma-store=true|false}`:
-the whole path to Hopper code.
+"""`ws-hopper{depth=D mma-depth=P cooperative=G pingpong=true|false team-stores=gather|split
+persistent=true|false programs=N tile-group=T ctas-per-sm=C lead-warp=true|false
+tma-store=auto|true|false}`: the whole path from a tile kernel to Hopper code.
 
-`ws-hopper` is `ws-specialize` plus the lowering. This pass runs `ws-tma-store` (bounds-masked
-pointer-tile stores become TMA stores, the pointer store kept for launches TMA cannot take; with
-`tma-store=auto`, the default, in persistent kernels only, where it was measured to pay), then
-`ws-specialize` with the same options (partition, distribute{depth=D},
-pipeline-mma{depth=P}, and cooperative / pingpong / persistent when asked), then the lowering
-passes `ws-lower-aref` (aref rings -> mbarriers, shared-memory slots, TMA),
-`ws-lower-warp-groups` (warp-group dispatch with setmaxnreg), `ws-lower-mma`
-(dots -> wgmma fence / mma_async / commit_group / wait_group) and `ws-lower-layouts`
-(every tile gets its thread layout: wgmma fragment, row/column slices, swizzled shared
-memory), then `ws-version-masks` (a select on a boundary mask runs only on the tiles
-the bound cuts). `ws-verify-sync` checks the synchronization on the aref IR and again on the
-lowered mbarriers and named barriers (a violation is an internal compiler error). The IR it leaves is nvgpu / nvvm ops around tile ops on laid-out tiles; it
-prints, re-parses and still runs in the interpreter. `-t llvm` / `-t ptx` then write
-each op per thread (`wsdialects/lower/llvm/`, `wsdialects/lower/ptx.py`).
+`ws-hopper` is `ws-specialize` plus the lowering. It runs `ws-tma-store` (with
+`tma-store=auto`, the default, in persistent kernels only, where the asynchronous store overlaps
+the next tile's main loop), then `ws-specialize` with the same options, then the lowering:
+`ws-lower-aref` (aref rings -> mbarriers, shared-memory slots, TMA), `ws-lower-warp-groups`
+(warp-group dispatch with setmaxnreg), `ws-lead-warp` (a TMA producer runs in one warp; off with
+`lead-warp=false`), `ws-lower-mma` (dots -> wgmma fence / mma_async / commit_group / wait_group),
+`ws-lower-layouts` (every tile gets its thread layout), `ws-version-masks` (a boundary mask only
+on the tiles the bound cuts) and `ws-register-budget` (a warning where a branch will spill).
+`ws-verify-sync` checks the synchronization on the aref IR and again on the lowered mbarriers
+and named barriers (a violation is an internal compiler error). The IR it leaves is nvgpu /
+nvvm ops around tile ops on laid-out tiles; it prints, re-parses and still runs in the
+interpreter, and `-t llvm` / `-t ptx` then write each op per thread (`wsdialects/lower/llvm/`,
+`wsdialects/lower/ptx.py`):
 
-Defaults differ from ws-specialize's (Tawa's D = 3, P = 2): ws-hopper uses depth = 4,
-mma-depth = 1. A consumer that keeps P wgmma batches in flight still holds P ring slots
-while it waits for the next one, so only D - P TMA loads can be in flight; with D = 3,
-P = 2 that is one load, and the H100 GEMM (128x256x64, 48 KB a slot) waited on TMA latency
-every iteration (0.64x cuBLAS at K = 16384, against 0.84x with P = 0). One batch in
-flight (CUTLASS's choice; the two consumer warp groups already overlap each other's wgmma
-issue) and four slots (192 KB, what shared memory holds next to the staged epilogue)
-keep three loads in flight. bench/results/2026-11-21-gemm-h100-2.md has the numbers.
+    %d = tile.dot %a, %bt, %acc : ...          nvgpu.wg.dispatch threads 384 {
+    (in a tile.kernel's K loop)        ==>       nvgpu.wg.branch warps 0 to 4 "producer" {... nvgpu.tma.async_load ...}
+                                                 nvgpu.wg.branch warps 4 to 12 "consumer" {... nvgpu.wgmma.mma_async ...}
+                                               }
 
-`depth` is the most slots a ring gets: when the rings and TMA-store staging of depth D
-do not fit in the 227 KB of shared memory a block may have (a C-th of the SM's 228 KB, less
-1 KB, with `ctas-per-sm=C`: ws-occupancy; attention's 128x128 f16 Q,
-K and V tiles are 32 KB a slot), ws-hopper uses the largest depth that fits (and
-mma-depth below it) and says so in a remark:
+Its defaults differ from ws-specialize's (Tawa's D = 3, P = 2): depth = 4, mma-depth = 1. A
+consumer that keeps P wgmma batches in flight still holds P ring slots while it waits for the
+next one, so only D - P TMA loads can be in flight: with D = 3, P = 2 that is one load, and a
+GEMM with 48 KB slots waits on TMA latency every iteration. One batch in flight (CUTLASS's
+choice; two consumer warp groups already overlap each other's wgmma issue) and four slots
+(192 KB, what shared memory holds next to the staged epilogue) keep three loads in flight.
+
+`depth` is the most slots a ring gets: when the rings and TMA-store staging of depth D do not
+fit in the 227 KB of shared memory a block may have (a C-th of the SM's 228 KB, less 1 KB, with
+`ctas-per-sm=C`), ws-hopper uses the largest depth that fits (and mma-depth below it) and says
+so in a remark:
 
     attention.mlir:4:3: remark: ws-hopper: rings of depth 4 need 328704 bytes of shared memory ...; using depth 2
 
 Where even two slots per ring do not fit beside the staging buffers of the TMA stores
-(176-key attention: Q 32 KB, K and V 44 KB a slot, O's staging 32 KB), ws-stage-in-slot
-stages a store in the slot of a ring released before it (O in Q's) and the rings keep two
-slots. Only there: with 128-key attention it would allow three slots, which the H100
-measured (same process, run -56) 2-5 % faster at L 16k but 1-4 % slower at 4k (persistent:
-4 %) than two slots with O's own staging buffer
-(bench/results/2026-11-26-attention-key-tile-176-h100-run55.md).
+(176-key attention: Q 32 KB, K and V 44 KB a slot, O's staging 32 KB), ws-stage-in-slot stages
+a store in the slot of a ring released before it (O in Q's) and the rings keep two slots. It
+does so only there: on 128-key attention the third slot it would allow was not faster overall
+than two slots with O's own staging buffer.
 """
 
 from __future__ import annotations
@@ -104,8 +103,7 @@ class HopperPass(SpecializePass):
     mma_depth: int = 1
     lead_warp: bool = True  # ws-lead-warp: a TMA producer runs in one warp
     # ws-tma-store first (bounds-masked pointer-tile stores as TMA stores): auto = in persistent
-    # kernels, where the store overlaps the next tile (H100, run -72: +1..+5 %; one tile per
-    # program -3..+5 %, bench/results/2026-11-27-gemm-notes.md)
+    # kernels, where the store overlaps the next tile
     tma_store: bool | str = "auto"
 
     def passes(self) -> list[ModulePass]:

@@ -23,8 +23,9 @@ computed part; EMPTY one per warp of the partitions that release the ring, or on
 thread where a payload is computed (its readers may load it element by element; each
 thread releases its own loads). Lane 0 arriving for its warp after a warp barrier is
 enough under PTX's memory model, but compute-sanitizer's racecheck reports every
-other lane's accesses as races (tools/probes/sanitizer_probes.cu, run -20). ws-pipeline-mma already places `consumed`
-after the wgmma reading the slot has retired.
+other lane's accesses as races (tools/probes/sanitizer_probes.cu reproduces it): hence one
+arrival per thread where a payload is computed. ws-pipeline-mma already places `consumed` after
+the wgmma reading the slot has retired.
 """
 
 from __future__ import annotations

@@ -38,48 +38,15 @@ The model follows what the LLVM emitter (wsdialects/lower/llvm) makes of a branc
   it was not defined in staying live through the whole loop; the estimate is the peak,
   plus OVERHEAD registers for scalars (addresses, loop counters, descriptors, parities).
 
-Calibration (`python test/lower/test_register_budget.py`, ptxas 13.0, sm_90a, ws-hopper
-defaults unless named): "est" is the largest branch's estimate, "need" the smallest
-`.maxnreg` at which ptxas assembles the kernel's PTX without spills (setmaxnreg and .maxntid
-removed, so one cap for the whole function), "budget" the largest branch's setmaxnreg.
-
-    kernel                                    est  need  budget
-    gemm                                      156   154    232
-    gemm cooperative=2 pingpong=true          156   154    232
-    gemm persistent=true                      156   158    232
-    bias_gemm, relu_gemm, fp8_gemm, batched    60    58    255
-    dual_dot                                   92    90    255
-    tma_store_gemm                             92    90    232
-    attention                                 192   193    232
-    flash_attention (f16, bf16)               192   188    232
-    flash_attention_causal                    192   189    232
-    causal_attention                          192   188    232
-    flash_attention cooperative=2             192   186    232
-    flash_attention_d64                       160   154    232
-    flash_attention_causal_d64                160   154    232
-    flash_attention_d256                      208   204    255
-    scheduled flash_attention                 192   186    232
-    scheduled flash_attention_causal          192   186    232
-    scheduled flash_attention_split           172   218    232
-    scheduled flash_attention_causal_split    176   222    232
-    ..._causal_split_heavy (an older tie)     168   221    232
-    scheduled flash_attention_d64             228   208    232
-    scheduled flash_attention_causal_d64      230   210    232
-    scheduled flash_attention_d256            212   212    255
-    gemm, tile.num_warps = 4                  284  >255    255   <- warning; ptxas spills 2.2 KB
-    gemm 256x256 tiles, cooperative=2         284  >255    232   <- warning; ptxas spills 3.4 KB
-
 The estimate is a model, not ptxas: it leaves out LLVM's and ptxas's scheduling, so it is
 meant to catch tiles that cannot fit (an accumulator at or near the budget), not to predict
-ptxas's count to the register. On the bundled kernels and ws-hopper's organisations it is
-from 6 below to 20 above ptxas's need (the tests allow 32 below, 16 above on ws-hopper's
-own organisations); it is least close on ws-schedule{pingpong=false}'s split attention,
-where one warp group holds a whole 128x128 f32 tile (46-53 below), and on the solver's d64
-schedules (20 above). It is above the budget exactly where ptxas spills, on every kernel of
-the table (an accumulator computed into its wgmma, `acc * alpha`, takes the result's
-registers: counting it beside its operand gave the d64 schedules and the older split-causal
-tie false warnings). `-t ptx` also runs ptxas, where it is installed, and warns with its
-spill counts (wsdialects/lower/ptxas.py).
+ptxas's count to the register. `python test/lower/test_register_budget.py` prints the estimate
+beside ptxas's need (the smallest `.maxnreg` at which ptxas assembles the kernel's PTX without
+spills) for the bundled kernels, and its tests bound the difference on ws-hopper's own
+organisations (at most 32 below, 16 above); on those kernels the estimate is above the budget
+exactly where ptxas spills. An accumulator computed into its wgmma (`acc * alpha`) takes the
+result's registers: counting it beside its operand would give false warnings. `-t ptx` also
+runs ptxas, where it is installed, and warns with its spill counts (wsdialects/lower/ptxas.py).
 """
 
 from __future__ import annotations
