@@ -9,6 +9,8 @@
   test/solve_cache.py (each CP-SAT model solved once per run) and `parse_text`'s memo of the
   latest texts (wsdialects/diagnostics.py) are off for a test that uses `monkeypatch`: it may
   have changed a pass, the parser or the solver.
+- wsdialects.irfast's faster xDSL routines are installed (as `ws-opt` does; importing
+  wsdialects does not): `WSDIALECTS_XDSL_FAST=0` runs the suite on xDSL's own.
 - Python's cyclic garbage collector runs less often, and never over what has stayed: xDSL's
   IR is all reference cycles (parents, uses), so the suite makes millions of long-lived
   container objects, and at the default thresholds (a collection every 700 allocations, the
@@ -69,8 +71,9 @@ def pytest_configure(config):
     """The run's folder (kernel_cache.run_folder: made by the process that starts the run and
     inherited by the pytest-xdist workers it starts), and test/solve_cache.py in every process;
     `parse_text`'s memo of the latest texts on (the suite parses the same kernels again and again)."""
-    from wsdialects import diagnostics
+    from wsdialects import diagnostics, irfast
 
+    irfast.install()  # the suite runs on the fast xDSL routines (WSDIALECTS_XDSL_FAST=0: on xDSL's own)
     diagnostics.parse_memo = True
     if not hasattr(config, "workerinput"):
         import tempfile

@@ -30,11 +30,8 @@ from xdsl.traits import SymbolTable
 from xdsl.utils.exceptions import DiagnosticException, ParseError, VerifyException
 from xdsl.utils.lexer import Input, Span
 
-from wsdialects import irfast
-from wsdialects.irfast import verify_op, walk_orders
+from wsdialects.irfast import verify_op, walk_orders  # plain functions: xDSL's classes stay as they are
 from wsdialects.irfast.lexer import WsLexer
-
-irfast.install()
 
 
 class WsError(Exception):

@@ -19,6 +19,7 @@ import time
 
 from xdsl.passes import PassPipeline
 
+from wsdialects import irfast
 from wsdialects.diagnostics import WsError, collect_notes, parse_text
 from wsdialects.tools.driver_common import ArgParser, add_common_flags, read_input, run_tool, write_output
 from wsdialects.tools.instrument import Instrumentation, PassObserver, Timing
@@ -184,6 +185,9 @@ def run(argv: list[str] | None = None) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """The `ws-opt` console script: xDSL's hot routines sped up for this process (a program's
+    choice, wsdialects.irfast; `WSDIALECTS_XDSL_FAST=0` keeps xDSL's), then `run`."""
+    irfast.install()
     sys.exit(run_tool(PROG, lambda: run(argv)))
 
 

@@ -103,9 +103,13 @@ def run(args: argparse.Namespace) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """The exit status (driver_common's conventions, shared with ws-opt)."""
+    """The exit status (driver_common's conventions, shared with ws-opt). Like ws-opt's `main`,
+    speeds up xDSL's hot routines for this process (wsdialects.irfast)."""
+    from wsdialects import irfast
     from wsdialects.diagnostics import WsError
     from wsdialects.schedule import GraphError, SolverTimeout
+
+    irfast.install()
 
     def body() -> int:
         args = _parser().parse_args(argv)
