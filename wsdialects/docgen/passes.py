@@ -1,6 +1,8 @@
 """The pass reference (`docs/passes.md`): every pass of `wsdialects.passes.PIPELINE`,
 its options with their defaults (the pass class's fields), what it does (its module
-and class docstrings) and a before / after made by running it.
+and class docstrings) and a before / after made by running it. An input that the page
+already shows in full (the output of an earlier pass's example, or a file shown before) is
+referred to instead of printed again.
 
 The inputs live in `docs/examples/passes/*.mlir`; each `// docs:` line of a file is one
 example, `// docs: PIPE [after PREP]`: the input after the pipeline PREP is "before",
@@ -93,7 +95,12 @@ def options(cls: type) -> list[tuple[str, str, str]]:
     return rows
 
 
-def pass_section(name: str, cls: type, ex: PassExample | None, root: Path) -> list[str]:
+def pass_section(name: str, cls: type, ex: PassExample | None, root: Path,
+                 shown: dict[str, str] | None = None) -> list[str]:
+    """The pass's section. `shown` maps each IR listing printed in full so far to where it is
+    ("the input of `ws-x`", "the output of `ws-x`"): an input printed there is referred to, not
+    printed again."""
+    shown = {} if shown is None else shown
     if ex is None:
         raise DocError(f"pass {name} has no example: add a `// docs: {name} ...` line to a file in {EXAMPLES}")
     summary = inspect.cleandoc(cls.__doc__ or "")
@@ -112,14 +119,20 @@ def pass_section(name: str, cls: type, ex: PassExample | None, root: Path) -> li
     link = f"[{ex.file.name}]({ex.file.relative_to('docs').as_posix()})"
     spec = f"{ex.prep},{ex.run}" if ex.prep else ex.run
     out += ["### Example", ""]
-    out += [f"{link} after `{ex.prep}`:" if ex.prep else f"{link}:", ""]
-    out += _folded(["```mlir", before.rstrip(), "```"], f"the input ({len(before.splitlines())} lines)")
+    if before in shown:
+        out += [f"{link} after `{ex.prep}`: the same IR as {shown[before]} above.", ""] if ex.prep else \
+               [f"{link}: the same IR as {shown[before]} above.", ""]
+    else:
+        out += [f"{link} after `{ex.prep}`:" if ex.prep else f"{link}:", ""]
+        out += _folded(["```mlir", before.rstrip(), "```"], f"the input ({len(before.splitlines())} lines)")
+        shown[before] = f"the input of [`{name}`](#{name})"
     diff = list(difflib.unified_diff(before.splitlines(), after.splitlines(), "before", "after", lineterm=""))
     run = f"`{ex.run}` (`ws-opt {ex.file.as_posix()} -p '{spec}'`)"
     if len(diff) < 0.6 * len(after.splitlines()):
         out += [f"After {run}, as a diff against the input:", "", "```diff", *diff[2:], "```", ""]
     else:
         out += [f"After {run}:", "", "```mlir", after.rstrip(), "```", ""]
+        shown.setdefault(after, f"the output of [`{name}`](#{name})")
     return out
 
 
@@ -142,8 +155,9 @@ def passes_page(root: Path) -> str:
            "below is the pass really run on a small kernel kept in `docs/examples/passes/`.", ""]
     out += [f"- [`{n}`](#{n}): " + inspect.cleandoc(pass_class(t).__doc__ or "").splitlines()[0]
             for n, t in PIPELINE] + [""]
+    shown: dict[str, str] = {}
     for name, target in PIPELINE:
-        out += pass_section(name, pass_class(target), examples.pop(name, None), root)
+        out += pass_section(name, pass_class(target), examples.pop(name, None), root, shown)
     if examples:
         raise DocError(f"examples for passes that are not in PIPELINE: {sorted(examples)}")
     return "\n".join(out).rstrip() + "\n"
