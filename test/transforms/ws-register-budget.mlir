@@ -98,3 +98,10 @@ builtin.module {
 // EARLY-NOT: ws.regs_per_thread
 
 // BAD: regs_per_thread_misplaced.mlir:{{[0-9]+}}:{{[0-9]+}}: error: 'func.func' ws.regs_per_thread belongs on an nvgpu.wg.branch, not on 'func.func'
+
+// ws-hopper runs it last, and a kernel it did not warp-specialize has no branch: ws-partition's
+// remark says why, and ws-register-budget's advice to run it later (which the author cannot
+// take) is left out.
+// HOPPER-ONLY: not-specialized.mlir:2:1: remark: ws-partition: @softmax has no loop with a TMA load
+// HOPPER-ONLY-NOT: ws-register-budget
+// RUN: ws-opt %S/Inputs/not-specialized.mlir -p ws-hopper 2>&1 >/dev/null | filecheck %s --check-prefix=HOPPER-ONLY

@@ -90,7 +90,7 @@ def lowering_passes(lead_warp: bool = True) -> list[ModulePass]:
     from wsdialects.transforms.version_masks import VersionMasksPass
 
     return [LowerArefPass(), LowerWarpGroupsPass(), *([LeadWarpPass(remarks=False)] if lead_warp else []),
-            LowerMmaPass(), LowerLayoutsPass(), VersionMasksPass(remarks=False), RegisterBudgetPass()]
+            LowerMmaPass(), LowerLayoutsPass(), VersionMasksPass(remarks=False), RegisterBudgetPass(remarks=False)]
 
 
 @dataclass(frozen=True)
@@ -120,6 +120,7 @@ class HopperPass(SpecializePass):
             from wsdialects.diagnostics import WsError
 
             raise WsError(f"ws-hopper: tma-store must be true, false or auto, got '{self.tma_store}'", "ws-opt")
+        self.check_options()  # before the depth trials read them
         if self.tma_store is True or (self.tma_store == "auto" and self.persistent):
             from wsdialects.transforms.tma_store import TmaStorePass
 

@@ -442,10 +442,11 @@ class RegisterBudgetPass(ModulePass):
     that made the largest tile live at the peak, with the estimate and the setmaxnreg budget."""
 
     name = "ws-register-budget"
+    remarks: bool = True  # say so when there is no branch to estimate (ws-hopper: False, it says why itself)
 
     def apply(self, ctx, op: ModuleOp) -> None:
         if not check_module(op):
             from wsdialects.transforms.partition import kernels, remark
 
-            for k in kernels(op)[:1]:
+            for k in kernels(op)[:1] if self.remarks else ():
                 remark(k, "ws-register-budget: no nvgpu.wg.branch to estimate (run it after ws-lower-warp-groups)")

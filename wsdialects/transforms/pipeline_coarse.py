@@ -302,6 +302,10 @@ class PipelineCoarsePass(ModulePass):
     """Run a loop's second dot one iteration late, overlapping the next first dot and its softmax."""
 
     name = "ws-pipeline-coarse"
+    # True (run by itself): a remark for every loop left unpipelined, in the pipeliner's terms.
+    # False (in ws-specialize / ws-hopper): only where the kernel's schedule (ws.stage) is not
+    # followed, said in the kernel author's terms; the heuristic stages are the compiler's own
+    detail: bool = True
 
     def apply(self, ctx, op: ModuleOp) -> None:
         check_schedule(op)  # ws.* attributes are input: validated before they are honoured
@@ -325,8 +329,11 @@ class PipelineCoarsePass(ModulePass):
         try:
             plan = plan_group(loops)
         except NotPipelined as e:
-            remark(e.loop or loops[0], f"ws-pipeline-coarse: loop not pipelined: {e}; no partition's copy of "
-                                       "the loop is pipelined (their steps must agree)")
+            if self.detail:
+                remark(e.loop or loops[0], f"ws-pipeline-coarse: loop not pipelined: {e}; no partition's copy of "
+                                           "the loop is pipelined (their steps must agree)")
+            else:
+                remark(e.loop or loops[0], _schedule_not_followed(e))
             return
         for ring, depth in plan.depths.items():
             deepen(ring, depth)
@@ -339,7 +346,7 @@ class PipelineCoarsePass(ModulePass):
         try:
             given = tawa_stages(body)
             if given is None:
-                if len(dots(body)) >= 2:
+                if len(dots(body)) >= 2 and self.detail:
                     remark(loop, "ws-pipeline-coarse: no second dot reads work done on the first dot's "
                                  "result (no C stage); the loop is left to ws-pipeline-mma")
                 return
@@ -351,11 +358,24 @@ class PipelineCoarsePass(ModulePass):
             stage = complete_stages(body, given)
             check_stages(body, stage)
         except NotPipelined as e:
-            remark(loop, f"ws-pipeline-coarse: loop not pipelined: {e}")
+            if self.detail:
+                remark(loop, f"ws-pipeline-coarse: loop not pipelined: {e}")
             return
         if 1 not in stage.values():
             return
         pipeline(loop, stage, body, False)
+
+
+def _schedule_not_followed(e: NotPipelined) -> str:
+    """Why a scheduled loop is not pipelined, in its author's terms (ws-specialize / ws-hopper)."""
+    if e.stages is not None:
+        why = (f"in one warp group its ws.stage schedule spans {e.stages[-1] - e.stages[0] + 1} iterations, and loops are "
+               f"pipelined over two (stages 0 and 1) only")
+    else:
+        why = "its ws.stage schedule cannot be followed alike by every warp group's copy of the loop"
+    return (f"ws-pipeline-coarse: this loop runs its schedule one iteration at a time, not software-pipelined "
+            f"(the same results, without overlapping one iteration's second dot with the next one's first): "
+            f"{why}; a schedule of two stages, or none (the heuristic pipeline), is pipelined")
 
 
 def _scheduled(loop: scf.ForOp) -> bool:

@@ -75,13 +75,9 @@ class SpecializePass(ModulePass):
         from wsdialects.transforms.pipeline_coarse import PipelineCoarsePass
         from wsdialects.transforms.pipeline_mma import PipelineMmaPass
 
-        if self.mma_depth >= self.depth:
-            raise WsError(f"ws-specialize: mma-depth ({self.mma_depth}) must be smaller than depth "
-                          f"({self.depth})", "ws-opt")
+        self.check_options()
         out: list[ModulePass] = [PartitionPass(), DistributePass(self.depth), PipelineMmaPass(self.mma_depth),
-                                 PipelineCoarsePass()]
-        if self.team_stores not in ("gather", "split"):
-            raise WsError(f"{self.name}: team-stores must be gather or split, got '{self.team_stores}'", "ws-opt")
+                                 PipelineCoarsePass(detail=False)]
         if self.team_stores == "split" and self.cooperative < 2:
             raise WsError(f"{self.name}: team-stores=split splits the stores of a cooperative team; it needs "
                           f"cooperative >= 2, got {self.cooperative}", "ws-opt")
@@ -106,6 +102,29 @@ class SpecializePass(ModulePass):
 
             out.append(PingPongPass())
         return out
+
+    def check_options(self) -> None:
+        """Each option's own range first, in this pass's spelling of it (`mma-depth`, not the
+        sub-pass's `depth`), then how the options combine: a bad value is named as written."""
+        from wsdialects.nvgpu.types import SM_CTAS
+
+        ranges = [("depth", self.depth, 1, None, "slots per aref ring"),
+                  ("mma-depth", self.mma_depth, 0, None, "wgmma batches in flight"),
+                  ("cooperative", self.cooperative, 1, None, "consumer warp groups per tile; 1: no team"),
+                  ("ctas-per-sm", self.ctas_per_sm, 1, SM_CTAS, "CTAs sharing an SM"),
+                  ("programs", self.programs, 0, None, "persistent programs; 0: one per CTA the SMs hold"),
+                  ("tile-group", self.tile_group, -1, None, "row blocks per band; 0: x fastest, -1: chosen per kernel")]
+        for option, value, low, high, what in ranges:
+            if value < low or (high is not None and value > high):
+                want = f"from {low} to {high}" if high is not None else f">= {low}"
+                raise WsError(f"{self.name}: {option} ({what}) must be {want}, got {value}", "ws-opt")
+        if self.team_stores not in ("gather", "split"):
+            raise WsError(f"{self.name}: team-stores must be gather or split, got '{self.team_stores}'", "ws-opt")
+        if self.mma_depth >= self.depth:
+            raise WsError(f"{self.name}: mma-depth ({self.mma_depth}) must be smaller than depth ({self.depth}): "
+                          f"a consumer keeps a ring slot per wgmma batch in flight, and the producer needs a free "
+                          f"one to load into (with depth={self.depth}, use mma-depth"
+                          f"{'=0' if self.depth == 1 else f' from 0 to {self.depth - 1}'})", "ws-opt")
 
     def apply(self, ctx, op: ModuleOp) -> None:
         me = self.prepare(op)

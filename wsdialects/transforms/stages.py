@@ -52,11 +52,12 @@ def int_attr(op: Operation, name: str) -> int | None:
 
 
 class NotPipelined(Exception):
-    """The loop cannot be pipelined; the message says why (reported as a remark at `loop`)."""
+    """The loop cannot be pipelined; the message says why (reported as a remark at `loop`).
+    `stages`: the stages a copy of the loop would need, where there are more than two."""
 
-    def __init__(self, message: str, loop: Operation | None = None):
+    def __init__(self, message: str, loop: Operation | None = None, stages: list[int] | None = None):
         super().__init__(message)
-        self.loop = loop
+        self.loop, self.stages = loop, stages
 
 
 class LoopBody:
@@ -265,7 +266,8 @@ def _with_release(body: LoopBody, release: Operation, stage: dict, given: dict) 
 
 def check_stages(body: LoopBody, stage: dict[Operation, int]) -> None:
     if set(stage.values()) - {0, 1}:
-        raise NotPipelined(f"stages {sorted(set(stage.values()))}: only two-stage pipelines are supported")
+        used = sorted(set(stage.values()))
+        raise NotPipelined(f"stages {used}: only two-stage pipelines are supported", stages=used)
     for o in body.ops:
         for d in body.deps[o]:
             if stage[d] > stage[o]:
@@ -320,7 +322,7 @@ def plan_group(loops: list[scf.ForOp]) -> GroupPlan:
         try:
             check_stages(b, local)
         except NotPipelined as e:
-            raise NotPipelined(str(e), loop) from None
+            raise NotPipelined(str(e), loop, e.stages) from None
         if 1 in local.values():
             plan.stages[loop] = local
     if not plan.stages:
@@ -363,7 +365,7 @@ def _complete(loop: scf.ForOp, body: LoopBody, given, floors) -> dict[Operation,
     try:
         return complete_stages(body, given, floors)
     except NotPipelined as e:
-        raise NotPipelined(str(e), loop) from None
+        raise NotPipelined(str(e), loop, e.stages) from None
 
 
 def deepen(ring: SSAValue, depth: int) -> None:
