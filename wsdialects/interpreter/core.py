@@ -198,7 +198,7 @@ class Interpreter:
     """Runs the kernels of one module."""
 
     def __init__(self, module: ModuleOp):
-        from wsdialects.interpreter import ops_arith, ops_async, ops_nvgpu, ops_tile  # noqa: F401 - registers impls
+        from wsdialects.interpreter import ops_arith, ops_async, ops_nvgpu, ops_tile, ops_tile_regroup  # noqa: F401
 
         self.module = module
         self.constants: dict[int, Any] = {}  # id(arith.constant op) -> its value

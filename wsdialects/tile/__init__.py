@@ -24,10 +24,13 @@ from __future__ import annotations
 
 from xdsl.ir import Dialect
 
+from wsdialects.tile.atomic import AtomicAddOp
 from wsdialects.tile.common import READS, WRITES
+from wsdialects.tile.descriptor import MakeDescOp
 from wsdialects.tile.compute import REDUCE_KINDS, DotOp, ReduceOp
 from wsdialects.tile.memory import AddPtrOp, DescLoadOp, DescStoreOp, LoadOp, StoreOp
 from wsdialects.tile.program import MakeRangeOp, NumProgramsOp, ProgramIdOp
+from wsdialects.tile.regroup import JoinOp, ReshapeOp, SplitOp
 from wsdialects.tile.shape import BroadcastOp, ExpandDimsOp, SplatOp, TransOp
 from wsdialects.tile.types import (
     DOT_INPUT_TYPES,
@@ -59,6 +62,11 @@ Tile = Dialect(
         DescStoreOp,
         DotOp,
         ReduceOp,
+        ReshapeOp,
+        JoinOp,
+        SplitOp,
+        MakeDescOp,
+        AtomicAddOp,
     ],
     [PtrType, DescType],
 )
@@ -72,7 +80,7 @@ __all__ = [
     "ProgramIdOp", "NumProgramsOp", "MakeRangeOp",
     "SplatOp", "BroadcastOp", "ExpandDimsOp", "TransOp",
     "AddPtrOp", "LoadOp", "StoreOp", "DescLoadOp", "DescStoreOp",
-    "DotOp", "ReduceOp",
+    "DotOp", "ReduceOp", "ReshapeOp", "JoinOp", "SplitOp", "MakeDescOp", "AtomicAddOp",
     "FLOAT_TYPES", "DOT_INPUT_TYPES", "INT_WIDTHS", "REDUCE_KINDS", "READS", "WRITES",
     "is_element_type", "is_scalar_type", "element_type", "shape_of", "check_tile",
 ]

@@ -59,7 +59,8 @@ class TTOp(IRDLOperation):
     regs = var_region_def()
 
     def attr(self, name: str) -> Attribute | None:
-        return self.attributes.get(name) or self.properties.get(name)
+        found = self.attributes.get(name)
+        return found if found is not None else self.properties.get(name)
 
     @classmethod
     def build(cls, parser: Parser, operands, types, results, attrs=None):

@@ -30,6 +30,7 @@ class TtirParser(WsParser):
     def __init__(self, ctx, text: str, name: str, aliases: AliasTable, resolving: frozenset = frozenset()):
         super().__init__(ctx, text, name)
         self.aliases, self.resolving = aliases, resolving
+        self.python_locs: set = set()  # the locations that are the user's Python frames
 
     def _alias(self, name: str, span: Span) -> Attribute:
         table = self.aliases
@@ -59,11 +60,16 @@ class TtirParser(WsParser):
         loc = super().parse_optional_location()
         if loc is None or self.resolving:  # an alias keeps its whole structure until used
             return loc
-        return python_location(loc) or UnknownLoc()
+        found = python_location(loc)
+        if found is None:
+            return UnknownLoc()
+        self.python_locs.add(found)
+        return found
 
 
-def parse_ttir(text: str, filename: str) -> ModuleOp:
-    """The TTIR module as read (tt ops, not verified); ParseError on bad text."""
+def parse_ttir(text: str, filename: str) -> tuple[ModuleOp, set]:
+    """The TTIR module as read (tt ops, not verified) and the set of its locations that are
+    the user's Python frames; ParseError on bad text."""
     aliases = AliasTable(text)
     parser = TtirParser(make_ttir_context(), aliases.blanked, filename, aliases)
-    return parser.parse_module()
+    return parser.parse_module(), parser.python_locs

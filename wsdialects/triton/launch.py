@@ -1,0 +1,282 @@
+"""Launching a `@triton.jit` function through wsdialects, the way Triton launches it.
+
+    k = wsdialects.compile(gemm_kernel)                  # or compile(fn, "ws-hopper", depth=3)
+    k[grid](a_desc, b_desc, c_desc, M, N, K, BLOCK_M=128, BLOCK_N=256, BLOCK_K=64, num_warps=8)
+    k.interpret[grid](...)                               # the same call on numpy arrays, interpreted
+
+    t = wsdialects.autotune(gemm_kernel, configs=[triton.Config({"BLOCK_M": 128, ...}, num_warps=8), ...],
+                            key=["M", "N", "K"])
+    t[lambda META: (cdiv(M, META["BLOCK_M"]) * cdiv(N, META["BLOCK_N"]),)](a_desc, b_desc, c_desc, M, N, K)
+
+A call binds its arguments to the function's parameters (constexprs by keyword or position,
+defaults filled in), infers the signature (frontend.py), imports and compiles the kernel
+once per signature, constexprs and num_warps, and launches it with the arguments expanded
+as the TTIR signature has them: a host `TensorDescriptor` becomes the tensor (viewed with the
+descriptor's shape and strides: the runtime builds the TMA descriptor from it and the block
+shape) followed by its shape and stride scalars; a tensor passed for a pointer is passed as
+the flat run of memory from its first element (the kernel addresses it with its own strides);
+constexprs are dropped. `grid` is a tuple or a function of the meta-parameters (every
+argument by name, constexprs included), as in Triton.
+"""
+
+from __future__ import annotations
+
+from wsdialects.diagnostics import WsError
+from wsdialects.triton import frontend as fe
+
+__all__ = ["TritonAutotuner", "TritonKernel", "expand"]
+
+
+def _flat(x):
+    """`x` as a 1-D run of memory from its first element to its last (a view)."""
+    span = 1 + sum((int(n) - 1) * int(s) for n, s in zip(x.shape, _strides(x)) if int(n) > 0)
+    if hasattr(x, "as_strided"):  # torch
+        if any(s < 0 for s in x.stride()):
+            raise TypeError("a tensor with a negative stride cannot be passed as a pointer")
+        return x.as_strided((span,), (1,))
+    import numpy as np
+
+    if any(s < 0 for s in x.strides):
+        raise TypeError("an array with a negative stride cannot be passed as a pointer")
+    return np.lib.stride_tricks.as_strided(x, (span,), (x.itemsize,))
+
+
+def _strides(x) -> tuple:
+    """Strides in elements (torch's stride(), numpy's strides / itemsize)."""
+    return tuple(x.stride()) if hasattr(x, "stride") and callable(x.stride) else tuple(
+        s // x.itemsize for s in x.strides)
+
+
+def _view(d):
+    """The tensor a host TensorDescriptor describes: its base with the descriptor's shape and strides."""
+    shape, strides = tuple(int(s) for s in d.shape), tuple(int(s) for s in d.strides)
+    base = d.base
+    if hasattr(base, "as_strided"):  # torch
+        return base.as_strided(shape, strides)
+    import numpy as np
+
+    return np.lib.stride_tricks.as_strided(base, shape, tuple(s * base.itemsize for s in strides))
+
+
+def expand(fn, bound: dict, signature: dict) -> list:
+    """The launch arguments of the imported kernel for the bound arguments of `fn`."""
+    out: list = []
+    for name, value in bound.items():
+        t = signature[name]
+        if t == "constexpr":
+            continue
+        if t.startswith("tensordesc"):
+            out += [_view(value), *(int(s) for s in value.shape), *(int(s) for s in value.strides)]
+        elif t.startswith("*"):
+            try:
+                out.append(_flat(value))
+            except TypeError as e:
+                raise TypeError(f"{fn.__name__}: argument '{name}': {e}") from None
+        else:
+            out.append(value)
+    return out
+
+
+def _grid(grid, meta: dict):
+    g = grid(meta) if callable(grid) else grid
+    if isinstance(g, int):
+        g = (g,)
+    return tuple(int(x) for x in g)
+
+
+class _Interpret:
+    def __init__(self, kernel: TritonKernel):
+        self.kernel = kernel
+
+    def __getitem__(self, grid):
+        def run(*args, seed=None, **kwargs):
+            from wsdialects.interpreter import interpret
+
+            k = self.kernel
+            bound, spec = k.specialize(args, kwargs)
+            module = k.module_of(spec)
+            interpret(module, k.fn.__name__, _grid(grid, bound), expand(k.fn, bound, spec[0]), seed=seed)
+
+        return run
+
+
+class TritonKernel:
+    """What `wsdialects.compile(fn)` returns for a `@triton.jit` function: `kernel[grid](*args,
+    **constexprs)` compiles (once per signature, constexprs and num_warps) and launches;
+    `kernel.interpret[grid](...)` runs the imported module in the interpreter on numpy
+    arrays with the same argument handling; `kernel.module(...)` / `kernel.compiled(...)` are
+    the imported module and the wsdialects.Compiled of one specialization (example arguments
+    as for a launch, or the spec `specialize` returns)."""
+
+    def __init__(self, fn, pipeline: str = "ws-hopper", options: dict | None = None, *, compiler=None):
+        self.fn = fe.jit_function(fn)
+        self.pipeline, self.options = pipeline, dict(options or {})
+        self._compiler = compiler
+        self._modules: dict = {}
+        self._compiled: dict = {}
+        self.interpret = _Interpret(self)
+
+    def __repr__(self) -> str:
+        return f"<wsdialects.TritonKernel {self.fn.__name__} pipeline={self.pipeline!r} compiled={len(self._compiled)}>"
+
+    def specialize(self, args, kwargs) -> tuple[dict, tuple]:
+        """(the bound arguments, the spec: (signature, constexprs, attrs, num_warps))."""
+        bound, options = fe.bind(self.fn, args, kwargs)
+        extra = sorted(set(options) - {"num_warps", "num_stages"})
+        if extra or options.get("num_ctas", 1) != 1:
+            raise TypeError(f"{self.fn.__name__}: launch option {', '.join(extra)} is not supported (num_warps is; "
+                            "num_stages is accepted and left to the pipeline)")
+        sig, consts, attrs = fe.infer_signature(self.fn, bound)
+        return bound, (sig, consts, attrs, int(options.get("num_warps", 4)))
+
+    @staticmethod
+    def _key(spec) -> str:
+        sig, consts, attrs, warps = spec
+        return repr((sorted(sig.items()), sorted((k, repr(v)) for k, v in consts.items()), sorted(attrs.items()),
+                     warps))
+
+    def spec(self, *args, signature=None, constexprs=None, num_warps=None, **kwargs) -> tuple:
+        """A specialization from example arguments (as a launch takes them) or from Triton's
+        signature strings (frontend.from_triton's conventions)."""
+        return fe.spec_of(self.fn, args, kwargs, signature=signature, constexprs=constexprs, num_warps=num_warps)
+
+    def module(self, *args, **kwargs):
+        """The imported tile module of a specialization (arguments as `spec` takes them)."""
+        return self.module_of(self.spec(*args, **kwargs))
+
+    def compiled(self, *args, **kwargs):
+        """The wsdialects.Compiled of a specialization (arguments as `spec` takes them)."""
+        return self.compiled_of(self.spec(*args, **kwargs))
+
+    def module_of(self, spec):
+        key = self._key(spec)
+        if key not in self._modules:
+            sig, consts, attrs, warps = spec
+            text = fe.ttir(self.fn, sig, consts, warps, attrs)
+            self._modules[key] = fe.import_module(text, self.fn.fn.__code__.co_filename)
+        return self._modules[key]
+
+    def compiled_of(self, spec):
+        key = self._key(spec)
+        if key not in self._compiled:
+            if self._compiler is not None:
+                self._compiled[key] = self._compiler(self.module_of(spec), self.pipeline)
+            else:
+                from wsdialects.runtime import compile as ws_compile
+
+                self._compiled[key] = ws_compile(self.module_of(spec), self.pipeline, **self.options)
+        return self._compiled[key]
+
+    def __getitem__(self, grid):
+        return lambda *args, stream=None, **kwargs: self.run(grid, args, kwargs, stream)
+
+    def run(self, grid, args, kwargs, stream=None):
+        bound, spec = self.specialize(args, kwargs)
+        compiled = self.compiled_of(spec)
+        launch_args = expand(self.fn, bound, spec[0])
+        return compiled.kernel(self.fn.__name__)[_grid(grid, bound)](*launch_args, stream=stream)
+
+
+def _config_parts(config) -> tuple[dict, int | None, str]:
+    """(constexpr values, num_warps, a name) of a triton.Config (or a dict of constexprs)."""
+    if isinstance(config, dict):
+        kwargs, warps = dict(config), None
+    elif hasattr(config, "kwargs") and hasattr(config, "num_warps"):
+        if getattr(config, "pre_hook", None) is not None:
+            raise TypeError("autotune: a triton.Config with a pre_hook is not supported")
+        kwargs, warps = dict(config.kwargs), config.num_warps
+    else:
+        raise TypeError(f"autotune: configs of a Triton function must be triton.Config (or dicts of constexprs), "
+                        f"got {type(config).__name__}")
+    name = ", ".join(f"{k}={v}" for k, v in kwargs.items()) + (f", num_warps={warps}" if warps else "")
+    return kwargs, warps, name
+
+
+class TritonAutotuner:
+    """What `wsdialects.autotune(fn, configs=[triton.Config(...)], key=[...])` returns for a
+    `@triton.jit` function: each config's constexprs (and num_warps) give their own import and
+    compile; the choice among them is wsdialects.Autotuner's (runtime/tuner.py: timing, the
+    disk cache, restore_value / reset_to_zero), one tuner per signature of the other arguments."""
+
+    def __init__(self, fn, configs, key, *, pipeline: str = "ws-hopper", pipeline_options: dict | None = None,
+                 **tuner_kwargs):
+        self.fn = fe.jit_function(fn)
+        self.configs = [_config_parts(c) for c in configs]
+        if not self.configs:
+            raise TypeError("autotune: configs must be a non-empty list of triton.Config")
+        self.key = [key] if isinstance(key, str) else list(key)
+        for n in self.key:
+            if n not in self.fn.arg_names:
+                raise TypeError(f"autotune: key names '{n}', which is not an argument of {self.fn.__name__} "
+                                f"(its arguments: {', '.join(self.fn.arg_names)})")
+        self.pipeline, self.pipeline_options = pipeline, dict(pipeline_options or {})
+        self.tuner_kwargs = tuner_kwargs
+        self._kernel = TritonKernel(self.fn, pipeline, self.pipeline_options)
+        self._tuners: dict = {}
+        self._meta: dict = {}
+        self._user_grid = None
+
+    def __repr__(self) -> str:
+        return f"<wsdialects.TritonAutotuner {self.fn.__name__} configs={len(self.configs)} key={self.key}>"
+
+    def __getitem__(self, grid):
+        return lambda *args, stream=None, **kwargs: self.run(grid, args, kwargs, stream)
+
+    def tuner(self, args, kwargs):
+        """(the wsdialects.Autotuner for these arguments' signature, the bound arguments, one config's spec)."""
+        tuned = {k for c, _, _ in self.configs for k in c}
+        given = sorted(tuned & set(kwargs))
+        if given:
+            raise TypeError(f"autotune: {', '.join(given)} {'is' if len(given) == 1 else 'are'} chosen by the configs; "
+                            "do not pass it at the call")
+        from wsdialects.runtime.tuner import Autotuner, Config
+
+        specs, bound = [], None
+        for consts, warps, _name in self.configs:
+            extra = {"num_warps": warps} if warps else {}
+            bound, spec = self._kernel.specialize(args, {**kwargs, **consts, **extra})
+            specs.append(spec)
+        key = TritonKernel._key(specs[0]) if len(specs) == 1 else repr([TritonKernel._key(s) for s in specs])
+        if key not in self._tuners:
+            configs = []
+            for (consts, _warps, name), spec in zip(self.configs, specs):
+                module = self._kernel.module_of(spec)
+                configs.append(Config(self.pipeline, name=name, source=module,
+                                      grid=lambda named, consts=consts: _grid(self._user_grid,
+                                                                              {**self._meta, **consts}),
+                                      **self.pipeline_options))
+            self._tuners[key] = Autotuner(configs[0].source, configs, self._expanded_key(specs[0]),
+                                          **self._expanded(self.tuner_kwargs, specs[0]))
+        return self._tuners[key], bound, specs[0]
+
+    def _expanded_names(self, spec) -> dict:
+        """User argument name -> the imported kernel's parameter name holding it (a descriptor's
+        tensor keeps the descriptor's name)."""
+        return {n: n for n, t in spec[0].items() if t != "constexpr"}
+
+    def _expanded_key(self, spec) -> list:
+        names = self._expanded_names(spec)
+        bad = [n for n in self.key if n not in names]
+        if bad:
+            raise TypeError(f"autotune: key {', '.join(bad)} names a constexpr; key on the other arguments")
+        return [names[n] for n in self.key]
+
+    def _expanded(self, kwargs: dict, spec) -> dict:
+        out = dict(kwargs)
+        for what in ("restore_value", "reset_to_zero"):
+            if what in out:
+                names = [out[what]] if isinstance(out[what], str) else list(out[what])
+                out[what] = [self._expanded_names(spec).get(n, n) for n in names]
+        return out
+
+    def run(self, grid, args, kwargs, stream=None):
+        if grid is None:
+            raise WsError(f"autotune: {self.fn.__name__}: launch with tuner[grid](...)", self.fn.fn.__code__.co_filename)
+        tuner, bound, spec = self.tuner(args, kwargs)
+        self._meta, self._user_grid = bound, grid
+        return tuner.run(expand(self.fn, bound, spec[0]), None, stream)
+
+    @property
+    def best_config(self) -> dict:
+        """key values -> the chosen config's name, over every signature seen."""
+        return {k: c.name for t in self._tuners.values() for k, c in t.best_config.items()}
