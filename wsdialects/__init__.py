@@ -5,6 +5,12 @@
     wsdialects.interpret(module, "matmul", grid, args)
     k = wsdialects.compile("gemm.mlir", pipeline="ws-hopper", depth=3)   # .ptx, k[grid](*tensors)
     k = wsdialects.autotune("gemm.mlir", configs=[wsdialects.Config(depth=3), ...], key=["M", "N", "K"])
+
+In a host compiler built on xDSL (docs/embedding.md): `wsdialects.register_dialects(ctx)` loads
+our dialects into its Context, `wsdialects.available_passes()` gives our passes to xDSL's
+`PassPipeline.parse_spec`. Importing wsdialects changes nothing in xDSL; the faster xDSL
+routines of `wsdialects.irfast` are an explicit opt-in (`irfast.install()`) that only our
+console scripts and test suite take.
 """
 
 from __future__ import annotations
@@ -13,8 +19,8 @@ from xdsl.dialects.builtin import ModuleOp
 
 from wsdialects.diagnostics import WsError, parse_text
 
-__all__ = ["Config", "Deadlock", "InterpretError", "WsError", "autotune", "compile", "interpret", "parse",
-           "parse_file"]
+__all__ = ["Config", "Deadlock", "InterpretError", "WsError", "autotune", "available_passes", "compile", "dialects",
+           "interpret", "parse", "parse_file", "register_dialects"]
 
 
 def parse(text: str, filename: str = "<string>") -> ModuleOp:
@@ -43,6 +49,14 @@ def __getattr__(name: str):
         from wsdialects.runtime import compile as _compile
 
         return _compile
+    if name in ("dialects", "register_dialects"):
+        import wsdialects.context as _context
+
+        return getattr(_context, name)
+    if name == "available_passes":
+        from wsdialects.passes import available_passes as _available_passes
+
+        return _available_passes
     if name in ("autotune", "Config"):
         import wsdialects.runtime.tuner as _tuner
 
