@@ -216,6 +216,42 @@ CHECKS: dict[str, Callable[[Operation, Attribute], None]] = {
 }
 
 
+# The attributes a kernel's func.func carries: the author's (tile.kernel, tile.num_warps) and those
+# the passes set and read there (ws-distribute, ws-partition, ws-persistent, ws-occupancy,
+# ws-tma-store). `ws.note` is free-form on any op.
+KERNEL_FUNC_ATTRS = (KERNEL_ATTR, NUM_WARPS_ATTR, DISTRIBUTED_ATTR, "ws.partitioned", "ws.persistent",
+                     OCCUPANCY_ATTR, "ws.tma_stores")
+FREE_FORM_ATTRS = ("ws.note",)
+
+
+def warn_unknown_kernel_attributes(module: Operation) -> None:
+    """Warn, at the func.func, about each attribute of a `tile.kernel` function that nothing
+    reads: one without a dialect prefix (`num_warps = 8 : i32` is not `tile.num_warps`, and the
+    kernel would silently get 4 warps), an unknown `tile.*` / `ws.*` one, or one close to a known
+    name (`tile.numwarps`), with the closest known name. Another dialect's attribute
+    (`llvm.emit_c_interface`) is that dialect's business. Run once on parsed input, not after
+    each pass."""
+    import difflib
+
+    from wsdialects.diagnostics import warning
+
+    for op in module.walk():
+        if not isinstance(op, func.FuncOp) or KERNEL_ATTR not in op.attributes:
+            continue
+        for name in op.attributes:
+            if name in KERNEL_FUNC_ATTRS or name in FREE_FORM_ATTRS or name in CHECKS:
+                continue  # an op's attribute on a func.func is the verifier's error
+            near = difflib.get_close_matches(name, KERNEL_FUNC_ATTRS, n=1, cutoff=0.6)
+            if near:
+                hint = f"; did you mean '{near[0]}'?"
+            elif "." not in name or name.split(".")[0] in ("tile", "ws"):
+                hint = f" (a kernel's own attributes are {KERNEL_ATTR} and {NUM_WARPS_ATTR})"
+            else:
+                continue
+            warning(op, f"unknown attribute '{name}' on the {KERNEL_ATTR} function @{op.sym_name.data} is "
+                        f"ignored{hint}")
+
+
 def verify_attributes(op: Operation) -> None:
     """Raise VerifyException for a `tile.*` / `ws.*` attribute of `op` of the wrong
     type or shape (other attributes, e.g. `ws.note`, are free-form)."""

@@ -501,16 +501,25 @@ def parse_text(text: str, file: str = "<input>") -> ModuleOp:
     caller that parses each text once); the test suite and the fuzzer, which parse the same
     kernels again and again, switch it on."""
     if not parse_memo:
-        return _parse_text(text, file)
+        return _linted(_parse_text(text, file))
     key = (file, text)
     kept = _parsed.get(key)
     if kept is not None:
         _parsed.move_to_end(key)
-        return kept.clone()
+        return _linted(kept.clone())
     module = _parse_text(text, file)
     _parsed[key] = module.clone()
     while len(_parsed) > _PARSED_LIMIT:
         _parsed.popitem(last=False)
+    return _linted(module)
+
+
+def _linted(module: ModuleOp) -> ModuleOp:
+    """`module`, after the warnings about input that verifies but is likely a mistake (once per
+    parse, not after every pass: `attributes.warn_unknown_kernel_attributes`)."""
+    from wsdialects.attributes import warn_unknown_kernel_attributes
+
+    warn_unknown_kernel_attributes(module)
     return module
 
 
