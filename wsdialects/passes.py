@@ -14,6 +14,8 @@ from xdsl.passes import ModulePass
 
 # (pass name, "module:ClassName"), in pipeline order.
 PIPELINE: list[tuple[str, str]] = [
+    # Tile level, first in ws-specialize and ws-hopper: bounds-masked pointer-tile loads become TMA loads.
+    ("ws-tma-load", "wsdialects.transforms.tma_load:TmaLoadPass"),
     # Tile level, first in ws-hopper: bounds-masked pointer-tile stores become TMA stores.
     ("ws-tma-store", "wsdialects.transforms.tma_store:TmaStorePass"),
     ("ws-partition", "wsdialects.transforms.partition:PartitionPass"),

@@ -121,6 +121,9 @@ class HopperPass(SpecializePass):
 
             raise WsError(f"ws-hopper: tma-store must be true, false or auto, got '{self.tma_store}'", "ws-opt")
         self.check_options()  # before the depth trials read them
+        from wsdialects.transforms.tma_load import TmaLoadPass
+
+        TmaLoadPass(remarks=False).apply(ctx, op)  # pointer-tile loads become TMA loads first
         if self.tma_store is True or (self.tma_store == "auto" and self.persistent):
             from wsdialects.transforms.tma_store import TmaStorePass
 

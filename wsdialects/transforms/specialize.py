@@ -127,6 +127,9 @@ class SpecializePass(ModulePass):
                           f"{'=0' if self.depth == 1 else f' from 0 to {self.depth - 1}'})", "ws-opt")
 
     def apply(self, ctx, op: ModuleOp) -> None:
+        from wsdialects.transforms.tma_load import TmaLoadPass
+
+        TmaLoadPass(remarks=False).apply(ctx, op)  # pointer-tile loads become TMA loads first
         me = self.prepare(op)
         run_composite(self.name, ctx, op, me.passes(), check=True)
 

@@ -47,40 +47,20 @@ from wsdialects.tile import (
     StoreOp,
 )
 from wsdialects.transforms.partition import kernels, remark
+from wsdialects.transforms.tma_common import (  # noqa: F401 - view_problem: the launch's test
+    TMA_BOX_MAX,
+    NoMatch,
+    add_kernel_arg,
+    box_problem,
+    either,
+    kernel_arg,
+    op_of,
+    splat_of,
+    view_problem,
+)
 
 TMA_STORES_ATTR = "ws.tma_stores"
-TMA_BOX_MAX = 256  # elements per dimension of a TMA box
-
-
-class _NoMatch(Exception):
-    pass
-
-
-def _op(v: SSAValue, kind: type) -> Operation:
-    if not isinstance(v.owner, kind):
-        raise _NoMatch
-    return v.owner
-
-
-def _either(o: Operation, first, second):
-    """(first(a), second(b)) for o's two operands in one order or the other."""
-    a, b = o.operands
-    for x, y in ((a, b), (b, a)):
-        try:
-            return first(x), second(y)
-        except _NoMatch:
-            continue
-    raise _NoMatch
-
-
-def _arg(v: SSAValue, kernel: func.FuncOp) -> int:
-    if not isinstance(v, BlockArgument) or v.block is not kernel.body.block:
-        raise _NoMatch
-    return v.index
-
-
-def _splat(v: SSAValue) -> SSAValue:
-    return _op(v, SplatOp).operands[0]
+_NoMatch, _op, _either, _arg, _splat = NoMatch, op_of, either, kernel_arg, splat_of
 
 
 def _range(v: SSAValue) -> int:
@@ -131,36 +111,9 @@ def match(store: StoreOp, kernel: func.FuncOp) -> dict:
     return {"ptr": base, "rows": m, "cols": n, "stride": stride, "r0": r0, "c0": c0}
 
 
-def view_problem(rows: int, cols: int, stride: int, itemsize: int, base: int, elements: int) -> str | None:
-    """Why a TMA store cannot go through the rows x cols view (row stride `stride` elements) of
-    an array of `elements` elements at address `base`, or None: the launch's flag of the
-    contract (the GPU runtime and the interpreter both ask this). A TMA store writes whole
-    16-byte chunks of a row, so the row's extent must end on 16 bytes, as its stride and base must."""
-    if rows < 1 or cols < 1 or stride < cols:
-        return f"a {rows} x {cols} view with a row stride of {stride}"
-    if (rows - 1) * stride + cols > elements:
-        return f"the {rows} x {cols} view with a row stride of {stride} ends past the {elements} elements"
-    for what, v in (("row stride", stride * itemsize), ("row", cols * itemsize), ("base address", base)):
-        if v % 16:
-            return f"a {what} of {v} bytes is not a multiple of 16"
-    return None
-
-
 def _why_not(store: StoreOp) -> str | None:
     """Why a store that matches cannot be a TMA store (its box), else None."""
-    vt = store.value.type
-    bm, bn = vt.get_shape()
-    from wsdialects.lower.llvm.types import nbytes
-
-    try:
-        es = nbytes(vt.element_type)
-    except TypeError:
-        return f"TMA does not store {vt.element_type}"
-    if bm > TMA_BOX_MAX or bn > TMA_BOX_MAX:
-        return f"a {bm}x{bn} box is larger than TMA's {TMA_BOX_MAX} elements a dimension"
-    if (bn * es) % 16:
-        return f"a row of {bn * es} bytes is not a multiple of 16"
-    return None
+    return box_problem(store.value.type)
 
 
 @dataclass(frozen=True)
@@ -197,12 +150,9 @@ class TmaStorePass(ModulePass):
 
     @staticmethod
     def rewrite(kernel: func.FuncOp, store: StoreOp, m: dict) -> DictionaryAttr:
-        entry = kernel.body.block
-        name = entry.args[m["ptr"]].name_hint or f"arg{m['ptr']}"
-        desc = entry.insert_arg(DescType(store.value.type), len(entry.args))
-        ok = entry.insert_arg(i32, len(entry.args))
-        desc.name_hint, ok.name_hint = f"{name}_tma", f"{name}_tma_ok"
-        kernel.function_type = func.FunctionType.from_lists([a.type for a in entry.args], [])
+        name = kernel.body.block.args[m["ptr"]].name_hint or f"arg{m['ptr']}"
+        desc = add_kernel_arg(kernel, DescType(store.value.type), f"{name}_tma")
+        ok = add_kernel_arg(kernel, i32, f"{name}_tma_ok")
         zero = arith.ConstantOp(IntegerAttr(0, 32))
         flag = arith.CmpiOp(ok, zero.result, "ne")
         flag.result.name_hint = "tma"
