@@ -29,13 +29,16 @@ def parse(text: str, filename: str = "<string>") -> ModuleOp:
 
 
 def parse_file(path: str) -> ModuleOp:
-    """Parse and verify an .mlir file; raises WsError on bad input."""
+    """Parse and verify an .mlir file, or import a file of Triton's TTIR (.ttir, or .mlir holding
+    `tt.` ops) into the tile dialect; raises WsError on bad input."""
     try:
         with open(path, encoding="utf-8") as f:
             text = f.read()
     except OSError as e:
         raise WsError(f"cannot read input: {e.strerror}", str(path)) from None
-    return parse_text(text, str(path))
+    from wsdialects.triton import parse_source
+
+    return parse_source(text, str(path))
 
 
 def __getattr__(name: str):
@@ -57,6 +60,10 @@ def __getattr__(name: str):
         from wsdialects.passes import available_passes as _available_passes
 
         return _available_passes
+    if name == "from_triton":  # triton itself is imported only when a function is compiled
+        from wsdialects.triton.frontend import from_triton
+
+        return from_triton
     if name in ("autotune", "Config"):
         import wsdialects.runtime.tuner as _tuner
 

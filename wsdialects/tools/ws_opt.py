@@ -1,4 +1,5 @@
-"""`ws-opt`: parse a tile kernel, run wsdialects passes, print the result (mlir-opt's conventions).
+"""`ws-opt`: parse a tile kernel (or import Triton's TTIR: wsdialects/triton), run wsdialects passes,
+print the result (mlir-opt's conventions).
 
     ws-opt FILE [-p PIPE | --pass-pipeline='builtin.module(PIPE)'] [-t mlir|llvm|ptx] [-o OUT]
            [--split-input-file] [--verify-diagnostics] [--mlir-print-ir-after-all]
@@ -20,11 +21,12 @@ import time
 from xdsl.passes import PassPipeline
 
 from wsdialects import irfast
-from wsdialects.diagnostics import WsError, collect_notes, parse_text
+from wsdialects.diagnostics import WsError, collect_notes
 from wsdialects.tools.driver_common import ArgParser, add_common_flags, read_input, run_tool, write_output
 from wsdialects.tools.instrument import Instrumentation, PassObserver, Timing
 from wsdialects.tools.pipeline_spec import parse_pipeline
 from wsdialects.tools.targets import TARGETS, check_target, emit, print_mlir
+from wsdialects.triton import parse_source
 
 __all__ = ["TARGETS", "build_pipeline", "emit", "main", "run"]
 
@@ -116,7 +118,7 @@ class _Run:
 
     def process(self, text: str) -> str:
         """Parse, run the passes and emit one input (one part with --split-input-file)."""
-        module = self._timed("Parser", parse_text, text, self.file)
+        module = self._timed("Parser", parse_source, text, self.file)  # TTIR is imported
         observer = PassObserver(self.file, self.instr)
         try:
             PassPipeline(tuple(self.passes), observer).apply(None, module)  # our passes take no context

@@ -23,7 +23,7 @@ from xdsl.utils.exceptions import ParseError
 
 from wsdialects.diagnostics import WsError
 
-__all__ = ["import_ttir", "is_ttir"]
+__all__ = ["import_ttir", "is_ttir", "parse_source"]
 
 _TT_OP = re.compile(r"^[ \t]*(?:%[^=\n]*=[ \t]*)?\"?tt\.\w", re.M)
 
@@ -54,3 +54,13 @@ def import_ttir(text: str, filename: str = "<ttir>", num_warps: int = 4) -> Modu
     module = convert(tt_module, filename, python_locs, num_warps)
     verify(module, filename)
     return module
+
+
+def parse_source(text: str, filename: str = "<input>") -> ModuleOp:
+    """What every reader of kernel files calls (`ws-opt`, `wsdialects.parse_file`): TTIR text
+    (`is_ttir`) imported with `import_ttir`, anything else parsed and verified as MLIR."""
+    if is_ttir(text):
+        return import_ttir(text, filename)
+    from wsdialects.diagnostics import parse_text
+
+    return parse_text(text, filename)
