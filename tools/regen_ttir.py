@@ -4,9 +4,12 @@
 Each examples/triton/*.py module lists its checked-in configurations in `TTIR` (name ->
 (kernel, signature, constexprs, num_warps)); this compiles each with Triton for sm_90
 (wsdialects.triton.frontend.ttir, no GPU needed) and writes `test/Inputs/triton/NAME.ttir`
-with a first line naming its source and the Triton version. Paths in Triton's locations are
-made relative (the repository's files to the repository, Triton's own to its package), so
-the text does not depend on where the checkout or the venv is.
+with a first line naming its source and the Triton version, and the module attribute
+`"ttg.num-warps"` (Triton's TTIR leaves num_warps out; the import reads it from there).
+Paths in Triton's locations are made relative (the repository's files to the repository,
+Triton's own to its package), so the text does not depend on where the checkout or the
+venv is. Entries of a module whose TTIR_TRITON range excludes the installed Triton are
+skipped with a line saying so (block pointers are gone from Triton 3.9).
 
     python tools/regen_ttir.py            # write the files
     python tools/regen_ttir.py --check    # exit 1 listing the files that differ (or are missing / extra)
@@ -17,6 +20,7 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import os
+import re
 import sys
 from pathlib import Path
 
@@ -78,7 +82,12 @@ def generate(name: str, entry) -> str:
 
     full, consts = complete_signature(kernel, signature, constexprs)
     header = HEADER.format(source=source, kernel=kernel.__name__, warps=warps, version=triton.__version__)
-    return header + "\n" + normalize(ttir(kernel, full, consts, warps))
+    text = normalize(ttir(kernel, full, consts, warps))
+    # Triton's TTIR does not say how many warps it was compiled for; the import reads the
+    # attribute Triton's TTGIR carries for that.
+    text = re.sub(r"^module \{", f'module attributes {{"ttg.num-warps" = {warps} : i32}} {{', text, count=1,
+                  flags=re.M)
+    return header + "\n" + text
 
 
 def main(argv=None) -> int:

@@ -104,11 +104,28 @@ def source_text(path_or_text) -> tuple[str, str]:
     return "<string>", s
 
 
+def _is_triton(obj) -> bool:
+    """A `@triton.jit` function (or a Triton wrapper of one), known without importing triton."""
+    return type(obj).__module__.startswith("triton.")
+
+
 def compile(module_or_path, pipeline: str = "ws-hopper", *, configs=None, key=None, **options):  # noqa: A001
     """Parse (a path, MLIR text or a ModuleOp), run `pipeline` (pass options as keyword
     arguments, e.g. depth=3), lower to LLVM IR and PTX: a Compiled. With `configs=` and
     `key=` it autotunes instead, as `wsdialects.autotune(module_or_path, configs, key,
-    **options)` (the options are then the tuner's keywords): an Autotuner."""
+    **options)` (the options are then the tuner's keywords): an Autotuner.
+
+    A `@triton.jit` function (wsdialects/triton/launch.py) gives a TritonKernel, launched as
+    Triton launches it (`k[grid](*args, BLOCK_M=128, num_warps=8)`; compiled once per
+    signature and constexprs); with `configs=[triton.Config(...)]` a TritonAutotuner."""
+    if _is_triton(module_or_path):
+        from wsdialects.triton.launch import TritonAutotuner, TritonKernel
+
+        if configs is not None or key is not None:
+            if configs is None or key is None:
+                raise TypeError("compile: autotuning needs both configs= and key=")
+            return TritonAutotuner(module_or_path, configs, key, pipeline=pipeline, **options)
+        return TritonKernel(module_or_path, pipeline, options)
     if configs is not None or key is not None:
         from wsdialects.runtime.tuner import autotune_from_compile
 

@@ -443,7 +443,16 @@ class Autotuner:
 
 def autotune(kernel_source, configs, key, **kwargs) -> Autotuner:
     """`wsdialects.autotune(source, configs=[Config(...), ...], key=[argument names], ...)`:
-    see this module's docstring; keyword arguments as Autotuner's."""
+    see this module's docstring; keyword arguments as Autotuner's. For a `@triton.jit`
+    function the configs are `triton.Config`s (their constexprs and num_warps: each its own
+    import and compile; `pipeline=` and `pipeline_options=` say how each compiles): a
+    TritonAutotuner (wsdialects/triton/launch.py)."""
+    from wsdialects.runtime import _is_triton
+
+    if _is_triton(kernel_source):
+        from wsdialects.triton.launch import TritonAutotuner
+
+        return TritonAutotuner(kernel_source, configs, key, **kwargs)
     return Autotuner(kernel_source, configs, key, **kwargs)
 
 

@@ -212,10 +212,11 @@ def ttir(fn, signature: dict, constexprs: dict, num_warps: int = 4, attrs: dict 
     return k.asm["ttir"]
 
 
-def import_module(text: str, filename: str) -> ModuleOp:
+def import_module(text: str, filename: str, num_warps: int) -> ModuleOp:
+    """`import_ttir` (the TTIR of `triton.compile` does not record num_warps; the kernel gets ours)."""
     from wsdialects.triton import import_ttir
 
-    return import_ttir(text, filename)
+    return import_ttir(text, filename, num_warps)
 
 
 def spec_of(fn, args=(), kwargs=None, *, signature=None, constexprs=None, num_warps=None) -> tuple:
@@ -245,4 +246,4 @@ def from_triton(fn, *args, signature=None, constexprs=None, num_warps=None, **kw
     sig, consts, attrs, warps = spec_of(fn, args, kwargs, signature=signature, constexprs=constexprs,
                                         num_warps=num_warps)
     text = ttir(fn, sig, consts, warps, attrs)
-    return import_module(text, fn.fn.__code__.co_filename)
+    return import_module(text, fn.fn.__code__.co_filename, warps)

@@ -58,11 +58,12 @@ def _view(d):
     return np.lib.stride_tricks.as_strided(base, shape, tuple(s * base.itemsize for s in strides))
 
 
-def expand(fn, bound: dict, signature: dict) -> list:
-    """The launch arguments of the imported kernel for the bound arguments of `fn`."""
+def expand(bound: dict, signature: dict, name: str = "kernel") -> list:
+    """The launch arguments of the imported kernel (named `name`, for messages) for its
+    bound arguments (every parameter by name) and Triton signature."""
     out: list = []
-    for name, value in bound.items():
-        t = signature[name]
+    for arg, value in bound.items():
+        t = signature[arg]
         if t == "constexpr":
             continue
         if t.startswith("tensordesc"):
@@ -71,7 +72,7 @@ def expand(fn, bound: dict, signature: dict) -> list:
             try:
                 out.append(_flat(value))
             except TypeError as e:
-                raise TypeError(f"{fn.__name__}: argument '{name}': {e}") from None
+                raise TypeError(f"{name}: argument '{arg}': {e}") from None
         else:
             out.append(value)
     return out
@@ -95,7 +96,7 @@ class _Interpret:
             k = self.kernel
             bound, spec = k.specialize(args, kwargs)
             module = k.module_of(spec)
-            interpret(module, k.fn.__name__, _grid(grid, bound), expand(k.fn, bound, spec[0]), seed=seed)
+            interpret(module, k.fn.__name__, _grid(grid, bound), expand(bound, spec[0], k.fn.__name__), seed=seed)
 
         return run
 
@@ -153,7 +154,7 @@ class TritonKernel:
         if key not in self._modules:
             sig, consts, attrs, warps = spec
             text = fe.ttir(self.fn, sig, consts, warps, attrs)
-            self._modules[key] = fe.import_module(text, self.fn.fn.__code__.co_filename)
+            self._modules[key] = fe.import_module(text, self.fn.fn.__code__.co_filename, warps)
         return self._modules[key]
 
     def compiled_of(self, spec):
@@ -173,7 +174,7 @@ class TritonKernel:
     def run(self, grid, args, kwargs, stream=None):
         bound, spec = self.specialize(args, kwargs)
         compiled = self.compiled_of(spec)
-        launch_args = expand(self.fn, bound, spec[0])
+        launch_args = expand(bound, spec[0], self.fn.__name__)
         return compiled.kernel(self.fn.__name__)[_grid(grid, bound)](*launch_args, stream=stream)
 
 
@@ -274,7 +275,7 @@ class TritonAutotuner:
             raise WsError(f"autotune: {self.fn.__name__}: launch with tuner[grid](...)", self.fn.fn.__code__.co_filename)
         tuner, bound, spec = self.tuner(args, kwargs)
         self._meta, self._user_grid = bound, grid
-        return tuner.run(expand(self.fn, bound, spec[0]), None, stream)
+        return tuner.run(expand(bound, spec[0], self.fn.__name__), None, stream)
 
     @property
     def best_config(self) -> dict:
