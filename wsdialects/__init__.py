@@ -64,10 +64,6 @@ def __getattr__(name: str):
         from wsdialects.triton.frontend import from_triton
 
         return from_triton
-    if name == "from_triton":  # triton itself is imported only when a function is compiled
-        from wsdialects.triton.frontend import from_triton
-
-        return from_triton
     if name in ("autotune", "Config"):
         import wsdialects.runtime.tuner as _tuner
 
