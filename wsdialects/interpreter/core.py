@@ -198,8 +198,6 @@ class Interpreter:
     """Runs the kernels of one module."""
 
     def __init__(self, module: ModuleOp):
-        from wsdialects.interpreter import ops_arith, ops_async, ops_nvgpu, ops_tile, ops_tile_regroup  # noqa: F401
-
         self.module = module
         self.constants: dict[int, Any] = {}  # id(arith.constant op) -> its value
         self.scalar_types: dict[int, Any] = {}  # id(op) -> its scalar integer result's dtype (ops_arith)
@@ -270,7 +268,7 @@ class Interpreter:
         if len(args) != len(params):
             hidden += 3 if contract is not None else 0
             raise TypeError(f"@{name} takes {len(params) - hidden} arguments, got {len(args) - hidden}")
-        values = [to_runtime(p.type, a, i) for i, (p, a) in enumerate(zip(params, args))]
+        values = [to_runtime(p.type, a, i, p.name_hint) for i, (p, a) in enumerate(zip(params, args))]
         for z, y, x in itertools.product(range(grid3[2]), range(grid3[1]), range(grid3[0])):
             frame = Frame(self, (x, y, z), grid3, {}, 0, None, seed)
             frame.run_block(kernel.body.block, values)

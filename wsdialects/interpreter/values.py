@@ -10,21 +10,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import ml_dtypes
 import numpy as np
 from xdsl.dialects.builtin import (
-    BFloat16Type,
-    Float8E4M3FNType,
-    Float8E5M2Type,
-    Float16Type,
-    Float32Type,
-    Float64Type,
     IndexType,
     IntegerType,
     TensorType,
 )
 from xdsl.ir import Attribute
 
+from wsdialects.scalar_args import scalar_problem
+from wsdialects.element_types import FLOAT_DTYPES, INT_DTYPES  # noqa: F401 - the interpreter's dtypes
 from wsdialects.tile import DescType, PtrType
 
 
@@ -36,19 +31,6 @@ class InterpretError(Exception):
 class Guarded:
     """A run-time value that a read must look at before handing it out (a released
     tile, an MMA result still in flight): one isinstance test per read."""
-
-
-# Float element types and the numpy dtypes (ml_dtypes for bf16 and fp8) holding them.
-FLOAT_DTYPES: dict[type, np.dtype] = {
-    Float16Type: np.dtype(np.float16),
-    BFloat16Type: np.dtype(ml_dtypes.bfloat16),
-    Float32Type: np.dtype(np.float32),
-    Float64Type: np.dtype(np.float64),
-    Float8E4M3FNType: np.dtype(ml_dtypes.float8_e4m3fn),
-    Float8E5M2Type: np.dtype(ml_dtypes.float8_e5m2),
-}
-INT_DTYPES = {1: np.dtype(np.bool_), 8: np.dtype(np.int8), 16: np.dtype(np.int16),
-              32: np.dtype(np.int32), 64: np.dtype(np.int64)}
 
 
 def dtype_of(t: Attribute) -> np.dtype:
@@ -97,15 +79,16 @@ class Descriptor:
 
 
 class _Argument:
-    """`argument INDEX (TYPE)` in an error message, printed only if one is raised."""
+    """`argument INDEX (%NAME: TYPE)` in an error message, printed only if one is raised."""
 
-    __slots__ = ("t", "index")
+    __slots__ = ("t", "index", "name")
 
-    def __init__(self, t: Attribute, index: int):
-        self.t, self.index = t, index
+    def __init__(self, t: Attribute, index: int, name: str | None = None):
+        self.t, self.index, self.name = t, index, name
 
     def __format__(self, spec: str) -> str:
-        return format(f"argument {self.index} ({self.t})", spec)
+        named = f"%{self.name}: {self.t}" if self.name else f"{self.t}"
+        return format(f"argument {self.index} ({named})", spec)
 
 
 def tma_store_arguments(entries, args, params) -> list:
@@ -135,9 +118,20 @@ def tma_store_arguments(entries, args, params) -> list:
     return out
 
 
-def to_runtime(t: Attribute, arg, index: int):
-    """Convert the Python argument `arg` for parameter `index` of type `t`."""
-    where = _Argument(t, index)
+def _dtype_mismatch(want: np.dtype, got: np.dtype) -> str:
+    """The message for an array of dtype `got` where `want` is needed; numpy has no bf16 or fp8
+    dtype of its own, so for those it says where the dtype comes from."""
+    msg = f"expected dtype {want}, got {got}"
+    if type(want).__module__.startswith("ml_dtypes") or want.type.__module__.startswith("ml_dtypes"):
+        msg += f" (numpy has no {want}: `import ml_dtypes` and pass `x.astype(ml_dtypes.{want})`)"
+    return msg
+
+
+def to_runtime(t: Attribute, arg, index: int, name: str | None = None):
+    """Convert the Python argument `arg` for parameter `index` (`%name`) of type `t`: a numpy
+    array of the element type for a pointer or descriptor (bf16 and fp8 through ml_dtypes:
+    `ml_dtypes.bfloat16`), a number of the right kind for a scalar (`scalar_args`)."""
+    where = _Argument(t, index, name)
     if isinstance(t, DescType):
         if not isinstance(arg, np.ndarray):
             raise TypeError(f"{where}: expected a numpy array for a TMA descriptor, got {type(arg).__name__}")
@@ -147,24 +141,25 @@ def to_runtime(t: Attribute, arg, index: int):
                             f"{' (or a 3-D one, indexed by a leading index)' if len(block) == 2 else ''}, "
                             f"got {arg.ndim}-D")
         if arg.dtype != dtype_of(t.block):
-            raise TypeError(f"{where}: expected dtype {dtype_of(t.block)}, got {arg.dtype}")
+            raise TypeError(f"{where}: {_dtype_mismatch(dtype_of(t.block), arg.dtype)}")
         return Descriptor(arg, block)
     if isinstance(t, PtrType):
         if not isinstance(arg, np.ndarray):
             raise TypeError(f"{where}: expected a numpy array for a pointer, got {type(arg).__name__}")
         if arg.dtype != dtype_of(t.pointee):
-            raise TypeError(f"{where}: expected dtype {dtype_of(t.pointee)}, got {arg.dtype}")
+            raise TypeError(f"{where}: {_dtype_mismatch(dtype_of(t.pointee), arg.dtype)}")
         if not arg.flags.c_contiguous:
             raise TypeError(f"{where}: the array must be C-contiguous (it is addressed flat, row-major)")
         return Pointer(arg.reshape(-1), 0)
     if isinstance(t, TensorType):
         raise TypeError(f"{where}: tensor arguments are not supported; pass a pointer or descriptor")
     dt = dtype_of(t)
-    if isinstance(arg, np.ndarray) or not isinstance(arg, (int, float, np.number, bool)):
-        raise TypeError(f"{where}: expected a Python number, got {type(arg).__name__}")
+    if isinstance(arg, np.ndarray):
+        raise TypeError(f"{where}: expected a Python number, got a numpy array")
+    problem = scalar_problem(str(t), arg)
+    if problem is not None:
+        raise TypeError(f"{where}: {problem}")
     if dt.kind in "iu":
-        if isinstance(arg, float) and not float(arg).is_integer():
-            raise TypeError(f"{where}: expected an integer, got {arg}")
         info = np.iinfo(dt)
         if not info.min <= int(arg) <= info.max:
             raise TypeError(f"{where}: {arg} does not fit {t}")

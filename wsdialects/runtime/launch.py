@@ -43,6 +43,31 @@ class LaunchError(RuntimeError):
     pass
 
 
+_INT_CTYPES = {8: ctypes.c_int8, 16: ctypes.c_int16, 32: ctypes.c_int32, 64: ctypes.c_int64}
+_FLOAT_CTYPES = {"f32": ctypes.c_float, "f64": ctypes.c_double}
+
+
+def pack_scalar(dtype: str, x) -> tuple[int | float, type]:
+    """(value, ctypes type) of the Python number `x` for a scalar parameter of type `dtype`
+    (i8 ... i64, f32, f64); ValueError saying why not: the wrong kind of value
+    (`scalar_args`: a float for i32 is refused, not truncated), a value that does not fit, or a
+    type the launcher does not pass."""
+    from wsdialects.scalar_args import scalar_problem
+
+    problem = scalar_problem(dtype, x)
+    if problem is not None:
+        raise ValueError(problem)
+    bits = int(dtype[1:]) if dtype[:1] == "i" and dtype[1:].isdigit() else None
+    if bits in _INT_CTYPES:
+        x = int(x)
+        if not -(1 << (bits - 1)) <= x < (1 << bits):
+            raise ValueError(f"{x} does not fit {dtype}")
+        return x, _INT_CTYPES[bits]
+    if dtype in _FLOAT_CTYPES:
+        return float(x), _FLOAT_CTYPES[dtype]
+    raise ValueError(f"scalar arguments of type {dtype} are not supported by the launcher")
+
+
 class MissingDependency(LaunchError, ImportError):
     """A package the GPU runtime needs (torch, cuda-python) is not installed."""
 
@@ -320,23 +345,13 @@ class Launcher:
                 vals.append(x.data_ptr())
                 types.append(ctypes.c_void_p)
             else:
-                if isinstance(x, torch.Tensor) or not isinstance(x, (int, float)) or isinstance(x, bool):
-                    raise self._err(i, f"expected a Python number for {p.dtype}, got {type(x).__name__}")
-                if p.dtype.startswith("i"):
-                    if not isinstance(x, int):
-                        raise self._err(i, f"expected an int for {p.dtype}, got {x}")
-                    bits = int(p.dtype[1:])
-                    if not -(1 << (bits - 1)) <= x < (1 << bits):
-                        raise self._err(i, f"{x} does not fit {p.dtype}")
-                    vals.append(x)
-                    types.append({32: ctypes.c_int32, 64: ctypes.c_int64, 16: ctypes.c_int16, 8: ctypes.c_int8}[bits])
-                elif p.dtype == "f32":
-                    vals.append(float(x))
-                    types.append(ctypes.c_float)
-                elif p.dtype == "f64":
-                    vals.append(float(x))
-                    types.append(ctypes.c_double)
-                else:
-                    raise self._err(i, f"scalar arguments of type {p.dtype} are not supported by the launcher")
+                if isinstance(x, torch.Tensor):
+                    raise self._err(i, f"expected a Python number for {p.dtype}, got a tensor")
+                try:
+                    val, ctype = pack_scalar(p.dtype, x)
+                except ValueError as e:
+                    raise self._err(i, str(e)) from None
+                vals.append(val)
+                types.append(ctype)
         keep, self._used = self._used, []  # the descriptor buffers `vals` points to outlive a cache clear
         return device, grid, tuple(vals), tuple(types), keep
