@@ -359,10 +359,9 @@ class _Importer:
             return o.results[0]
 
         total, mask = None, None
-        for d in range(r):
+        for d in range(r):  # in i32, as Triton 3.6+ addresses the pointer tiles it makes of block pointers
             n = shape[d]
-            idx32 = add(xa.AddiOp(add(SplatOp(offs[d], TensorType(i32, [n]))), add(MakeRangeOp(0, n))))
-            idx = add(xa.ExtSIOp(idx32, TensorType(i64, [n])))
+            idx = add(xa.AddiOp(add(SplatOp(offs[d], TensorType(i32, [n]))), add(MakeRangeOp(0, n))))
 
             def spread(v: SSAValue, et) -> SSAValue:  # a 1-D tile along dim d, broadcast to the block
                 for ax in range(r):
@@ -372,13 +371,14 @@ class _Importer:
                     v = add(BroadcastOp(v, TensorType(et, shape)))
                 return v
 
-            term = add(xa.MuliOp(idx, add(SplatOp(strides[d], TensorType(i64, [n])))))
-            term = spread(term, i64)
+            stride = add(xa.TruncIOp(strides[d], i32))
+            term = spread(add(xa.MuliOp(idx, add(SplatOp(stride, TensorType(i32, [n]))))), i32)
             total = term if total is None else add(xa.AddiOp(total, term))
             if d in checked:
-                zero = add(xa.ConstantOp(DenseIntOrFPElementsAttr.from_list(TensorType(i64, [n]), [0])))
+                zero = add(xa.ConstantOp(DenseIntOrFPElementsAttr.from_list(TensorType(i32, [n]), [0])))
                 lo = add(CmpiOp(idx, zero, 5))  # sge
-                hi = add(CmpiOp(idx, add(SplatOp(sizes[d], TensorType(i64, [n]))), 2))  # slt
+                size = add(xa.TruncIOp(sizes[d], i32))
+                hi = add(CmpiOp(idx, add(SplatOp(size, TensorType(i32, [n]))), 2))  # slt
                 inb = spread(add(xa.AndIOp(lo, hi)), i1)
                 mask = inb if mask is None else add(xa.AndIOp(mask, inb))
         ptrs = add(AddPtrOp(add(SplatOp(base, TensorType(base.type, shape))), total))
