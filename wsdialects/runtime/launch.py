@@ -154,6 +154,7 @@ class Launcher:
         self._descs: dict = {}
         self._ready: dict = {}  # argument identity -> what `_prepare` made of them
         self._used: list = []  # the descriptor buffers the launch being prepared points to
+        self._staged: list = []  # aligned copies of pointer arguments (ws-tma-load) the launch reads
 
     def __getitem__(self, grid):
         _torch(), _drv()  # a missing package is named now, not as a bare ModuleNotFoundError later
@@ -268,6 +269,34 @@ class Launcher:
                 out += [_Built(self._placeholder(x)), 0]
         return out
 
+    def _tma_load_args(self, args) -> dict:
+        """ws-tma-load's trailing arguments by index: per view, the descriptor of the pointer
+        argument's rows x cols view (row stride from the contract), where TMA can take it; else of
+        an aligned copy with rows padded to 16 bytes (the kernel only reads it). A launch that
+        made a copy is not kept for reuse: the copy holds the argument's values of that launch."""
+        from wsdialects.transforms.tma_common import load_view, padded_cols, view_problem
+
+        torch = _torch()
+        out: dict = {}
+        for e in self.info.tma_loads:
+            i, x = e["ptr"], args[e["ptr"]]
+            if not (isinstance(x, torch.Tensor) and x.is_cuda and x.is_contiguous()):
+                out[e["desc"]] = _Built(self._placeholder(x))  # the pointer argument's own check says why
+                continue
+            flat = x.reshape(-1)
+            rows, cols, s = load_view(e, args, flat.numel())
+            if rows < 1 or cols < 1 or s < cols or (rows - 1) * s + cols > flat.numel():
+                raise self._err(i, f"the kernel reads a {rows} x {cols} view with a row stride of {s} elements, "
+                                   f"which the tensor of {flat.numel()} elements does not hold")
+            view = flat.as_strided((rows, cols), (s, 1))
+            if view_problem(rows, cols, s, x.element_size(), x.data_ptr(), flat.numel(), whole_rows=False):
+                copy = torch.zeros((rows, padded_cols(cols, x.element_size())), dtype=x.dtype, device=x.device)
+                copy[:, :cols] = view
+                view = copy[:, :cols]
+                self._staged.append(copy)
+            out[e["desc"]] = _Built(self._desc(e["desc"], view, self.info.params[e["desc"]]))
+        return out
+
     def _placeholder(self, x) -> int:
         """A 128-byte descriptor of zeros on the device of `x` (a kernel never reads it: its flag is 0)."""
         torch = _torch()
@@ -289,8 +318,12 @@ class Launcher:
         key = _identity(torch, grid, args)
         ready = self._ready.get(key) if key is not None else None
         if ready is None:
+            self._staged = []
             ready = self._prepare(torch, grid, args)
-            if key is not None:
+            if stream is not None:
+                for copy in self._staged:  # freed after this launch: not before the stream reads it
+                    copy.record_stream(torch.cuda.ExternalStream(stream))
+            if key is not None and not self._staged:
                 if len(self._ready) >= 64:
                     self._ready.pop(next(iter(self._ready)))
                 self._ready[key] = ready
@@ -308,10 +341,17 @@ class Launcher:
         after every check of the arguments."""
         info = self.info
         self._used = []
-        if info.tma_stores:  # ws-tma-store contract: a descriptor and a flag per converted store
-            user = len(info.params) - 2 * len(info.tma_stores) - (3 if info.persistent_programs else 0)
+        if info.tma_stores or info.tma_loads:
+            # trailing arguments before ws-persistent's grid: ws-tma-store's contract (a descriptor
+            # and a flag per converted store), ws-tma-load's (a descriptor per view)
+            hidden = 2 * len(info.tma_stores) + len(info.tma_loads)
+            user = len(info.params) - hidden - (3 if info.persistent_programs else 0)
             if len(args) == user:
-                args = tuple(args) + tuple(self._tma_store_args(args))
+                extra = self._tma_load_args(args)
+                built = self._tma_store_args(args)
+                for k, e in enumerate(info.tma_stores):
+                    extra[e["desc"]], extra[e["desc"] + 1] = built[2 * k], built[2 * k + 1]
+                args = tuple(args) + tuple(extra[i] for i in range(user, user + hidden))
         if info.persistent_programs:  # ws-persistent contract: the user's grid travels as 3 trailing i32
             user = len(info.params) - 3
             if len(args) != user:

@@ -95,3 +95,48 @@ def add_kernel_arg(kernel: func.FuncOp, t: Attribute, name: str) -> BlockArgumen
     arg.name_hint = name
     kernel.function_type = func.FunctionType.from_lists([a.type for a in entry.args], [])
     return arg
+
+
+# ---- ws-tma-load's launch contract, read by the GPU runtime and the interpreter alike
+
+def load_contract(attr) -> list[dict]:
+    """`ws.tma_loads` as plain data: per descriptor {ptr, desc, shape: [rows, cols], stride,
+    extent}, each bound and the stride a list of monomials [coefficient, argument, ...]."""
+    def poly(a) -> list[list[int]]:
+        return [[x.value.data for x in m.data] for m in a.data]
+
+    out = []
+    for e in attr.data:
+        d = e.data
+        out.append({"ptr": d["ptr"].value.data, "desc": d["desc"].value.data,
+                    "shape": [poly(p) for p in d["shape"].data], "stride": poly(d["stride"]),
+                    "extent": "extent" in d and bool(d["extent"].value.data)})
+    return out
+
+
+def evaluate(poly: list[list[int]], args) -> int:
+    """A polynomial of kernel arguments at a launch's arguments."""
+    total = 0
+    for coef, *idx in poly:
+        term = coef
+        for i in idx:
+            term *= int(args[i])
+        total += term
+    return total
+
+
+def load_view(entry: dict, args, elements: int) -> tuple[int, int, int]:
+    """(rows, cols, row stride) of the view a ws-tma-load descriptor covers at a launch, in
+    elements of the pointer argument (which holds `elements`). An unmasked row axis
+    (`extent`) covers the rows the array holds."""
+    cols, stride = evaluate(entry["shape"][1], args), evaluate(entry["stride"], args)
+    if entry["extent"]:
+        rows = (elements - cols) // stride + 1 if stride > 0 and elements >= cols else 0
+    else:
+        rows = evaluate(entry["shape"][0], args)
+    return rows, cols, stride
+
+
+def padded_cols(cols: int, itemsize: int) -> int:
+    """The row stride (elements) of an aligned copy of a view: rows padded to 16 bytes."""
+    return -(-cols * itemsize // 16) * 16 // itemsize

@@ -214,6 +214,11 @@ class KernelFrame:
         tma = f.attributes.get("ws.tma_stores")
         if tma is not None:
             info.tma_stores = [{k: v.value.data for k, v in e.data.items()} for e in tma.data]
+        loads = f.attributes.get("ws.tma_loads")
+        if loads is not None:
+            from wsdialects.transforms.tma_common import load_contract
+
+            info.tma_loads = load_contract(loads)
         return "\n".join(text), info, attrs
 
     # ----------------------------------------------------------------- shared memory, mbarriers

@@ -1,0 +1,67 @@
+"""ws-tma-load: the pointer GEMM (Triton's classic form) interpreted before and after the pass, and
+after ws-specialize (which runs it first), on random inputs with ragged shapes gives the same C, on
+both sides of the launch's choice: row strides TMA can take (the descriptor covers the pointer
+argument itself) and ones it cannot (it covers an aligned copy). The contract's views, a view past
+the array, and the loads the pass must leave are checked too."""
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import wsdialects
+from conftest import rel_err
+from kernel_cache import compile_kernel, parse_kernel
+from wsdialects.interpreter.tma_loads import tma_load_arguments
+from wsdialects.transforms.partition import kernels
+
+KERNEL = Path(__file__).resolve().parents[1] / "Inputs" / "kernels" / "pointer_gemm.mlir"
+
+
+def _run(module, a, b):
+    (M, K), N = a.shape, b.shape[1]
+    c = np.full((M, N), np.nan, np.float16)
+    grid = -(-M // 128) * -(-N // 128)
+    wsdialects.interpret(module, "pointer_gemm", grid, [a, b, c, M, N, K, K, N, N], seed=3)
+    return c
+
+
+def _inputs(rng, M, N, K):
+    return rng.standard_normal((M, K)).astype(np.float16), rng.standard_normal((K, N)).astype(np.float16)
+
+
+# K = 72 and N = 136: rows of 144 and 272 bytes, TMA takes both arrays; K = 70 and N = 140: rows of
+# 140 and 280 bytes, both descriptors cover aligned copies. M, N and K cut the last tiles.
+@pytest.mark.parametrize("pipeline", ["ws-tma-load", "ws-specialize"])
+@pytest.mark.parametrize("M,N,K,direct", [(150, 136, 72, True), (150, 140, 70, False)])
+def test_tma_load_preserves_semantics(pipeline, M, N, K, direct, rng):
+    module = compile_kernel(KERNEL, pipeline, shared=True)
+    (kernel,) = kernels(module)
+    assert not [o for o in kernel.body.walk() if o.name == "tile.load"], "a pointer load is left"
+    a, b = _inputs(rng, M, N, K)
+    params = kernel.body.block.args
+    views = tma_load_arguments(kernel.attributes["ws.tma_loads"], [a, b, None, M, N, K, K, N, N], params)
+    assert [v.shape for v in views.values()] == [(M, K), (K, N)]
+    assert all(np.shares_memory(v, x) == direct for v, x in zip(views.values(), (a, b)))
+    before = _run(parse_kernel(KERNEL, shared=True), a, b)
+    after = _run(module, a, b)
+    assert np.array_equal(before, after)
+    assert rel_err(after, a.astype(np.float32) @ b.astype(np.float32)) < 1e-2
+
+
+def test_the_view_is_the_argument_or_a_copy():
+    """The descriptor covers the rows x cols view of the pointer's array with the row stride the
+    contract computes (here from an unmasked row axis: as many rows as the array holds); a
+    misaligned base gets an aligned copy of the same values; a view past the array is an error."""
+    module = compile_kernel(KERNEL, "ws-tma-load")
+    (kernel,) = kernels(module)
+    attr, params = kernel.attributes["ws.tma_loads"], kernel.body.block.args
+    big = np.arange(2 * 200 * 72, dtype=np.float16).reshape(-1)
+    a = big[1:1 + 150 * 72].reshape(150, 72)  # 2-byte offset: not 16-byte aligned
+    assert a.ctypes.data % 16
+    b = np.zeros((72, 136), np.float16)
+    views = tma_load_arguments(attr, [a, b, None, 150, 136, 72, 72, 136, 136], params)
+    va = views[params[-2].index]
+    assert not np.shares_memory(va, a) and np.array_equal(va, a) and va.ctypes.data % 16 == 0
+    with pytest.raises(TypeError, match="does not hold"):
+        tma_load_arguments(attr, [a, b, None, 151, 136, 72, 72, 136, 136], params)
