@@ -36,6 +36,7 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, Operation
 from xdsl.utils.exceptions import VerifyException
 
+from wsdialects.reporting import location_of, warning
 from wsdialects.tile import KERNEL_ATTR, NUM_WARPS_ATTR
 
 WARP_GROUP_WARPS = 4  # warps per warp group (wgmma, setmaxnreg)
@@ -99,8 +100,6 @@ def _kernel(op: Operation, a: Attribute) -> None:
         raise VerifyException(f"a {KERNEL_ATTR} function needs a body: @{op.sym_name.data} is only a declaration "
                               "(no `{ ... }`; is the input cut short?)")
     if len(blocks) > 1:
-        from wsdialects.diagnostics import location_of
-
         where = location_of(blocks[1].first_op) if blocks[1].first_op is not None else None
         at = f" (the second block's first op is at line {where[1]})" if where else ""
         raise VerifyException(f"the body of a {KERNEL_ATTR} function is one block (structured control flow: "
@@ -232,8 +231,6 @@ def warn_unknown_kernel_attributes(module: Operation) -> None:
     (`llvm.emit_c_interface`) is that dialect's business. Run once on parsed input, not after
     each pass."""
     import difflib
-
-    from wsdialects.diagnostics import warning
 
     for op in module.walk():
         if not isinstance(op, func.FuncOp) or KERNEL_ATTR not in op.attributes:

@@ -15,10 +15,8 @@ Works around two xDSL 0.74 defects (see test/python/test_xdsl_workarounds.py):
 from __future__ import annotations
 
 import re
-import sys
 from bisect import bisect_left
 from collections import OrderedDict, defaultdict
-from contextlib import contextmanager
 from dataclasses import dataclass
 
 from xdsl.dialects.builtin import DYNAMIC_INDEX, FileLineColLoc, IntAttr, ModuleOp, StringAttr
@@ -32,25 +30,10 @@ from xdsl.utils.lexer import Input, Span
 
 from wsdialects.irfast import verify_op, walk_orders  # plain functions: xDSL's classes stay as they are
 from wsdialects.irfast.lexer import WsLexer
-
-
-class WsError(Exception):
-    """Bad input, with the closest source location there is."""
-
-    def __init__(self, message: str, file: str = "<stdin>", line: int = 0, col: int = 0):
-        super().__init__(message)
-        self.message, self.file, self.line, self.col = message, file, line, col
-
-    def __str__(self) -> str:
-        if self.line:
-            return f"{self.file}:{self.line}:{self.col}: error: {self.message}"
-        return f"{self.file}: error: {self.message}"
-
-
-class PassDefect(WsError):
-    """A pass left IR that does not verify: a compiler defect (ws-opt exits 2)."""
-
-    exit_code = 2
+# the error type and the remarks and warnings, defined where every pass can import them (this
+# module parses and verifies, so it imports the dialects and their checks: see reporting's docstring)
+from wsdialects.reporting import (PassDefect, WsError, collect_notes, counted, error_at, location_of,  # noqa: F401
+                                  note, note_at, numbered, remark, warning)
 
 
 def _span_line_col(span: Span) -> tuple[int, int]:
@@ -70,7 +53,7 @@ class _HexElement(AttrParser._TensorLiteralElement):
     def to_type(self, parser, elem_type):
         import numpy as np  # here: `ws-opt` starts without numpy
 
-        from wsdialects.interpreter.values import FLOAT_DTYPES
+        from wsdialects.element_types import FLOAT_DTYPES
 
         ft = FLOAT_DTYPES.get(type(elem_type))
         if ft is None:
@@ -270,79 +253,6 @@ def _dense_literal_type():
 
         _dense_literal_types.append(base(RankedStructure[IntegerType | IndexType | AnyFloat | ComplexType]))
     return _dense_literal_types[0]
-
-
-def location_of(op: Operation) -> tuple[str, int, int] | None:
-    """(file, line, col) of `op`, or of its closest located ancestor."""
-    cur: Operation | None = op
-    while cur is not None:
-        loc = cur.location
-        if isinstance(loc, FileLineColLoc):
-            return loc.filename.data, loc.line.data, loc.column.data
-        cur = cur.parent_op()
-    return None
-
-
-# Where remarks and warnings go: stderr, unless a driver collects them (ws-opt
-# --verify-diagnostics matches them against `expected-*` comments).
-_collectors: list[list[tuple[str, tuple[str, int, int] | None, str]]] = []
-
-
-@contextmanager
-def collect_notes():
-    """Collect the remarks and warnings emitted inside the block, as
-    (severity, (file, line, col) or None, message), instead of printing them."""
-    notes: list[tuple[str, tuple[str, int, int] | None, str]] = []
-    _collectors.append(notes)
-    try:
-        yield notes
-    finally:  # by identity: list.remove compares by value, and an outer collector may be equal
-        del _collectors[next(i for i, c in enumerate(_collectors) if c is notes)]
-
-
-def note(op: Operation, severity: str, message: str) -> None:
-    """Print `FILE:LINE:COL: severity: message` (a remark or a warning: the compilation goes
-    on) on stderr, at `op` or its closest located ancestor."""
-    note_at(location_of(op), severity, message)
-
-
-def note_at(loc: tuple[str, int, int] | None, severity: str, message: str) -> None:
-    """`note` at a (file, line, col) location (None: unlocated)."""
-    if _collectors:
-        _collectors[-1].append((severity, loc, message))
-        return
-    where = f"{loc[0]}:{loc[1]}:{loc[2]}: " if loc else ""
-    print(f"{where}{severity}: {message}", file=sys.stderr)
-
-
-def remark(op: Operation, message: str) -> None:
-    note(op, "remark", message)
-
-
-def warning(op: Operation, message: str) -> None:
-    note(op, "warning", message)
-
-
-def error_at(op: Operation, message: str, default_file: str = "<input>") -> WsError:
-    loc = location_of(op)
-    if loc is None:
-        return WsError(message, default_file)
-    return WsError(message, *loc)
-
-
-def numbered(noun: str, items) -> str:
-    """A noun and its numbers in words, for messages (never a Python list):
-    ("group", [1]) -> "group 1", [1, 2] -> "groups 1 and 2", [0, 1, 3] -> "groups 0, 1 and 3"."""
-    items = [str(i) for i in items]
-    if len(items) <= 1:
-        return f"{noun} {items[0]}" if items else f"no {noun}"
-    return f"{noun}s {', '.join(items[:-1])} and {items[-1]}"
-
-
-def counted(n: int, noun: str) -> str:
-    """A count and its noun, singular or plural, for messages (never "noun(s)"):
-    (1, "partition") -> "1 partition", (2, "time") -> "2 times"."""
-    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
 
 
 def _verify_message(e: Exception) -> str:

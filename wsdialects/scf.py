@@ -6,7 +6,9 @@ of the wrong number or types of values all verify, and the passes and the LLVM
 emitter then fail on them. MLIR rejects them; `diagnostics.verify` runs
 `verify_scf` on every op (after the op's own verifier), so here they are located
 errors at the `scf.if` (`test/python/test_xdsl_workarounds.py` shows stock xDSL
-accepts them). A valid `scf.if` with results:
+accepts them). An `scf.yield` of an `scf.for` that does not match the loop's iter_args is reported at the
+yield, naming the iter_arg and its type (xDSL reports it at the `scf.for`). A valid `scf.if`
+with results:
 
     %t, %s = scf.if %c -> (tensor<64x64xf32>, f32) {
       scf.yield %x, %a : tensor<64x64xf32>, f32
@@ -56,6 +58,26 @@ def _verify_for(op: scf.ForOp) -> None:
         raise VerifyException(f"constant step operand must be positive, got {step.value.value.data}")
 
 
+def _verify_for_yield(op: scf.YieldOp) -> None:
+    """An scf.for's yield against its iter_args, reported at the yield (xDSL reports it at the
+    scf.for, without saying which iter_arg), naming the iter_arg and the type it must have."""
+    loop = op.parent_op()
+    if not isinstance(loop, scf.ForOp):
+        return
+    args = list(loop.body.block.args[1:]) if loop.body.blocks else []
+    got = [v.type for v in op.operands]
+    names = [f"%{a.name_hint}" if a.name_hint else f"#{i}" for i, a in enumerate(args)]
+    decl = f"`iter_args(...) -> ({', '.join(str(a.type) for a in args)})`"
+    if len(got) != len(args):
+        raise VerifyException(f"yields {len(got)} values, but the scf.for has {len(args)} iter_args "
+                              f"({', '.join(names) or 'none'}): yield each iter_arg's next value, as in {decl}")
+    for i, (v, a) in enumerate(zip(op.operands, args)):
+        if v.type != a.type:
+            what = f"%{v.name_hint}" if v.name_hint else f"value #{i}"
+            raise VerifyException(f"yields {what} of type {v.type} for iter_arg {names[i]} of type {a.type}: "
+                                  f"a yielded value must have its iter_arg's type, as in {decl}")
+
+
 _checks: dict[type, object] = {}  # op class -> its check (None: none), found once per class
 
 
@@ -65,6 +87,7 @@ def verify_scf(op: Operation) -> None:
     check = _checks.get(cls, False)
     if check is False:
         check = _checks[cls] = (_verify_if if isinstance(op, scf.IfOp) else
-                                _verify_for if isinstance(op, scf.ForOp) else None)
+                                _verify_for if isinstance(op, scf.ForOp) else
+                                _verify_for_yield if isinstance(op, scf.YieldOp) else None)
     if check is not None:
         check(op)

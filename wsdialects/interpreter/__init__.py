@@ -2,6 +2,8 @@
 kernel, at any IR level above threads, on the CPU over numpy arrays."""
 
 from wsdialects.interpreter.core import Interpreter
+# each registers its ops' implementations in core.IMPLS (they import core; core imports none of them)
+from wsdialects.interpreter import ops_arith, ops_async, ops_nvgpu, ops_tile, ops_tile_regroup  # noqa: F401
 from wsdialects.interpreter.partitions import Deadlock
 from wsdialects.interpreter.values import InterpretError
 

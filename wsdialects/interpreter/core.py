@@ -198,8 +198,6 @@ class Interpreter:
     """Runs the kernels of one module."""
 
     def __init__(self, module: ModuleOp):
-        from wsdialects.interpreter import ops_arith, ops_async, ops_nvgpu, ops_tile, ops_tile_regroup  # noqa: F401
-
         self.module = module
         self.constants: dict[int, Any] = {}  # id(arith.constant op) -> its value
         self.scalar_types: dict[int, Any] = {}  # id(op) -> its scalar integer result's dtype (ops_arith)

@@ -10,15 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import ml_dtypes
 import numpy as np
 from xdsl.dialects.builtin import (
-    BFloat16Type,
-    Float8E4M3FNType,
-    Float8E5M2Type,
-    Float16Type,
-    Float32Type,
-    Float64Type,
     IndexType,
     IntegerType,
     TensorType,
@@ -26,6 +19,7 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute
 
 from wsdialects.scalar_args import scalar_problem
+from wsdialects.element_types import FLOAT_DTYPES, INT_DTYPES  # noqa: F401 - the interpreter's dtypes
 from wsdialects.tile import DescType, PtrType
 
 
@@ -37,19 +31,6 @@ class InterpretError(Exception):
 class Guarded:
     """A run-time value that a read must look at before handing it out (a released
     tile, an MMA result still in flight): one isinstance test per read."""
-
-
-# Float element types and the numpy dtypes (ml_dtypes for bf16 and fp8) holding them.
-FLOAT_DTYPES: dict[type, np.dtype] = {
-    Float16Type: np.dtype(np.float16),
-    BFloat16Type: np.dtype(ml_dtypes.bfloat16),
-    Float32Type: np.dtype(np.float32),
-    Float64Type: np.dtype(np.float64),
-    Float8E4M3FNType: np.dtype(ml_dtypes.float8_e4m3fn),
-    Float8E5M2Type: np.dtype(ml_dtypes.float8_e5m2),
-}
-INT_DTYPES = {1: np.dtype(np.bool_), 8: np.dtype(np.int8), 16: np.dtype(np.int16),
-              32: np.dtype(np.int32), 64: np.dtype(np.int64)}
 
 
 def dtype_of(t: Attribute) -> np.dtype:
