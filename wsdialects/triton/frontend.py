@@ -242,6 +242,7 @@ def from_triton(fn, *args, signature=None, constexprs=None, num_warps=None, **kw
     kernel is launched with (tensors, TensorDescriptors, numbers; constexprs by keyword,
     `num_warps=` too) or `signature=` (Triton's strings: {"a": "*fp16", "d":
     "tensordesc<fp16[128,64]>", "n": "i32"} or a list in argument order) and `constexprs=`."""
+    require_triton()
     fn = jit_function(fn)
     sig, consts, attrs, warps = spec_of(fn, args, kwargs, signature=signature, constexprs=constexprs,
                                         num_warps=num_warps)

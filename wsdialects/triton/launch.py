@@ -110,6 +110,7 @@ class TritonKernel:
     as for a launch, or the spec `specialize` returns)."""
 
     def __init__(self, fn, pipeline: str = "ws-hopper", options: dict | None = None, *, compiler=None):
+        fe.require_triton()
         self.fn = fe.jit_function(fn)
         self.pipeline, self.options = pipeline, dict(options or {})
         self._compiler = compiler
@@ -178,26 +179,27 @@ class TritonKernel:
         return compiled.kernel(self.fn.__name__)[_grid(grid, bound)](*launch_args, stream=stream)
 
 
-def _config_parts(config) -> tuple[dict, int | None, str]:
-    """(constexpr values, num_warps, a name) of a triton.Config (or a dict of constexprs)."""
+def _config_parts(config) -> tuple[dict, int | None, str, object]:
+    """(constexpr values, num_warps, a name, pre_hook) of a triton.Config (or a dict of constexprs)."""
     if isinstance(config, dict):
-        kwargs, warps = dict(config), None
+        kwargs, warps, hook = dict(config), None, None
     elif hasattr(config, "kwargs") and hasattr(config, "num_warps"):
-        if getattr(config, "pre_hook", None) is not None:
-            raise TypeError("autotune: a triton.Config with a pre_hook is not supported")
-        kwargs, warps = dict(config.kwargs), config.num_warps
+        kwargs, warps, hook = dict(config.kwargs), config.num_warps, getattr(config, "pre_hook", None)
     else:
         raise TypeError(f"autotune: configs of a Triton function must be triton.Config (or dicts of constexprs), "
                         f"got {type(config).__name__}")
     name = ", ".join(f"{k}={v}" for k, v in kwargs.items()) + (f", num_warps={warps}" if warps else "")
-    return kwargs, warps, name
+    return kwargs, warps, name, hook
 
 
 class TritonAutotuner:
     """What `wsdialects.autotune(fn, configs=[triton.Config(...)], key=[...])` returns for a
     `@triton.jit` function: each config's constexprs (and num_warps) give their own import and
     compile; the choice among them is wsdialects.Autotuner's (runtime/tuner.py: timing, the
-    disk cache, restore_value / reset_to_zero), one tuner per signature of the other arguments."""
+    disk cache, restore_value / reset_to_zero), one tuner per signature of the other arguments.
+    A config's `pre_hook` is called with the arguments by name (constexprs included) before
+    its kernel is specialized, as Triton's tutorials use it: to set host descriptors'
+    `block_shape` to the config's tiles."""
 
     def __init__(self, fn, configs, key, *, pipeline: str = "ws-hopper", pipeline_options: dict | None = None,
                  **tuner_kwargs):
@@ -225,7 +227,7 @@ class TritonAutotuner:
 
     def tuner(self, args, kwargs):
         """(the wsdialects.Autotuner for these arguments' signature, the bound arguments, one config's spec)."""
-        tuned = {k for c, _, _ in self.configs for k in c}
+        tuned = {k for c, _, _, _ in self.configs for k in c}
         given = sorted(tuned & set(kwargs))
         if given:
             raise TypeError(f"autotune: {', '.join(given)} {'is' if len(given) == 1 else 'are'} chosen by the configs; "
@@ -233,14 +235,16 @@ class TritonAutotuner:
         from wsdialects.runtime.tuner import Autotuner, Config
 
         specs, bound = [], None
-        for consts, warps, _name in self.configs:
+        for consts, warps, _name, hook in self.configs:
             extra = {"num_warps": warps} if warps else {}
+            if hook is not None:  # Triton's way to fit host descriptors' blocks to the config's tiles
+                hook({**fe.bind(self.fn, args, {**kwargs, **consts})[0]})
             bound, spec = self._kernel.specialize(args, {**kwargs, **consts, **extra})
             specs.append(spec)
         key = TritonKernel._key(specs[0]) if len(specs) == 1 else repr([TritonKernel._key(s) for s in specs])
         if key not in self._tuners:
             configs = []
-            for (consts, _warps, name), spec in zip(self.configs, specs):
+            for (consts, _warps, name, _hook), spec in zip(self.configs, specs):
                 module = self._kernel.module_of(spec)
                 configs.append(Config(self.pipeline, name=name, source=module,
                                       grid=lambda named, consts=consts: _grid(self._user_grid,
