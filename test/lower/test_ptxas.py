@@ -19,6 +19,8 @@ KERNELS = {
     "fp8_gemm": ROOT / "test" / "Inputs" / "kernels" / "fp8_gemm.mlir",
     "dual_dot": ROOT / "test" / "Inputs" / "kernels" / "dual_dot.mlir",
     "tma_store_gemm": ROOT / "test" / "Inputs" / "kernels" / "tma_store_gemm.mlir",
+    # pointer loads in Triton's classic form, TMA loads after ws-tma-load
+    "pointer_gemm": ROOT / "test" / "Inputs" / "kernels" / "pointer_gemm.mlir",
     "relu_gemm": ROOT / "test" / "Inputs" / "kernels" / "relu_gemm.mlir",
     # attention: register-A wgmma, N-major V, column-block slots (head dim 128 / 256), 3-D TMA boxes
     **{k: ROOT / "examples" / "kernels" / f"{k}.mlir"
