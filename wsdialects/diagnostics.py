@@ -120,7 +120,19 @@ class WsParser(Parser):
         # undefined values only at the end of the input
         if operand.operand_name not in self.ssa_values:
             self.__dict__.setdefault("_first_uses", {}).setdefault(operand.operand_name, operand.span)
-        return super().resolve_operand(operand, type)
+        try:
+            return super().resolve_operand(operand, type)
+        except ParseError as e:
+            # an untyped `arith.constant 1` is i64: say so at the use, with the type to write
+            values = self.ssa_values.get(operand.operand_name) or ()
+            value = values[operand.index] if operand.index < len(values) else None
+            literal = self.__dict__.get("_untyped", {}).get(id(value))
+            if literal is None or not e.msg.startswith("operand is used with type"):
+                raise
+            from wsdialects.hints import untyped_constant_use
+
+            raise ParseError(operand.span, untyped_constant_use(operand.operand_name, value.type, type,
+                                                                 literal)) from None
 
     def parse_module(self, allow_implicit_module: bool = True):
         try:
@@ -152,6 +164,12 @@ class WsParser(Parser):
         loc = op.location
         if type(loc) is not FileLineColLoc and not isinstance(loc, FileLineColLoc):
             op.location = self._location(start.start)
+        if op.name == "arith.constant":  # remember one written without a type (`hints`)
+            from wsdialects.hints import untyped_constant
+
+            literal = untyped_constant(self.lexer.input.content[start.start:self.pos])
+            if literal is not None:
+                self.__dict__.setdefault("_untyped", {})[id(op.results[0])] = literal
         return op
 
     def _location(self, pos: int) -> FileLineColLoc:
@@ -358,7 +376,10 @@ def verify(module: Operation, file: str = "<input>") -> None:
         try:
             check(op)
         except (VerifyException, DiagnosticException, ValueError, TypeError) as e:
-            raise error_at(op, f"'{op.name}' {_verify_message(e)}", file) from None
+            from wsdialects.hints import missing_terminator
+
+            msg = _verify_message(e)
+            raise error_at(op, f"'{op.name}' {missing_terminator(op, msg) or msg}", file) from None
         except (KeyError, IndexError, AttributeError) as e:
             # a verifier that reads a malformed parent (e.g. func.return reading a
             # generic func.func without function_type): report the parent's own error

@@ -69,7 +69,8 @@ def _verify_for_yield(op: scf.YieldOp) -> None:
     names = [f"%{a.name_hint}" if a.name_hint else f"#{i}" for i, a in enumerate(args)]
     decl = f"`iter_args(...) -> ({', '.join(str(a.type) for a in args)})`"
     if len(got) != len(args):
-        raise VerifyException(f"yields {len(got)} values, but the scf.for has {len(args)} iter_args "
+        raise VerifyException(f"yields {len(got)} value{'' if len(got) == 1 else 's'}, but the scf.for has "
+                              f"{len(args)} iter_arg{'' if len(args) == 1 else 's'} "
                               f"({', '.join(names) or 'none'}): yield each iter_arg's next value, as in {decl}")
     for i, (v, a) in enumerate(zip(op.operands, args)):
         if v.type != a.type:

@@ -91,7 +91,7 @@
 // DOMINANCE: {{.*}}Inputs/use-before-def.mlir:3:3: error: 'arith.addi' operand #0 does not dominate this use
 
 // RUN: not ws-opt %S/Inputs/missing-terminator.mlir 2>&1 | filecheck %s --check-prefixes=NOTB,TERMINATOR
-// TERMINATOR: {{.*}}Inputs/missing-terminator.mlir:3:3: error: 'arith.addi' Operation arith.addi terminates block in single-block region but is not a terminator
+// TERMINATOR: {{.*}}Inputs/missing-terminator.mlir:3:3: error: 'arith.addi' the block of @f must end with func.return; it ends with this arith.addi
 
 // --- bad options: answered in the user's spelling, with the closest name -----
 
