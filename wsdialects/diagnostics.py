@@ -32,8 +32,8 @@ from wsdialects.irfast import verify_op, walk_orders  # plain functions: xDSL's 
 from wsdialects.irfast.lexer import WsLexer
 # the error type and the remarks and warnings, defined where every pass can import them (this
 # module parses and verifies, so it imports the dialects and their checks: see reporting's docstring)
-from wsdialects.reporting import (PassDefect, WsError, collect_notes, counted, error_at, location_of,  # noqa: F401
-                                  note, note_at, numbered, remark, warning)
+from wsdialects.reporting import (PassDefect, WsError, _collectors, collect_notes, counted, error_at,  # noqa: F401
+                                  location_of, note, note_at, numbered, remark, warning)
 
 
 def _span_line_col(span: Span) -> tuple[int, int]:
