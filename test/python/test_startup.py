@@ -25,5 +25,11 @@ def test_the_lazy_names_are_there():
     from wsdialects.runtime.tuner import Config, autotune
 
     assert (wsdialects.autotune, wsdialects.Config) == (autotune, Config)
+    from wsdialects.context import dialects, register_dialects
+    from wsdialects.passes import available_passes
+
+    assert (wsdialects.dialects, wsdialects.register_dialects, wsdialects.available_passes) == (
+        dialects, register_dialects, available_passes)
     assert set(wsdialects.__all__) <= set(dir(wsdialects)) | {"Deadlock", "InterpretError", "interpret", "compile",
-                                                              "autotune", "Config"}
+                                                              "autotune", "Config", "dialects", "register_dialects",
+                                                              "available_passes"}
