@@ -2,7 +2,8 @@
 persistent=true|false programs=N tile-group=T ctas-per-sm=C lead-warp=true|false
 tma-store=auto|true|false}`: the whole path from a tile kernel to Hopper code.
 
-`ws-hopper` is `ws-specialize` plus the lowering. It runs `ws-tma-store` (with
+`ws-hopper` is `ws-specialize` plus the lowering. It runs `ws-tma-load` (bounds-masked pointer-tile
+loads become TMA loads of descriptors the launch builds), `ws-tma-store` (with
 `tma-store=auto`, the default, in persistent kernels only, where the asynchronous store overlaps
 the next tile's main loop), then `ws-specialize` with the same options, then the lowering:
 `ws-lower-aref` (aref rings -> mbarriers, shared-memory slots, TMA), `ws-lower-warp-groups`
