@@ -2,13 +2,15 @@
 
 xDSL 0.74 verifies `arith.cmpi`/`arith.cmpf` only with a scalar i1 result, prints
 `arith.select` assuming a scalar condition, and rejects tensors in
-`arith.sitofp`/`arith.fptosi`; it accepts `arith.extf` to a narrower and
+`arith.sitofp`/`arith.fptosi` and the integer casts (`extsi`, `extui`, `trunci`,
+`index_cast`); it accepts `arith.extf` to a narrower and
 `arith.truncf` to a wider type (or another shape). MLIR accepts the first ones
 elementwise on tensors and rejects the last:
 
     %m = arith.cmpi slt, %a, %b : tensor<128xi32>          // -> tensor<128xi1>
     %s = arith.select %m, %x, %y : tensor<128xi1>, tensor<128xf32>
     %f = arith.sitofp %i : tensor<128xi32> to tensor<128xf32>
+    %w = arith.extsi %i : tensor<128xi32> to tensor<128xi64>
 
 This module redefines those ops (same names, same generic form) and builds an
 `Arith` dialect in which they replace xDSL's. `test/python/test_xdsl_workarounds.py`
@@ -22,6 +24,7 @@ from typing import ClassVar
 from xdsl.dialects import arith as _x
 from xdsl.dialects.builtin import (
     AnyFloat,
+    IndexType,
     IntegerType,
     TensorType,
     VectorType,
@@ -381,8 +384,93 @@ class TruncFOp(_Cast):
         _float_resize_verify(self, wider=False)
 
 
+def _int_resize_verify(op, wider: bool) -> None:
+    """extsi/extui widen, trunci narrows: same shape, integer to integer, and a strictly
+    wider (narrower) element type, as in MLIR."""
+    _cast_verify(op, IntegerType, IntegerType, op.name)
+    it, rt = _elem(op.input.type), _elem(op.result.type)
+    if (rt.width.data <= it.width.data) if wider else (rt.width.data >= it.width.data):
+        raise VerifyException(
+            f"result element type {rt} must be {'wider' if wider else 'narrower'} than the operand's {it}")
+
+
+@irdl_op_definition
+class ExtSIOp(_Cast):
+    """Signed integer widening (sign extension), elementwise on tensors.
+
+    Example:
+
+        %w = arith.extsi %i : tensor<8xi32> to tensor<8xi64>
+    """
+
+    name = "arith.extsi"
+    input = operand_def(_INT_LIKE)
+    result = result_def(_INT_LIKE)
+
+    def verify_(self) -> None:
+        _int_resize_verify(self, wider=True)
+
+
+@irdl_op_definition
+class ExtUIOp(_Cast):
+    """Unsigned integer widening (zero extension), elementwise on tensors.
+
+    Example:
+
+        %w = arith.extui %m : tensor<8xi1> to tensor<8xi32>
+    """
+
+    name = "arith.extui"
+    input = operand_def(_INT_LIKE)
+    result = result_def(_INT_LIKE)
+
+    def verify_(self) -> None:
+        _int_resize_verify(self, wider=True)
+
+
+@irdl_op_definition
+class TruncIOp(_Cast):
+    """Integer narrowing (the low bits), elementwise on tensors.
+
+    Example:
+
+        %n = arith.trunci %w : tensor<8xi64> to tensor<8xi32>
+    """
+
+    name = "arith.trunci"
+    input = operand_def(_INT_LIKE)
+    result = result_def(_INT_LIKE)
+
+    def verify_(self) -> None:
+        _int_resize_verify(self, wider=False)
+
+
+@irdl_op_definition
+class IndexCastOp(_Cast):
+    """Integer to `index` or `index` to integer (sign-extending or truncating), elementwise on
+    tensors; exactly one side's element type is `index`.
+
+    Example:
+
+        %i = arith.index_cast %w : tensor<8xi64> to tensor<8xindex>
+    """
+
+    name = "arith.index_cast"
+    input = operand_def(IntegerType | IndexType | TensorType | VectorType)
+    result = result_def(IntegerType | IndexType | TensorType | VectorType)
+
+    def verify_(self) -> None:
+        it, ot = self.input.type, self.result.type
+        if _shape(it) != _shape(ot):
+            raise VerifyException(f"operand {it} and result {ot} differ in shape")
+        ie, oe = _elem(it), _elem(ot)
+        kinds = (IntegerType, IndexType)
+        if not (isinstance(ie, kinds) and isinstance(oe, kinds)) or isinstance(ie, IndexType) == isinstance(oe, IndexType):
+            raise VerifyException(f"cannot cast {it} to {ot}: exactly one side must be index, the other an integer")
+
+
 REPLACED = {op.name: op for op in (CmpiOp, CmpfOp, SelectOp, SIToFPOp, UIToFPOp, FPToSIOp, FPToUIOp,
-                                   ExtFOp, TruncFOp)}
+                                   ExtFOp, TruncFOp, ExtSIOp, ExtUIOp, TruncIOp, IndexCastOp)}
 
 Arith = Dialect(
     "arith",

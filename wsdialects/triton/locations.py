@@ -39,9 +39,13 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute
 
 _ALIAS_DEF = re.compile(r"^#([\w.$-]+)[ \t]*=[ \t]*loc\(", re.M)
-# Triton's own Python sources: frames there are library code, not the user's kernel.
+# Triton's own Python sources: frames there are library code, not the user's kernel. Its
+# subpackages are recognised anywhere (an installed or a source-checkout Triton, or the
+# `triton/language/...` that tools/regen_ttir.py makes of them); its top-level modules only
+# at the start of the path or inside site-/dist-packages, so that a user's own
+# `examples/triton/kernel.py` stays the user's.
 _LIBRARY = re.compile(r"(^|[/\\])triton[/\\](language|runtime|compiler|experimental|tools|_utils)[/\\]|"
-                      r"(^|[/\\])triton[/\\][\w]+\.py$")
+                      r"(^|[/\\](site|dist)-packages[/\\])triton[/\\][\w]+\.py$")
 
 
 def is_library_file(path: str) -> bool:
