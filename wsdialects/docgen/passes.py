@@ -1,35 +1,39 @@
 """The pass reference (`docs/passes.md`): every pass of `wsdialects.passes.PIPELINE`,
 its options with their defaults (the pass class's fields), what it does (its module
-and class docstrings) and a before / after made by running it. An input that the page
-already shows in full (the output of an earlier pass's example, or a file shown before) is
-referred to instead of printed again.
+and class docstrings) and an example made by running it, shown as what the pass changed
+(`wsdialects/docgen/listing.py`: a diff against its input, or its output with the lines it
+left alone folded away; long repeated types written once as aliases).
 
 The inputs live in `docs/examples/passes/*.mlir`; each `// docs:` line of a file is one
-example, `// docs: PIPE [after PREP]`: the input after the pipeline PREP is "before",
-after PIPE too is "after". The first pass of PIPE is the pass it illustrates.
+example, `// docs: PIPE [after PREP] [as SAME]`: the input after the pipeline PREP is
+"before", after PIPE too is "after". The first pass of PIPE is the pass it illustrates. A
+pass made of others (`ws-specialize`, `ws-hopper`) says `as SAME`: PIPE must give exactly the
+IR that the pipeline SAME gives, and the page says so instead of showing the IR again.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import difflib
 import importlib
 import inspect
 import re
-from dataclasses import dataclass
-from io import StringIO
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import PassPipeline
-from xdsl.printer import Printer
 
-from wsdialects.diagnostics import parse_text, verify
+from wsdialects.diagnostics import collect_notes, parse_text, verify
 from wsdialects.docgen.examples import DocError
+from wsdialects.docgen.listing import changed_view, fold_aliases, print_ir, unwrap
 from wsdialects.passes import PIPELINE, available_passes
 
 EXAMPLES = Path("docs") / "examples" / "passes"
-_DOCS_LINE = re.compile(r"^//\s*docs:\s*(?P<run>.+?)(?:\s+after\s+(?P<prep>\S.*))?\s*$")
+_DOCS_LINE = re.compile(r"^//\s*docs:\s*(?P<run>.+?)(?:\s+after\s+(?P<prep>\S.*?))?"
+                        r"(?:\s+as\s+(?P<same>\S.*?))?\s*$")
+# a diff prints a rewritten line twice (`-` and `+`): where that makes it this much longer
+# than the output alone, the page shows the output alone
+_DIFF_LIMIT = 1.3
 
 
 @dataclass
@@ -37,10 +41,15 @@ class PassExample:
     file: Path  # relative to the repository root
     run: str
     prep: str
+    same: str = ""
 
     @property
     def pass_name(self) -> str:
         return re.split(r"[{,]", self.run, maxsplit=1)[0].strip()
+
+    @property
+    def spec(self) -> str:
+        return f"{self.prep},{self.run}" if self.prep else self.run
 
 
 def find_examples(root: Path) -> dict[str, PassExample]:
@@ -50,7 +59,8 @@ def find_examples(root: Path) -> dict[str, PassExample]:
         for line in f.read_text().splitlines():
             m = _DOCS_LINE.match(line.strip())
             if m:
-                ex = PassExample(f.relative_to(root), m["run"].strip(), (m["prep"] or "").strip())
+                ex = PassExample(f.relative_to(root), m["run"].strip(), (m["prep"] or "").strip(),
+                                 (m["same"] or "").strip())
                 if ex.pass_name in found:
                     raise DocError(f"{f}: a second example for {ex.pass_name}")
                 found[ex.pass_name] = ex
@@ -64,19 +74,41 @@ def run_pipeline(module: ModuleOp, spec: str, file: str) -> None:
         verify(module, file)
 
 
-def _print(module: ModuleOp) -> str:
-    out = StringIO()
-    Printer(stream=out).print_op(module)
-    return out.getvalue().rstrip() + "\n"
+@dataclass
+class Ran:
+    """An example run: the IR before and after its pipeline (printed as ws-opt prints it,
+    without the `builtin.module` wrapper) and the remarks and warnings its pipeline gave."""
+
+    before: str
+    after: str
+    notes: list[str] = field(default_factory=list)
 
 
-def before_after(root: Path, ex: PassExample) -> tuple[str, str]:
-    """The example's IR before and after its pipeline (really run)."""
-    module = parse_text((root / ex.file).read_text(), str(ex.file))
-    run_pipeline(module, ex.prep, str(ex.file))
-    before = _print(module)
-    run_pipeline(module, ex.run, str(ex.file))
-    return before, _print(module)
+def before_after(root: Path, ex: PassExample) -> Ran:
+    """The example's IR before and after its pipeline (really run); with `as SAME`, the
+    pipeline SAME run on the same input must give the same IR."""
+    text = (root / ex.file).read_text()
+    module = parse_text(text, str(ex.file))
+    with collect_notes():  # the preparation's remarks are another example's business
+        run_pipeline(module, ex.prep, str(ex.file))
+    before = unwrap(print_ir(module))
+    with collect_notes() as notes:
+        run_pipeline(module, ex.run, str(ex.file))
+    ran = Ran(before, unwrap(print_ir(module)), [_note(n) for n in notes])
+    if ex.same:
+        other = parse_text(text, str(ex.file))
+        with collect_notes():
+            run_pipeline(other, ex.prep, str(ex.file))
+            run_pipeline(other, ex.same, str(ex.file))
+        if unwrap(print_ir(other)) != ran.after:
+            raise DocError(f"{ex.file}: `{ex.run}` does not give the same IR as `{ex.same}` (its `// docs:` line "
+                           "says `as`): run both with ws-opt and diff them")
+    return ran
+
+
+def _note(note: tuple[str, tuple[str, int, int] | None, str]) -> str:
+    severity, loc, message = note
+    return (f"{loc[0]}:{loc[1]}:{loc[2]}: " if loc else "") + f"{severity}: {message}"
 
 
 def pass_class(target: str) -> type:
@@ -95,12 +127,11 @@ def options(cls: type) -> list[tuple[str, str, str]]:
     return rows
 
 
-def pass_section(name: str, cls: type, ex: PassExample | None, root: Path,
-                 shown: dict[str, str] | None = None) -> list[str]:
-    """The pass's section. `shown` maps each IR listing printed in full so far to where it is
-    ("the input of `ws-x`", "the output of `ws-x`"): an input printed there is referred to, not
-    printed again."""
-    shown = {} if shown is None else shown
+def pass_section(name: str, cls: type, ex: PassExample | None, ran: Ran | None = None,
+                 outputs: dict[str, str] | None = None, root: Path = Path(".")) -> list[str]:
+    """The pass's section; `ran` is its example run (run here if None). `outputs` maps the
+    output IR of each other pass's example to that pass's name: an `as SAME` example whose IR
+    is one of them links to it."""
     if ex is None:
         raise DocError(f"pass {name} has no example: add a `// docs: {name} ...` line to a file in {EXAMPLES}")
     summary = inspect.cleandoc(cls.__doc__ or "")
@@ -114,33 +145,44 @@ def pass_section(name: str, cls: type, ex: PassExample | None, root: Path,
         out += [f"| `{o}` | {t} | `{d}` |" for o, t, d in opts] + [""]
     else:
         out += ["No options.", ""]
-    out += [module_doc, ""]
-    before, after = before_after(root, ex)
+    out += [module_doc, "", "### Example", ""]
+    return out + example_lines(ex, ran or before_after(root, ex), outputs or {})
+
+
+def example_lines(ex: PassExample, ran: Ran, outputs: dict[str, str]) -> list[str]:
+    """The example's text: what the pass changed, from `ran`."""
     link = f"[{ex.file.name}]({ex.file.relative_to('docs').as_posix()})"
-    spec = f"{ex.prep},{ex.run}" if ex.prep else ex.run
-    out += ["### Example", ""]
-    if before in shown:
-        out += [f"{link} after `{ex.prep}`: the same IR as {shown[before]} above.", ""] if ex.prep else \
-               [f"{link}: the same IR as {shown[before]} above.", ""]
+    what = f"`{ex.run}` on {link}" + (f" after `{ex.prep}`" if ex.prep else "")
+    if ex.same:
+        other = outputs.get(ran.after)
+        where = f": the output of [`{other}`](#{other})'s example" if other and other != ex.pass_name else ""
+        out = [f"{what} gives exactly the IR that `{ex.same}` gives{where}.", ""]
+    elif ran.before == ran.after:
+        out = [f"{what} leaves the IR as it is.", ""]
     else:
-        out += [f"{link} after `{ex.prep}`:" if ex.prep else f"{link}:", ""]
-        out += _folded(["```mlir", before.rstrip(), "```"], f"the input ({len(before.splitlines())} lines)")
-        shown[before] = f"the input of [`{name}`](#{name})"
-    diff = list(difflib.unified_diff(before.splitlines(), after.splitlines(), "before", "after", lineterm=""))
-    run = f"`{ex.run}` (`ws-opt {ex.file.as_posix()} -p '{spec}'`)"
-    if len(diff) < 0.6 * len(after.splitlines()):
-        out += [f"After {run}, as a diff against the input:", "", "```diff", *diff[2:], "```", ""]
-    else:
-        out += [f"After {run}:", "", "```mlir", after.rstrip(), "```", ""]
-        shown.setdefault(after, f"the output of [`{name}`](#{name})")
+        folded = fold_aliases([ran.before, ran.after], str(ex.file))
+        diff = changed_view(*folded.texts)
+        alone = changed_view(*folded.texts, deletions=False)
+        if len("\n".join(diff)) <= _DIFF_LIMIT * len("\n".join(alone)):
+            shown, how = diff, "a diff against its input"
+        else:
+            shown, how = alone, "what it wrote (`+`)"
+        aliases = [" " + a for a in _used(folded.aliases, shown)]
+        out = [f"{what}, {how}:", "", "```diff", *aliases, *shown, "```", ""]
+    if ran.notes:
+        out += ["It says:", "", "```text", *ran.notes, "```", ""]
     return out
 
 
-def _folded(lines: list[str], what: str) -> list[str]:
-    """Long listings fold away (GitHub renders <details>)."""
-    if len(lines) <= 40:
-        return lines + [""]
-    return ["<details><summary>" + what + "</summary>", "", *lines, "", "</details>", ""]
+def _used(aliases: list[str], lines: list[str]) -> list[str]:
+    """The alias definitions that `lines` (or a definition kept) use."""
+    text = "\n".join(lines)
+    kept: list[str] = []
+    for definition in reversed(aliases):  # a definition uses only aliases defined before it
+        name = definition.split(" = ", 1)[0]
+        if re.search(re.escape(name) + r"(?![\w$])", text + "\n" + "\n".join(kept)):
+            kept.insert(0, definition)
+    return kept
 
 
 def passes_page(root: Path) -> str:
@@ -152,12 +194,22 @@ def passes_page(root: Path) -> str:
            "Every pass `ws-opt -p` knows, in pipeline order (`wsdialects/passes.py`). Options are",
            "written MLIR's way, `-p 'ws-distribute{depth=2}'`, several separated by spaces",
            "(`ws-specialize{depth=2 mma-depth=1}`); passes are separated by commas. Each example",
-           "below is the pass really run on a small kernel kept in `docs/examples/passes/`.", ""]
-    out += [f"- [`{n}`](#{n}): " + inspect.cleandoc(pass_class(t).__doc__ or "").splitlines()[0]
+           "below is the pass really run on a small kernel kept in `docs/examples/passes/`, shown as",
+           "what it changed: a diff against its input, or where it rewrites most lines, its output",
+           "with the lines it wrote marked `+`. `// ...` lines stand for lines it left as they were",
+           "(or that repeat lines shown above with other value names), and a long type repeated in a",
+           "listing is written once as an alias (`!desc = !tile.desc<...>`), as MLIR's printer does.",
+           "`ws-opt docs/examples/passes/FILE -p 'PREP,PASS'` prints the whole IR.", ""]
+    out += [f"- [`{n}`](#{n}): " + " ".join(inspect.cleandoc(pass_class(t).__doc__ or "").split("\n\n")[0].split())
             for n, t in PIPELINE] + [""]
-    shown: dict[str, str] = {}
+    ran = {name: before_after(root, ex) for name, ex in examples.items()}
+    outputs: dict[str, str] = {}
+    for name, _ in PIPELINE:
+        if name in ran and not examples[name].same:
+            outputs.setdefault(ran[name].after, name)
     for name, target in PIPELINE:
-        out += pass_section(name, pass_class(target), examples.pop(name, None), root, shown)
+        ex = examples.pop(name, None)
+        out += pass_section(name, pass_class(target), ex, ran.get(name), outputs, root)
     if examples:
         raise DocError(f"examples for passes that are not in PIPELINE: {sorted(examples)}")
     return "\n".join(out).rstrip() + "\n"

@@ -1,7 +1,7 @@
 // C = A @ B^T on 128x64 tiles with two consumer warp groups (tile.num_warps = 8):
 // the input of the ws-cooperative and ws-pingpong examples in docs/passes.md.
 // Grid: (cdiv(M, 128), cdiv(N, 64)).
-// docs: ws-cooperative{groups=2} after ws-partition,ws-distribute{depth=2},ws-pipeline-mma{depth=1}
+// docs: ws-cooperative{groups=2} after ws-partition,ws-distribute{depth=2}
 // docs: ws-pingpong after ws-partition,ws-distribute{depth=2},ws-pipeline-mma{depth=1},ws-cooperative{groups=2}
 func.func @gemm(%a_desc: !tile.desc<tensor<128x64xf16>>, %b_desc: !tile.desc<tensor<64x64xf16>>,
                 %c_desc: !tile.desc<tensor<128x64xf32>>, %K: i32)
