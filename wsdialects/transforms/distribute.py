@@ -57,8 +57,8 @@ from wsdialects.transforms.partition import (
     ROLE_ATTR,
     SCHEDULE_ATTR,
     kernels,
-    main_loop,
     partitions_of,
+    tile_loops,
 )
 from wsdialects.warp_group import PartitionOp, RegionOp
 
@@ -82,12 +82,15 @@ def consumer_regs(consumer_warps: int, ctas_per_sm: int = 1) -> int:
 
 @dataclass
 class Channel:
-    """One aref ring: the producer loads whose tiles travel together."""
+    """One aref ring's use in one place: the producer loads of one tile loop (or the
+    one-shot loads before the loops) whose tiles travel together."""
 
     loads: list[DescLoadOp]
     in_loop: bool
     ring: SSAValue | None = None
     users: set[Operation] = field(default_factory=set)
+    loop: scf.ForOp | None = None  # the tile loop whose body holds the loads (None: one-shot)
+    owner: "Channel | None" = None  # the channel whose ring this one uses (`share_rings`)
 
 
 def _first_users(value: SSAValue) -> set[Operation]:
@@ -105,17 +108,19 @@ def _first_users(value: SSAValue) -> set[Operation]:
     return out
 
 
-def channels(loads: list[DescLoadOp], loop: scf.ForOp) -> list[Channel]:
+def channels(loads: list[DescLoadOp], loop: scf.ForOp | list[scf.ForOp]) -> list[Channel]:
     """Group loads by a shared consuming op (union of overlapping user sets),
-    keeping loop loads and one-shot loads apart; in program order."""
+    keeping the loads of each tile loop and the one-shot loads apart; in program order."""
+    loops = [loop] if isinstance(loop, scf.ForOp) else loop
     groups: list[Channel] = []
     for ld in loads:
         users = {u for u in _first_users(ld.results[0]) if CONSUMER in partitions_of(u)}
         if not users:
             continue
-        in_loop = ld.parent_op() is loop
-        merged = [g for g in groups if g.in_loop == in_loop and g.users & users]
-        ch = Channel([ld], in_loop, users=set(users))
+        home = ld.parent_op() if ld.parent_op() in loops else None
+        in_loop = home is not None
+        merged = [g for g in groups if g.loop is home and g.users & users]
+        ch = Channel([ld], in_loop, users=set(users), loop=home)
         for g in merged:
             ch.loads = g.loads + ch.loads
             ch.users |= g.users
@@ -132,6 +137,43 @@ def _const(block: Block, value: int, t=None) -> SSAValue:
     c = arith.ConstantOp(IntegerAttr(value, t or IntegerType(32)))
     block.add_op(c)
     return c.result
+
+
+def trip_count(loop: scf.ForOp) -> tuple[list[Operation], SSAValue]:
+    """Ops computing max(ceildiv(ub - lb, step), 0), and that value."""
+    t = loop.lb.type
+    span = arith.SubiOp(loop.ub, loop.lb)
+    n = arith.CeilDivSIOp(span.result, loop.step)
+    zero = arith.ConstantOp(IntegerAttr(0, t))
+    n0 = arith.MaxSIOp(n.result, zero.result)
+    n0.result.name_hint = "trips"
+    return [span, n, zero, n0], n0.result
+
+
+def share_rings(chans: list[Channel]) -> list[Channel]:
+    """The channels that open a ring of their own, in program order. A loop's channel
+    takes over the ring of an earlier loop's channel with the same payload types (the
+    same tiles: causal attention's two K/V loops, a two-pass kernel's two reads of X)
+    when neither loop holds the other and no other channel of its loop has that ring:
+    the ring's positions then continue from one loop to the next. Sets `owner`."""
+    owners: list[Channel] = []
+    for ch in chans:
+        ch.owner = None
+    for ch in chans:
+        for o in owners if ch.in_loop else ():
+            if (o.in_loop and _types(o) == _types(ch) and not o.loop.is_ancestor(ch.loop)
+                    and not ch.loop.is_ancestor(o.loop)
+                    and all(c.loop is not ch.loop for c in chans if c.owner is o)):
+                ch.owner = o
+                break
+        if ch.owner is None:
+            ch.owner = ch
+            owners.append(ch)
+    return owners
+
+
+def _types(ch: Channel) -> list:
+    return [ld.results[0].type for ld in ch.loads]
 
 
 def _position(block: Block, loop: scf.ForOp, iv: SSAValue, mapping) -> SSAValue:
@@ -198,7 +240,7 @@ def _check_not_carried(loop: scf.ForOp, chans: list[Channel]) -> None:
     yield_op = loop.body.block.last_op
     carried = loop.attributes[CARRIED_ATTR].data
     for ch in chans:
-        if not ch.in_loop:
+        if ch.loop is not loop:
             continue
         for ld in ch.loads:
             held = aliases(loop.body.block, {ld.results[0]})
@@ -228,10 +270,15 @@ class _Builder:
 
     views = VIEW_OPS  # ops whose results alias a borrowed slot
 
-    def __init__(self, kernel: func.FuncOp, loop: scf.ForOp, chans: list[Channel], pid: int):
-        self.kernel, self.loop, self.chans, self.pid = kernel, loop, chans, pid
+    def __init__(self, kernel: func.FuncOp, loop: scf.ForOp | list[scf.ForOp], chans: list[Channel], pid: int):
+        self.loops = [loop] if isinstance(loop, scf.ForOp) else loop
+        self.kernel, self.loop, self.chans, self.pid = kernel, self.loops[0], chans, pid
         self.mapping: dict[SSAValue, SSAValue] = {}
         self.load_chan = {ld: ch for ch in chans for ld in ch.loads}
+        # Each ring's position base where the partition's body is being built: None (0),
+        # a value, or (base, loop copy) for `base + trips(loop copy)`, made when needed.
+        self.base: dict[SSAValue, object] = {}
+        self._made: dict[object, SSAValue] = {}
 
     def mine(self, op: Operation) -> bool:
         return self.pid in partitions_of(op)
@@ -242,10 +289,10 @@ class _Builder:
         got = self.mapping.get(v)
         if got is None:
             where = v.owner if isinstance(v, OpResult) else v.owner.parent_op()
-            if where is self.loop:  # a loop result or iter_arg: who carries it
+            if where in self.loops:  # a loop result or iter_arg: who carries it
                 j = v.index if isinstance(v, OpResult) else v.index - 1
                 what = f"loop value #{j}, which ws.carried gives to partitions " \
-                       f"{list(self.loop.attributes[CARRIED_ATTR].data[j].get_values())}"
+                       f"{list(where.attributes[CARRIED_ATTR].data[j].get_values())}"
             else:
                 what = f"computed by '{where.name}' in partitions {partitions_of(where)}"
             raise error_at(user, f"ws-distribute: '{user.name}' runs in partition {self.pid}, which does not have "
@@ -267,18 +314,19 @@ class _Builder:
 
     def ops(self, block: Block, ops, pos_of) -> list[tuple[GetOp, Channel]]:
         """Clone this partition's ops; producer loads become puts for the
-        consumer's channels, and gets for the consumer. Returns the gets."""
+        consumer's channels, and gets for the consumer. Returns the gets.
+        `pos_of(ring)`: the ring's position in this block."""
         gets = []
         for op in ops:
             if op.name in ("scf.yield", "func.return"):
                 continue
-            if op is self.loop:
-                self.build_loop(block)
+            if op in self.loops:
+                self.build_loop(block, op)
                 continue
             ch = self.load_chan.get(op)
             if ch is not None and self.pid == CONSUMER:
                 if op is ch.loads[0]:
-                    get = GetOp(ch.ring, pos_of())
+                    get = GetOp(ch.ring, pos_of(ch.ring))
                     block.add_op(get)
                     for ld, v in zip(ch.loads, get.results):
                         self.mapping[ld.results[0]] = v
@@ -289,18 +337,50 @@ class _Builder:
                 continue
             self.clone_into(block, op)
             if ch is not None and op is ch.loads[-1]:
-                block.add_op(PutOp(ch.ring, pos_of(), [self.mapping[ld.results[0]] for ld in ch.loads]))
+                block.add_op(PutOp(ch.ring, pos_of(ch.ring), [self.mapping[ld.results[0]] for ld in ch.loads]))
         return gets
 
-    def build_loop(self, block: Block) -> None:
-        loop = self.loop
+    def base_value(self, base) -> SSAValue | None:
+        """The position base `base` (see `self.base`) as a value: `prev + trips(loop copy)`
+        is computed right after the loop copy, once."""
+        if base is None or isinstance(base, SSAValue):
+            return base
+        if base not in self._made:
+            prev, copy = base
+            pv = self.base_value(prev)
+            ops, n = trip_count(copy)
+            if pv is not None:
+                ops.append(arith.AddiOp(pv, n))
+                n = ops[-1].results[0]
+                n.name_hint = "ring_base"
+            copy.parent_block().insert_ops_after(ops, copy)
+            self._made[base] = n
+        return self._made[base]
+
+    def _subtree_rings(self, loop: scf.ForOp) -> dict[SSAValue, frozenset]:
+        """The rings of the tile loops nested in `loop`, each with the loops using it there."""
+        out: dict[SSAValue, set] = {}
+        for ch in self.chans:
+            if ch.loop is not None and ch.loop is not loop and loop.is_ancestor(ch.loop):
+                out.setdefault(ch.ring, set()).add(ch.loop)
+        return {r: frozenset(ls) for r, ls in out.items()}
+
+    def build_loop(self, block: Block, loop: scf.ForOp | None = None) -> None:
+        loop = loop or self.loop
         carried = [j for j, parts in enumerate(loop.attributes[CARRIED_ATTR].data)
                    if self.pid in parts.get_values()]
         m = self.mapping
+        # Rings used in the loops nested in this one: their position bases are carried
+        # around it (one iter_arg per group of rings with the same base and loops).
+        groups: dict[tuple, list[SSAValue]] = {}
+        for ring, users in self._subtree_rings(loop).items():
+            groups.setdefault((self.base.get(ring), users), []).append(ring)
+        inits = [self.base_value(base) for base, _ in groups]
+        inits = [v if v is not None else _const(block, 0) for v in inits]
         body = Block(arg_types=[loop.body.block.args[0].type,
-                                *(loop.body.block.args[j + 1].type for j in carried)])
+                                *(loop.body.block.args[j + 1].type for j in carried), *(v.type for v in inits)])
         new = scf.ForOp(*(self.value(v, loop) for v in (loop.lb, loop.ub, loop.step)),
-                        [self.value(loop.iter_args[j], loop) for j in carried], Region(body))
+                        [*(self.value(loop.iter_args[j], loop) for j in carried), *inits], Region(body))
         iv = body.args[0]
         iv.name_hint = loop.body.block.args[0].name_hint
         m[loop.body.block.args[0]] = iv
@@ -308,16 +388,32 @@ class _Builder:
             old = loop.body.block.args[j + 1]
             new_arg.name_hint = old.name_hint
             m[old] = new_arg
+        base_args = body.args[1 + len(carried):]
+        for arg, rings in zip(base_args, groups.values()):
+            arg.name_hint = "ring_base"
+            for r in rings:
+                self.base[r] = arg
         pos: list[SSAValue] = []
+        shifted: dict[object, SSAValue] = {}
+        entry = dict(self.base)  # the bases of the rings used in this loop's body are loop-invariant
 
-        def pos_of() -> SSAValue:
+        def pos_of(ring: SSAValue | None = None) -> SSAValue:
             if not pos:
                 pos.append(_position(body, loop, iv, m))
-            return pos[0]
+            base = self.base_value(entry.get(ring))
+            if base is None:
+                return pos[0]
+            if base not in shifted:
+                add = arith.AddiOp(base, pos[0])
+                add.result.name_hint = "pos"
+                body.add_op(add)
+                shifted[base] = add.result
+            return shifted[base]
 
         gets = self.ops(body, list(loop.body.block.ops), pos_of)
         yield_op = loop.body.block.last_op
-        body.add_op(scf.YieldOp(*[self.value(yield_op.operands[j], yield_op) for j in carried]))
+        body.add_op(scf.YieldOp(*[self.value(yield_op.operands[j], yield_op) for j in carried],
+                                *(self.base_value(self.base[rings[0]]) for rings in groups.values())))
         for get, ch in gets:
             _release_after_last_use(body, get, ConsumedOp(ch.ring, get.position), self.views)
         if SCHEDULE_ATTR in loop.attributes:  # every loop copy keeps the ws-schedule result
@@ -326,11 +422,18 @@ class _Builder:
         for res, j in zip(new.results, carried):
             res.name_hint = loop.results[j].name_hint
             m[loop.results[j]] = res
+        for res, rings in zip(new.results[len(carried):], groups.values()):
+            res.name_hint = "ring_base"
+            for r in rings:
+                self.base[r] = res
+        # The rings this loop's own body uses continue after its last position.
+        for ring in dict.fromkeys(ch.ring for ch in self.chans if ch.loop is loop):
+            self.base[ring] = (self.base.get(ring), new)
 
     def build(self, block: Block) -> None:
         zero: list[SSAValue] = []
 
-        def pos0() -> SSAValue:
+        def pos0(ring: SSAValue | None = None) -> SSAValue:
             if not zero:
                 zero.append(_const(block, 0))
             return zero[0]
@@ -359,57 +462,70 @@ class DistributePass(ModulePass):
             self.distribute(kernel)
 
     def distribute(self, kernel: func.FuncOp) -> None:
-        loop = main_loop(kernel)
-        if loop is None or CARRIED_ATTR not in loop.attributes:
+        loops = tile_loops(kernel)
+        if not loops or any(CARRIED_ATTR not in lp.attributes for lp in loops):
             raise error_at(kernel, "ws-distribute: the kernel's partition tags are stale; run ws-partition again")
+        loop = loops[0]
         names = [n.strip() for n in kernel.attributes[PARTITIONED_ATTR].data.split(",")]
-        _check_tags(kernel, loop, len(names))
+        _check_tags(kernel, loops, len(names))
         if len(names) > 2:
+            if len(loops) > 1:
+                raise error_at(loops[1], f"ws-distribute: {len(names)} partitions (a ws-schedule warp assignment) "
+                                         "in a kernel with several tile loops: only one producer and one consumer "
+                                         "partition run several loops; run ws-partition again")
             _ScheduledDistribution(kernel, loop, names, self.depth).run()
             return
         loads = [o for o in kernel.body.walk() if isinstance(o, DescLoadOp) and PRODUCER in partitions_of(o)
                  and CONSUMER not in partitions_of(o)]
-        chans = channels(loads, loop)
-        _check_not_carried(loop, chans)
+        chans = channels(loads, loops)
+        share_rings(chans)
+        for lp in loops:
+            _check_not_carried(lp, chans)
 
         entry = Block()
         for ch in chans:
+            if ch.owner is not ch:
+                continue
             ring_t = RingType([ld.results[0].type for ld in ch.loads], self.depth if ch.in_loop else 1)
             create = CreateOp(ring_t)
             create.ring.name_hint = "aref_" + "_".join(ld.results[0].name_hint or "t" for ld in ch.loads)
             entry.add_op(create)
             ch.ring = create.ring
+        for ch in chans:
+            ch.ring = ch.owner.ring
 
         warps_attr = kernel.attributes.get(NUM_WARPS_ATTR)
         consumer_warps = warps_attr.value.data if isinstance(warps_attr, IntegerAttr) else 4
-        parts = [_partition(pid, role, warps, regs, _Builder(kernel, loop, chans, pid))
+        parts = [_partition(pid, role, warps, regs, _Builder(kernel, loops, chans, pid))
                  for pid, role, warps, regs in ((PRODUCER, "producer", PRODUCER_WARPS, PRODUCER_REGS),
                                                 (CONSUMER, "consumer", consumer_warps,
                                                  consumer_regs(consumer_warps)))]
         _install(kernel, entry, parts, consumer_warps)
 
 
-def _check_tags(kernel: func.FuncOp, loop: scf.ForOp, n: int) -> None:
+def _check_tags(kernel: func.FuncOp, loop: scf.ForOp | list[scf.ForOp], n: int) -> None:
     """Every op that runs (yields and returns follow their parent) is tagged with
-    partitions among the kernel's `n` (ws.partitioned), and so is every iter_arg."""
+    partitions among the kernel's `n` (ws.partitioned), and so is every iter_arg of the tile loops."""
+    loops = [loop] if isinstance(loop, scf.ForOp) else loop
     for op in kernel.body.walk():
         if op.name in ("scf.yield", "func.return"):
             continue
         parts = partitions_of(op)
-        if not parts and op is not loop:
+        if not parts and op not in loops:
             raise error_at(op, "ws-distribute: this op has no ws.partition tag; the kernel's partition tags are "
                                "stale; run ws-partition again")
         if any(not 0 <= p < n for p in parts):
             raise error_at(op, f"ws-distribute: ws.partition {parts} names a partition the kernel does not have "
                                f"(ws.partitioned lists {n})")
-    for j, a in enumerate(loop.attributes[CARRIED_ATTR].data):
-        parts = list(a.get_values())
-        if any(not 0 <= p < n for p in parts):
-            raise error_at(loop, f"ws-distribute: ws.carried entry #{j} {parts} names a partition the kernel does "
-                                 f"not have (ws.partitioned lists {n})")
-        if not parts and any(u.operation is not loop for u in loop.results[j].uses):
-            raise error_at(loop, f"ws-distribute: loop result #{j} is used but ws.carried gives it no partition; "
-                                 "run ws-partition again")
+    for loop in loops:
+        for j, a in enumerate(loop.attributes[CARRIED_ATTR].data):
+            parts = list(a.get_values())
+            if any(not 0 <= p < n for p in parts):
+                raise error_at(loop, f"ws-distribute: ws.carried entry #{j} {parts} names a partition the kernel "
+                                     f"does not have (ws.partitioned lists {n})")
+            if not parts and any(u.operation is not loop for u in loop.results[j].uses):
+                raise error_at(loop, f"ws-distribute: loop result #{j} is used but ws.carried gives it no "
+                                     "partition; run ws-partition again")
 
 
 def _partition(pid: int, role: str, warps: int, regs: int, builder: "_Builder") -> PartitionOp:

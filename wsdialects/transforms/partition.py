@@ -28,7 +28,7 @@ consumer_w0, consumer_w1"`), see `analyze_scheduled`.  Without those attributes
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from xdsl.dialects import func, scf
 from xdsl.dialects.builtin import ArrayAttr, DenseArrayBase, IntegerAttr, ModuleOp, StringAttr, i32
@@ -63,15 +63,43 @@ def main_loop(kernel: func.FuncOp) -> scf.ForOp | None:
     return None
 
 
-def producer_loads(kernel: func.FuncOp, loop: scf.ForOp) -> list[DescLoadOp]:
-    """TMA loads the producer issues: those in the loop body and those before it."""
+def _loads_tiles(loop: scf.ForOp) -> bool:
+    return any(isinstance(o, DescLoadOp) for o in loop.body.block.ops)
+
+
+def tile_loops(kernel: func.FuncOp) -> list[scf.ForOp]:
+    """The loops every partition runs a copy of, in program order (outer before inner):
+    each scf.for whose body issues TMA loads, and the scf.for loops around it (a tile loop
+    of a persistent kernel the user wrote). A loop that loads tiles under other control
+    flow (an scf.if) is not one of them (`stranded_loops`)."""
+    out: list[scf.ForOp] = []
+
+    def visit(block: Block) -> None:
+        for op in block.ops:
+            if isinstance(op, scf.ForOp) and any(isinstance(o, scf.ForOp) and _loads_tiles(o) for o in op.walk()):
+                out.append(op)
+                visit(op.body.block)
+
+    visit(kernel.body.block)
+    return out
+
+
+def stranded_loops(kernel: func.FuncOp, loops: list[scf.ForOp]) -> list[scf.ForOp]:
+    """Loops that load tiles but sit in other control flow than the `tile_loops`."""
+    return [o for o in kernel.body.walk() if isinstance(o, scf.ForOp) and _loads_tiles(o) and o not in loops]
+
+
+def producer_loads(kernel: func.FuncOp, loop: scf.ForOp | list[scf.ForOp]) -> list[DescLoadOp]:
+    """TMA loads the producer issues: those in the tile loops' bodies and those before the
+    first of them at the kernel's top level (one-shot loads), in program order."""
+    loops = [loop] if isinstance(loop, scf.ForOp) else loop
     before = []
     for op in kernel.body.block.ops:
-        if op is loop:
+        if op in loops:
             break
         if isinstance(op, DescLoadOp):
             before.append(op)
-    return before + [o for o in loop.body.block.ops if isinstance(o, DescLoadOp)]
+    return before + [o for lp in loops for o in lp.body.block.ops if isinstance(o, DescLoadOp)]
 
 
 def _top_level_in(op: Operation, block: Block) -> Operation | None:
@@ -83,42 +111,53 @@ def _top_level_in(op: Operation, block: Block) -> Operation | None:
 
 @dataclass
 class Slice:
-    """The ops (and iter_args of the main loop) one partition needs."""
+    """The ops (and iter_args of the tile loops) one partition needs."""
 
     ops: set[Operation]
-    carried: set[int]
+    carried_by: dict[scf.ForOp, set[int]]
+    loop: scf.ForOp  # the main loop (the first tile loop)
+
+    @property
+    def carried(self) -> set[int]:
+        """The main loop's iter_args this partition carries."""
+        return self.carried_by[self.loop]
+
+    def carried_in(self, loop: scf.ForOp) -> set[int]:
+        return self.carried_by.get(loop, set())
 
 
-def backward_slice(roots: list[SSAValue], loop: scf.ForOp, stop: set[Operation] = frozenset(),
+def backward_slice(roots: list[SSAValue], loop: scf.ForOp | list[scf.ForOp], stop: set[Operation] = frozenset(),
                    owns=lambda op: True, carries_result=lambda j: True) -> Slice:
-    """Everything `roots` depend on. Crossing the main loop: a loop result or
-    iter_arg j brings in its init value and the value yielded for it (for a
-    result, only if `carries_result(j)`); ops in `stop` are included but not
-    walked through, ops not `owns(op)` are left out (their values arrive by aref)."""
+    """Everything `roots` depend on. Crossing a tile loop (`loop`, or each of a list of
+    them): a loop result or iter_arg j brings in its init value and the value yielded
+    for it (for a result of the main loop, the first, only if `carries_result(j)`); ops
+    in `stop` are included but not walked through, ops not `owns(op)` are left out
+    (their values arrive by aref)."""
+    loops = [loop] if isinstance(loop, scf.ForOp) else list(loop)
+    main = loops[0]
     ops: set[Operation] = set()
-    carried: set[int] = set()
-    # Every partition runs its own copy of the loop: the bounds are always needed.
-    work = [*roots, loop.lb, loop.ub, loop.step]
-    yield_op = loop.body.block.last_op
+    carried: dict[scf.ForOp, set[int]] = {lp: set() for lp in loops}
+    # Every partition runs its own copy of the loops: the bounds are always needed.
+    work = [*roots, *(v for lp in loops for v in (lp.lb, lp.ub, lp.step))]
     nested_seen: set[Operation] = set()
 
-    def need_carried(j: int) -> None:
-        if j not in carried:
-            carried.add(j)
-            work.append(loop.iter_args[j])
-            work.append(yield_op.operands[j])
+    def need_carried(lp: scf.ForOp, j: int) -> None:
+        if j not in carried[lp]:
+            carried[lp].add(j)
+            work.append(lp.iter_args[j])
+            work.append(lp.body.block.last_op.operands[j])
 
     while work:
         v = work.pop()
         if isinstance(v, BlockArgument):
-            if v.block.parent_op() is loop and v.index > 0:
-                need_carried(v.index - 1)
+            if v.block.parent_op() in carried and v.index > 0:
+                need_carried(v.block.parent_op(), v.index - 1)
             continue
         op = v.owner
-        if op is loop:
-            ops.add(loop)
-            if carries_result(v.index):
-                need_carried(v.index)
+        if op in carried:
+            ops.add(op)
+            if op is not main or carries_result(v.index):
+                need_carried(op, v.index)
             continue
         if op in ops or not owns(op):
             continue
@@ -132,7 +171,7 @@ def backward_slice(roots: list[SSAValue], loop: scf.ForOp, stop: set[Operation] 
                 nested_seen.add(inner)
                 ops.add(inner)
                 work.extend(inner.operands)
-    return Slice(ops, carried)
+    return Slice(ops, carried, main)
 
 
 def writes_memory(op: Operation) -> bool:
@@ -159,25 +198,32 @@ class Partitioning:
     loads: list[DescLoadOp]
     producer: Slice
     consumer: Slice
+    loops: list[scf.ForOp] = field(default_factory=list)  # every tile loop (`tile_loops`); loop is the first
+
+
+def _enclosing(op: Operation, kernel: func.FuncOp, loops: list[scf.ForOp]) -> Operation:
+    """`op`, or the op holding it at the top level of the innermost tile loop (or the kernel) around it."""
+    cur = op
+    while cur.parent_op() is not kernel and cur.parent_op() not in loops:
+        cur = cur.parent_op()
+    return cur
 
 
 def analyze(kernel: func.FuncOp) -> Partitioning | None:
-    loop = main_loop(kernel)
-    if loop is None:
+    loops = tile_loops(kernel)
+    if not loops:
         return None
-    loads = producer_loads(kernel, loop)
-    prod = backward_slice([r for ld in loads for r in ld.results], loop, set())
+    loads = producer_loads(kernel, loops)
+    prod = backward_slice([r for ld in loads for r in ld.results], loops, set())
     roots = [v for s in sinks(kernel) for v in s.operands]
-    cons = backward_slice(roots, loop, set(loads))
+    cons = backward_slice(roots, loops, set(loads))
     # The sinks themselves (and every op of the consumer's epilogue) are consumer ops.
     for s in sinks(kernel):
         cons.ops.add(s)
-        top = _top_level_in(s, loop.body.block) or _top_level_in(s, kernel.body.block)
-        if top is not None:
-            cons.ops.add(top)
+        cons.ops.add(_enclosing(s, kernel, loops))
     # Loads the consumer reaches are delivered by the producer, not re-issued.
     cons.ops -= set(loads)
-    return Partitioning(loop, loads, prod, cons)
+    return Partitioning(loops[0], loads, prod, cons, loops)
 
 
 def _tag(op: Operation, parts: list[int], role: str) -> None:
@@ -347,7 +393,14 @@ class PartitionPass(ModulePass):
                 remark(kernel, f"ws-partition: @{kernel.sym_name.data} has no loop with a TMA load "
                                "(tile.desc_load); it is left as it is, not warp-specialized")
                 continue
+            for lp in stranded_loops(kernel, p.loops):
+                remark(lp, "ws-partition: this loop's TMA loads are not warp-specialized (the loop runs under "
+                           "control flow other than scf.for): the consumer issues them itself")
             warps = scheduled_warps(p.loop)
+            if warps is not None and len(p.loops) > 1:
+                remark(p.loop, "ws-partition: the ws-schedule warp assignment is not honoured in a kernel with "
+                               "several tile loops; one producer and one consumer partition run them all")
+                warps = None
             sp = analyze_scheduled(kernel, p.loop, warps) if warps is not None else None
             if sp is not None:
                 self._tag_scheduled(kernel, sp)
@@ -377,15 +430,16 @@ class PartitionPass(ModulePass):
             if inner.name in ("scf.yield", "func.return"):
                 continue
             parts = [x for x, s in ((PRODUCER, p.producer), (CONSUMER, p.consumer)) if inner in s.ops]
-            if inner is p.loop:
+            if inner in p.loops:
                 parts = [PRODUCER, CONSUMER]
             if not parts:
                 parts = [CONSUMER]  # unused pure code stays with the compute side
-            role = "iter" if inner in p.producer.ops and inner is not p.loop else "tile"
+            role = "iter" if inner in p.producer.ops and inner not in p.loops else "tile"
             _tag(inner, parts, role)
-        carried = []
-        for j in range(len(p.loop.iter_args)):
-            parts = [x for x, s in ((PRODUCER, p.producer), (CONSUMER, p.consumer)) if j in s.carried]
-            carried.append(DenseArrayBase.from_list(i32, parts))
-        p.loop.attributes[CARRIED_ATTR] = ArrayAttr(carried)
+        for loop in p.loops:
+            carried = []
+            for j in range(len(loop.iter_args)):
+                parts = [x for x, s in ((PRODUCER, p.producer), (CONSUMER, p.consumer)) if j in s.carried_in(loop)]
+                carried.append(DenseArrayBase.from_list(i32, parts))
+            loop.attributes[CARRIED_ATTR] = ArrayAttr(carried)
         kernel.attributes[PARTITIONED_ATTR] = StringAttr("producer, consumer")
