@@ -17,8 +17,9 @@ module {
 
 // -----
 
-// An op the import has no counterpart for: an error naming it, at the op in the TTIR.
-// CHECK: invalid.mlir:[[# @LINE + 3]]:5: error: 'tt.print' is not supported by the Triton import
+// An op the import has no counterpart for (its syntax unknown too): an error naming it and
+// the Triton call that makes it, at the user's line that its trailing location names.
+// CHECK: kernel.py:7:5: error: 'tt.print' (tl.device_print) is not supported by the Triton import
 module {
   tt.func public @printing(%x: i32 loc(#loc)) {
     tt.print " x: " {hex = false, isSigned = array<i32: 1>} : %x : i32 loc(#loc1)
@@ -27,6 +28,66 @@ module {
 } loc(#loc)
 #loc = loc("kernel.py":3:1)
 #loc1 = loc("kernel.py":7:5)
+
+// -----
+
+// Inside a loop, with results, the location an alias of a callsite through Triton's library.
+// CHECK: kernel.py:9:13: error: 'tt.histogram' (tl.histogram) is not supported by the Triton import
+module {
+  tt.func public @hist(%x: tensor<64xi32> loc(#loc), %n: i32 loc(#loc)) {
+    %c0 = arith.constant 0 : i32 loc(#loc)
+    %c1 = arith.constant 1 : i32 loc(#loc)
+    scf.for %i = %c0 to %n step %c1  : i32 {
+      %h = tt.histogram %x : tensor<64xi32> -> tensor<16xi32> loc(#loc2)
+      scf.yield loc(#loc)
+    } loc(#loc)
+    tt.return loc(#loc)
+  } loc(#loc)
+} loc(#loc)
+#loc = loc("kernel.py":3:1)
+#loc1 = loc("triton/language/standard.py":301:11)
+#loc2 = loc(callsite(#loc1 at "kernel.py":9:13))
+
+// -----
+
+// A region op in generic form: its location follows the region's closing brace.
+// CHECK: kernel.py:5:20: error: 'tt.scan' (tl.cumsum / tl.cumprod / tl.associative_scan) is not supported by the Triton import
+module {
+  tt.func public @scan(%x: tensor<64xf32> loc(#loc)) {
+    %s = "tt.scan"(%x) <{axis = 0 : i32, reverse = false}> ({
+    ^bb0(%a: f32 loc(#loc), %b: f32 loc(#loc)):
+      %t = arith.addf %a, %b : f32 loc(#loc)
+      tt.scan.return %t : f32 loc(#loc)
+    }) : (tensor<64xf32>) -> tensor<64xf32> loc(#loc1)
+    tt.return loc(#loc)
+  } loc(#loc)
+} loc(#loc)
+#loc = loc("kernel.py":3:1)
+#loc1 = loc("kernel.py":5:20)
+
+// -----
+
+// Without a location of its own (or with an unknown one), the error is at the op in the TTIR.
+// CHECK: invalid.mlir:[[# @LINE + 3]]:10: error: 'tt.elementwise_inline_asm' (tl.inline_asm_elementwise) is not supported by the Triton import
+module {
+  tt.func public @asm(%x: tensor<64xi32> loc(#loc)) {
+    %y = tt.elementwise_inline_asm "shl.b32 $0, $1, 3;" {constraints = "=r,r", packed_element = 1 : i32, pure = true} %x : tensor<64xi32> -> tensor<64xi32>
+    tt.return loc(#loc)
+  } loc(#loc)
+} loc(#loc)
+#loc = loc("kernel.py":3:1)
+
+// -----
+
+// CHECK: invalid.mlir:[[# @LINE + 3]]:10: error: 'tt.mulhiui' (tl.umulhi) is not supported by the Triton import
+module {
+  tt.func public @mulhi(%x: tensor<64xi32> loc(#loc)) {
+    %y = tt.mulhiui %x, %x : tensor<64xi32> loc(#loc1)
+    tt.return loc(#loc)
+  } loc(#loc)
+} loc(#loc)
+#loc = loc("kernel.py":3:1)
+#loc1 = loc(unknown)
 
 // -----
 

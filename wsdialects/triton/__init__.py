@@ -47,9 +47,11 @@ def import_ttir(text: str, filename: str = "<ttir>", num_warps: int = 4) -> Modu
     except ParseError as e:
         line, col = _span_line_col(e.span)
         msg = e.msg
-        m = re.match(r"Operation (tt\.[\w.]+) is not registered", msg)
+        m = re.match(r"Operation ([\w.]+) is not registered", msg)
         if m:
-            msg = f"'{m.group(1)}' is not supported by the Triton import"
+            from wsdialects.triton.dialect import unsupported_message
+
+            msg = unsupported_message(m.group(1))
         raise WsError(msg, filename, line, col) from None
     module = convert(tt_module, filename, python_locs, num_warps)
     verify(module, filename)

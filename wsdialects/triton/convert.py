@@ -80,6 +80,7 @@ from wsdialects.tile import (
     StoreOp,
     TransOp,
 )
+from wsdialects.triton.dialect import unsupported_message
 from wsdialects.triton.types import TTPtrType, TTTensorDescType
 
 FLOAT_WIDTH = {"f8E4M3FN": 8, "f8E5M2": 8, "f16": 16, "bf16": 16, "f32": 32, "f64": 64}
@@ -191,11 +192,11 @@ class _Importer:
         if name.startswith("tt."):
             handler = getattr(self, "tt_" + name[3:].replace(".", "_"), None)
             if handler is None:
-                raise self.error(loc, f"'{name}' is not supported by the Triton import")
+                raise self.error(loc, unsupported_message(name))
             return handler(op, loc)
         if name.startswith(("arith.", "math.", "scf.")):
             return [self.generic(op, loc)]
-        raise self.error(loc, f"'{name}' is not supported by the Triton import")
+        raise self.error(loc, unsupported_message(name))
 
     def generic(self, op: Operation, loc) -> Operation:
         """`op` rebuilt over the converted values (a block pointer expands to its parts)."""

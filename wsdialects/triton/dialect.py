@@ -344,6 +344,28 @@ class TTReduceOp(TTOp):
     axis = opt_prop_def(IntegerAttr)
 
 
+# What a Triton user writes to get each TTIR op the import does not read, for its error message.
+PYTHON_NAMES = {
+    "tt.print": "tl.device_print", "tt.assert": "tl.device_assert",
+    "tt.elementwise_inline_asm": "tl.inline_asm_elementwise", "tt.histogram": "tl.histogram",
+    "tt.scan": "tl.cumsum / tl.cumprod / tl.associative_scan", "tt.gather": "tl.gather",
+    "tt.cat": "tl.cat", "tt.clampf": "tl.clamp", "tt.precise_sqrt": "tl.sqrt_rn",
+    "tt.precise_divf": "tl.div_rn", "tt.mulhiui": "tl.umulhi", "tt.atomic_cas": "tl.atomic_cas",
+    "tt.extern_elementwise": "a libdevice function", "tt.call": "a @triton.jit(noinline=True) call",
+    "tt.dot_scaled": "tl.dot_scaled", "tt.descriptor_gather": "desc.gather",
+    "tt.descriptor_scatter": "desc.scatter", "tt.descriptor_reduce": "desc.atomic_add and the like",
+    "tt.bitcast": "x.to(dtype, bitcast=True)", "tt.int_to_ptr": "an integer cast to a pointer",
+    "tt.ptr_to_int": "a pointer cast to an integer",
+}
+
+
+def unsupported_message(name: str) -> str:
+    """The import's error for an op it cannot read or express, naming the op (and the Triton
+    call that makes it, where known)."""
+    python = PYTHON_NAMES.get(name)
+    return f"'{name}'{f' ({python})' if python else ''} is not supported by the Triton import"
+
+
 _OPS: dict[str, tuple] = {
     "tt.get_program_id": (_axis_op, "This program's index along an axis (x, y, z)."),
     "tt.get_num_programs": (_axis_op, "The grid size along an axis (x, y, z)."),

@@ -109,8 +109,12 @@ def user_frame(loc: Attribute) -> FileLineColLoc | None:
 
 
 def python_location(loc: Attribute) -> FileLineColLoc | None:
-    """Where in the user's Python source `loc` points (None: unknown or only Triton's code)."""
-    return user_frame(loc)
+    """Where in the user's Python source `loc` points (None: unknown or only Triton's code).
+    Triton gives a function's own location column 0; it becomes column 1 (columns are 1-based)."""
+    found = user_frame(loc)
+    if found is not None and found.column.data == 0:
+        return plain_location(found.filename.data, found.line.data, 1)
+    return found
 
 
 def plain_location(file: str, line: int, col: int) -> FileLineColLoc:

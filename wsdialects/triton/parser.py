@@ -4,14 +4,21 @@ user's Python frames (`locations.py`)."""
 
 from __future__ import annotations
 
-from xdsl.dialects.builtin import ModuleOp, UnknownLoc
+import re
+
+from xdsl.dialects.builtin import FileLineColLoc, ModuleOp, UnknownLoc
 from xdsl.ir import Attribute
 from xdsl.utils.exceptions import ParseError
 from xdsl.utils.lexer import Span
 from xdsl.utils.mlir_lexer import MLIRTokenKind
 
-from wsdialects.diagnostics import WsParser
+from wsdialects.diagnostics import WsError, WsParser
 from wsdialects.triton.locations import AliasTable, python_location
+
+# An op's start: its results (`%a, %b:2 =`), then its name, bare or quoted (generic form).
+_OP_START = re.compile(r'(?:%[\w.$-]+(?::\d+)?\s*(?:,\s*%[\w.$-]+(?::\d+)?\s*)*=\s*)?("?)([A-Za-z_][\w$]*\.[\w.$]+)\1')
+_OPEN = {MLIRTokenKind.L_PAREN, MLIRTokenKind.L_SQUARE, MLIRTokenKind.L_BRACE, MLIRTokenKind.LESS}
+_CLOSE = {MLIRTokenKind.R_PAREN, MLIRTokenKind.R_SQUARE, MLIRTokenKind.R_BRACE, MLIRTokenKind.GREATER}
 
 
 def make_ttir_context():
@@ -55,6 +62,52 @@ class TtirParser(WsParser):
             self._consume_token()
             return self._alias(tok.text[1:], tok.span)
         return super()._parse_location()
+
+    def parse_operation(self):
+        """An op whose name no loaded dialect registers is reported, naming it, at its own
+        `loc(...)` (the user's Python line) rather than where its name is in the TTIR: its
+        custom syntax cannot be parsed, so the text is skipped to the trailing location."""
+        text = self.lexer.input.content
+        m = _OP_START.match(text, self._current_token.span.start)
+        if m is not None and self.ctx.get_optional_op(
+                m.group(2), dialect_stack=self._parser_state.dialect_stack) is None:
+            self._unsupported(m.group(2), m.start(2) - len(m.group(1)), m.end())
+        return super().parse_operation()
+
+    def _unsupported(self, name: str, start: int, after: int):
+        from wsdialects.triton.dialect import unsupported_message
+
+        message = unsupported_message(name)
+        loc = self._trailing_location(after)
+        if isinstance(loc, FileLineColLoc):
+            raise WsError(message, loc.filename.data, loc.line.data, loc.column.data)
+        raise ParseError(Span(start, start + len(name), self.lexer.input), message)
+
+    def _trailing_location(self, pos: int):
+        """The location written after the op whose name ends at `pos` (None if there is none):
+        the first `loc(` outside any brackets, looked for up to the first line break outside
+        brackets (Triton prints each op on one line, a region op's location after its `}`)."""
+        text = self.lexer.input.content
+        self._resume_from(pos)
+        depth, last = 0, pos
+        while True:
+            tok = self._current_token
+            kind = tok.kind
+            if kind == MLIRTokenKind.EOF or depth == 0 and "\n" in text[last:tok.span.start]:
+                return None
+            if depth == 0 and kind == MLIRTokenKind.BARE_IDENT and tok.text == "loc":
+                try:
+                    return self.parse_optional_location()
+                except ParseError:
+                    return None
+            if kind in _OPEN:
+                depth += 1
+            elif kind in _CLOSE:
+                depth -= 1
+                if depth < 0:  # the end of the enclosing region: no location
+                    return None
+            last = tok.span.end
+            self._consume_token()
 
     def parse_optional_location(self):
         loc = super().parse_optional_location()
