@@ -13,6 +13,16 @@ skipped with a line saying so (block pointers are gone from Triton 3.9).
 
     python tools/regen_ttir.py            # write the files
     python tools/regen_ttir.py --check    # exit 1 listing the files that differ (or are missing / extra)
+
+Other Triton versions: test/Inputs/triton/v3.4/ and v3.6/ hold the printouts of a few
+representative entries by Triton 3.4 and 3.6 (test/triton/test_triton_versions.py imports and
+interprets them, so that a change in the syntax of a Triton version users have is caught
+without that Triton installed). `--out DIR` writes (or checks) DIR instead; without names it
+takes the entries DIR already holds. A `vX.Y` folder is written only by Triton X.Y:
+
+    /path/to/triton3.6-venv/bin/python tools/regen_ttir.py --out test/Inputs/triton/v3.6
+    /path/to/triton3.4-venv/bin/python tools/regen_ttir.py --out test/Inputs/triton/v3.4 \\
+        gemm_desc_bf16_64x64x32 attention_block_ptr_f16_d32_64x32   # add (or refresh) entries
 """
 
 from __future__ import annotations
@@ -90,12 +100,41 @@ def generate(name: str, entry) -> str:
     return header + "\n" + text
 
 
+def _shown(path: Path) -> str:
+    return str(path.relative_to(ROOT)) if path.is_relative_to(ROOT) else str(path)
+
+
+def _version_mismatch(folder: Path) -> str | None:
+    """Why the installed Triton may not write `folder` (a `vX.Y` folder holds Triton X.Y's printouts)."""
+    m = re.fullmatch(r"v(\d+)\.(\d+)", folder.name)
+    if m is None:
+        return None
+    import triton
+
+    have = ".".join(triton.__version__.split(".")[:2])
+    want = f"{m.group(1)}.{m.group(2)}"
+    if have != want:
+        return f"{_shown(folder)} holds Triton {want}'s TTIR; this Python has triton {triton.__version__}"
+    return None
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--check", action="store_true", help="compare instead of writing; exit 1 on a difference")
+    ap.add_argument("--out", type=Path, default=None,
+                    help="write (or check) the files in this folder (default: test/Inputs/triton; "
+                         "without names, the entries it already holds)")
     ap.add_argument("names", nargs="*", help="only these entries (default: all)")
     args = ap.parse_args(argv)
     sys.path.insert(0, str(ROOT))
+    out = OUT if args.out is None else args.out.resolve()
+    if args.out is not None:
+        problem = _version_mismatch(out)
+        if problem:
+            print(f"regen_ttir: {problem}", file=sys.stderr)
+            return 2
+        if not args.names:
+            args.names = sorted(p.stem for p in out.glob("*.ttir"))
     skipped: list = []
     entries = load_examples(skipped)
     for name, why in skipped:
@@ -108,12 +147,12 @@ def main(argv=None) -> int:
     bad = []
     for name in names:
         text = generate(name, entries[name])
-        path = OUT / f"{name}.ttir"
+        path = out / f"{name}.ttir"
         if args.check:
             if not path.is_file() or path.read_text() != text:
-                bad.append(f"{path.relative_to(ROOT)} {'is missing' if not path.is_file() else 'differs'}")
+                bad.append(f"{_shown(path)} {'is missing' if not path.is_file() else 'differs'}")
         else:
-            OUT.mkdir(parents=True, exist_ok=True)
+            out.mkdir(parents=True, exist_ok=True)
             path.write_text(text)
     if args.check and not args.names:
         extra = sorted(p.stem for p in OUT.glob("*.ttir") if p.stem not in entries
@@ -122,7 +161,7 @@ def main(argv=None) -> int:
     for line in bad:
         print(f"regen_ttir: {line}", file=sys.stderr)
     if not args.check:
-        print(f"regen_ttir: wrote {len(names)} files to {OUT.relative_to(ROOT)}")
+        print(f"regen_ttir: wrote {len(names)} files to {_shown(out)}")
     return 1 if bad else 0
 
 
