@@ -188,6 +188,37 @@ def _tma_stores(op: Operation, a: Attribute) -> None:
                 raise VerifyException(f"{name}: {key} = {_int(e.data[key])} is past the kernel's {nargs} arguments")
 
 
+def _host_descs(op: Operation, a: Attribute) -> None:
+    name = "ws.host_descs"  # written by ws-host-descriptors: how the launch builds each descriptor argument
+    _on(op, func.FuncOp, "a func.func", name)
+    args = op.body.blocks[0].args if op.body.blocks else ()
+    if not isinstance(a, ArrayAttr) or not all(isinstance(e, DictionaryAttr) for e in a.data):
+        raise VerifyException(f"{name} must be a list of {{ptr, desc, shape, strides}} dictionaries, got {a}")
+    for e in a.data:
+        for k in ("ptr", "desc", "shape", "strides"):
+            if k not in e.data:
+                raise VerifyException(f"{name}: an entry has no '{k}'")
+        for k in ("ptr", "desc"):
+            _nonneg_int(f"{name}: {k}", e.data[k])
+            if _int(e.data[k]) >= len(args):
+                raise VerifyException(f"{name}: {k} = {_int(e.data[k])} is past the kernel's {len(args)} arguments")
+        ptr, desc = args[_int(e.data["ptr"])], args[_int(e.data["desc"])]
+        if ptr.type.name != "tile.ptr" or desc.type.name != "tile.desc":
+            raise VerifyException(f"{name}: ptr must name a !tile.ptr argument and desc a !tile.desc one, got "
+                                  f"{ptr.type} and {desc.type}")
+        shape, strides = e.data["shape"], e.data["strides"]
+        if not (isinstance(shape, ArrayAttr) and isinstance(strides, ArrayAttr)) or len(shape) != len(strides) \
+                or not all(_polynomial(p) for p in (*shape.data, *strides.data)):
+            raise VerifyException(f"{name}: shape and strides must be as many polynomials, each a list of "
+                                  f"monomials [coefficient, argument, ...], got {shape} and {strides}")
+
+
+def _polynomial(p: Attribute) -> bool:
+    """A contract's polynomial: a list of monomials [coefficient, argument, ...] of integers."""
+    return isinstance(p, ArrayAttr) and all(
+        isinstance(m, ArrayAttr) and m.data and all(_int(x) is not None for x in m.data) for m in p.data)
+
+
 def _regs_per_thread(op: Operation, a: Attribute) -> None:
     name = "ws.regs_per_thread"  # written by ws-register-budget
     if op.name != "nvgpu.wg.branch":
@@ -210,6 +241,7 @@ CHECKS: dict[str, Callable[[Operation, Attribute], None]] = {
     "ws.persistent": _persistent,
     OCCUPANCY_ATTR: _ctas_per_sm,
     "ws.tma_stores": _tma_stores,
+    "ws.host_descs": _host_descs,
     DISTRIBUTED_ATTR: _string(DISTRIBUTED_ATTR),
     "ws.regs_per_thread": _regs_per_thread,
 }
@@ -217,9 +249,9 @@ CHECKS: dict[str, Callable[[Operation, Attribute], None]] = {
 
 # The attributes a kernel's func.func carries: the author's (tile.kernel, tile.num_warps) and those
 # the passes set and read there (ws-distribute, ws-partition, ws-persistent, ws-occupancy,
-# ws-tma-store). `ws.note` is free-form on any op.
+# ws-tma-store, ws-tma-load, ws-host-descriptors). `ws.note` is free-form on any op.
 KERNEL_FUNC_ATTRS = (KERNEL_ATTR, NUM_WARPS_ATTR, DISTRIBUTED_ATTR, "ws.partitioned", "ws.persistent",
-                     OCCUPANCY_ATTR, "ws.tma_stores")
+                     OCCUPANCY_ATTR, "ws.tma_stores", "ws.tma_loads", "ws.host_descs")
 FREE_FORM_ATTRS = ("ws.note",)
 
 

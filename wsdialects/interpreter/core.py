@@ -248,25 +248,12 @@ class Interpreter:
         kernel = self.kernel(name)
         grid3 = _grid3(grid)
         params = kernel.body.block.args
-        tma = kernel.attributes.get("ws.tma_stores")
-        loads = kernel.attributes.get("ws.tma_loads")
-        hidden = 0
-        if tma is not None or loads is not None:
-            # trailing arguments before ws-persistent's grid: ws-tma-store's contract (a descriptor
-            # and a flag per converted store), ws-tma-load's (a descriptor per view)
-            from wsdialects.interpreter.tma_loads import tma_load_arguments
-            from wsdialects.interpreter.values import tma_store_arguments
+        # trailing arguments the launch builds, before ws-persistent's grid: ws-host-descriptors' (a
+        # descriptor per tile.make_desc), ws-tma-load's (one per view), ws-tma-store's (a descriptor and a
+        # flag per store)
+        from wsdialects.interpreter.tma_loads import built_arguments
 
-            hidden = (2 * len(tma.data) if tma is not None else 0) + (len(loads.data) if loads is not None else 0)
-            user = len(params) - hidden - (3 if "ws.persistent" in kernel.attributes else 0)
-            if len(args) == user:
-                extra = tma_load_arguments(loads, args, params) if loads is not None else {}
-                if tma is not None:
-                    built = tma_store_arguments(tma, args, params)
-                    for k, e in enumerate(tma.data):
-                        d = e.data["desc"].value.data
-                        extra[d], extra[d + 1] = built[2 * k], built[2 * k + 1]
-                args = [*args, *(extra[i] for i in range(user, user + hidden))]
+        args, hidden = built_arguments(kernel, args, params)
         contract = kernel.attributes.get("ws.persistent")
         if contract is not None:
             # Launch contract of ws-persistent: min(programs, tiles) programs, the

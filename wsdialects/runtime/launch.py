@@ -274,7 +274,7 @@ class Launcher:
         argument's rows x cols view (row stride from the contract), where TMA can take it; else of
         an aligned copy with rows padded to 16 bytes (the kernel only reads it). A launch that
         made a copy is not kept for reuse: the copy holds the argument's values of that launch."""
-        from wsdialects.transforms.tma_common import load_view, padded_cols, view_problem
+        from wsdialects.transforms.tma_common import load_view
 
         torch = _torch()
         out: dict = {}
@@ -288,14 +288,53 @@ class Launcher:
             if rows < 1 or cols < 1 or s < cols or (rows - 1) * s + cols > flat.numel():
                 raise self._err(i, f"the kernel reads a {rows} x {cols} view with a row stride of {s} elements, "
                                    f"which the tensor of {flat.numel()} elements does not hold")
-            view = flat.as_strided((rows, cols), (s, 1))
-            if view_problem(rows, cols, s, x.element_size(), x.data_ptr(), flat.numel(), whole_rows=False):
-                copy = torch.zeros((rows, padded_cols(cols, x.element_size())), dtype=x.dtype, device=x.device)
-                copy[:, :cols] = view
-                view = copy[:, :cols]
-                self._staged.append(copy)
-            out[e["desc"]] = _Built(self._desc(e["desc"], view, self.info.params[e["desc"]]))
+            out[e["desc"]] = self._view_desc(i, e["desc"], flat, [rows, cols], [s, 1], copy_ok=True)
         return out
+
+    def _host_desc_args(self, args) -> dict:
+        """ws-host-descriptors' trailing arguments by index: per `tile.make_desc` the kernel made,
+        the descriptor of the tensor its sizes and strides (evaluated at the arguments) give over
+        the pointer argument; over an aligned copy where TMA cannot take it and the kernel only
+        reads that argument, else an error saying what TMA needs."""
+        from wsdialects.transforms.tma_common import host_desc_view
+
+        torch = _torch()
+        out: dict = {}
+        for e in self.info.host_descs:
+            i, x = e["ptr"], args[e["ptr"]]
+            if not (isinstance(x, torch.Tensor) and x.is_cuda and x.is_contiguous()):
+                out[e["desc"]] = _Built(self._placeholder(x))  # the pointer argument's own check says why
+                continue
+            flat = x.reshape(-1)
+            shape, strides = host_desc_view(e, args)
+            if any(n < 1 for n in shape) or any(s < 0 for s in strides) \
+                    or sum((n - 1) * s for n, s in zip(shape, strides)) >= flat.numel():
+                raise self._err(i, f"the kernel makes a descriptor of a {' x '.join(map(str, shape))} tensor with "
+                                   f"strides {strides} over it, which the tensor of {flat.numel()} elements does "
+                                   "not hold")
+            out[e["desc"]] = self._view_desc(i, e["desc"], flat, shape, strides, copy_ok=not e["stored"])
+        return out
+
+    def _view_desc(self, i: int, d: int, flat, shape: list[int], strides: list[int], copy_ok: bool) -> _Built:
+        """The descriptor (argument `d`) of the strided view of argument `i` (`flat`, its elements),
+        where TMA can take it; else, if `copy_ok` (the kernel only reads it), of an aligned copy with
+        rows padded to 16 bytes, kept in `_staged` for this launch; else an error saying why."""
+        from wsdialects.transforms.tma_common import padded_cols, strided_view_problem
+
+        torch = _torch()
+        view = flat.as_strided(shape, strides)
+        why = strided_view_problem(shape, strides, flat.element_size(), flat.data_ptr(), flat.numel(),
+                                   whole_rows=False)
+        if why is not None:
+            if not copy_ok:
+                raise self._err(i, f"the kernel writes through a TMA descriptor over this tensor, and TMA cannot "
+                                   f"take the view: {why}")
+            copy = torch.zeros((*shape[:-1], padded_cols(shape[-1], flat.element_size())), dtype=flat.dtype,
+                               device=flat.device)
+            copy[..., :shape[-1]] = view
+            view = copy[..., :shape[-1]]
+            self._staged.append(copy)
+        return _Built(self._desc(d, view, self.info.params[d]))
 
     def _placeholder(self, x) -> int:
         """A 128-byte descriptor of zeros on the device of `x` (a kernel never reads it: its flag is 0)."""
@@ -339,15 +378,19 @@ class Launcher:
     def _prepare(self, torch, grid, args) -> tuple:
         """(device, launch grid, packed values, their ctypes, the descriptor buffers they point to)
         after every check of the arguments."""
+        from wsdialects.transforms.tma_common import built_argument_count
+
         info = self.info
         self._used = []
-        if info.tma_stores or info.tma_loads:
-            # trailing arguments before ws-persistent's grid: ws-tma-store's contract (a descriptor
-            # and a flag per converted store), ws-tma-load's (a descriptor per view)
-            hidden = 2 * len(info.tma_stores) + len(info.tma_loads)
+        hidden = built_argument_count(len(info.tma_stores), len(info.tma_loads), len(info.host_descs))
+        if hidden:
+            # trailing arguments before ws-persistent's grid: ws-host-descriptors' contract (a descriptor
+            # per tile.make_desc), ws-tma-load's (a descriptor per view), ws-tma-store's (a descriptor
+            # and a flag per converted store)
             user = len(info.params) - hidden - (3 if info.persistent_programs else 0)
             if len(args) == user:
-                extra = self._tma_load_args(args)
+                extra = self._host_desc_args(args)
+                extra.update(self._tma_load_args(args))
                 built = self._tma_store_args(args)
                 for k, e in enumerate(info.tma_stores):
                     extra[e["desc"]], extra[e["desc"] + 1] = built[2 * k], built[2 * k + 1]

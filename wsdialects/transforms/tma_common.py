@@ -5,13 +5,14 @@ both passes add to a kernel.
 Both passes turn pointer-tile accesses into TMA accesses of a descriptor the runtime (and the
 interpreter) builds at launch from a pointer argument: the kernel gets a trailing
 `!tile.desc<...>` argument, and `ws.tma_stores` / `ws.tma_loads` on the kernel record which
-arguments the descriptor is built from.
+arguments the descriptor is built from. `ws-host-descriptors` does the same for the descriptors a
+kernel makes itself (`tile.make_desc`), recorded in `ws.host_descs`.
 """
 
 from __future__ import annotations
 
-from xdsl.dialects import func
-from xdsl.dialects.builtin import TensorType
+from xdsl.dialects import func, scf
+from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, IntegerAttr, TensorType
 from xdsl.ir import Attribute, BlockArgument, Operation, SSAValue
 
 from wsdialects.tile import SplatOp
@@ -48,6 +49,32 @@ def kernel_arg(v: SSAValue, kernel: func.FuncOp) -> int:
     return v.index
 
 
+def written_arguments(kernel: func.FuncOp) -> set[int]:
+    """The kernel arguments some store or atomic op of the kernel writes through (any argument
+    its pointer operand depends on; a `ws.host_descs` descriptor stands for its pointer)."""
+    from wsdialects.transforms.partition import writes_memory
+
+    built = {e["desc"]: e["ptr"] for e in host_desc_contract(kernel.attributes.get(HOST_DESCS_ATTR))}
+    out: set[int] = set()
+    for o in kernel.body.walk():
+        if not writes_memory(o) or not o.operands:
+            continue
+        stack, seen = [o.operands[0]], set()
+        while stack:
+            v = stack.pop()
+            if v in seen:
+                continue
+            seen.add(v)
+            if isinstance(v, BlockArgument):
+                if v.block is kernel.body.block:
+                    out.add(built.get(v.index, v.index))
+                elif isinstance(p := v.block.parent_op(), scf.ForOp) and v.index > 0:
+                    stack += [p.iter_args[v.index - 1], p.body.block.last_op.operands[v.index - 1]]
+            elif isinstance(v.owner, Operation):
+                stack += list(v.owner.operands)
+    return out
+
+
 def splat_of(v: SSAValue) -> SSAValue:
     return op_of(v, SplatOp).operands[0]
 
@@ -77,11 +104,26 @@ def view_problem(rows: int, cols: int, stride: int, itemsize: int, base: int, el
     end on 16 bytes as well (a load only reads, and drops what lies past the row)."""
     if rows < 1 or cols < 1 or stride < cols:
         return f"a {rows} x {cols} view with a row stride of {stride}"
-    if (rows - 1) * stride + cols > elements:
-        return f"the {rows} x {cols} view with a row stride of {stride} ends past the {elements} elements"
-    checks = [("row stride", stride * itemsize), ("base address", base)]
+    return strided_view_problem([rows, cols], [stride, 1], itemsize, base, elements, whole_rows)
+
+
+def strided_view_problem(shape: list[int], strides: list[int], itemsize: int, base: int, elements: int,
+                         whole_rows: bool = True) -> str | None:
+    """`view_problem` for a view of any rank: sizes `shape` and element strides `strides`
+    (outermost first) of an array of `elements` elements at `base`; TMA reads the innermost
+    dimension contiguous, so an innermost stride other than 1 is a problem too."""
+    dims = " x ".join(map(str, shape))
+    if any(n < 1 for n in shape) or any(s < 0 for s in strides):
+        return f"a {dims} view with strides {list(strides)}"
+    if sum((n - 1) * s for n, s in zip(shape, strides)) + 1 > elements:
+        what = f"a row stride of {strides[0]}" if len(shape) == 2 else f"strides {list(strides)}"
+        return f"the {dims} view with {what} ends past the {elements} elements"
+    if strides[-1] != 1:
+        return f"an innermost stride of {strides[-1]} elements (TMA reads contiguous rows)"
+    checks = [*((("row stride" if len(shape) == 2 else f"stride of dim {d}"), s * itemsize)
+                for d, s in enumerate(strides[:-1])), ("base address", base)]
     if whole_rows:
-        checks.insert(1, ("row", cols * itemsize))
+        checks.insert(len(strides) - 1, ("row", shape[-1] * itemsize))
     for what, v in checks:
         if v % 16:
             return f"a {what} of {v} bytes is not a multiple of 16"
@@ -89,19 +131,36 @@ def view_problem(rows: int, cols: int, stride: int, itemsize: int, base: int, el
 
 
 def add_kernel_arg(kernel: func.FuncOp, t: Attribute, name: str) -> BlockArgument:
-    """A new last argument of `kernel` of type `t` (named `name` in the printed IR)."""
+    """A new last argument of `kernel` of type `t` (named `name` in the printed IR). A kernel
+    with argument attributes (an imported one) gets an empty one for it: the printer pairs them
+    with the arguments, and would drop an argument without one."""
     entry = kernel.body.block
     arg = entry.insert_arg(t, len(entry.args))
     arg.name_hint = name
     kernel.function_type = func.FunctionType.from_lists([a.type for a in entry.args], [])
+    if kernel.arg_attrs is not None:
+        kernel.arg_attrs = ArrayAttr([*kernel.arg_attrs.data, DictionaryAttr({})])
     return arg
 
 
 # ---- ws-tma-load's launch contract, read by the GPU runtime and the interpreter alike
 
+def poly_attr(p: dict, atoms: list) -> ArrayAttr:
+    """A polynomial {monomial (atom numbers): coefficient} over kernel arguments (`atoms[n]`, block
+    arguments of the kernel) as a contract writes it: a list of monomials [coefficient, argument, ...]."""
+    return ArrayAttr([ArrayAttr([IntegerAttr(k, 64), *(IntegerAttr(atoms[a].index, 32) for a in m)])
+                      for m, k in sorted(p.items())])
+
+
+def _poly(a) -> list[list[int]]:
+    """A contract's polynomial as plain data (`poly_attr`'s inverse)."""
+    return [[x.value.data for x in m.data] for m in a.data]
+
+
 def load_contract(attr) -> list[dict]:
     """`ws.tma_loads` as plain data: per descriptor {ptr, desc, shape: [rows, cols], stride,
-    extent}, each bound and the stride a list of monomials [coefficient, argument, ...]."""
+    extent, unit}, each bound and the stride a list of monomials [coefficient, argument, ...];
+    `unit`: the argument the kernel's column stride is (taken to be 1), or None."""
     def poly(a) -> list[list[int]]:
         return [[x.value.data for x in m.data] for m in a.data]
 
@@ -110,7 +169,8 @@ def load_contract(attr) -> list[dict]:
         d = e.data
         out.append({"ptr": d["ptr"].value.data, "desc": d["desc"].value.data,
                     "shape": [poly(p) for p in d["shape"].data], "stride": poly(d["stride"]),
-                    "extent": "extent" in d and bool(d["extent"].value.data)})
+                    "extent": "extent" in d and bool(d["extent"].value.data),
+                    "unit": d["unit"].value.data if "unit" in d else None})
     return out
 
 
@@ -127,16 +187,61 @@ def evaluate(poly: list[list[int]], args) -> int:
 
 def load_view(entry: dict, args, elements: int) -> tuple[int, int, int]:
     """(rows, cols, row stride) of the view a ws-tma-load descriptor covers at a launch, in
-    elements of the pointer argument (which holds `elements`). An unmasked row axis
-    (`extent`) covers the rows the array holds."""
+    elements of the pointer argument (which holds `elements`). An unmasked row axis (`extent`)
+    covers the rows the array holds. The column stride is `load_step`'s."""
     cols, stride = evaluate(entry["shape"][1], args), evaluate(entry["stride"], args)
     if entry["extent"]:
-        rows = (elements - cols) // stride + 1 if stride > 0 and elements >= cols else 0
+        last = (cols - 1) * load_step(entry, args) + 1  # the elements a row spans
+        rows = (elements - last) // stride + 1 if stride > 0 and cols > 0 and elements >= last else 0
     else:
         rows = evaluate(entry["shape"][0], args)
     return rows, cols, stride
 
 
+def load_step(entry: dict, args) -> int:
+    """The column stride of a ws-tma-load view at a launch: 1, but where the kernel's column
+    stride is an argument (`unit`), which the kernel is compiled for at 1 and a launch may set
+    otherwise (the launch then reads the view through a contiguous copy)."""
+    return int(args[entry["unit"]]) if entry.get("unit") is not None else 1
+
+
+def view_holds(rows: int, cols: int, stride: int, step: int, elements: int) -> bool:
+    """Whether an array of `elements` elements holds the rows x cols view of row stride `stride`
+    and column stride `step` (rows not overlapping where the columns are contiguous)."""
+    if rows < 1 or cols < 1 or stride < 0 or step < 1 or (step == 1 and stride < cols):
+        return False
+    return (rows - 1) * stride + (cols - 1) * step + 1 <= elements
+
+
 def padded_cols(cols: int, itemsize: int) -> int:
     """The row stride (elements) of an aligned copy of a view: rows padded to 16 bytes."""
     return -(-cols * itemsize // 16) * 16 // itemsize
+
+
+# ---- ws-host-descriptors' launch contract, read by the GPU runtime and the interpreter alike
+
+HOST_DESCS_ATTR = "ws.host_descs"
+
+
+def host_desc_contract(attr) -> list[dict]:
+    """`ws.host_descs` as plain data (none without it): per descriptor {ptr, desc, shape, strides,
+    stored}, each size and stride (outermost first) a list of monomials [coefficient, argument,
+    ...]; `stored`: the kernel writes through the pointer argument, so the launch may not build
+    the descriptor over a copy of it."""
+    poly = _poly
+    if attr is None:
+        return []
+    return [{"ptr": d["ptr"].value.data, "desc": d["desc"].value.data,
+             "shape": [poly(p) for p in d["shape"].data], "strides": [poly(p) for p in d["strides"].data],
+             "stored": "stored" in d and bool(d["stored"].value.data)} for d in (e.data for e in attr.data)]
+
+
+def host_desc_view(entry: dict, args) -> tuple[list[int], list[int]]:
+    """(sizes, element strides) of the tensor a ws-host-descriptors descriptor covers at a launch."""
+    return [evaluate(p, args) for p in entry["shape"]], [evaluate(p, args) for p in entry["strides"]]
+
+
+def built_argument_count(stores: int, loads: int, host_descs: int) -> int:
+    """How many trailing arguments the launch builds: a descriptor and a flag per ws-tma-store
+    store, a descriptor per ws-tma-load view and per ws-host-descriptors descriptor."""
+    return 2 * stores + loads + host_descs

@@ -219,6 +219,9 @@ class KernelFrame:
             from wsdialects.transforms.tma_common import load_contract
 
             info.tma_loads = load_contract(loads)
+        from wsdialects.transforms.tma_common import HOST_DESCS_ATTR, host_desc_contract
+
+        info.host_descs = host_desc_contract(f.attributes.get(HOST_DESCS_ATTR))
         return "\n".join(text), info, attrs
 
     # ----------------------------------------------------------------- shared memory, mbarriers

@@ -135,6 +135,7 @@ class KernelInfo:
     ctas_per_sm: int = 1  # ws-occupancy: CTAs that share an SM (the launch prefers shared memory to L1)
     tma_stores: list[dict] = field(default_factory=list)  # ws-tma-store: {ptr, rows, cols, stride, desc} indices
     tma_loads: list[dict] = field(default_factory=list)  # ws-tma-load: tma_common.load_contract per view
+    host_descs: list[dict] = field(default_factory=list)  # ws-host-descriptors: tma_common.host_desc_contract
 
 
 @dataclass
