@@ -28,7 +28,7 @@ HERE = Path(__file__).resolve().parent
 VERSIONS = HERE.parent / "Inputs" / "triton"
 LOCAL = HERE / "Inputs"
 BF16 = ml_dtypes.bfloat16
-VERSION_DIRS = ("v3.4", "v3.6")
+VERSION_DIRS = ("v3.4", "v3.6")  # test/Inputs/triton/ itself is Triton 3.9
 
 
 @pytest.fixture
@@ -160,3 +160,32 @@ def test_block_pointer_boundary_checks(rng, version):
     padded[:, :K] = a
     np.testing.assert_allclose(b[:M], padded.reshape(M, 3, 32).sum(axis=1), rtol=1e-5, atol=1e-5)
     assert (b[M:] == 5).all()
+
+
+@pytest.mark.parametrize("version,hopper", [("v3.4", False), ("v3.6", True), ("v3.9", False)])
+def test_i64_offset_epilogue(rng, version, hopper):
+    """A descriptor GEMM whose bias load and C store take i64 offset tiles, interpreted as imported
+    and (for the GPU machine's Triton 3.6) after ws-hopper, which warp-specializes it: the same C."""
+    from wsdialects.context import make_context
+
+    M, N, K = 150, 136, 80  # 2 x 2 tiles of 128, both ragged; C rows padded to N + 8
+    a = rng.standard_normal((M, K)).astype(np.float16)
+    b = rng.standard_normal((N, K)).astype(np.float16)
+    bias = rng.standard_normal(N).astype(np.float16)
+    sig = {"a_desc": "tensordesc<fp16>", "b_desc": "tensordesc<fp16>", "bias_ptr": "*fp16", "c_ptr": "*fp16",
+           "M": "i32", "N": "i32", "K": "i32", "stride_cm": "i32"}
+    results = []
+    for passes in ([], ["ws-hopper"] if hopper else []):
+        module = load(LOCAL / f"gemm_epilogue_i64_{version}.ttir")
+        for name in passes:
+            wsdialects.available_passes()[name]()().apply(make_context(), module)
+        if passes:  # warp-specialized, the i64 epilogue in the consumer
+            assert any(o.name == "nvgpu.wg.branch" for o in module.walk())
+        c_store = np.full((M, N + 8), 7, np.float16)
+        args = expand(dict(a_desc=Desc(a, [128, 64]), b_desc=Desc(b, [128, 64]), bias_ptr=bias,
+                           c_ptr=c_store[:, :N], M=M, N=N, K=K, stride_cm=N + 8), sig, "gemm_epilogue_i64")
+        wsdialects.interpret(module, "gemm_epilogue_i64", (2, 2), args)
+        close(c_store[:, :N], a.astype(np.float32) @ b.astype(np.float32).T + bias.astype(np.float32))
+        assert (c_store[:, N:] == 7).all()
+        results.append(c_store)
+    assert all(np.array_equal(results[0], r) for r in results)
