@@ -115,7 +115,7 @@ def attention_cases(torch, triton, ls, dtypes, causals, only):
                 label = f"{'bf16' if dtype == torch.bfloat16 else 'fp16'} {'causal' if causal else 'full'} L={L}"
                 yield m.attention_desc_kernel, Case(
                     "attention_desc", label, flops,
-                    lambda kern, q=q, k=k, v=v, o=o, L=L, causal=causal: kern[grid](
+                    lambda kern, q=q, k=k, v=v, o=o, L=L, causal=causal, grid=grid: kern[grid](
                         q, k, v, o, scale, B, H, N_CTX=L, HEAD_DIM=D, BLOCK_M=128, BLOCK_N=128, CAUSAL=causal,
                         num_warps=8),
                     o, ref)

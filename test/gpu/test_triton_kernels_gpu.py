@@ -60,10 +60,12 @@ def test_gemm_pointer(shape):
     check(*both(m.gemm_pointer, m.gemm_pointer_kernel, a, b), a.float() @ b.float())
 
 
-def test_gemm_persistent():
+@pytest.mark.parametrize("num_sms", [None, 7])
+def test_gemm_persistent(num_sms):
+    """40 tiles over every SM (a tile each), and over 7 programs (5 or 6 tiles each: the outer loop turns)."""
     m = _example("gemm_persistent")
     a, b = (torch.randn(s, device="cuda", dtype=torch.float16) for s in ((1024, 512), (1280, 512)))
-    check(*both(m.gemm_persistent, m.gemm_persistent_kernel, a, b), a.float() @ b.float().T)
+    check(*both(m.gemm_persistent, m.gemm_persistent_kernel, a, b, num_sms=num_sms), a.float() @ b.float().T)
 
 
 @pytest.mark.parametrize("activation", ["relu", "silu"])
