@@ -21,6 +21,9 @@ KERNELS = {
     "tma_store_gemm": ROOT / "test" / "Inputs" / "kernels" / "tma_store_gemm.mlir",
     # pointer loads in Triton's classic form, TMA loads after ws-tma-load
     "pointer_gemm": ROOT / "test" / "Inputs" / "kernels" / "pointer_gemm.mlir",
+    # Triton's tutorial matmul as Triton prints it (wrapped rows and columns, stride arguments)
+    **{f"triton/{k}": ROOT / "test" / "Inputs" / "triton" / f"{k}.ttir"
+       for k in ("gemm_pointer_f16_64x64x32_g2", "gemm_pointer_f16_128x256x64_g8")},
     "relu_gemm": ROOT / "test" / "Inputs" / "kernels" / "relu_gemm.mlir",
     # attention: register-A wgmma, N-major V, column-block slots (head dim 128 / 256), 3-D TMA boxes
     **{k: ROOT / "examples" / "kernels" / f"{k}.mlir"

@@ -65,3 +65,71 @@ def test_the_view_is_the_argument_or_a_copy():
     assert not np.shares_memory(va, a) and np.array_equal(va, a) and va.ctypes.data % 16 == 0
     with pytest.raises(TypeError, match="does not hold"):
         tma_load_arguments(attr, [a, b, None, 151, 136, 72, 72, 136, 136], params)
+
+
+# Triton's tutorial matmul as Triton 3.9 prints it (examples/triton/gemm_pointer.py): rows wrapped
+# `% M` and columns `% N` instead of masked, inner strides stride_ak / stride_bn kernel arguments.
+TTIR = Path(__file__).resolve().parents[1] / "Inputs" / "triton" / "gemm_pointer_f16_64x64x32_g2.ttir"
+
+
+def _run_ttir(module, a_arg, b, strides, M, K, c_rows=None):
+    N = b.shape[1]
+    c = np.full((c_rows or M, N), np.nan, np.float16)
+    grid = -(-M // 64) * -(-N // 64)
+    wsdialects.interpret(module, "gemm_pointer_kernel", grid, [a_arg, b, c, M, N, K, *strides, N, 1], seed=5)
+    return c
+
+
+# A given row-major (stride_ak = 1: TMA reads it, or its aligned copy where K = 70 makes rows of 140
+# bytes) or as the transpose of a K x M array (stride_am = 1, stride_ak = M: the unit-stride contract
+# fails at launch and the descriptor covers a contiguous copy). M, N and K cut the last tiles, so the
+# wrapped rows and columns are loaded (and stored nowhere).
+@pytest.mark.parametrize("pipeline", ["ws-tma-load", "ws-specialize"])
+@pytest.mark.parametrize("M,N,K,a_layout", [(150, 136, 72, "rows"), (150, 136, 70, "rows"),
+                                            (130, 72, 72, "cols")])
+def test_triton_tutorial_gemm_wraps_and_unit_strides(pipeline, M, N, K, a_layout, rng):
+    module = compile_kernel(TTIR, pipeline, shared=True)
+    (kernel,) = kernels(module)
+    assert not [o for o in kernel.body.walk() if o.name == "tile.load"], "a pointer load is left"
+    if pipeline == "ws-specialize":
+        assert [o for o in kernel.body.walk() if o.name == "aref.create"], "not warp-specialized"
+    a, b = _inputs(rng, M, N, K)
+    if a_layout == "rows":
+        a_arg, strides = a, [K, 1]
+    else:
+        a_arg, strides = np.ascontiguousarray(a.T), [1, M]
+    strides += [N, 1]
+    params = kernel.body.block.args
+    views = tma_load_arguments(kernel.attributes["ws.tma_loads"], [a_arg, b, None, M, N, K, *strides, N, 1],
+                               params)
+    va, vb = views.values()
+    assert va.shape == (M, K) and vb.shape == (K, N) and np.array_equal(va, a) and np.array_equal(vb, b)
+    assert np.shares_memory(va, a_arg) == (a_layout == "rows" and K % 8 == 0)
+    before = _run_ttir(parse_kernel(TTIR, shared=True), a_arg, b, strides, M, K)
+    after = _run_ttir(module, a_arg, b, strides, M, K)
+    assert not np.isnan(after).any()
+    assert np.array_equal(before, after)
+    assert rel_err(after, a.astype(np.float32) @ b.astype(np.float32)) < 1e-2
+
+
+def test_a_wrap_seen_unmasked_is_left(tmp_path, rng):
+    """The same kernel storing C with its column mask alone: the wrapped rows of A reach stored
+    lanes (C has room for whole tiles), so A stays a pointer load while B, whose wrapped columns
+    are still masked off, becomes a TMA load; the kernel computes what it did, wrapped rows too."""
+    text = TTIR.read_text()
+    masked = "tt.store %c_ptrs_45, %c, %8 :"
+    assert masked in text
+    path = tmp_path / "gemm_pointer_column_mask.ttir"
+    path.write_text(text.replace(masked, "tt.store %c_ptrs_45, %c, %7 :"))
+    module = compile_kernel(path, "ws-tma-load")
+    (kernel,) = kernels(module)
+    loads = [o for o in kernel.body.walk() if o.name == "tile.load"]
+    assert [o.result.type.get_shape() for o in loads] == [(64, 32)]
+    assert len(kernel.attributes["ws.tma_loads"].data) == 1
+    M, N, K = 100, 72, 40  # the second row of tiles stores rows 100..127: A's rows 0..27 again
+    a, b = _inputs(rng, M, N, K)
+    before = _run_ttir(parse_kernel(path), a, b, [K, 1, N, 1], M, K, c_rows=128)
+    after = _run_ttir(module, a, b, [K, 1, N, 1], M, K, c_rows=128)
+    assert np.array_equal(before, after)
+    want = a.astype(np.float32)[np.arange(128) % M] @ b.astype(np.float32)
+    assert rel_err(after, want) < 1e-2

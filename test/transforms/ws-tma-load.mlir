@@ -39,3 +39,51 @@
 // RUN: ws-opt %S/../Inputs/kernels/pointer_loop.mlir -p ws-specialize 2>&1 | filecheck %s --check-prefix=ONED
 // ONED: pointer_loop.mlir:14:5: remark: ws-tma-load: left as a pointer load: a 1-D tile
 // ONED: remark: ws-partition: @rowsum has no loop with a TMA load
+
+// Triton's tutorial matmul as Triton prints it (examples/triton/gemm_pointer.py): rows wrapped
+// `% M` and columns `% N`, which only masked-off lanes of C's store see (mask `offs_cm < M`,
+// `offs_cn < N`), and the column strides stride_ak / stride_bn arguments the contract takes to be
+// 1 (`unit`): both loads convert, with M and N as their bounds.
+// RUN: ws-opt %S/../Inputs/triton/gemm_pointer_f16_64x64x32_g2.ttir -p ws-tma-load 2>&1 | filecheck %s --check-prefix=TUT
+// TUT: gemm_pointer.py:31:13: remark: ws-tma-load: a TMA load of argument 0 (a_ptr)
+// TUT: gemm_pointer.py:32:13: remark: ws-tma-load: a TMA load of argument 1 (b_ptr)
+// TUT: %stride_cn: i32, %a_ptr_tma: !tile.desc<tensor<64x32xf16>>, %b_ptr_tma: !tile.desc<tensor<32x64xf16>>)
+// TUT-SAME: ws.tma_loads = [{ptr = 0 : i32, desc = 12 : i32, stride = {{\[}}[1 : i64, 6 : i32]], shape = {{\[}}{{\[}}[1 : i64, 3 : i32]], {{\[}}[1 : i64, 5 : i32]]], unit = 7 : i32},
+// TUT-SAME: {ptr = 1 : i32, desc = 13 : i32, stride = {{\[}}[1 : i64, 8 : i32]], shape = {{\[}}{{\[}}[1 : i64, 5 : i32]], {{\[}}[1 : i64, 4 : i32]]], unit = 9 : i32}]
+// TUT-NOT: arith.remsi %offs_am
+// TUT: scf.for %k = %c0_i32 to %1 step %c1_i32 iter_args(%acc_2 = %acc) -> (tensor<64x64xf32>) : i32 {
+// TUT-NEXT: %a = arith.muli %k, %c32_i32 : i32
+// TUT-NEXT: tile.desc_load %a_ptr_tma[%offs_am, %a] : !tile.desc<tensor<64x32xf16>> -> tensor<64x32xf16>
+// TUT-NEXT: tile.desc_load %b_ptr_tma[%a, %offs_bn] : !tile.desc<tensor<32x64xf16>> -> tensor<32x64xf16>
+// TUT-NEXT: tile.dot
+// TUT: tile.store %c_ptrs{{.*}}, %c, %{{[0-9]+}} : tensor<64x64x!tile.ptr<f16>>
+
+// ...and ws-hopper warp-specializes it and lowers it to PTX (both tile shapes Triton's tutorial uses).
+// RUN: ws-opt %S/../Inputs/triton/gemm_pointer_f16_64x64x32_g2.ttir -p ws-hopper 2>&1 | filecheck %s --check-prefix=TUTWS
+// TUTWS-NOT: remark
+// TUTWS: nvgpu.wg.dispatch
+// TUTWS: nvgpu.wg.branch
+// TUTWS: nvgpu.tma.async_load
+// TUTWS: nvgpu.tma.async_load
+// TUTWS: nvgpu.wg.branch
+// TUTWS: nvgpu.wgmma.mma_async
+// RUN: ws-opt %S/../Inputs/triton/gemm_pointer_f16_64x64x32_g2.ttir -p ws-hopper -t ptx 2>&1 | filecheck %s --check-prefix=PTX
+// RUN: ws-opt %S/../Inputs/triton/gemm_pointer_f16_128x256x64_g8.ttir -p ws-hopper -t ptx 2>&1 | filecheck %s --check-prefix=PTX
+// PTX-NOT: remark
+// PTX: .entry gemm_pointer_kernel(
+// PTX: cp.async.bulk.tensor.2d
+// PTX: wgmma.mma_async
+
+// Wraps in i64 offsets (arith.extsi) with the column stride an argument: where a store's mask
+// bounds the wrapped index by the same value the load converts; where it cannot be proven, the
+// load stays and the remark says why.
+// RUN: ws-opt %S/Inputs/tma-load-wrap.mlir -p ws-tma-load 2>&1 | filecheck %s --check-prefix=WRAP
+// WRAP: tma-load-wrap.mlir:31:3: remark: ws-tma-load: a TMA load of argument 0 (x)
+// WRAP: tma-load-wrap.mlir:73:3: remark: ws-tma-load: left as a pointer load: its rows wrap (an index taken modulo a bound), which TMA would read as zeros, and the pass cannot prove that only masked-off lanes of stores see them: a store of them (at {{.*}}tma-load-wrap.mlir:87:3) has no mask that bounds the same index by the same value
+// WRAP: tma-load-wrap.mlir:115:3: remark: ws-tma-load: left as a pointer load: its rows wrap {{.*}}: they reach 'tile.reduce'
+// WRAP: tma-load-wrap.mlir:160:3: remark: ws-tma-load: left as a pointer load: its columns wrap {{.*}}: the wrapped axis is summed over by a tile.dot
+// WRAP: func.func @proven({{.*}}, %x_tma: !tile.desc<tensor<64x64xf16>>) attributes {tile.kernel, ws.tma_loads = [{ptr = 0 : i32, desc = 6 : i32, stride = {{\[}}[1 : i64, 4 : i32]], shape = {{\[}}{{\[}}[1 : i64, 2 : i32]], {{\[}}[64 : i64]]], unit = 5 : i32}]}
+// WRAP: %v = tile.desc_load %x_tma[%om, %{{.*}}] : !tile.desc<tensor<64x64xf16>> -> tensor<64x64xf16>
+// WRAP: tile.store %yp, %v2, %okb
+// WRAP: func.func @other_bound(
+// WRAP: tile.load %xp

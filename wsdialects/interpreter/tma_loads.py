@@ -54,10 +54,10 @@ def _view(flat: np.ndarray, shape: list[int], strides: list[int], copy_ok: bool,
 
 
 def tma_load_arguments(attr, args, params) -> dict[int, np.ndarray]:
-    """By argument index: the view of the pointer argument that the recorded bounds and stride
-    give, where TMA can take it (`tma_common.view_problem`), else an aligned copy of it with rows
-    padded to 16 bytes (the kernel only reads it, so the copy reads the same)."""
-    from wsdialects.transforms.tma_common import load_contract, load_view
+    """By argument index: the view of the pointer argument that the recorded bounds and strides
+    give, where TMA can take it (`tma_common.view_problem`), else an aligned contiguous copy of it
+    with rows padded to 16 bytes (the kernel only reads it, so the copy reads the same)."""
+    from wsdialects.transforms.tma_common import load_contract, load_step, load_view, view_holds
 
     out = {}
     for e in load_contract(attr):
@@ -70,10 +70,12 @@ def tma_load_arguments(attr, args, params) -> dict[int, np.ndarray]:
         if rows < 1 or cols < 1:
             out[e["desc"]] = np.zeros((max(rows, 0), max(cols, 0)), flat.dtype)
             continue
-        if s < cols or (rows - 1) * s + cols > flat.size:
+        step = load_step(e, args)  # a column stride other than 1: a contiguous copy
+        if not view_holds(rows, cols, s, step, flat.size):
             raise TypeError(f"argument {e['ptr']}: the kernel reads a {rows} x {cols} view with a row stride of "
-                            f"{s} elements, which the array of {flat.size} elements does not hold")
-        out[e["desc"]] = _view(flat, [rows, cols], [s, 1], True, f"argument {e['ptr']}")
+                            f"{s} elements{f' and a column stride of {step}' if step != 1 else ''}, which the "
+                            f"array of {flat.size} elements does not hold")
+        out[e["desc"]] = _view(flat, [rows, cols], [s, step], True, f"argument {e['ptr']}")
     return out
 
 

@@ -271,10 +271,10 @@ class Launcher:
 
     def _tma_load_args(self, args) -> dict:
         """ws-tma-load's trailing arguments by index: per view, the descriptor of the pointer
-        argument's rows x cols view (row stride from the contract), where TMA can take it; else of
-        an aligned copy with rows padded to 16 bytes (the kernel only reads it). A launch that
+        argument's rows x cols view (strides from the contract), where TMA can take it; else of an
+        aligned contiguous copy with rows padded to 16 bytes (the kernel only reads it). A launch that
         made a copy is not kept for reuse: the copy holds the argument's values of that launch."""
-        from wsdialects.transforms.tma_common import load_view
+        from wsdialects.transforms.tma_common import load_step, load_view, view_holds
 
         torch = _torch()
         out: dict = {}
@@ -285,10 +285,12 @@ class Launcher:
                 continue
             flat = x.reshape(-1)
             rows, cols, s = load_view(e, args, flat.numel())
-            if rows < 1 or cols < 1 or s < cols or (rows - 1) * s + cols > flat.numel():
-                raise self._err(i, f"the kernel reads a {rows} x {cols} view with a row stride of {s} elements, "
+            step = load_step(e, args)  # a column stride other than 1: a contiguous copy
+            if not view_holds(rows, cols, s, step, flat.numel()):
+                raise self._err(i, f"the kernel reads a {rows} x {cols} view with a row stride of {s} elements"
+                                   f"{f' and a column stride of {step}' if step != 1 else ''}, "
                                    f"which the tensor of {flat.numel()} elements does not hold")
-            out[e["desc"]] = self._view_desc(i, e["desc"], flat, [rows, cols], [s, 1], copy_ok=True)
+            out[e["desc"]] = self._view_desc(i, e["desc"], flat, [rows, cols], [s, step], copy_ok=True)
         return out
 
     def _host_desc_args(self, args) -> dict:

@@ -14,29 +14,47 @@ what `ws-partition` warp-specializes:
       ==>
     %a = tile.desc_load %a_tma[%r, %c] : !tile.desc<tensor<128x64xf16>> -> tensor<128x64xf16>
 
-The analysis evaluates the offsets symbolically: each integer tile is a polynomial over scalar
-SSA values (kernel arguments, program ids, the induction variable, anything else opaque) plus
-one such coefficient per axis (make_range, splat, expand_dims, broadcast, addi, subi, muli).
-A load converts when the offsets are `base + S * i + j` plus a scalar (S a kernel argument: the
-innermost stride is 1), the scalar splits into `r * S + c`, the mask is absent or an `andi` of
-bounds tests `index < bound` (slt / sle / sgt / sge) whose bounds, moved to the tensor's
-origin, are polynomials of kernel arguments (`rows < M` gives R = M; `cols < K - k * BK` with
-c = k * BK gives C = K), and `other` is absent or +0. An unmasked row axis reads as far as the
-tensor goes; an unmasked column axis must be a constant range. Coordinates are taken to be
-non-negative, as the pointer form's own bounds tests assume. The kernel gets one trailing
-`!tile.desc` argument per distinct view and records the launch contract on the kernel:
+The analysis (tma_affine.py) evaluates the offsets symbolically: each integer tile is a
+polynomial over scalar SSA values (kernel arguments, program ids, the induction variable,
+anything else opaque) plus one such coefficient per axis (make_range, splat, expand_dims,
+broadcast, addi, subi, muli; extsi / extui of i32 offsets are seen through, so Triton's i64
+offset arithmetic reads the same). A load converts when the offsets are `base + S * i + j`
+plus a scalar (S a kernel argument), the scalar splits into `r * S + c`, the mask is absent or
+an `andi` of bounds tests `index < bound` (slt / sle / sgt / sge) whose bounds, moved to the
+tensor's origin, are polynomials of kernel arguments (`rows < M` gives R = M;
+`cols < K - k * BK` with c = k * BK gives C = K), and `other` is absent or +0. An unmasked row
+axis reads as far as the tensor goes; an unmasked column axis must be a constant range.
+Coordinates are taken to be non-negative, as the pointer form's own bounds tests assume.
 
-    ws.tma_loads = [{ptr = 0, desc = 9, shape = [[[1, 3]], [[1, 5]]], stride = [[1, 6]]}]
+The column stride is 1, or a kernel argument (`offs_k[None, :] * stride_ak`): Triton's JIT
+turns an integer argument equal to 1 into a constant, but a kernel compiled for every value
+(our frontend's) keeps it an argument. The pass then compiles the load for that argument
+being 1, which the contract records (`unit`); a launch where it is not 1 builds the
+descriptor over a contiguous copy of the view, as for a misaligned one (below), so the
+kernel reads the same values at any stride.
+
+Triton's tutorial matmul wraps its rows instead of masking them,
+`offs_am = (pid_m * BM + arange(BM)) % M`: rows past M read rows 0, 1, ... again. A load whose
+index along an axis is `(x + i) % B` converts with B as that axis's bound (TMA reads zeros past
+B instead) when tma_wrap.py proves that those lanes are seen only in lanes a store's mask
+leaves unwritten (`offs_cm[:, None] < M`: the same index, the same bound, through the dot's
+rows or columns and elementwise ops); where it cannot, the load stays, and the remark says why.
+The kernel gets one trailing `!tile.desc` argument per distinct view and records the launch
+contract on the kernel:
+
+    ws.tma_loads = [{ptr = 0, desc = 12, shape = [[[1, 3]], [[1, 5]]], stride = [[1, 6]], unit = 7}]
 
 (argument indices; each bound and the row stride is a polynomial of arguments, a list of
-monomials `[coefficient, argument, ...]`; `extent` marks a row count read from the tensor).
+monomials `[coefficient, argument, ...]`; `extent` marks a row count read from the tensor;
+`unit` the argument taken to be the column stride, 1 for the kernel).
 
 Where TMA cannot take the view at launch (base or row stride not a multiple of 16 bytes), the
 pointer form cannot be the fallback on Hopper: the loop of a GEMM with pointer loads has its
 B operand in registers, which wgmma cannot read, so a pointer copy of the loop behind a flag
 (ws-tma-store's way) would not lower. The contract guarantees TMA instead: the runtime (and
 the interpreter) builds the descriptor over the argument's view where TMA can take it, and
-over an aligned copy of the view (row stride padded to 16 bytes) where it cannot, which gives
+over an aligned contiguous copy of the view (row stride padded to 16 bytes) where it cannot
+(or where the `unit` argument is not 1), which gives
 the same values since the kernel only reads that argument (a load through an argument the
 kernel also stores through is left as it is). A launch that needs a copy pays one pass over
 that input.
@@ -52,49 +70,26 @@ import math
 from dataclasses import dataclass
 
 from xdsl.dialects import arith, func, scf
-from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, FloatAttr, IntegerAttr, IntegerType, ModuleOp, TensorType, i32
+from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, IntegerAttr, ModuleOp, TensorType, i32
 from xdsl.ir import BlockArgument, Operation, SSAValue
 from xdsl.passes import ModulePass
 
-from wsdialects.arith import CmpiOp, splat_constant
-from wsdialects.tile import (
-    AddPtrOp,
-    BroadcastOp,
-    DescLoadOp,
-    DescType,
-    ExpandDimsOp,
-    LoadOp,
-    MakeRangeOp,
-    PtrType,
-    SplatOp,
-)
+from wsdialects.tile import AddPtrOp, DescLoadOp, DescType, LoadOp, PtrType
 from wsdialects.transforms.partition import kernels, remark
-from wsdialects.transforms.tma_common import NoMatch, add_kernel_arg, box_problem
+from wsdialects.transforms.tma_affine import Analysis, Left, Poly, add, const, constant, key
+from wsdialects.transforms.tma_common import add_kernel_arg, box_problem, poly_attr
+from wsdialects.transforms.tma_common import written_arguments as _written_arguments
+from wsdialects.transforms.tma_wrap import unobserved
 
 TMA_LOADS_ATTR = "ws.tma_loads"
-
-# A polynomial over scalar SSA values: {monomial (sorted atom numbers): coefficient}.
-Poly = dict
+_AXIS = ("rows", "columns")
 
 
-class Left(Exception):
-    """A load the pass leaves as it is, and why."""
-
-
-def _constant(v: SSAValue) -> int | float | None:
-    """The one value of an `arith.constant` (scalar or splat tile), else None."""
-    o = v.owner
-    if isinstance(o, Operation) and o.name == "arith.constant":
-        val = o.properties.get("value")
-        if val is None:
-            val = o.attributes.get("value")
-        if isinstance(val, (IntegerAttr, FloatAttr)):
-            return val.value.data
-    return splat_constant(v)
-
-
-def _key(p: Poly) -> tuple:
-    return tuple(sorted(p.items()))
+def _is_zero(v: SSAValue | None) -> bool:
+    if v is None:
+        return True
+    c = constant(v)
+    return c is not None and c == 0 and math.copysign(1.0, c) > 0
 
 
 def _dominates(v: SSAValue, at: Operation) -> bool:
@@ -108,213 +103,6 @@ def _dominates(v: SSAValue, at: Operation) -> bool:
     return cur is not None and cur is not v.owner and v.owner.is_before_in_block(cur)
 
 
-def _add(a: Poly, b: Poly, sign: int = 1) -> Poly:
-    out = dict(a)
-    for k, v in b.items():
-        out[k] = out.get(k, 0) + sign * v
-    return {k: v for k, v in out.items() if v}
-
-
-def _mul(a: Poly, b: Poly) -> Poly:
-    out: Poly = {}
-    for ka, va in a.items():
-        for kb, vb in b.items():
-            k = tuple(sorted(ka + kb))
-            out[k] = out.get(k, 0) + va * vb
-    return {k: v for k, v in out.items() if v}
-
-
-def _const(c: int) -> Poly:
-    return {(): c} if c else {}
-
-
-class _Aff:
-    """An integer tile: value[i0, i1, ...] = scalar + sum over axes of axes[a] * i_a."""
-
-    def __init__(self, scalar: Poly, axes: list[Poly]):
-        self.scalar, self.axes = scalar, axes
-
-    def combine(self, other: _Aff, sign: int) -> _Aff:
-        return _Aff(_add(self.scalar, other.scalar, sign), [_add(x, y, sign) for x, y in zip(self.axes, other.axes)])
-
-    def uniform(self) -> bool:
-        return not any(self.axes)
-
-
-class _Analysis:
-    """Symbolic offsets, pointers and masks of one kernel."""
-
-    def __init__(self, kernel: func.FuncOp):
-        self.kernel = kernel
-        self.atoms: list[SSAValue] = []
-        self.number: dict[SSAValue, int] = {}
-        self.known: dict[tuple, SSAValue] = {}  # a polynomial -> a scalar of the kernel that computes it
-
-    def atom(self, v: SSAValue) -> Poly:
-        if v not in self.number:
-            self.number[v] = len(self.atoms)
-            self.atoms.append(v)
-        return {(self.number[v],): 1}
-
-    def scalar(self, v: SSAValue) -> Poly:
-        p = self._scalar(v)
-        self.known.setdefault(_key(p), v)
-        return p
-
-    def _scalar(self, v: SSAValue) -> Poly:
-        c = _constant(v)
-        if isinstance(c, int) and isinstance(v.type, IntegerType):
-            return _const(c)
-        o = v.owner
-        if isinstance(o, (arith.AddiOp, arith.SubiOp)):
-            return _add(self.scalar(o.lhs), self.scalar(o.rhs), 1 if isinstance(o, arith.AddiOp) else -1)
-        if isinstance(o, arith.MuliOp):
-            return _mul(self.scalar(o.lhs), self.scalar(o.rhs))
-        return self.atom(v)
-
-    def tile(self, v: SSAValue) -> _Aff:
-        t = v.type
-        if not isinstance(t, TensorType):
-            raise NoMatch
-        rank, o = len(t.get_shape()), v.owner
-        c = _constant(v)
-        if isinstance(c, int):
-            return _Aff(_const(c), [{}] * rank)
-        if isinstance(o, SplatOp):
-            return _Aff(self.scalar(o.operands[0]), [{}] * rank)
-        if isinstance(o, MakeRangeOp):
-            return _Aff(_const(o.start.value.data), [_const(1)])
-        if isinstance(o, ExpandDimsOp):
-            x = self.tile(o.operands[0])
-            axes = list(x.axes)
-            axes.insert(o.axis.value.data, {})
-            return _Aff(x.scalar, axes)
-        if isinstance(o, BroadcastOp):
-            x = self.tile(o.operands[0])
-            src = o.operands[0].type.get_shape()
-            return _Aff(x.scalar, [{} if n == 1 else a for n, a in zip(src, x.axes)])
-        if isinstance(o, (arith.AddiOp, arith.SubiOp)):
-            return self.tile(o.lhs).combine(self.tile(o.rhs), 1 if isinstance(o, arith.AddiOp) else -1)
-        if isinstance(o, arith.MuliOp):
-            x, y = self.tile(o.lhs), self.tile(o.rhs)
-            if not x.uniform():
-                x, y = y, x
-            if not x.uniform():
-                raise NoMatch
-            return _Aff(_mul(x.scalar, y.scalar), [_mul(x.scalar, a) for a in y.axes])
-        raise NoMatch
-
-    def pointer(self, v: SSAValue) -> tuple[int, _Aff]:
-        """(the kernel argument the pointers start from, their offsets in elements)."""
-        o = v.owner
-        if isinstance(o, SplatOp):
-            p = o.operands[0]
-            if not (isinstance(p, BlockArgument) and p.block is self.kernel.body.block):
-                raise Left("its pointers do not start from a kernel argument")
-            return p.index, _Aff({}, [{}] * len(v.type.get_shape()))
-        if isinstance(o, AddPtrOp):
-            base, off = self.pointer(o.operands[0])
-            try:
-                return base, off.combine(self.tile(o.operands[1]), 1)
-            except NoMatch:
-                raise Left("its offsets are not affine in the tile's indices") from None
-        if isinstance(v, BlockArgument) and isinstance(loop := v.block.parent_op(), scf.ForOp) and v.index > 0:
-            return self.carried(loop, v)
-        raise Left("its pointers are not a splat of an argument plus offsets")
-
-    def carried(self, loop: scf.ForOp, v: BlockArgument) -> tuple[int, _Aff]:
-        """A pointer tile carried by `loop`: its start plus the iteration count times its step."""
-        j = v.index - 1
-        step = loop.body.block.last_op.operands[j].owner
-        if not (isinstance(step, AddPtrOp) and step.operands[0] is v):
-            raise Left("its loop-carried pointers do not advance by a constant step (p = p + d)")
-        try:
-            d = self.tile(step.operands[1])
-        except NoMatch:
-            raise Left("its loop-carried pointers advance by a step that is not affine") from None
-        if not d.uniform() or not self.invariant(d.scalar, loop):
-            raise Left("its loop-carried pointers advance by a step that changes in the loop")
-        if _constant(loop.lb) != 0 or _constant(loop.step) != 1:
-            raise Left("its loop-carried pointers advance in a loop that does not count 0, 1, 2, ...")
-        base, start = self.pointer(loop.iter_args[j])
-        moved = _mul(self.atom(loop.body.block.args[0]), d.scalar)
-        return base, _Aff(_add(start.scalar, moved), start.axes)
-
-    def invariant(self, p: Poly, loop: scf.ForOp) -> bool:
-        return all(not loop.is_ancestor(self.atoms[a].owner if isinstance(self.atoms[a].owner, Operation)
-                                        else self.atoms[a].owner.parent_op()) for m in p for a in m)
-
-    def of_arguments(self, p: Poly) -> bool:
-        return all(isinstance(self.atoms[a], BlockArgument) and self.atoms[a].block is self.kernel.body.block
-                   for m in p for a in m)
-
-    def bounds(self, mask: SSAValue, rank: int) -> list[Poly | None]:
-        """Per axis, B with `i_axis < B` (the mask's bounds tests), None where unbounded."""
-        out: list[Poly | None] = [None] * rank
-        stack = [mask]
-        while stack:
-            v = stack.pop()
-            o = v.owner
-            if isinstance(o, BroadcastOp):
-                stack.append(o.operands[0])
-                continue
-            if isinstance(o, arith.AndIOp):
-                stack += [o.lhs, o.rhs]
-                continue
-            if not isinstance(o, CmpiOp):
-                raise Left(f"its mask is not a bounds test ('{o.name if isinstance(o, Operation) else v}')")
-            pred = o.predicate.value.data
-            if pred not in (2, 3, 4, 5):  # slt, sle, sgt, sge
-                raise Left(f"its mask is not a bounds test (cmpi predicate {pred})")
-            try:
-                lhs, rhs = self.tile(o.lhs), self.tile(o.rhs)
-            except NoMatch:
-                raise Left("its mask compares values that are not affine in the indices") from None
-            e = lhs.combine(rhs, -1) if pred in (2, 3) else rhs.combine(lhs, -1)  # e < 0 (or <= 0)
-            if pred in (3, 5):
-                e = _Aff(_add(e.scalar, _const(-1)), e.axes)
-            axes = [a for a, c in enumerate(e.axes) if c]
-            if len(axes) != 1 or e.axes[axes[0]] != _const(1):
-                raise Left("its mask is not a bounds test (index < bound along one axis)")
-            a = axes[0] + rank - len(e.axes)
-            if out[a] is not None:
-                raise Left(f"its mask bounds axis {a} twice")
-            out[a] = _add({}, e.scalar, -1)
-        return out
-
-
-def _is_zero(v: SSAValue | None) -> bool:
-    if v is None:
-        return True
-    c = _constant(v)
-    return c is not None and c == 0 and math.copysign(1.0, c) > 0
-
-
-def _written_arguments(kernel: func.FuncOp) -> set[int]:
-    """The kernel arguments some store or atomic op of the kernel writes through (any argument
-    its pointer operand depends on)."""
-    from wsdialects.transforms.partition import writes_memory
-
-    out: set[int] = set()
-    for o in kernel.body.walk():
-        if not writes_memory(o) or not o.operands:
-            continue
-        stack, seen = [o.operands[0]], set()
-        while stack:
-            v = stack.pop()
-            if v in seen:
-                continue
-            seen.add(v)
-            if isinstance(v, BlockArgument):
-                if v.block is kernel.body.block:
-                    out.add(v.index)
-                elif isinstance(p := v.block.parent_op(), scf.ForOp) and v.index > 0:
-                    stack += [p.iter_args[v.index - 1], p.body.block.last_op.operands[v.index - 1]]
-            elif isinstance(v.owner, Operation):
-                stack += list(v.owner.operands)
-    return out
-
-
 def candidate_loads(kernel: func.FuncOp) -> list[LoadOp]:
     """Tile loads the producer could take: at the kernel's top level or in a top-level loop."""
     out = []
@@ -324,7 +112,7 @@ def candidate_loads(kernel: func.FuncOp) -> list[LoadOp]:
     return out
 
 
-def match(load: LoadOp, an: _Analysis, written: set[int]) -> dict:
+def match(load: LoadOp, an: Analysis, written: set[int]) -> dict:
     """The view and coordinates of a load (see the module), else Left."""
     t = load.result.type
     shape = t.get_shape()
@@ -337,13 +125,16 @@ def match(load: LoadOp, an: _Analysis, written: set[int]) -> dict:
     base, off = an.pointer(load.ptr)
     if base in written:
         raise Left("the kernel also writes through this argument")
-    if off.axes[1] != _const(1):
-        raise Left("its innermost stride is not 1")
+    unit, wraps = None, off.wraps  # the wraps as the kernel computes them (the stores' masks do)
+    if off.axes[1] != const(1):
+        unit = an.argument_atom(off.axes[1])
+        if unit is None:
+            raise Left("its innermost stride is not 1")
+        off = off.substitute_one(unit)  # the launch contract: the argument is 1 (else a contiguous copy)
     stride = off.axes[0]
-    if len(stride) != 1 or list(stride.values()) != [1] or len(next(iter(stride))) != 1 \
-            or not an.of_arguments(stride):
+    s = an.argument_atom(stride)
+    if s is None:
         raise Left("its row stride is not a kernel argument")
-    s = next(iter(next(iter(stride))))
     r: Poly = {}
     c: Poly = {}
     for m, k in off.scalar.items():
@@ -353,32 +144,39 @@ def match(load: LoadOp, an: _Analysis, written: set[int]) -> dict:
             r[tuple(rest)] = k
         else:
             c[m] = k
+    coords = (r, c)
     bounds = an.bounds(load.mask, 2) if load.mask is not None else [None, None]
+    for axis, (x, b) in off.wraps.items():
+        if key(x) != key(coords[axis]):
+            raise Left(f"its {_AXIS[axis]} wrap (an index modulo a bound) around another start than the tile's")
+        rel = add(b, x, -1)
+        if bounds[axis] is not None and key(bounds[axis]) != key(rel):
+            raise Left(f"its {_AXIS[axis]} wrap at one bound and are masked at another")
+        why = unobserved(an, load.result, axis, *wraps[axis])
+        if why is not None:
+            raise Left(f"its {_AXIS[axis]} wrap (an index taken modulo a bound), which TMA would read as zeros, "
+                       f"and the pass cannot prove that only masked-off lanes of stores see them: {why}")
+        bounds[axis] = rel
     shape_polys: list[Poly | None] = []
-    for axis, (coord, b) in enumerate(zip((r, c), bounds)):
+    for axis, (coord, b) in enumerate(zip(coords, bounds)):
         if b is None:
             if axis == 0:
                 shape_polys.append(None)  # as many rows as the tensor holds
                 continue
             if any(m for m in coord):
                 raise Left("its columns are unmasked and do not start at a constant")
-            b = _const(shape[1])
-        total = _add(coord, b)
+            b = const(shape[1])
+        total = add(coord, b)
         if not an.of_arguments(total):
             raise Left(f"its bound on axis {axis} is not a function of the kernel's arguments")
         shape_polys.append(total)
-    return {"ptr": base, "stride": stride, "shape": shape_polys, "coords": (r, c)}
+    return {"ptr": base, "stride": stride, "shape": shape_polys, "coords": coords, "unit": unit}
 
 
-def _poly_attr(p: Poly, an: _Analysis) -> ArrayAttr:
-    return ArrayAttr([ArrayAttr([IntegerAttr(k, 64), *(IntegerAttr(an.atoms[a].index, 32) for a in m)])
-                      for m, k in sorted(p.items())])
-
-
-def _coordinate(p: Poly, an: _Analysis, load: Operation) -> SSAValue:
+def _coordinate(p: Poly, an: Analysis, load: Operation) -> SSAValue:
     """A scalar computing p at `load`: one the kernel has, else ops computing the part that does
     not change in the load's loop before the loop, and the rest before the load."""
-    known = an.known.get(_key(p))
+    known = an.known.get(key(p))
     if known is not None and _dominates(known, load):
         return known
     loop = load.parent_op()
@@ -388,40 +186,43 @@ def _coordinate(p: Poly, an: _Analysis, load: Operation) -> SSAValue:
     moving = {m: k for m, k in p.items() if m not in fixed}
     if not fixed or not moving:
         return _materialize(p, an, load if moving else loop)
-    start = an.known.get(_key(fixed))
+    start = an.known.get(key(fixed))
     if start is None or not _dominates(start, loop):
         start = _materialize(fixed, an, loop)
     rest = _materialize(moving, an, load)
-    add = arith.AddiOp(start, rest)
-    load.parent_block().insert_op_before(add, load)
-    return add.result
+    total = arith.AddiOp(start, rest)
+    load.parent_block().insert_op_before(total, load)
+    return total.result
 
 
-def _materialize(p: Poly, an: _Analysis, before: Operation) -> SSAValue:
+def _materialize(p: Poly, an: Analysis, before: Operation) -> SSAValue:
     """i32 ops computing p, inserted before `before`."""
-    known = an.known.get(_key(p))
+    known = an.known.get(key(p))
     if known is not None and _dominates(known, before):
         return known
     block = before.parent_block()
     new: list[Operation] = []
 
-    def const(k: int) -> SSAValue:
+    def number(k: int) -> SSAValue:
         new.append(c := arith.ConstantOp(IntegerAttr(k, 32)))
         return c.result
+
+    def as_i32(v: SSAValue) -> SSAValue:  # an i64 argument or offset: coordinates are i32
+        return v if v.type == i32 else _emit(new, arith.TruncIOp(v, i32))
 
     total = None
     for m, k in sorted(p.items()):
         term = None
         for a in m:
-            v = an.atoms[a]
+            v = as_i32(an.atoms[a])
             term = v if term is None else _emit(new, arith.MuliOp(term, v))
         if term is None:
-            term = const(k)
+            term = number(k)
         elif k != 1:
-            term = _emit(new, arith.MuliOp(term, const(k)))
+            term = _emit(new, arith.MuliOp(term, number(k)))
         total = term if total is None else _emit(new, arith.AddiOp(total, term))
     if total is None:
-        total = const(0)
+        total = number(0)
     block.insert_ops_before(new, before)
     return total
 
@@ -496,7 +297,7 @@ class TmaLoadPass(ModulePass):
             self.convert(kernel)
 
     def convert(self, kernel: func.FuncOp) -> None:
-        an = _Analysis(kernel)
+        an = Analysis(kernel)
         written = _written_arguments(kernel)
         descs: dict = {}
         entries: list[DictionaryAttr] = []
@@ -510,23 +311,25 @@ class TmaLoadPass(ModulePass):
                     remark(load, f"ws-tma-load: left as a pointer load: {why}")
                 continue
             t = load.result.type
-            key = (m["ptr"], str(sorted(m["stride"].items())), str([sorted(p.items()) if p else None
-                                                                     for p in m["shape"]]), str(t))
-            if key not in descs:
+            view = (m["ptr"], m["unit"], str(sorted(m["stride"].items())),
+                    str([sorted(p.items()) if p else None for p in m["shape"]]), str(t))
+            if view not in descs:
                 name = kernel.body.block.args[m["ptr"]].name_hint or f"arg{m['ptr']}"
                 same = sum(1 for k in descs if k[0] == m["ptr"])
                 desc = add_kernel_arg(kernel, DescType(TensorType(t.element_type, t.get_shape())),
                                       f"{name}_tma{same or ''}")
-                descs[key] = desc
+                descs[view] = desc
                 rows = m["shape"][0]
                 entry = {"ptr": IntegerAttr(m["ptr"], 32), "desc": IntegerAttr(desc.index, 32),
-                         "stride": _poly_attr(m["stride"], an),
-                         "shape": ArrayAttr([_poly_attr(p or {}, an) for p in m["shape"]])}
+                         "stride": poly_attr(m["stride"], an.atoms),
+                         "shape": ArrayAttr([poly_attr(p or {}, an.atoms) for p in m["shape"]])}
                 if rows is None:
                     entry["extent"] = IntegerAttr(1, 32)
+                if m["unit"] is not None:
+                    entry["unit"] = IntegerAttr(an.atoms[m["unit"]].index, 32)
                 entries.append(DictionaryAttr(entry))
             coords = [_coordinate(p, an, load) for p in m["coords"]]
-            new = DescLoadOp(descs[key], coords)
+            new = DescLoadOp(descs[view], coords)
             load.parent_block().insert_op_before(new, load)
             if self.remarks:
                 remark(load, f"ws-tma-load: a TMA load of argument {m['ptr']} "
