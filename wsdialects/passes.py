@@ -14,6 +14,9 @@ from xdsl.passes import ModulePass
 
 # (pass name, "module:ClassName"), in pipeline order.
 PIPELINE: list[tuple[str, str]] = [
+    # Tile level, first in ws-specialize and ws-hopper: descriptors made on the device from arguments
+    # (tile.make_desc) become descriptor arguments the launch builds.
+    ("ws-host-descriptors", "wsdialects.transforms.host_descriptors:HostDescriptorsPass"),
     # Tile level, first in ws-specialize and ws-hopper: bounds-masked pointer-tile loads become TMA loads.
     ("ws-tma-load", "wsdialects.transforms.tma_load:TmaLoadPass"),
     # Tile level, first in ws-hopper: bounds-masked pointer-tile stores become TMA stores.

@@ -2,8 +2,10 @@
 persistent=true|false programs=N tile-group=T ctas-per-sm=C lead-warp=true|false
 tma-store=auto|true|false}`: the whole path from a tile kernel to Hopper code.
 
-`ws-hopper` is `ws-specialize` plus the lowering. It runs `ws-tma-load` (bounds-masked pointer-tile
-loads become TMA loads of descriptors the launch builds), `ws-tma-store` (with
+`ws-hopper` is `ws-specialize` plus the lowering. It runs `ws-host-descriptors` (descriptors the
+kernel makes from its arguments, `tile.make_desc`, become arguments the launch builds),
+`ws-tma-load` (bounds-masked pointer-tile loads become TMA loads of descriptors the launch
+builds), `ws-tma-store` (with
 `tma-store=auto`, the default, in persistent kernels only, where the asynchronous store overlaps
 the next tile's main loop), then `ws-specialize` with the same options, then the lowering:
 `ws-lower-aref` (aref rings -> mbarriers, shared-memory slots, TMA), `ws-lower-warp-groups`
@@ -122,8 +124,10 @@ class HopperPass(SpecializePass):
 
             raise WsError(f"ws-hopper: tma-store must be true, false or auto, got '{self.tma_store}'", "ws-opt")
         self.check_options()  # before the depth trials read them
+        from wsdialects.transforms.host_descriptors import HostDescriptorsPass
         from wsdialects.transforms.tma_load import TmaLoadPass
 
+        HostDescriptorsPass(remarks=False).apply(ctx, op)  # descriptors made from arguments: built at launch
         TmaLoadPass(remarks=False).apply(ctx, op)  # pointer-tile loads become TMA loads first
         if self.tma_store is True or (self.tma_store == "auto" and self.persistent):
             from wsdialects.transforms.tma_store import TmaStorePass

@@ -2,7 +2,9 @@
 persistent=true|false programs=N tile-group=T ctas-per-sm=C}`: the whole warp-specialization
 pipeline (stages 2-7, ws-partition to ws-persistent) under one name.
 
-It runs ws-partition, ws-distribute{depth=D}, ws-pipeline-mma{depth=P}, ws-pipeline-coarse,
+It runs ws-host-descriptors and ws-tma-load first (descriptors the kernel makes from its
+arguments, and bounds-masked pointer-tile loads, become descriptors the launch builds), then
+ws-partition, ws-distribute{depth=D}, ws-pipeline-mma{depth=P}, ws-pipeline-coarse,
 then, when asked: ws-cooperative{groups=G stores=S} (G > 1; S = `team-stores`: a TMA store of
 the team's tile gathered into group 0's, or one per group), ws-occupancy{ctas-per-sm=C}
 (C > 1), ws-persistent{programs=N tile-group=T} (`persistent`) and ws-pingpong (`pingpong`,
@@ -127,8 +129,10 @@ class SpecializePass(ModulePass):
                           f"{'=0' if self.depth == 1 else f' from 0 to {self.depth - 1}'})", "ws-opt")
 
     def apply(self, ctx, op: ModuleOp) -> None:
+        from wsdialects.transforms.host_descriptors import HostDescriptorsPass
         from wsdialects.transforms.tma_load import TmaLoadPass
 
+        HostDescriptorsPass(remarks=False).apply(ctx, op)  # descriptors made from arguments: built at launch
         TmaLoadPass(remarks=False).apply(ctx, op)  # pointer-tile loads become TMA loads first
         me = self.prepare(op)
         run_composite(self.name, ctx, op, me.passes(), check=True)
