@@ -30,6 +30,10 @@ KERNELS = {
        for k in ("attention", "flash_attention", "flash_attention_causal", "flash_attention_bf16",
                  "flash_attention_d64", "flash_attention_causal_d64", "flash_attention_d256")},
     "causal_attention": ROOT / "test" / "Inputs" / "kernels" / "causal_attention.mlir",
+    # Triton's attention tutorial as Triton prints it: device-side descriptors (ws-host-descriptors)
+    **{f"triton/{k}": ROOT / "test" / "Inputs" / "triton" / f"{k}.ttir"
+       for k in ("attention_desc_f16_d128_n1024", "attention_desc_bf16_d128_n1024", "attention_desc_f16_d32_n128",
+                 "attention_desc_causal_f16_d128_n1024")},
 }
 GPU_KERNELS = ROOT / "test" / "gpu" / "kernels"
 
