@@ -5,8 +5,10 @@ A `!tile.desc` kernel argument is built by the host at launch; this op builds th
 descriptor inside the kernel from values the kernel has. Shape sizes are i32, strides i64
 (in elements; the innermost stride must be 1, and the others a multiple of 16 bytes, as
 TMA requires; the interpreter checks the first). `tile.desc_load` / `tile.desc_store` then
-read and write through it as through an argument. The Hopper lowering does not build
-descriptors on the device yet (`ws-hopper` stops at this op with a located error).
+read and write through it as through an argument. The Hopper lowering builds no descriptor on
+the device: `ws-host-descriptors` (which ws-specialize and ws-hopper run first) makes one whose
+base is a pointer argument and whose sizes and strides are `+ - *` of arguments and constants
+an argument the launch builds; any other stops `ws-hopper` at this op with a located error.
 
     %d = tile.make_desc %q, [%rows, %c64], [%c64_i64, %c1_i64] : !tile.ptr<f16> -> !tile.desc<tensor<128x64xf16>>
 """
