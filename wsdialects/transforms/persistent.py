@@ -136,13 +136,31 @@ def _c(value: int) -> arith.ConstantOp:
     return arith.ConstantOp(IntegerAttr(value, 32))
 
 
-def _main_loop(part: PartitionOp) -> scf.ForOp | None:
-    """The partition's K loop: the first loop whose body puts or gets (it may sit in
-    the guard of a loop that ws-pipeline-coarse pipelined)."""
-    for op in part.body.walk():
-        if isinstance(op, scf.ForOp) and any(isinstance(o, PutOp | GetOp) for o in op.body.block.ops):
-            return op
+def _main_loops(part: PartitionOp) -> list[scf.ForOp]:
+    """The partition's K loops, in order: the loops whose bodies put or get (one may sit
+    in the guard of a loop that ws-pipeline-coarse pipelined)."""
+    return [op for op in part.body.walk()
+            if isinstance(op, scf.ForOp) and any(isinstance(o, PutOp | GetOp) for o in op.body.block.ops)]
+
+
+def _tile_loop_of_its_own(kernel: func.FuncOp) -> scf.ForOp | None:
+    """A K loop nested in another loop of a partition (the kernel loops over its tiles itself)."""
+    for part in kernel.body.walk():
+        if isinstance(part, PartitionOp):
+            for loop in _main_loops(part):
+                if _in_loop(loop, part):
+                    return loop
     return None
+
+
+def _check_same_rings(loops: list[scf.ForOp]) -> None:
+    """Every K loop of a tile moves the same rings, so that one running base serves them all."""
+    def rings(lp):
+        return {o.ring for o in lp.body.block.ops if isinstance(o, PutOp | GetOp)}
+    for lp in loops[1:]:
+        if rings(lp) != rings(loops[0]):
+            raise error_at(lp, "ws-persistent: this loop moves other aref rings than the tile's first loop; a "
+                               "persistent kernel's loops must all move the same rings (one running ring base)")
 
 
 def _in_loop(op: Operation, part: PartitionOp) -> bool:
@@ -193,6 +211,10 @@ class PersistentPass(ModulePass):
                 continue  # not warp-specialized: nothing to make persistent
             if PERSISTENT_ATTR in kernel.attributes:
                 raise error_at(kernel, "ws-persistent: kernel is already persistent")
+            if (own := _tile_loop_of_its_own(kernel)) is not None:
+                remark(own.parent_op(), "ws-persistent: the kernel loops over its tiles itself (this loop holds "
+                                        "its K loop); it is left as it is, not made persistent again")
+                continue
             group = self.tile_group
             if group < 0:
                 group = AUTO_GROUP if _shares_rows_and_columns(kernel) else 0
@@ -305,7 +327,8 @@ class PersistentPass(ModulePass):
 
     def wrap(self, part: PartitionOp, grid: list[SSAValue], is_consumer: bool) -> None:
         old = part.body.block
-        main = _main_loop(part)
+        mains = _main_loops(part)
+        _check_same_rings(mains)
         head = Block()
         pid, nprog = ProgramIdOp(0), NumProgramsOp(0)
         gxy = arith.MuliOp(grid[0], grid[1])
@@ -363,15 +386,15 @@ class PersistentPass(ModulePass):
         one = _c(1)
         tail: list[Operation] = [one]
         next_base: SSAValue = base
-        if main is not None:
+        for main in mains:  # each K loop of the tile: its positions follow the previous loop's
             count_ops, trips = _positions_per_tile(main)
-            add = arith.AddiOp(base, trips)
+            add = arith.AddiOp(next_base, trips)
             tail += [*count_ops, add]
             next_base = add.result
         nxt = arith.AddiOp(count, one.result)
         tail += [nxt, scf.YieldOp(next_base, nxt.result)]
         body.add_ops(tail)
-        if is_consumer and main is not None:
+        if is_consumer and mains:
             # The epilogue starts after the K loop and whatever releases its slots.
             last = [o for o in body.ops if any(isinstance(i, AREF_OPS) for i in o.walk())][-1]
             body.insert_op_after(BarrierOp(), last)

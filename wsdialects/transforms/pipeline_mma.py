@@ -31,14 +31,14 @@ from dataclasses import dataclass
 
 from xdsl.dialects import arith, scf
 from xdsl.dialects.builtin import IntegerAttr, ModuleOp
-from xdsl.ir import Block, BlockArgument, Operation, Region, SSAValue
+from xdsl.ir import Block, BlockArgument, Operation, OpResult, Region, SSAValue
 from xdsl.passes import ModulePass
 
 from wsdialects.aref import ConsumedOp, GetOp, RingType
 from wsdialects.diagnostics import WsError, error_at
 from wsdialects.mma import AsyncDotOp, WaitOp
 from wsdialects.tile import DotOp
-from wsdialects.transforms.distribute import borrowed, users_in
+from wsdialects.transforms.distribute import borrowed, trip_count, users_in  # noqa: F401 (trip_count: also ws-persistent's)
 from wsdialects.transforms.partition import SCHEDULE_ATTR, STAGE_ATTR
 from wsdialects.warp_group import PartitionOp
 
@@ -74,21 +74,21 @@ def _deferred_rings(body: Block, gets: list[GetOp], dots: list[DotOp]) -> dict[S
     return out
 
 
+def index_and_base(pos: SSAValue, loop: scf.ForOp) -> tuple[SSAValue, SSAValue | None]:
+    """A ring position in `loop` as (iteration number, base): ws-distribute writes
+    `base + k` where a ring's positions continue from an earlier loop (the base is
+    defined outside the loop), else the position is the iteration number itself."""
+    add = pos.owner if isinstance(pos, OpResult) else None
+    if isinstance(add, arith.AddiOp) and not loop.is_ancestor(add.lhs.owner if isinstance(add.lhs, OpResult)
+                                                              else add.lhs.owner.parent_op()):
+        return add.rhs, add.lhs
+    return pos, None
+
+
 def _one_stage(loop: scf.ForOp) -> bool:
     """Whether ws-schedule scheduled `loop` and kept all of it in one stage."""
     return SCHEDULE_ATTR in loop.attributes and all(
         o.attributes[STAGE_ATTR].value.data == 0 for o in loop.body.block.ops if STAGE_ATTR in o.attributes)
-
-
-def trip_count(loop: scf.ForOp) -> tuple[list[Operation], SSAValue]:
-    """Ops computing max(ceildiv(ub - lb, step), 0), and that value."""
-    t = loop.lb.type
-    span = arith.SubiOp(loop.ub, loop.lb)
-    n = arith.CeilDivSIOp(span.result, loop.step)
-    zero = _const(0, t)
-    n0 = arith.MaxSIOp(n.result, zero.result)
-    n0.result.name_hint = "trips"
-    return [span, n, zero, n0], n0.result
 
 
 @dataclass(frozen=True)
@@ -155,7 +155,7 @@ class PipelineMmaPass(ModulePass):
             pos = g.position
             t = pos.type
             c = _const(P, t)
-            ge = arith.CmpiOp(pos, c.result, "sge")
+            ge = arith.CmpiOp(index_and_base(pos, loop)[0], c.result, "sge")
             prev = arith.SubiOp(pos, c.result)
             c.result.name_hint, ge.result.name_hint, prev.result.name_hint = "lag", "retired", "prev"
             release = scf.IfOp(ge.result, [], Region(Block([ConsumedOp(ring, prev.result), scf.YieldOp()])))
@@ -178,8 +178,14 @@ class PipelineMmaPass(ModulePass):
         drain_body = Block(arg_types=[t])
         j = drain_body.args[0]
         j.name_hint = "j"
-        for ring in deferred:
-            drain_body.add_op(ConsumedOp(ring, j))
+        for ring, (g, _) in deferred.items():
+            base = index_and_base(g.position, loop)[1]
+            if base is None:
+                drain_body.add_op(ConsumedOp(ring, j))
+                continue
+            at = arith.AddiOp(base, j)
+            at.result.name_hint = "pos"
+            drain_body.add_ops([at, ConsumedOp(ring, at.result)])
         drain_body.add_op(scf.YieldOp())
         drain = scf.ForOp(start.result, n, one.result, [], Region(drain_body))
         final.parent_block().insert_ops_after([*count_ops, pc, zero, one, start0, start, drain], final)
