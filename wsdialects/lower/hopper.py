@@ -5,9 +5,8 @@ tma-store=auto|true|false}`: the whole path from a tile kernel to Hopper code.
 `ws-hopper` is `ws-specialize` plus the lowering. It runs `ws-host-descriptors` (descriptors the
 kernel makes from its arguments, `tile.make_desc`, become arguments the launch builds),
 `ws-tma-load` (bounds-masked pointer-tile loads become TMA loads of descriptors the launch
-builds), `ws-tma-store` (with
-`tma-store=auto`, the default, in persistent kernels only, where the asynchronous store overlaps
-the next tile's main loop), then `ws-specialize` with the same options, then the lowering:
+builds), `ws-tma-store` (with `tma-store=auto`, the default, in persistent kernels only, where
+the asynchronous store overlaps the next tile's main loop), then `ws-specialize` with the same options, then the lowering:
 `ws-lower-aref` (aref rings -> mbarriers, shared-memory slots, TMA), `ws-lower-warp-groups`
 (warp-group dispatch with setmaxnreg), `ws-lead-warp` (a TMA producer runs in one warp; off with
 `lead-warp=false`), `ws-lower-mma` (dots -> wgmma fence / mma_async / commit_group / wait_group),
