@@ -133,3 +133,45 @@ def test_a_wrap_seen_unmasked_is_left(tmp_path, rng):
     assert np.array_equal(before, after)
     want = a.astype(np.float32)[np.arange(128) % M] @ b.astype(np.float32)
     assert rel_err(after, want) < 1e-2
+
+
+WRAP = Path(__file__).resolve().parents[1] / "transforms" / "Inputs" / "tma-load-wrap.mlir"
+
+
+@pytest.mark.parametrize("transposed", [False, True])
+def test_wrapped_rows_in_i64_offsets(transposed, rng):
+    """@proven of tma-load-wrap.mlir: rows wrapped `% M` and offsets in i64 (extsi), the column
+    stride the argument %U; y = 2 x through the TMA load on rows M = 100 (the second tile's rows
+    100..127 wrap, and are masked off at the store), x given row-major (U = 1) or as the transpose
+    of a 64 x M array (S = 1, U = M: the launch reads a contiguous copy)."""
+    M = 100
+    x = rng.standard_normal((M, 64)).astype(np.float16)
+    x_arg, S, U = (np.ascontiguousarray(x.T), 1, M) if transposed else (x, 64, 1)
+    module = compile_kernel(WRAP, "ws-tma-load", shared=True)
+    proven = [k for k in kernels(module) if k.sym_name.data == "proven"][0]
+    assert not [o for o in proven.body.walk() if o.name == "tile.load"]
+    outs = []
+    for m in (parse_kernel(WRAP, shared=True), module):
+        y = np.full((M, 64), np.nan, np.float16)
+        wsdialects.interpret(m, "proven", 2, [x_arg, y, M, 0, S, U])
+        outs.append(y)
+    assert np.array_equal(outs[0], outs[1]) and np.array_equal(outs[1], x + x)
+
+
+I64 = Path(__file__).resolve().parents[1] / "transforms" / "Inputs" / "tma-load-i64.mlir"
+
+
+@pytest.mark.parametrize("pipeline", ["ws-tma-load", "ws-specialize"])
+def test_i64_block_pointer_rows(pipeline, rng):
+    """tma-load-i64.mlir (Triton 3.6's block-pointer form): y = the sum of x's 32-row blocks from
+    row `first` on, before and after the pass."""
+    x = rng.standard_normal((200, 72)).astype(np.float16)  # row stride 72: 144 bytes, TMA takes it
+    module = compile_kernel(I64, pipeline, shared=True)
+    assert not [o for o in module.walk() if o.name == "tile.load"]
+    outs = []
+    for m in (parse_kernel(I64, shared=True), module):
+        y = np.full((32, 64), np.nan, np.float32)
+        wsdialects.interpret(m, "row_blocks", 1, [x, y, 96, 72, 40])
+        outs.append(y)
+    want = x[40:136, :64].astype(np.float32).reshape(3, 32, 64).sum(0)
+    assert np.array_equal(outs[0], outs[1]) and np.allclose(outs[1], want, atol=1e-3)

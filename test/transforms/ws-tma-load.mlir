@@ -45,7 +45,7 @@
 // `offs_cn < N`), and the column strides stride_ak / stride_bn arguments the contract takes to be
 // 1 (`unit`): both loads convert, with M and N as their bounds.
 // RUN: ws-opt %S/../Inputs/triton/gemm_pointer_f16_64x64x32_g2.ttir -p ws-tma-load 2>&1 | filecheck %s --check-prefix=TUT
-// TUT: gemm_pointer.py:31:13: remark: ws-tma-load: a TMA load of argument 0 (a_ptr)
+// TUT: gemm_pointer.py:31:13: remark: ws-tma-load: a TMA load of argument 0 (a_ptr); its column stride %stride_ak is 1 by the launch contract (a launch where it is not reads a contiguous copy)
 // TUT: gemm_pointer.py:32:13: remark: ws-tma-load: a TMA load of argument 1 (b_ptr)
 // TUT: %stride_cn: i32, %a_ptr_tma: !tile.desc<tensor<64x32xf16>>, %b_ptr_tma: !tile.desc<tensor<32x64xf16>>)
 // TUT-SAME: ws.tma_loads = [{ptr = 0 : i32, desc = 12 : i32, stride = {{\[}}[1 : i64, 6 : i32]], shape = {{\[}}{{\[}}[1 : i64, 3 : i32]], {{\[}}[1 : i64, 5 : i32]]], unit = 7 : i32},
@@ -87,3 +87,13 @@
 // WRAP: tile.store %yp, %v2, %okb
 // WRAP: func.func @other_bound(
 // WRAP: tile.load %xp
+
+// Triton 3.6's block-pointer form: a scalar i64 base offset of the pointer (`x + first * S`) and
+// the rows an i64 iter_arg advanced by 32 in a loop stepping 32; the row is `first + i`, and the
+// offset iter_arg, now dead, goes.
+// RUN: ws-opt %S/Inputs/tma-load-i64.mlir -p ws-tma-load 2>&1 | filecheck %s --check-prefix=I64
+// I64: tma-load-i64.mlir:30:5: remark: ws-tma-load: a TMA load of argument 0 (x)
+// I64: ws.tma_loads = [{ptr = 0 : i32, desc = 5 : i32, stride = {{\[}}[1 : i64, 3 : i32]], shape = {{\[}}[], {{\[}}[64 : i64]]], extent = 1 : i32}]
+// I64: scf.for %i = %c0 to %R step %c32 iter_args(%acc = %zero) -> (tensor<32x64xf32>) : i32 {
+// I64-NEXT: %[[ROW:.*]] = arith.addi %first, %i : i32
+// I64-NEXT: tile.desc_load %x_tma[%[[ROW]], %{{.*}}] : !tile.desc<tensor<32x64xf16>> -> tensor<32x64xf16>

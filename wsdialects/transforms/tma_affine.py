@@ -134,7 +134,33 @@ class Analysis:
             return mul(self.scalar(o.lhs), self.scalar(o.rhs))
         if isinstance(o, Operation) and o.name in _WIDEN:
             return self.scalar(o.operands[0])
+        if isinstance(v, BlockArgument) and isinstance(loop := v.block.parent_op(), scf.ForOp) and v.index > 0:
+            carried = self._carried_scalar(loop, v)
+            if carried is not None:
+                return carried
         return self.atom(v)
+
+    def _carried_scalar(self, loop: scf.ForOp, v: BlockArgument) -> Poly | None:
+        """An integer iter_arg `x = x + d` (d invariant): its start plus the iterations times d
+        (Triton 3.6's block-pointer offsets advance so), else None."""
+        j = v.index - 1
+        step = loop.body.block.last_op.operands[j].owner
+        if not isinstance(step, arith.AddiOp) or v not in step.operands:
+            return None
+        d = self.scalar(step.rhs if step.lhs is v else step.lhs)
+        if not self.invariant(d, loop):
+            return None
+        moved = self.iterations_times(loop, d)
+        return None if moved is None else add(self.scalar(loop.iter_args[j]), moved)
+
+    def iterations_times(self, loop: scf.ForOp, d: Poly) -> Poly | None:
+        """(iterations done before this one) * d, from the induction variable: (iv - lb) / step * d
+        where lb and step are constants and step divides d's coefficients; else None."""
+        lb, st = constant(loop.lb), constant(loop.step)
+        if not isinstance(lb, int) or not isinstance(st, int) or st <= 0 or any(k % st for k in d.values()):
+            return None
+        done = add(self.atom(loop.body.block.args[0]), const(lb), -1)
+        return mul(done, {m: k // st for m, k in d.items()})
 
     def tile(self, v: SSAValue) -> Aff:
         t = v.type
@@ -182,10 +208,13 @@ class Analysis:
         """(the kernel argument the pointers start from, their offsets in elements)."""
         o = v.owner
         if isinstance(o, SplatOp):
-            p = o.operands[0]
+            p, start = o.operands[0], {}
+            while isinstance(p.owner, AddPtrOp) and not isinstance(p.type, TensorType):  # a scalar `base + off`
+                start = add(start, self.scalar(p.owner.operands[1]))
+                p = p.owner.operands[0]
             if not (isinstance(p, BlockArgument) and p.block is self.kernel.body.block):
                 raise Left("its pointers do not start from a kernel argument")
-            return p.index, Aff({}, [{}] * len(v.type.get_shape()))
+            return p.index, Aff(start, [{}] * len(v.type.get_shape()))
         if isinstance(o, AddPtrOp):
             base, off = self.pointer(o.operands[0])
             try:
@@ -208,12 +237,13 @@ class Analysis:
             raise Left("its loop-carried pointers advance by a step that is not affine") from None
         if not d.uniform() or not self.invariant(d.scalar, loop):
             raise Left("its loop-carried pointers advance by a step that changes in the loop")
-        if constant(loop.lb) != 0 or constant(loop.step) != 1:
-            raise Left("its loop-carried pointers advance in a loop that does not count 0, 1, 2, ...")
+        moved = self.iterations_times(loop, d.scalar)
+        if moved is None:
+            raise Left("its loop-carried pointers advance in a loop whose start or step is not a constant dividing "
+                       "the advance")
         base, start = self.pointer(loop.iter_args[j])
         if not all(self.invariant(x, loop) and self.invariant(b, loop) for x, b in start.wraps.values()):
             raise Left("its offsets wrap at a bound that changes in the loop")
-        moved = mul(self.atom(loop.body.block.args[0]), d.scalar)
         return base, Aff(add(start.scalar, moved), start.axes, start.wraps)
 
     def invariant(self, p: Poly, loop: Operation) -> bool:

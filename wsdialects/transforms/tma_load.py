@@ -70,7 +70,7 @@ import math
 from dataclasses import dataclass
 
 from xdsl.dialects import arith, func, scf
-from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, IntegerAttr, ModuleOp, TensorType, i32
+from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, IntegerAttr, IntegerType, ModuleOp, TensorType, i32
 from xdsl.ir import BlockArgument, Operation, SSAValue
 from xdsl.passes import ModulePass
 
@@ -164,7 +164,8 @@ def match(load: LoadOp, an: Analysis, written: set[int]) -> dict:
                 shape_polys.append(None)  # as many rows as the tensor holds
                 continue
             if any(m for m in coord):
-                raise Left("its columns are unmasked and do not start at a constant")
+                raise Left("its columns are unmasked and do not start at a constant (an offset of the pointer that is "
+                           "not a multiple of the row stride, such as a batch offset, starts them elsewhere)")
             b = const(shape[1])
         total = add(coord, b)
         if not an.of_arguments(total):
@@ -248,18 +249,20 @@ def _erase_dead(values: list[SSAValue]) -> None:
 
 
 def _drop_carried_pointers(loop: scf.ForOp) -> scf.ForOp:
-    """`loop` without the pointer iter_args that only advance themselves now."""
+    """`loop` without the pointer iter_args (and the integer offsets, Triton 3.6's block-pointer
+    form) that only advance themselves now."""
     body = loop.body.block
     yld = body.last_op
     drop = []
     for j, arg in enumerate(body.args[1:]):
-        if not isinstance(arg.type, TensorType) or not isinstance(arg.type.element_type, PtrType):
-            continue
         nxt = yld.operands[j]
-        if loop.results[j].uses or len(list(nxt.uses)) != 1 or not isinstance(nxt.owner, AddPtrOp) \
-                or nxt.owner.operands[0] is not arg or len(list(arg.uses)) != 1:
-            continue
-        drop.append(j)
+        if isinstance(arg.type, TensorType) and isinstance(arg.type.element_type, PtrType):
+            advances = isinstance(nxt.owner, AddPtrOp) and nxt.owner.operands[0] is arg
+        else:
+            advances = isinstance(arg.type, IntegerType) and isinstance(nxt.owner, arith.AddiOp) \
+                and arg in nxt.owner.operands
+        if advances and not loop.results[j].uses and len(list(nxt.uses)) == 1 and len(list(arg.uses)) == 1:
+            drop.append(j)
     if not drop:
         return loop
     keep = [j for j in range(len(loop.iter_args)) if j not in drop]
@@ -332,8 +335,11 @@ class TmaLoadPass(ModulePass):
             new = DescLoadOp(descs[view], coords)
             load.parent_block().insert_op_before(new, load)
             if self.remarks:
+                unit = "" if m["unit"] is None else (
+                    f"; its column stride %{an.atoms[m['unit']].name_hint or an.atoms[m['unit']].index} is 1 by "
+                    "the launch contract (a launch where it is not reads a contiguous copy)")
                 remark(load, f"ws-tma-load: a TMA load of argument {m['ptr']} "
-                             f"({kernel.body.block.args[m['ptr']].name_hint or m['ptr']})")
+                             f"({kernel.body.block.args[m['ptr']].name_hint or m['ptr']}){unit}")
             load.result.replace_all_uses_with(new.result)
             feeding = list(load.operands)
             load.detach()
