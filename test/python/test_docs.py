@@ -11,6 +11,7 @@
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import os
 
 import pytest
@@ -113,3 +114,25 @@ def test_the_guide_runner_catches_wrong_blocks(workdir, tmp_path):
         runner.run(code_blocks("```python\n# needs: a GPU\ndef broken(:\n```\n")[0])
     with pytest.raises(GuideError, match="CHECK 'no such message' not found"):
         runner.run(code_blocks("```mlir\n// RUN: ws-opt %s\n// CHECK: no such message\n```\n")[0])
+
+
+def test_the_guide_runs_triton_only_blocks_where_triton_is_installed(workdir, tmp_path):
+    """A `# needs: Triton` block runs when Triton is installed (it needs no GPU), and a
+    `@triton.jit` function it defines can be compiled (its source is found through linecache);
+    a block that also needs a GPU is only compiled."""
+    runner = GuideRunner(tmp_path / "g.md", workdir)
+    runner.run(code_blocks("```python\n# needs: Triton and a GPU\nassert False\n```\n")[0])
+    triton_only = code_blocks("```python\n# needs: Triton\nran = True\n```\n")[0]
+    runner.run(triton_only)
+    if importlib.util.find_spec("triton") is None:
+        assert "ran" not in runner.namespace
+        return
+    assert runner.namespace["ran"] is True
+    runner.run(code_blocks(
+        "```python\n# needs: Triton\nimport triton\nimport triton.language as tl\nimport wsdialects\n\n\n"
+        "@triton.jit\ndef double(x_ptr, n, BLOCK: tl.constexpr):\n"
+        "    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)\n"
+        "    tl.store(x_ptr + offs, tl.load(x_ptr + offs, mask=offs < n) * 2, mask=offs < n)\n\n\n"
+        "m = wsdialects.from_triton(double, signature={'x_ptr': '*fp32', 'n': 'i32'}, constexprs={'BLOCK': 64})\n"
+        "```\n")[0])
+    assert "tile.store" in str(runner.namespace["m"])

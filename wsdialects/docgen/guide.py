@@ -6,7 +6,10 @@ none of them can be wrong. test/python/test_docs.py runs every block, in order:
   order, in what they print. A block opened with ```mlir file=PATH must equal the file
   PATH, and %s is that file.
 - ```python: executed, all blocks of a guide in one namespace; a block whose first line
-  starts with `# needs:` (a GPU, Triton) is only compiled.
+  starts with `# needs:` is only compiled, unless all it needs is Triton and Triton is
+  installed (`# needs: Triton`; Triton compiles to TTIR without a GPU). Each block's text is
+  registered in `linecache` under its `guide.md:LINE` name, so that `@triton.jit` (which reads
+  a function's source) works on functions the guide defines.
 - ```sh: every line is a `ws-opt` command (or a `#` comment), run with exit 0 expected.
 
 Blocks of any other language are refused: a block the tests do not run could be wrong.
@@ -17,7 +20,9 @@ under their own names (the test links them into a temporary folder).
 from __future__ import annotations
 
 import contextlib
+import importlib.util
 import io
+import linecache
 import os
 import re
 import shlex
@@ -128,9 +133,12 @@ class GuideRunner:
             at = i + len(check.strip())
 
     def run_python(self, block: Block) -> None:
-        code = compile(block.text, f"{self.guide.name}:{block.line}", "exec")
-        if block.text.lstrip().startswith("# needs:") and not self.run_all:
-            return  # needs a GPU (or Triton): compiled only
+        name = f"{self.guide.name}:{block.line}"
+        code = compile(block.text, name, "exec")
+        needs = _needs(block.text)
+        if needs and not self.run_all and not (needs == {"triton"} and importlib.util.find_spec("triton")):
+            return  # needs a GPU (or Triton, not installed): compiled only
+        linecache.cache[name] = (len(block.text), None, block.text.splitlines(True), name)
         exec(code, self.namespace)  # noqa: S102 - the guide's own example code
 
     def run_sh(self, block: Block) -> None:
@@ -143,6 +151,16 @@ class GuideRunner:
             code, out = ws_opt(argv[1:])
             if code != 0:
                 raise self.fail(block, f"'{line}' exited {code}:\n{out[-2000:]}")
+
+
+def _needs(text: str) -> set[str]:
+    """What a python block's `# needs: ...` first line asks for, as lower-case words
+    ("triton", "gpu", ...); empty for a block that needs nothing."""
+    first = text.lstrip().split("\n", 1)[0]
+    if not first.startswith("# needs:"):
+        return set()
+    words = re.findall(r"[A-Za-z0-9_-]+", first.split("(", 1)[0][len("# needs:"):].lower())
+    return {w for w in words if w not in ("and", "a", "an", "the")}
 
 
 def run_guide(guide: Path, workdir: Path, run_all: bool = False) -> int:
