@@ -58,7 +58,8 @@
 // TUT-NEXT: tile.dot
 // TUT: tile.store %c_ptrs{{.*}}, %c, %{{[0-9]+}} : tensor<64x64x!tile.ptr<f16>>
 
-// ...and ws-hopper warp-specializes it and lowers it to PTX (both tile shapes Triton's tutorial uses).
+// ...and ws-hopper warp-specializes it and lowers it to PTX (both tile shapes of the example, and
+// the 64x64x32 one as Triton 3.4 and 3.6 print it).
 // RUN: ws-opt %S/../Inputs/triton/gemm_pointer_f16_64x64x32_g2.ttir -p ws-hopper 2>&1 | filecheck %s --check-prefix=TUTWS
 // TUTWS-NOT: remark
 // TUTWS: nvgpu.wg.dispatch
@@ -69,6 +70,8 @@
 // TUTWS: nvgpu.wgmma.mma_async
 // RUN: ws-opt %S/../Inputs/triton/gemm_pointer_f16_64x64x32_g2.ttir -p ws-hopper -t ptx 2>&1 | filecheck %s --check-prefix=PTX
 // RUN: ws-opt %S/../Inputs/triton/gemm_pointer_f16_128x256x64_g8.ttir -p ws-hopper -t ptx 2>&1 | filecheck %s --check-prefix=PTX
+// RUN: ws-opt %S/../Inputs/triton/v3.4/gemm_pointer_f16_64x64x32_g2.ttir -p ws-hopper -t ptx 2>&1 | filecheck %s --check-prefix=PTX
+// RUN: ws-opt %S/../Inputs/triton/v3.6/gemm_pointer_f16_64x64x32_g2.ttir -p ws-hopper -t ptx 2>&1 | filecheck %s --check-prefix=PTX
 // PTX-NOT: remark
 // PTX: .entry gemm_pointer_kernel(
 // PTX: cp.async.bulk.tensor.2d
