@@ -77,3 +77,9 @@
 // PTX: .entry attention_desc_kernel(
 // PTX: cp.async.bulk.tensor
 // PTX: wgmma.mma_async
+
+// With ws-persistent the grid arguments follow the descriptors, and the printed kernel (an imported
+// one, with argument attributes) reads back.
+// RUN: ws-opt %S/../Inputs/triton/attention_desc_f16_d32_n128.ttir -p "ws-hopper{persistent=true programs=3}" 2>/dev/null | ws-opt 2>&1 | filecheck %s --check-prefix=PERS
+// PERS: func.func @attention_desc_kernel({{.*}}, %o_desc: !tile.desc<tensor<64x32xf16>>, %ws_grid_x: i32, %ws_grid_y: i32, %ws_grid_z: i32)
+// PERS-SAME: ws.persistent = {programs = 3 : i32}

@@ -227,13 +227,9 @@ class PersistentPass(ModulePass):
             replace(self, tile_group=group, programs=programs).make_persistent(kernel, regions[0])
 
     def make_persistent(self, kernel: func.FuncOp, region: RegionOp) -> None:
-        entry = kernel.body.block
-        grid = []
-        for name in GRID_ARGS:
-            a = entry.insert_arg(i32, len(entry.args))
-            a.name_hint = name
-            grid.append(a)
-        kernel.function_type = func.FunctionType.from_lists([a.type for a in entry.args], [])
+        from wsdialects.transforms.tma_common import add_kernel_arg
+
+        grid = [add_kernel_arg(kernel, i32, name) for name in GRID_ARGS]  # (an imported kernel's arg_attrs too)
         kernel.attributes[PERSISTENT_ATTR] = DictionaryAttr({"programs": IntegerAttr(self.programs, 32)})
         for part in region.partitions:
             self.wrap(part, grid, is_consumer=any(isinstance(o, GetOp) for o in part.body.walk()))
