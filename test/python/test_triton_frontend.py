@@ -112,10 +112,11 @@ def test_bind_fills_defaults_and_names_what_is_wrong():
 
 def test_from_triton_example_arguments_and_signature_strings_agree():
     rng = np.random.default_rng(1)
-    a, b, c = array(rng, (96, 80), np.float16), array(rng, (80, 80), np.float16), array(rng, (96, 80), np.float16)
+    # M, N, K not multiples of 16 (a multiple would be marked tt.divisibility, as Triton marks it)
+    a, b, c = array(rng, (90, 72), np.float16), array(rng, (88, 72), np.float16), array(rng, (90, 88), np.float16)
     by_args = wsdialects.from_triton(gemm_desc.gemm_desc_kernel, TensorDescriptor.from_tensor(a, [64, 32]),
                                      TensorDescriptor.from_tensor(b, [64, 32]),
-                                     TensorDescriptor.from_tensor(c, [64, 64]), 96, 80, 80,
+                                     TensorDescriptor.from_tensor(c, [64, 64]), 90, 88, 72,
                                      BLOCK_M=64, BLOCK_N=64, BLOCK_K=32, num_warps=8)
     by_sig = wsdialects.from_triton(gemm_desc.gemm_desc_kernel, signature=[
         "tensordesc<fp16[64,32]>", "tensordesc<fp16[64,32]>", "tensordesc<fp16[64,64]>", "i32", "i32", "i32"],
@@ -268,3 +269,30 @@ def test_checked_in_ttir_is_what_regen_ttir_writes():
     r = subprocess.run([sys.executable, str(REPO / "tools" / "regen_ttir.py"), "--check", *names],
                        capture_output=True, text=True, timeout=300, cwd=REPO)
     assert r.returncode == 0, r.stderr
+
+
+def test_integer_arguments_are_specialized_as_triton_specializes_them():
+    """An int 1 is compiled in (Triton's launcher does it: a unit stride makes a contiguous
+    tile), a multiple of 16 is marked tt.divisibility = 16, and do_not_specialize /
+    do_not_specialize_on_alignment keep an argument as it is."""
+    import triton
+    import triton.language as tl
+
+    def kernel(x_ptr, n, stride, BLOCK: tl.constexpr):
+        offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+        tl.store(x_ptr + offs * stride, tl.load(x_ptr + offs * stride, mask=offs < n) + 1, mask=offs < n)
+
+    x = np.zeros(256, np.float32)
+    plain = triton.jit(kernel)
+    sig, consts, attrs = fe.infer_signature(plain, fe.bind(plain, (x, 32, 1), {"BLOCK": 64})[0])
+    assert sig["stride"] == "constexpr" and consts["stride"] == 1 and sig["n"] == "i32"
+    assert attrs[(1,)] == [["tt.divisibility", 16]] and (2,) not in attrs
+    sig, consts, attrs = fe.infer_signature(plain, fe.bind(plain, (x, 33, 2), {"BLOCK": 64})[0])
+    assert sig["stride"] == "i32" and (1,) not in attrs and (2,) not in attrs
+    kept = triton.jit(kernel, do_not_specialize=["stride"], do_not_specialize_on_alignment=["n"])
+    sig, consts, attrs = fe.infer_signature(kept, fe.bind(kept, (x, 32, 1), {"BLOCK": 64})[0])
+    assert sig["stride"] == "i32" and "stride" not in consts and (1,) not in attrs
+    # the launch drops a specialized argument, as it drops constexprs
+    m = wsdialects.compile(plain)
+    m.interpret[(4,)](x, 200, 1, BLOCK=64)
+    assert (x[:200] == 1).all() and (x[200:] == 0).all()

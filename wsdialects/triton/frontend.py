@@ -10,10 +10,12 @@ to TTIR (no GPU needed), `import_ttir` reads it.
 The signature says what each non-constexpr argument is, as Triton's own launcher does:
 a tensor is a pointer to its dtype (`*fp16`), a host `TensorDescriptor` is
 `tensordesc<fp16[128,64]>` (its block shape; the kernel then takes the tensor, its shape and
-its strides), an int is `i32` (`i64` when it does not fit), a float `fp32`. Pointers whose
-data is 16-byte aligned are marked `tt.divisibility = 16` as Triton marks them. Integers are
-not specialized (Triton's launcher turns an int 1 into a constant and marks multiples of 16;
-we compile one kernel for every value).
+its strides), an int is `i32` (`i64` when it does not fit), a float `fp32`. Arguments are
+specialized as Triton's own launcher specializes them, so the TTIR is the one Triton would
+compile: an int equal to 1 becomes a constant (a unit stride then makes a contiguous tile), and
+ints that are multiples of 16 and pointers to 16-byte aligned data are marked
+`tt.divisibility = 16`; a parameter named in `@triton.jit(do_not_specialize=...)` /
+`do_not_specialize_on_alignment=...` is left alone. Each specialization is its own compile.
 
 Triton is optional (`pip install -e '.[triton]'`): this module imports it only when a
 function is compiled; `import wsdialects` never does.
@@ -146,6 +148,7 @@ def infer_signature(fn, bound: dict) -> tuple[dict, dict, dict]:
     """(signature, constexprs, attrs) for ASTSource from bound argument values."""
     fn = jit_function(fn)
     const = set(constexpr_names(fn))
+    params = {p.name: p for p in fn.params}
     signature, constexprs, attrs = {}, {}, {}
     for i, (name, value) in enumerate(bound.items()):
         if name in const or value is None:
@@ -156,7 +159,14 @@ def infer_signature(fn, bound: dict) -> tuple[dict, dict, dict]:
             signature[name] = type_of(value)
         except TypeError as e:
             raise TypeError(f"{fn.__name__}: argument '{name}': {e}") from None
-        if signature[name].startswith("*") and address(value) % 16 == 0:
+        specialize = not getattr(params.get(name), "do_not_specialize", False)
+        align = not getattr(params.get(name), "do_not_specialize_on_alignment", False)
+        if signature[name] in ("i32", "i64") and specialize and value == 1:
+            signature[name] = "constexpr"  # Triton's launcher: an int 1 is compiled in
+            constexprs[name] = 1
+        elif signature[name].startswith("*") and align and address(value) % 16 == 0:
+            attrs[(i,)] = [["tt.divisibility", 16]]
+        elif signature[name] in ("i32", "i64") and align and value % 16 == 0:
             attrs[(i,)] = [["tt.divisibility", 16]]
     return signature, constexprs, attrs
 
