@@ -110,7 +110,7 @@ def test_ws_opt_internal_error_exits_2_without_traceback(ok_file, capsys, monkey
     def broken(*a, **k):
         raise ZeroDivisionError("a defect")
 
-    monkeypatch.setattr(ws_opt, "parse_text", broken)
+    monkeypatch.setattr(ws_opt, "parse_source", broken)
     monkeypatch.delenv("WS_OPT_TRACEBACK", raising=False)
     code, _, err = opt([ok_file], capsys)
     assert code == 2
