@@ -66,7 +66,7 @@ def test_aliases_and_users_from_uses(kernel):
     for every get of a warp-specialized kernel, from each block around it."""
     from cases import INPUTS
     from wsdialects.aref import GetOp
-    from wsdialects.transforms.distribute import VIEW_OPS, aliases, users_in
+    from wsdialects.transforms.borrowed_tiles import VIEW_OPS, aliases, users_in
     from wsdialects.transforms.stages import SLOT_VIEWS
 
     path = INPUTS / "scheduled" / kernel

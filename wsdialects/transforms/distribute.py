@@ -39,15 +39,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from xdsl.dialects import arith, func, scf
-from xdsl.dialects.builtin import IntegerAttr, IntegerType, ModuleOp, StringAttr, TensorType
+from xdsl.dialects import func, scf
+from xdsl.dialects.builtin import IntegerAttr, ModuleOp, StringAttr, TensorType
 from xdsl.ir import Block, Operation, OpResult, Region, SSAValue
 from xdsl.passes import ModulePass
 
 from wsdialects.aref import ConsumedOp, CreateOp, GetOp, PutOp, RingType
 from wsdialects.diagnostics import WsError, error_at
 from wsdialects.tile import NUM_WARPS_ATTR, BroadcastOp, DescLoadOp, ExpandDimsOp, TransOp
-from wsdialects.transforms.schedule_check import check_schedule
+from wsdialects.transforms.borrowed_tiles import VIEW_OPS, aliases, release_after_last_use
 from wsdialects.transforms.partition import (
     CARRIED_ATTR,
     CONSUMER,
@@ -60,17 +60,14 @@ from wsdialects.transforms.partition import (
     partitions_of,
     tile_loops,
 )
+from wsdialects.transforms.ring_positions import RingPositions, const
+from wsdialects.transforms.schedule_check import check_schedule
 from wsdialects.warp_group import PartitionOp, RegionOp
 
 PRODUCER_WARPS = 4
 PRODUCER_REGS = 40
 REGISTER_FILE = 64 * 1024  # 32-bit registers per SM
 MAX_REGS = 256
-
-# Ops that only re-view a tile the consumer borrowed (the lowering reads them in
-# shared memory), so the slot stays in use while they are used.
-VIEW_OPS = (TransOp,)
-
 
 def consumer_regs(consumer_warps: int, ctas_per_sm: int = 1) -> int:
     """The largest per-thread budget (multiple of 8, at most 256) that fits the register
@@ -133,23 +130,6 @@ def channels(loads: list[DescLoadOp], loop: scf.ForOp | list[scf.ForOp]) -> list
     return groups
 
 
-def _const(block: Block, value: int, t=None) -> SSAValue:
-    c = arith.ConstantOp(IntegerAttr(value, t or IntegerType(32)))
-    block.add_op(c)
-    return c.result
-
-
-def trip_count(loop: scf.ForOp) -> tuple[list[Operation], SSAValue]:
-    """Ops computing max(ceildiv(ub - lb, step), 0), and that value."""
-    t = loop.lb.type
-    span = arith.SubiOp(loop.ub, loop.lb)
-    n = arith.CeilDivSIOp(span.result, loop.step)
-    zero = arith.ConstantOp(IntegerAttr(0, t))
-    n0 = arith.MaxSIOp(n.result, zero.result)
-    n0.result.name_hint = "trips"
-    return [span, n, zero, n0], n0.result
-
-
 def share_rings(chans: list[Channel]) -> list[Channel]:
     """The channels that open a ring of their own, in program order. A loop's channel
     takes over the ring of an earlier loop's channel with the same payload types (the
@@ -176,64 +156,6 @@ def _types(ch: Channel) -> list:
     return [ld.results[0].type for ld in ch.loads]
 
 
-def _position(block: Block, loop: scf.ForOp, iv: SSAValue, mapping) -> SSAValue:
-    """The iteration number (iv - lb) / step, as the ring position."""
-    lb, step = loop.lb.owner, loop.step.owner
-    if (isinstance(lb, arith.ConstantOp) and lb.value.value.data == 0
-            and isinstance(step, arith.ConstantOp) and step.value.value.data == 1):
-        return iv
-    diff = arith.SubiOp(iv, mapping[loop.lb])
-    pos = arith.DivUIOp(diff.result, mapping[loop.step])
-    block.add_ops([diff, pos])
-    pos.result.name_hint = "pos"
-    return pos.result
-
-
-def aliases(block: Block, values: set[SSAValue], views=VIEW_OPS) -> set[SSAValue]:
-    """`values` and what may hold the same tiles within `block`: their views, the
-    results of the region ops (`scf.if`, an inner `scf.for`) that yield them, and
-    the iter_args of an inner loop they enter (not the iter_args of `block`'s own loop).
-    Found from each value's uses (ops inside `block`, at any depth)."""
-    values = set(values)
-    own = block.parent_op()
-    work = list(values)
-    while work:
-        v = work.pop()
-        for use in v.uses:
-            op, j = use.operation, use.index
-            if _top_in(block, op) is None:
-                continue
-            new: list[SSAValue] = []
-            if isinstance(op, views):
-                if j == 0:
-                    new.append(op.results[0])
-            elif isinstance(op, scf.YieldOp):
-                parent = op.parent_op()
-                if parent is not own and parent is not None and j < len(parent.results):
-                    new.append(parent.results[j])
-                    if isinstance(parent, scf.ForOp):
-                        new.append(parent.body.block.args[j + 1])
-            elif isinstance(op, scf.ForOp) and op is not own and j >= 3:  # iter_arg j - 3
-                new += [op.body.block.args[j - 2], op.results[j - 3]]
-            for w in new:
-                if w not in values:
-                    values.add(w)
-                    work.append(w)
-    return values
-
-
-def _top_in(block: Block, op: Operation) -> Operation | None:
-    """The op of `block` (top level) that is or holds `op`; None if `op` is not inside `block`."""
-    while op is not None and op.parent_block() is not block:
-        op = op.parent_op()
-    return op
-
-
-def borrowed(block: Block, get: GetOp, views=VIEW_OPS) -> set[SSAValue]:
-    """The tiles of `get`'s slot and what aliases them in `block` (see `aliases`)."""
-    return aliases(block, set(get.results), views)
-
-
 def _check_not_carried(loop: scf.ForOp, chans: list[Channel]) -> None:
     """A tile the consumer borrows from a ring slot for one iteration cannot be
     carried into the next: the slot is released (and refilled) every iteration."""
@@ -252,19 +174,6 @@ def _check_not_carried(loop: scf.ForOp, chans: list[Channel]) -> None:
                                        f"iteration that uses it")
 
 
-def users_in(block: Block, values: set[SSAValue]) -> list[Operation]:
-    """Ops of `block` (top level) that use `values`, directly or inside their regions, in
-    block order."""
-    tops = {_top_in(block, use.operation) for v in values for use in v.uses}
-    return [op for op in block.ops if op in tops]
-
-
-def _release_after_last_use(block: Block, get: GetOp, consumed: ConsumedOp, views=VIEW_OPS) -> None:
-    """Insert `consumed` right after the last op of `block` using the get's tiles."""
-    users = users_in(block, borrowed(block, get, views))
-    block.insert_op_after(consumed, users[-1] if users else get)
-
-
 class _Builder:
     """Builds one partition's body from the tagged kernel."""
 
@@ -275,10 +184,7 @@ class _Builder:
         self.kernel, self.loop, self.chans, self.pid = kernel, self.loops[0], chans, pid
         self.mapping: dict[SSAValue, SSAValue] = {}
         self.load_chan = {ld: ch for ch in chans for ld in ch.loads}
-        # Each ring's position base where the partition's body is being built: None (0),
-        # a value, or (base, loop copy) for `base + trips(loop copy)`, made when needed.
-        self.base: dict[SSAValue, object] = {}
-        self._made: dict[object, SSAValue] = {}
+        self.positions = RingPositions([(ch.ring, ch.loop) for ch in chans])
 
     def mine(self, op: Operation) -> bool:
         return self.pid in partitions_of(op)
@@ -340,43 +246,13 @@ class _Builder:
                 block.add_op(PutOp(ch.ring, pos_of(ch.ring), [self.mapping[ld.results[0]] for ld in ch.loads]))
         return gets
 
-    def base_value(self, base) -> SSAValue | None:
-        """The position base `base` (see `self.base`) as a value: `prev + trips(loop copy)`
-        is computed right after the loop copy, once."""
-        if base is None or isinstance(base, SSAValue):
-            return base
-        if base not in self._made:
-            prev, copy = base
-            pv = self.base_value(prev)
-            ops, n = trip_count(copy)
-            if pv is not None:
-                ops.append(arith.AddiOp(pv, n))
-                n = ops[-1].results[0]
-                n.name_hint = "ring_base"
-            copy.parent_block().insert_ops_after(ops, copy)
-            self._made[base] = n
-        return self._made[base]
-
-    def _subtree_rings(self, loop: scf.ForOp) -> dict[SSAValue, frozenset]:
-        """The rings of the tile loops nested in `loop`, each with the loops using it there."""
-        out: dict[SSAValue, set] = {}
-        for ch in self.chans:
-            if ch.loop is not None and ch.loop is not loop and loop.is_ancestor(ch.loop):
-                out.setdefault(ch.ring, set()).add(ch.loop)
-        return {r: frozenset(ls) for r, ls in out.items()}
-
     def build_loop(self, block: Block, loop: scf.ForOp | None = None) -> None:
         loop = loop or self.loop
         carried = [j for j, parts in enumerate(loop.attributes[CARRIED_ATTR].data)
                    if self.pid in parts.get_values()]
         m = self.mapping
-        # Rings used in the loops nested in this one: their position bases are carried
-        # around it (one iter_arg per group of rings with the same base and loops).
-        groups: dict[tuple, list[SSAValue]] = {}
-        for ring, users in self._subtree_rings(loop).items():
-            groups.setdefault((self.base.get(ring), users), []).append(ring)
-        inits = [self.base_value(base) for base, _ in groups]
-        inits = [v if v is not None else _const(block, 0) for v in inits]
+        # Rings used in the loops nested in this one: their position bases are carried around it.
+        inits = self.positions.open(block, loop)
         body = Block(arg_types=[loop.body.block.args[0].type,
                                 *(loop.body.block.args[j + 1].type for j in carried), *(v.type for v in inits)])
         new = scf.ForOp(*(self.value(v, loop) for v in (loop.lb, loop.ub, loop.step)),
@@ -388,59 +264,32 @@ class _Builder:
             old = loop.body.block.args[j + 1]
             new_arg.name_hint = old.name_hint
             m[old] = new_arg
-        base_args = body.args[1 + len(carried):]
-        for arg, rings in zip(base_args, groups.values()):
-            arg.name_hint = "ring_base"
-            for r in rings:
-                self.base[r] = arg
-        pos: list[SSAValue] = []
-        shifted: dict[object, SSAValue] = {}
-        entry = dict(self.base)  # the bases of the rings used in this loop's body are loop-invariant
-
-        def pos_of(ring: SSAValue | None = None) -> SSAValue:
-            if not pos:
-                pos.append(_position(body, loop, iv, m))
-            base = self.base_value(entry.get(ring))
-            if base is None:
-                return pos[0]
-            if base not in shifted:
-                add = arith.AddiOp(base, pos[0])
-                add.result.name_hint = "pos"
-                body.add_op(add)
-                shifted[base] = add.result
-            return shifted[base]
-
+        pos_of = self.positions.positions(loop, body, body.args[1 + len(carried):], iv, m)
         gets = self.ops(body, list(loop.body.block.ops), pos_of)
         yield_op = loop.body.block.last_op
         body.add_op(scf.YieldOp(*[self.value(yield_op.operands[j], yield_op) for j in carried],
-                                *(self.base_value(self.base[rings[0]]) for rings in groups.values())))
+                                *self.positions.yielded(loop)))
         for get, ch in gets:
-            _release_after_last_use(body, get, ConsumedOp(ch.ring, get.position), self.views)
+            release_after_last_use(body, get, ConsumedOp(ch.ring, get.position), self.views)
         if SCHEDULE_ATTR in loop.attributes:  # every loop copy keeps the ws-schedule result
             new.attributes[SCHEDULE_ATTR] = loop.attributes[SCHEDULE_ATTR]
         block.add_op(new)
         for res, j in zip(new.results, carried):
             res.name_hint = loop.results[j].name_hint
             m[loop.results[j]] = res
-        for res, rings in zip(new.results[len(carried):], groups.values()):
-            res.name_hint = "ring_base"
-            for r in rings:
-                self.base[r] = res
-        # The rings this loop's own body uses continue after its last position.
-        for ring in dict.fromkeys(ch.ring for ch in self.chans if ch.loop is loop):
-            self.base[ring] = (self.base.get(ring), new)
+        self.positions.close(loop, new, new.results[len(carried):])
 
     def build(self, block: Block) -> None:
         zero: list[SSAValue] = []
 
         def pos0(ring: SSAValue | None = None) -> SSAValue:
             if not zero:
-                zero.append(_const(block, 0))
+                zero.append(const(block, 0))
             return zero[0]
 
         gets = self.ops(block, list(self.kernel.body.block.ops), pos0)
         for get, ch in gets:
-            _release_after_last_use(block, get, ConsumedOp(ch.ring, get.position), self.views)
+            release_after_last_use(block, get, ConsumedOp(ch.ring, get.position), self.views)
 
 
 @dataclass(frozen=True)

@@ -53,7 +53,7 @@ from wsdialects.diagnostics import WsError, error_at
 from wsdialects.tile import DescLoadOp, NumProgramsOp, ProgramIdOp
 from wsdialects.transforms.partition import kernels, remark
 from wsdialects.transforms.pipeline_coarse import PEELED_ATTR
-from wsdialects.transforms.pipeline_mma import trip_count
+from wsdialects.transforms.trip_count import trip_count
 from wsdialects.warp_group import BarrierOp, PartitionOp, RegionOp
 
 PERSISTENT_ATTR = "ws.persistent"

@@ -56,9 +56,9 @@ from xdsl.passes import ModulePass
 from wsdialects.aref import ConsumedOp, GetOp, PutOp
 from wsdialects.mma import AsyncDotOp, WaitOp
 from wsdialects.tile import DotOp
-from wsdialects.transforms.distribute import borrowed, users_in
+from wsdialects.transforms.borrowed_tiles import borrowed, users_in
 from wsdialects.transforms.partition import SCHEDULE_ATTR, remark
-from wsdialects.transforms.pipeline_mma import PipelineMmaPass, trip_count
+from wsdialects.transforms.pipeline_mma import PipelineMmaPass
 from wsdialects.transforms.schedule_check import check_schedule
 from wsdialects.transforms.stages import (
     ORDER_ATTR,
@@ -75,6 +75,7 @@ from wsdialects.transforms.stages import (
     pure,
     tawa_stages,
 )
+from wsdialects.transforms.trip_count import trip_count
 from wsdialects.warp_group import PartitionOp, RegionOp
 
 PEELED_ATTR = "ws.peeled"

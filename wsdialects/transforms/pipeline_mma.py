@@ -31,15 +31,17 @@ from dataclasses import dataclass
 
 from xdsl.dialects import arith, scf
 from xdsl.dialects.builtin import IntegerAttr, ModuleOp
-from xdsl.ir import Block, BlockArgument, Operation, OpResult, Region, SSAValue
+from xdsl.ir import Block, BlockArgument, Region, SSAValue
 from xdsl.passes import ModulePass
 
 from wsdialects.aref import ConsumedOp, GetOp, RingType
 from wsdialects.diagnostics import WsError, error_at
 from wsdialects.mma import AsyncDotOp, WaitOp
 from wsdialects.tile import DotOp
-from wsdialects.transforms.distribute import borrowed, trip_count, users_in  # noqa: F401 (trip_count: also ws-persistent's)
+from wsdialects.transforms.borrowed_tiles import borrowed, users_in
 from wsdialects.transforms.partition import SCHEDULE_ATTR, STAGE_ATTR
+from wsdialects.transforms.ring_positions import index_and_base
+from wsdialects.transforms.trip_count import trip_count
 from wsdialects.warp_group import PartitionOp
 
 
@@ -72,17 +74,6 @@ def _deferred_rings(body: Block, gets: list[GetOp], dots: list[DotOp]) -> dict[S
         if any(u in dots for u in users) and all(isinstance(u, DotOp) or u.name == "tile.trans" for u in users):
             out[ring] = (mine[0], releases[0])
     return out
-
-
-def index_and_base(pos: SSAValue, loop: scf.ForOp) -> tuple[SSAValue, SSAValue | None]:
-    """A ring position in `loop` as (iteration number, base): ws-distribute writes
-    `base + k` where a ring's positions continue from an earlier loop (the base is
-    defined outside the loop), else the position is the iteration number itself."""
-    add = pos.owner if isinstance(pos, OpResult) else None
-    if isinstance(add, arith.AddiOp) and not loop.is_ancestor(add.lhs.owner if isinstance(add.lhs, OpResult)
-                                                              else add.lhs.owner.parent_op()):
-        return add.rhs, add.lhs
-    return pos, None
 
 
 def _one_stage(loop: scf.ForOp) -> bool:

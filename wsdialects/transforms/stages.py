@@ -30,7 +30,7 @@ from xdsl.ir import Block, Operation, OpResult, SSAValue
 from wsdialects.aref import ConsumedOp, CreateOp, GetOp, PutOp, RingType
 from wsdialects.mma import AsyncDotOp, WaitOp
 from wsdialects.tile import BroadcastOp, DotOp, ExpandDimsOp, TransOp
-from wsdialects.transforms.distribute import borrowed, users_in
+from wsdialects.transforms.borrowed_tiles import borrowed, users_in
 
 STAGE_ATTR, ORDER_ATTR = "ws.stage", "ws.order"
 # Ops whose result aliases an aref slot they read: a slot is released only after
