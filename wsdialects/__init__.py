@@ -64,8 +64,12 @@ def __getattr__(name: str):
         from wsdialects.triton.frontend import from_triton
 
         return from_triton
-    if name in ("autotune", "Config"):
-        import wsdialects.runtime.tuner as _tuner
+    if name == "autotune":
+        from wsdialects.runtime import autotune as _autotune
 
-        return getattr(_tuner, name)
+        return _autotune
+    if name == "Config":
+        from wsdialects.runtime.tuner import Config as _Config
+
+        return _Config
     raise AttributeError(f"module 'wsdialects' has no attribute '{name}'")

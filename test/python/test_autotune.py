@@ -15,7 +15,8 @@ import pytest
 
 from conftest import REPO
 from wsdialects import WsError
-from wsdialects.runtime.tuner import AutotuneWarning, Config, autotune
+from wsdialects.runtime import autotune
+from wsdialects.runtime.tuner import AutotuneWarning, Config
 from wsdialects.runtime.tuner_cache import DiskCache
 
 GEMM = REPO / "examples" / "kernels" / "gemm.mlir"  # real source: argument names come from it

@@ -27,14 +27,8 @@ from pathlib import Path
 PACKAGE = Path(__file__).resolve().parents[2] / "wsdialects"
 
 # Circles through lazy imports not yet broken: the modules they may run through (a circle among
-# some of them is known), and why.
-KNOWN: dict[frozenset[str], str] = {
-    frozenset({"wsdialects.runtime", "wsdialects.runtime.tuner", "wsdialects.triton.launch"}):
-        "compile(configs=) autotunes and compile(<@triton.jit>) makes a TritonKernel, while the tuner and "
-        "the Triton launcher compile: the single-kernel compile (Compiled, source_text, _pipeline_spec) "
-        "belongs in a runtime module of its own that runtime/__init__ (the dispatcher), the tuner and "
-        "triton.launch all import (the Triton work had these files open)",
-}
+# some of them is known), and why. None today.
+KNOWN: dict[frozenset[str], str] = {}
 
 
 def _modules() -> dict[str, tuple[Path, bool]]:
@@ -210,3 +204,15 @@ def test_the_graph_sees_lazy_and_module_level_imports():
     toy = {"a": {"b": 1}, "b": {"c": 2}, "c": {"a": 3, "d": 4}, "d": {}}
     assert cycles(toy) == [["a", "b", "c", "a"]]
     assert cycles({"a": {"b": 1}, "b": {}}) == []
+
+
+def test_the_compile_dispatcher_is_imported_by_the_package_only():
+    """wsdialects.runtime (`compile` / `autotune`: MLIR, configs= or a @triton.jit function)
+    imports the tuner and the Triton launcher; they compile with wsdialects.runtime.compiler,
+    so no module but the package's lazy names imports the dispatcher back."""
+    graph = import_graph(lazy=True)
+    importers = sorted(m for m, deps in graph.items() if "wsdialects.runtime" in deps)
+    assert importers == ["wsdialects"], importers
+    for m in ("wsdialects.runtime.tuner", "wsdialects.triton.launch"):
+        assert "wsdialects.runtime.compiler" in graph[m]
+    assert "wsdialects.tools.ws_opt" not in graph["wsdialects.runtime.compiler"]  # not the console script

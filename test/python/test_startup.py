@@ -22,7 +22,8 @@ def test_the_lazy_names_are_there():
 
     assert (wsdialects.Deadlock, wsdialects.InterpretError, wsdialects.interpret) == (Deadlock, InterpretError, interpret)
     assert callable(wsdialects.compile)
-    from wsdialects.runtime.tuner import Config, autotune
+    from wsdialects.runtime import autotune
+    from wsdialects.runtime.tuner import Config
 
     assert (wsdialects.autotune, wsdialects.Config) == (autotune, Config)
     from wsdialects.context import dialects, register_dialects

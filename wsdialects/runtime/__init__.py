@@ -10,98 +10,19 @@ Argument conventions (docs/writing-a-kernel.md): a `!tile.desc<tensor<BxCxT>>` t
 memory needs); a `!tile.ptr<T>` takes a contiguous tensor addressed flat, in
 elements; scalars take Python numbers. Checks happen before the launch.
 Compiling needs no GPU; launching needs cuda-python and torch.
+
+This module only dispatches: MLIR to the compile of one module (runtime/compiler.py),
+`configs=` to the autotuner (runtime/tuner.py), a `@triton.jit` function to the Triton
+launcher (triton/launch.py). Each of those compiles with runtime/compiler.py; none of them
+imports this module.
 """
 
 from __future__ import annotations
 
-import hashlib
-import os
-from pathlib import Path
+from wsdialects.runtime.compiler import Compiled, compile_module, source_text  # noqa: F401 (source_text: re-exported)
+from wsdialects.runtime.compiler import pipeline_with_options as _pipeline_spec  # noqa: F401 (the old name)
 
-from xdsl.dialects.builtin import ModuleOp
-from xdsl.printer import Printer
-
-from wsdialects.diagnostics import WsError, parse_text
-from wsdialects.lower.to_llvm import KernelInfo, lower_module
-
-__all__ = ["Compiled", "compile"]
-
-
-def _pipeline_spec(pipeline: str, options: dict) -> str:
-    if not options:
-        return pipeline
-    if "," in pipeline or "{" in pipeline:
-        raise WsError(f"compile: options {', '.join(sorted(options))} need a single pass name as pipeline, got "
-                      f"'{pipeline}'",
-                      "wsdialects.compile")
-    opts = " ".join(f"{k.replace('_', '-')}={str(v).lower() if isinstance(v, bool) else v}"
-                    for k, v in options.items())
-    return f"{pipeline}{{{opts}}}"
-
-
-def _ptx_cached(llvm_ir: str) -> str:
-    """PTX for `llvm_ir`; `WSDIALECTS_PTX_CACHE=DIR` keeps PTX by the hash of the LLVM IR."""
-    cache = os.environ.get("WSDIALECTS_PTX_CACHE")
-    key = hashlib.sha256(llvm_ir.encode()).hexdigest()[:32]
-    if cache:
-        f = Path(cache) / f"{key}.ptx"
-        if f.is_file():
-            return f.read_text()
-    from wsdialects.lower.ptx import llvm_to_ptx
-
-    ptx = llvm_to_ptx(llvm_ir)
-    if cache:
-        try:
-            Path(cache).mkdir(parents=True, exist_ok=True)
-            (Path(cache) / f"{key}.ptx").write_text(ptx)
-        except OSError:
-            pass
-    return ptx
-
-
-class Compiled:
-    """The result of `wsdialects.compile`: `.ir`, `.llvm_ir`, `.ptx`, `.kernels`, and
-    `compiled[grid](*args)` (the module's kernel; `compiled.kernel(name)[grid]` when
-    it has several)."""
-
-    def __init__(self, ir: str, llvm_ir: str, ptx: str, kernels: list[KernelInfo]):
-        self.ir = ir
-        self.llvm_ir = llvm_ir
-        self.ptx = ptx
-        self.kernels = {k.name: k for k in kernels}
-        self._launchers: dict = {}
-
-    def kernel(self, name: str | None = None):
-        if name is None:
-            if len(self.kernels) != 1:
-                raise WsError(f"the module has kernels {', '.join(sorted(self.kernels))}: name one with .kernel(name)",
-                              "wsdialects.compile")
-            name = next(iter(self.kernels))
-        if name not in self.kernels:
-            raise WsError(f"no kernel '{name}' (kernels: {', '.join(sorted(self.kernels))})", "wsdialects.compile")
-        if name not in self._launchers:
-            from wsdialects.runtime.launch import Launcher
-
-            self._launchers[name] = Launcher(self.ptx, self.kernels[name])
-        return self._launchers[name]
-
-    def __getitem__(self, grid):
-        return self.kernel()[grid]
-
-    def __repr__(self) -> str:
-        return f"<wsdialects.Compiled kernels={sorted(self.kernels)}>"
-
-
-def source_text(path_or_text) -> tuple[str, str]:
-    """(file name, MLIR text) of a path (one line naming an existing file or ending in .mlir)
-    or of MLIR text itself (file name `<string>`); WsError if the file cannot be read."""
-    s = str(path_or_text)
-    if "\n" not in s and (s.endswith(".mlir") or os.path.exists(s)):
-        try:
-            return s, Path(s).read_text(encoding="utf-8")
-        except OSError as e:
-            raise WsError(f"cannot read input: {e.strerror}", s) from None
-    return "<string>", s
+__all__ = ["Compiled", "autotune", "compile"]
 
 
 def _is_triton(obj) -> bool:
@@ -130,19 +51,19 @@ def compile(module_or_path, pipeline: str = "ws-hopper", *, configs=None, key=No
         from wsdialects.runtime.tuner import autotune_from_compile
 
         return autotune_from_compile(module_or_path, pipeline, configs, key, options)
-    from wsdialects.tools.ws_opt import build_pipeline
+    return compile_module(module_or_path, pipeline, **options)
 
-    if isinstance(module_or_path, ModuleOp):
-        module, file = module_or_path.clone(), "<module>"
-    else:
-        file, text = source_text(module_or_path)
-        module = parse_text(text, file)
-    spec = _pipeline_spec(pipeline, options)
-    if spec:
-        build_pipeline(spec, file).apply(None, module)
-    from io import StringIO
 
-    buf = StringIO()
-    Printer(stream=buf).print_op(module)
-    lowered = lower_module(module)
-    return Compiled(buf.getvalue(), lowered.llvm_ir, _ptx_cached(lowered.llvm_ir), lowered.kernels)
+def autotune(kernel_source, configs, key, **kwargs):
+    """`wsdialects.autotune(source, configs=[Config(...), ...], key=[argument names], ...)`:
+    an Autotuner (runtime/tuner.py's docstring; keyword arguments as Autotuner's). For a
+    `@triton.jit` function the configs are `triton.Config`s (their constexprs and num_warps:
+    each its own import and compile; `pipeline=` and `pipeline_options=` say how each
+    compiles): a TritonAutotuner (wsdialects/triton/launch.py)."""
+    if _is_triton(kernel_source):
+        from wsdialects.triton.launch import TritonAutotuner
+
+        return TritonAutotuner(kernel_source, configs, key, **kwargs)
+    from wsdialects.runtime.tuner import Autotuner
+
+    return Autotuner(kernel_source, configs, key, **kwargs)

@@ -55,10 +55,10 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.dialects.func import FuncOp
 
 from wsdialects.diagnostics import WsError, error_at, parse_text
-from wsdialects.runtime import _pipeline_spec, source_text
+from wsdialects.runtime.compiler import compile_module, pipeline_with_options, source_text
 from wsdialects.runtime.tuner_cache import DiskCache, compiler_version, default_cache_dir, text_hash
 
-__all__ = ["AutotuneWarning", "Autotuner", "Config", "autotune"]
+__all__ = ["AutotuneWarning", "Autotuner", "Config"]
 
 
 class AutotuneWarning(UserWarning):
@@ -93,7 +93,7 @@ class Config:
     def __init__(self, pipeline: str = "ws-hopper", *, grid=None, name: str | None = None, source=None,
                  **options):
         self.pipeline, self.options, self.grid, self.source = pipeline, dict(options), grid, source
-        self.spec = _pipeline_spec(pipeline, self.options)
+        self.spec = pipeline_with_options(pipeline, self.options)
         self.name = name or self.spec
 
     def __repr__(self) -> str:
@@ -194,9 +194,7 @@ def _on_device_of(args):
 
 
 def _default_compiler(source, pipeline: str):
-    from wsdialects.runtime import compile as ws_compile
-
-    return ws_compile(source, pipeline=pipeline)
+    return compile_module(source, pipeline)
 
 
 _PRUNE_KEYS = {"early_config_prune", "perf_model", "top_k"}
@@ -439,21 +437,6 @@ class Autotuner:
         others = f"others: {others}; " if others else ""
         print(f"autotune: @{self.kernel_name} key {key}: picked {config.name} ({ms}{others}{how})",
               file=sys.stderr)
-
-
-def autotune(kernel_source, configs, key, **kwargs) -> Autotuner:
-    """`wsdialects.autotune(source, configs=[Config(...), ...], key=[argument names], ...)`:
-    see this module's docstring; keyword arguments as Autotuner's. For a `@triton.jit`
-    function the configs are `triton.Config`s (their constexprs and num_warps: each its own
-    import and compile; `pipeline=` and `pipeline_options=` say how each compiles): a
-    TritonAutotuner (wsdialects/triton/launch.py)."""
-    from wsdialects.runtime import _is_triton
-
-    if _is_triton(kernel_source):
-        from wsdialects.triton.launch import TritonAutotuner
-
-        return TritonAutotuner(kernel_source, configs, key, **kwargs)
-    return Autotuner(kernel_source, configs, key, **kwargs)
 
 
 def autotune_from_compile(source, pipeline: str, configs, key, kwargs: dict) -> Autotuner:

@@ -7,8 +7,9 @@ the command line), with the closest known name, and never with a Python repr:
     ws-opt: error: ws-specialize has no option 'mma-dept' (did you mean 'mma-depth'?); its options: depth, ...
     ws-opt: error: option 'depth' of ws-distribute expects an integer, got 'x'
 
-`pass_help()` is the pass list of `ws-opt --help`: each pass with the first paragraph
-of its class docstring and its options with their defaults.
+`build_pipeline(spec, file)` is the pipeline as `ws-opt -p` and `wsdialects.compile` run
+it: the module verified after every pass. `pass_help()` is the pass list of `ws-opt --help`:
+each pass with the first paragraph of its class docstring and its options with their defaults.
 """
 
 from __future__ import annotations
@@ -18,11 +19,12 @@ import textwrap
 import typing
 from types import UnionType
 
-from xdsl.passes import ModulePass
+from xdsl.passes import ModulePass, PassPipeline
 
 from wsdialects.diagnostics import WsError
 from wsdialects.passes import PIPELINE, available_passes
 from wsdialects.tools.driver_common import did_you_mean
+from wsdialects.tools.instrument import Instrumentation, PassObserver
 
 _TYPE_WORDS = {int: "an integer", float: "a number", bool: "true or false", str: "a string"}
 
@@ -103,6 +105,12 @@ def parse_pipeline(spec: str) -> list[ModulePass]:
         except (TypeError, ValueError) as e:
             raise WsError(f"bad options for {s.name}: {e}", "ws-opt") from None
     return passes
+
+
+def build_pipeline(spec: str, file: str, instr: Instrumentation | None = None) -> PassPipeline:
+    """A PassPipeline from `a,b{opt=1}` that verifies the module after every pass (and
+    warns where a pass did nothing for lack of a tile.kernel function)."""
+    return PassPipeline(tuple(parse_pipeline(spec)), PassObserver(file, instr))
 
 
 def describe(cls: type[ModulePass]) -> str:

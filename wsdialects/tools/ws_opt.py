@@ -24,7 +24,7 @@ from wsdialects import irfast
 from wsdialects.diagnostics import WsError, collect_notes
 from wsdialects.tools.driver_common import ArgParser, add_common_flags, read_input, run_tool, write_output
 from wsdialects.tools.instrument import Instrumentation, PassObserver, Timing
-from wsdialects.tools.pipeline_spec import parse_pipeline
+from wsdialects.tools.pipeline_spec import build_pipeline, parse_pipeline
 from wsdialects.tools.targets import TARGETS, check_target, emit, print_mlir
 from wsdialects.triton import parse_source
 
@@ -76,12 +76,6 @@ def _pipeline_spec(args: argparse.Namespace) -> str:
     if spec.startswith("builtin.module(") and spec.endswith(")"):
         return spec[len("builtin.module(") : -1]
     raise WsError(f"--pass-pipeline must be 'builtin.module(...)', got '{spec}'", PROG)
-
-
-def build_pipeline(spec: str, file: str, instr: Instrumentation | None = None) -> PassPipeline:
-    """A PassPipeline from `a,b{opt=1}` that verifies the module after every pass (and
-    warns where a pass did nothing for lack of a tile.kernel function)."""
-    return PassPipeline(tuple(parse_pipeline(spec)), PassObserver(file, instr))
 
 
 def _chunks(text: str, split: bool) -> list[str]:

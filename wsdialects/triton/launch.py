@@ -164,9 +164,9 @@ class TritonKernel:
             if self._compiler is not None:
                 self._compiled[key] = self._compiler(self.module_of(spec), self.pipeline)
             else:
-                from wsdialects.runtime import compile as ws_compile
+                from wsdialects.runtime.compiler import compile_module
 
-                self._compiled[key] = ws_compile(self.module_of(spec), self.pipeline, **self.options)
+                self._compiled[key] = compile_module(self.module_of(spec), self.pipeline, **self.options)
         return self._compiled[key]
 
     def __getitem__(self, grid):
