@@ -17,15 +17,18 @@ from __future__ import annotations
 
 from xdsl.dialects.builtin import ModuleOp
 
-from wsdialects.diagnostics import WsError, parse_text
+from wsdialects.diagnostics import WsError
 
 __all__ = ["Config", "Deadlock", "InterpretError", "WsError", "autotune", "available_passes", "compile", "dialects",
            "interpret", "parse", "parse_file", "register_dialects"]
 
 
 def parse(text: str, filename: str = "<string>") -> ModuleOp:
-    """Parse and verify MLIR text; raises WsError (file:line:col) on bad input."""
-    return parse_text(text, filename)
+    """Parse and verify MLIR text, or import Triton's TTIR text into the tile dialect; raises
+    WsError (file:line:col) on bad input."""
+    from wsdialects.triton import parse_source
+
+    return parse_source(text, filename)
 
 
 def parse_file(path: str) -> ModuleOp:

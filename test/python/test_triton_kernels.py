@@ -137,3 +137,13 @@ def test_attention_desc(rng, name, dtype, causal):
     sig = {"Q": f"*{t}", "K": f"*{t}", "V": f"*{t}", "O": f"*{t}", "sm_scale": "fp32", "Z": "i32", "H": "i32"}
     run(name, "attention_desc_kernel", (N_CTX // 64, Z * H), sig, Q=q, K=k, V=v, O=o, sm_scale=0.3, Z=Z, H=H)
     close(o, attention_reference(q, k, v, 0.3, causal))
+
+
+def test_every_entry_point_reads_ttir():
+    """parse, parse_file and compile (a path or the text) all import TTIR, as ws-opt does."""
+    path = INPUTS / "gemm_desc_bf16_64x64x32.ttir"
+    text = path.read_text()
+    printed = str(load("gemm_desc_bf16_64x64x32"))
+    assert str(wsdialects.parse(text, str(path))) == printed and "tile.desc_load" in printed
+    by_path = wsdialects.compile(str(path), pipeline="ws-specialize")
+    assert "warp_group.region" in by_path.ir and by_path.ir == wsdialects.compile(text, pipeline="ws-specialize").ir

@@ -21,8 +21,9 @@ from pathlib import Path
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.printer import Printer
 
-from wsdialects.diagnostics import WsError, parse_text
+from wsdialects.diagnostics import WsError
 from wsdialects.lower.to_llvm import KernelInfo, lower_module
+from wsdialects.triton import parse_source
 
 
 def pipeline_with_options(pipeline: str, options: dict) -> str:
@@ -113,7 +114,7 @@ def compile_module(module_or_path, pipeline: str = "ws-hopper", **options) -> Co
         module, file = module_or_path.clone(), "<module>"
     else:
         file, text = source_text(module_or_path)
-        module = parse_text(text, file)
+        module = parse_source(text, file)  # MLIR, or Triton's TTIR imported
     spec = pipeline_with_options(pipeline, options)
     if spec:
         build_pipeline(spec, file).apply(None, module)

@@ -54,9 +54,10 @@ from pathlib import Path
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.dialects.func import FuncOp
 
-from wsdialects.diagnostics import WsError, error_at, parse_text
+from wsdialects.diagnostics import WsError, error_at
 from wsdialects.runtime.compiler import compile_module, pipeline_with_options, source_text
 from wsdialects.runtime.tuner_cache import DiskCache, compiler_version, default_cache_dir, text_hash
+from wsdialects.triton import parse_source
 
 __all__ = ["AutotuneWarning", "Autotuner", "Config"]
 
@@ -116,7 +117,7 @@ class _Source:
         else:
             self.file, self.text = source_text(src)
             self.arg = src if self.file != "<string>" else self.text
-            module = parse_text(self.text, self.file)
+            module = parse_source(self.text, self.file)  # MLIR, or Triton's TTIR imported
         funcs = [op for op in module.walk() if isinstance(op, FuncOp) and "tile.kernel" in op.attributes]
         names = [f.sym_name.data for f in funcs]
         if not funcs:
