@@ -28,10 +28,13 @@ takes the entries DIR already holds. A `vX.Y` folder is written only by Triton X
 from __future__ import annotations
 
 import argparse
+import atexit
 import importlib.util
 import os
 import re
+import shutil
 import sys
+import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -126,6 +129,10 @@ def main(argv=None) -> int:
                          "without names, the entries it already holds)")
     ap.add_argument("names", nargs="*", help="only these entries (default: all)")
     args = ap.parse_args(argv)
+    # Triton's cache keys a compile by the source, not by the file's path: a kernel compiled
+    # from another checkout would come back with that checkout's paths in its locations.
+    os.environ["TRITON_CACHE_DIR"] = cache = tempfile.mkdtemp(prefix="regen_ttir-")
+    atexit.register(shutil.rmtree, cache, True)
     sys.path.insert(0, str(ROOT))
     out = OUT if args.out is None else args.out.resolve()
     if args.out is not None:
