@@ -57,7 +57,7 @@ def tma_load_arguments(attr, args, params) -> dict[int, np.ndarray]:
     """By argument index: the view of the pointer argument that the recorded bounds and strides
     give, where TMA can take it (`tma_common.view_problem`), else an aligned contiguous copy of it
     with rows padded to 16 bytes (the kernel only reads it, so the copy reads the same)."""
-    from wsdialects.transforms.tma_common import load_contract, load_step, load_view, view_holds
+    from wsdialects.transforms.tma_common import load_contract, load_offset_problem, load_step, load_view, view_holds
 
     out = {}
     for e in load_contract(attr):
@@ -66,6 +66,9 @@ def tma_load_arguments(attr, args, params) -> dict[int, np.ndarray]:
             out[e["desc"]] = np.zeros((0, 0), dtype_of(params[e["desc"]].type.block))  # the pointer's check says why
             continue
         flat = arr.reshape(-1)
+        why = load_offset_problem(e, args, lambda i: f"%{params[i].name_hint or i}")
+        if why is not None:
+            raise TypeError(f"argument {e['ptr']} (%{params[e['ptr']].name_hint or e['ptr']}): {why}")
         rows, cols, s = load_view(e, args, flat.size)
         if rows < 1 or cols < 1:
             out[e["desc"]] = np.zeros((max(rows, 0), max(cols, 0)), flat.dtype)

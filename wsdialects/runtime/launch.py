@@ -274,7 +274,7 @@ class Launcher:
         argument's rows x cols view (strides from the contract), where TMA can take it; else of an
         aligned contiguous copy with rows padded to 16 bytes (the kernel only reads it). A launch that
         made a copy is not kept for reuse: the copy holds the argument's values of that launch."""
-        from wsdialects.transforms.tma_common import load_step, load_view, view_holds
+        from wsdialects.transforms.tma_common import load_offset_problem, load_step, load_view, view_holds
 
         torch = _torch()
         out: dict = {}
@@ -284,6 +284,9 @@ class Launcher:
                 out[e["desc"]] = _Built(self._placeholder(x))  # the pointer argument's own check says why
                 continue
             flat = x.reshape(-1)
+            why = load_offset_problem(e, args, lambda k: self.info.params[k].name)
+            if why is not None:
+                raise self._err(i, why)
             rows, cols, s = load_view(e, args, flat.numel())
             step = load_step(e, args)  # a column stride other than 1: a contiguous copy
             if not view_holds(rows, cols, s, step, flat.numel()):

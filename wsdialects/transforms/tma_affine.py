@@ -262,9 +262,10 @@ class Analysis:
         return m[0]
 
     def conjuncts(self, mask: SSAValue, rank: int) -> list:
-        """The bounds tests the mask is a conjunction of, as (axis, B, cmpi) meaning
-        `i_axis < B`, and every other conjunct as (None, None, value). Broadcasts and
-        expand_dims of a conjunct map its axes onto the mask's."""
+        """The bounds tests the mask is a conjunction of, as (axis, B, cmpi, lower): `i_axis < B`,
+        or with `lower` `i_axis >= B` (a block pointer's boundary check tests both); every other
+        conjunct as (None, None, value, False). Broadcasts and expand_dims of a conjunct map its
+        axes onto the mask's."""
         out: list = []
         stack = [(mask, list(range(rank)))]
         while stack:
@@ -279,7 +280,7 @@ class Analysis:
             elif isinstance(o, CmpiOp) and o.predicate.value.data in (2, 3, 4, 5):  # slt, sle, sgt, sge
                 out.append(self._bounds_test(o, axes))
             else:
-                out.append((None, None, v))
+                out.append((None, None, v, False))
         return out
 
     def _bounds_test(self, o: CmpiOp, axes: list[int]) -> tuple:
@@ -287,22 +288,25 @@ class Analysis:
         try:
             lhs, rhs = self.tile(o.lhs), self.tile(o.rhs)
         except NoMatch:
-            return None, None, o.result
+            return None, None, o.result, False
         if lhs.wraps or rhs.wraps:
-            return None, None, o.result
+            return None, None, o.result, False
         e = lhs.combine(rhs, -1) if pred in (2, 3) else rhs.combine(lhs, -1)  # e < 0 (or <= 0)
         if pred in (3, 5):
             e = Aff(add(e.scalar, const(-1)), e.axes)
         moving = [a for a, c in enumerate(e.axes) if c]
-        if len(moving) != 1 or e.axes[moving[0]] != const(1):
-            return None, None, o.result
-        return axes[moving[0]], add({}, e.scalar, -1), o
+        if len(moving) != 1 or e.axes[moving[0]] not in (const(1), const(-1)):
+            return None, None, o.result, False
+        if e.axes[moving[0]] == const(-1):  # s - i < 0: i >= s + 1
+            return axes[moving[0]], add(e.scalar, const(1)), o, True
+        return axes[moving[0]], add({}, e.scalar, -1), o, False
 
-    def bounds(self, mask: SSAValue, rank: int) -> list[Poly | None]:
-        """Per axis, B with `i_axis < B` (the mask's bounds tests), None where unbounded;
-        Left where the mask is anything else."""
+    def bounds(self, mask: SSAValue, rank: int) -> tuple[list[Poly | None], list[Poly | None]]:
+        """Per axis, B with `i_axis < B` (the mask's bounds tests), None where unbounded, and
+        per axis L with `i_axis >= L`, None where not tested; Left where the mask is anything else."""
         out: list[Poly | None] = [None] * rank
-        for axis, b, o in self.conjuncts(mask, rank):
+        low: list[Poly | None] = [None] * rank
+        for axis, b, o, lower in self.conjuncts(mask, rank):
             if axis is None:
                 if isinstance(o.owner, CmpiOp):
                     pred = o.owner.predicate.value.data
@@ -311,7 +315,24 @@ class Analysis:
                     raise Left(f"its mask is not a bounds test (cmpi predicate {pred})")
                 name = o.owner.name if isinstance(o.owner, Operation) else o
                 raise Left(f"its mask is not a bounds test ('{name}')")
-            if out[axis] is not None:
-                raise Left(f"its mask bounds axis {axis} twice")
-            out[axis] = b
-        return out
+            into = low if lower else out
+            if into[axis] is not None:
+                raise Left(f"its mask bounds axis {axis} twice {'from below' if lower else 'from above'}")
+            into[axis] = b
+        return out, low
+
+    def non_negative(self, p: Poly) -> bool:
+        """Whether p is >= 0 for sure: non-negative coefficients over program ids and induction
+        variables of loops that count up from a non-negative constant."""
+        from wsdialects.tile import ProgramIdOp
+
+        def atom_ok(a: int) -> bool:
+            v = self.atoms[a]
+            if isinstance(v.owner, ProgramIdOp):
+                return True
+            if isinstance(v, BlockArgument) and v.index == 0 and isinstance(loop := v.block.parent_op(), scf.ForOp):
+                lb, st = constant(loop.lb), constant(loop.step)
+                return isinstance(lb, int) and lb >= 0 and isinstance(st, int) and st > 0
+            return False
+
+        return all(k > 0 and all(atom_ok(a) for a in m) for m, k in p.items())

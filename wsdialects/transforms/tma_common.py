@@ -159,8 +159,9 @@ def _poly(a) -> list[list[int]]:
 
 def load_contract(attr) -> list[dict]:
     """`ws.tma_loads` as plain data: per descriptor {ptr, desc, shape: [rows, cols], stride,
-    extent, unit}, each bound and the stride a list of monomials [coefficient, argument, ...];
-    `unit`: the argument the kernel's column stride is (taken to be 1), or None."""
+    extent, unit, multiples}, each bound and the stride a list of monomials [coefficient,
+    argument, ...]; `unit`: the argument the kernel's innermost stride is (taken to be 1), or
+    None; `multiples`: products of arguments the row stride must divide (`load_offset_problem`)."""
     def poly(a) -> list[list[int]]:
         return [[x.value.data for x in m.data] for m in a.data]
 
@@ -170,8 +171,26 @@ def load_contract(attr) -> list[dict]:
         out.append({"ptr": d["ptr"].value.data, "desc": d["desc"].value.data,
                     "shape": [poly(p) for p in d["shape"].data], "stride": poly(d["stride"]),
                     "extent": "extent" in d and bool(d["extent"].value.data),
-                    "unit": d["unit"].value.data if "unit" in d else None})
+                    "unit": d["unit"].value.data if "unit" in d else None,
+                    "multiples": [poly(p) for p in d["multiples"].data] if "multiples" in d else []})
     return out
+
+
+def load_offset_problem(entry: dict, args, names) -> str | None:
+    """Why a launch breaks a ws-tma-load view's `multiples` term, or None. A pointer that starts
+    at a per-program offset (`Q + off_z * stride_qz + off_h * stride_qh`, a block pointer's
+    base) is read through the view of the whole tensor, the offset turned into rows: the kernel
+    computes `off_z * (stride_qz / stride_qm)`, exact where each such factor is a multiple of
+    the row stride. `names(i)` names argument i."""
+    stride = evaluate(entry["stride"], args)
+    for p in entry.get("multiples", []):
+        v = evaluate(p, args)
+        if stride == 0 or v % stride:
+            what = " + ".join("*".join([*([str(c)] if c != 1 else []), *(names(i) for i in idx)]) for c, *idx in p)
+            return (f"the kernel reads it as rows of {stride} elements (its row stride) and offsets each program's "
+                    f"rows by {what} = {v} elements, which is not a multiple of the row stride (pass a tensor whose "
+                    f"outer strides are multiples of its row stride, e.g. a contiguous one)")
+    return None
 
 
 def evaluate(poly: list[list[int]], args) -> int:

@@ -74,9 +74,9 @@ from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, IntegerAttr, Intege
 from xdsl.ir import BlockArgument, Operation, SSAValue
 from xdsl.passes import ModulePass
 
-from wsdialects.tile import AddPtrOp, DescLoadOp, DescType, LoadOp, PtrType
+from wsdialects.tile import AddPtrOp, DescLoadOp, DescType, LoadOp, PtrType, TransOp
 from wsdialects.transforms.partition import kernels, remark
-from wsdialects.transforms.tma_affine import Analysis, Left, Poly, add, const, constant, key
+from wsdialects.transforms.tma_affine import Aff, Analysis, Left, Poly, add, const, constant, key
 from wsdialects.transforms.tma_common import add_kernel_arg, box_problem, poly_attr
 from wsdialects.transforms.tma_common import written_arguments as _written_arguments
 from wsdialects.transforms.tma_wrap import unobserved
@@ -112,24 +112,47 @@ def candidate_loads(kernel: func.FuncOp) -> list[LoadOp]:
     return out
 
 
+def _orientation(off: Aff, an: Analysis) -> tuple[int, int | None]:
+    """(the axis of the tile whose stride is 1, the kernel argument taken to be that stride or
+    None where it is the constant 1). Where both strides are arguments, the one passed later is
+    taken (Triton kernels take a tensor's strides in order, `*x.stride()`, the innermost last)."""
+    a0, a1 = off.axes
+    u0, u1 = an.argument_atom(a0), an.argument_atom(a1)
+    if a1 == const(1):
+        return 1, None
+    if a0 == const(1) and u1 is not None:
+        return 0, None
+    if u0 is not None and u1 is not None:
+        return (0, u0) if an.atoms[u0].index > an.atoms[u1].index else (1, u1)
+    if u1 is not None:
+        return 1, u1
+    raise Left("its innermost stride is not 1")
+
+
+def _transposed(off: Aff) -> Aff:
+    return Aff(off.scalar, off.axes[::-1], {1 - a: w for a, w in off.wraps.items()})
+
+
 def match(load: LoadOp, an: Analysis, written: set[int]) -> dict:
     """The view and coordinates of a load (see the module), else Left."""
     t = load.result.type
     shape = t.get_shape()
     if len(shape) != 2:
         raise Left(f"a {len(shape)}-D tile (a !tile.desc box is 2-D)")
-    if (why := box_problem(t, "load")) is not None:
-        raise Left(why)
     if not _is_zero(load.other):
         raise Left("its `other` is not 0 (TMA fills out-of-bounds elements with zeros)")
     base, off = an.pointer(load.ptr)
     if base in written:
         raise Left("the kernel also writes through this argument")
-    unit, wraps = None, off.wraps  # the wraps as the kernel computes them (the stores' masks do)
-    if off.axes[1] != const(1):
-        unit = an.argument_atom(off.axes[1])
-        if unit is None:
-            raise Left("its innermost stride is not 1")
+    inner, unit = _orientation(off, an)
+    flip = inner == 0  # a tile whose rows are contiguous: TMA loads its transpose
+    box = TensorType(t.element_type, shape[::-1] if flip else shape)
+    if (why := box_problem(box, "load")) is not None:
+        raise Left(why)
+    if flip:
+        off = _transposed(off)
+    wraps = off.wraps  # the wraps as the kernel computes them (the stores' masks do)
+    if unit is not None:
         off = off.substitute_one(unit)  # the launch contract: the argument is 1 (else a contiguous copy)
     stride = off.axes[0]
     s = an.argument_atom(stride)
@@ -137,22 +160,39 @@ def match(load: LoadOp, an: Analysis, written: set[int]) -> dict:
         raise Left("its row stride is not a kernel argument")
     r: Poly = {}
     c: Poly = {}
+    outer: list = []  # per-program offsets in elements: (coefficient, other atoms, argument atoms)
     for m, k in off.scalar.items():
         if s in m:
             rest = list(m)
             rest.remove(s)
             r[tuple(rest)] = k
+        elif args := tuple(a for a in m if an.of_arguments({(a,): 1})):
+            outer.append((k, tuple(a for a in m if a not in args), args))
         else:
             c[m] = k
     coords = (r, c)
-    bounds = an.bounds(load.mask, 2) if load.mask is not None else [None, None]
+    bounds, lows = an.bounds(load.mask, 2) if load.mask is not None else ([None, None], [None, None])
+    if flip:
+        bounds, lows = bounds[::-1], lows[::-1]
+    if outer and (bounds[0] is not None or 0 in off.wraps):
+        raise Left("its rows are bounded and its pointer has a per-program offset (such as a batch or head "
+                   "offset), which the TMA view of the whole tensor cannot bound")
+    for axis, low in enumerate(lows):
+        if low is None:
+            continue
+        at = add(coords[axis], low)  # the tested lower bound, where the tensor starts at 0
+        if at and not (an.non_negative(coords[axis]) and an.non_negative(add({}, low, -1))):
+            raise Left(f"its {_AXIS[axis]} are bounded from below at another index than 0")
+        if outer and axis == 0 and not an.non_negative(coords[0]):
+            raise Left("its rows are bounded from below and its pointer has a per-program offset, which the TMA "
+                       "view of the whole tensor cannot bound")
     for axis, (x, b) in off.wraps.items():
         if key(x) != key(coords[axis]):
             raise Left(f"its {_AXIS[axis]} wrap (an index modulo a bound) around another start than the tile's")
         rel = add(b, x, -1)
         if bounds[axis] is not None and key(bounds[axis]) != key(rel):
             raise Left(f"its {_AXIS[axis]} wrap at one bound and are masked at another")
-        why = unobserved(an, load.result, axis, *wraps[axis])
+        why = unobserved(an, load.result, 1 - axis if flip else axis, *wraps[axis])
         if why is not None:
             raise Left(f"its {_AXIS[axis]} wrap (an index taken modulo a bound), which TMA would read as zeros, "
                        f"and the pass cannot prove that only masked-off lanes of stores see them: {why}")
@@ -165,13 +205,14 @@ def match(load: LoadOp, an: Analysis, written: set[int]) -> dict:
                 continue
             if any(m for m in coord):
                 raise Left("its columns are unmasked and do not start at a constant (an offset of the pointer that is "
-                           "not a multiple of the row stride, such as a batch offset, starts them elsewhere)")
-            b = const(shape[1])
+                           "not a multiple of the row stride starts them elsewhere)")
+            b = const(box.get_shape()[1])
         total = add(coord, b)
         if not an.of_arguments(total):
             raise Left(f"its bound on axis {axis} is not a function of the kernel's arguments")
         shape_polys.append(total)
-    return {"ptr": base, "stride": stride, "shape": shape_polys, "coords": coords, "unit": unit}
+    return {"ptr": base, "stride": stride, "shape": shape_polys, "coords": coords, "unit": unit,
+            "outer": outer, "box": box, "transposed": flip}
 
 
 def _coordinate(p: Poly, an: Analysis, load: Operation) -> SSAValue:
@@ -226,6 +267,24 @@ def _materialize(p: Poly, an: Analysis, before: Operation) -> SSAValue:
         total = number(0)
     block.insert_ops_before(new, before)
     return total
+
+
+def _quotient(kernel: func.FuncOp, an: Analysis, args: tuple, stride: Poly) -> int:
+    """The atom of `prod(args) / stride` (i32 ops at the kernel's start): a per-program offset's
+    factor in rows of the view, exact by the launch contract (`multiples`)."""
+    new: list[Operation] = []
+
+    def as_i32(a: int) -> SSAValue:
+        v = an.atoms[a]
+        return v if v.type == i32 else _emit(new, arith.TruncIOp(v, i32))
+
+    num = None
+    for a in args:
+        num = as_i32(a) if num is None else _emit(new, arith.MuliOp(num, as_i32(a)))
+    (s,) = next(iter(stride))
+    q = _emit(new, arith.DivSIOp(num, as_i32(s)))
+    kernel.body.block.insert_ops_before(new, kernel.body.block.first_op)
+    return an.number[q] if q in an.number else next(iter(an.atom(q)))[0]
 
 
 def _emit(new: list, o: Operation) -> SSAValue:
@@ -303,6 +362,7 @@ class TmaLoadPass(ModulePass):
         an = Analysis(kernel)
         written = _written_arguments(kernel)
         descs: dict = {}
+        quotients: dict = {}
         entries: list[DictionaryAttr] = []
         loads = candidate_loads(kernel)
         for load in loads:
@@ -313,14 +373,14 @@ class TmaLoadPass(ModulePass):
                 if self.remarks or in_loop:
                     remark(load, f"ws-tma-load: left as a pointer load: {why}")
                 continue
-            t = load.result.type
+            box = m["box"]
+            multiples = [poly_attr({args: 1}, an.atoms) for args in sorted({a for _, _, a in m["outer"]})]
             view = (m["ptr"], m["unit"], str(sorted(m["stride"].items())),
-                    str([sorted(p.items()) if p else None for p in m["shape"]]), str(t))
+                    str([sorted(p.items()) if p else None for p in m["shape"]]), str(box), str(multiples))
             if view not in descs:
                 name = kernel.body.block.args[m["ptr"]].name_hint or f"arg{m['ptr']}"
                 same = sum(1 for k in descs if k[0] == m["ptr"])
-                desc = add_kernel_arg(kernel, DescType(TensorType(t.element_type, t.get_shape())),
-                                      f"{name}_tma{same or ''}")
+                desc = add_kernel_arg(kernel, DescType(box), f"{name}_tma{same or ''}")
                 descs[view] = desc
                 rows = m["shape"][0]
                 entry = {"ptr": IntegerAttr(m["ptr"], 32), "desc": IntegerAttr(desc.index, 32),
@@ -330,16 +390,32 @@ class TmaLoadPass(ModulePass):
                     entry["extent"] = IntegerAttr(1, 32)
                 if m["unit"] is not None:
                     entry["unit"] = IntegerAttr(an.atoms[m["unit"]].index, 32)
+                if multiples:
+                    entry["multiples"] = ArrayAttr(multiples)
                 entries.append(DictionaryAttr(entry))
-            coords = [_coordinate(p, an, load) for p in m["coords"]]
+            rows_at = dict(m["coords"][0])
+            for k, others, args in m["outer"]:  # a per-program offset, in rows of the view
+                q = quotients.setdefault((args, key(m["stride"])), _quotient(kernel, an, args, m["stride"]))
+                mono = tuple(sorted((*others, q)))
+                rows_at[mono] = rows_at.get(mono, 0) + k
+            coords = [_coordinate(p, an, load) for p in ({k: v for k, v in rows_at.items() if v}, m["coords"][1])]
             new = DescLoadOp(descs[view], coords)
             load.parent_block().insert_op_before(new, load)
+            if m["transposed"]:
+                new = TransOp(new.result, load.result.type, (1, 0))
+                load.parent_block().insert_op_before(new, load)
             if self.remarks:
                 unit = "" if m["unit"] is None else (
-                    f"; its column stride %{an.atoms[m['unit']].name_hint or an.atoms[m['unit']].index} is 1 by "
+                    f"; its {'row' if m['transposed'] else 'column'} stride "
+                    f"%{an.atoms[m['unit']].name_hint or an.atoms[m['unit']].index} is 1 by "
                     "the launch contract (a launch where it is not reads a contiguous copy)")
-                remark(load, f"ws-tma-load: a TMA load of argument {m['ptr']} "
-                             f"({kernel.body.block.args[m['ptr']].name_hint or m['ptr']}){unit}")
+                how = " of the transposed box (its rows are contiguous)" if m["transposed"] else ""
+                outer = "" if not m["outer"] else (
+                    "; its per-program offset is a row offset: the launch checks that the row stride divides "
+                    + ", ".join("*".join(f"%{an.atoms[a].name_hint or an.atoms[a].index}" for a in args)
+                                for args in sorted({a for _, _, a in m["outer"]})))
+                remark(load, f"ws-tma-load: a TMA load{how} of argument {m['ptr']} "
+                             f"({kernel.body.block.args[m['ptr']].name_hint or m['ptr']}){unit}{outer}")
             load.result.replace_all_uses_with(new.result)
             feeding = list(load.operands)
             load.detach()

@@ -75,8 +75,8 @@ def unobserved(an: Analysis, value: SSAValue, axis: int, x: Poly, bound: Poly) -
             elif isinstance(o, StoreOp):
                 if k != 1:
                     return "the loaded values address or mask a store"
-                if o.mask is None or not any(a == d and b is not None and key(b) == key(rel)
-                                             for a, b, _ in an.conjuncts(o.mask, len(shape))):
+                if o.mask is None or not any(a == d and b is not None and not low and key(b) == key(rel)
+                                             for a, b, _, low in an.conjuncts(o.mask, len(shape))):
                     return (f"a store of them (at {_where(o)}) has no mask that bounds the same index "
                             f"by the same value")
             elif _elementwise(o, shape):

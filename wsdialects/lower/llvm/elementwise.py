@@ -38,6 +38,10 @@ class Elementwise:
             "arith.shrui": "lshr", "arith.addf": "fadd", "arith.subf": "fsub", "arith.mulf": "fmul",
             "arith.divf": "fdiv", "arith.remf": "frem",
         }
+        if n == "tile.addptr":  # a scalar pointer plus an offset (a block pointer's base)
+            ot = llty(elem_of(tys[1]))
+            off = ins[1] if ot == "i64" else self.op(f"sext {ot} {ins[1]} to i64")
+            return self.op(f"getelementptr {llty(elem_of(rt).parameters[0])}, ptr addrspace(1) {ins[0]}, i64 {off}")
         if n in simple:
             # float add / sub / mul may contract into FMA (what nvcc and Triton do by default):
             # the softmax's x * scale - max is one FFMA
