@@ -100,3 +100,75 @@
 // I64: scf.for %i = %c0 to %R step %c32 iter_args(%acc = %zero) -> (tensor<32x64xf32>) : i32 {
 // I64-NEXT: %[[ROW:.*]] = arith.addi %first, %i : i32
 // I64-NEXT: tile.desc_load %x_tma[%[[ROW]], %{{.*}}] : !tile.desc<tensor<32x64xf16>> -> tensor<32x64xf16>
+
+// Block pointers as Triton 3.6 rewrites them (examples/triton/attention_block_ptr.py): each base
+// is `X + off_z * stride_xz + off_h * stride_xh`, a per-program scalar offset that becomes a row
+// offset of the whole tensor's view (the kernel divides the outer strides by the row stride; the
+// launch checks they are multiples, contract `multiples`); K^T's dim 0 is contiguous (order
+// (0, 1)), so its [BN, D] box is loaded and transposed; the inner strides are arguments taken to
+// be 1 (`unit`); the i64 offset iter_args go.
+// RUN: ws-opt %S/../Inputs/triton/v3.6/attention_block_ptr_f16_d32_64x32.ttir -p ws-tma-load 2>&1 | filecheck %s --check-prefix=BP
+// BP: attention_block_ptr.py:40:16: remark: ws-tma-load: a TMA load of argument 0 (Q); its column stride %stride_qk is 1 by the launch contract (a launch where it is not reads a contiguous copy); its per-program offset is a row offset: the launch checks that the row stride divides %stride_qz, %stride_qh
+// BP: attention_block_ptr.py:42:20: remark: ws-tma-load: a TMA load of the transposed box (its rows are contiguous) of argument 1 (K); its row stride %stride_kk is 1 {{.*}} divides %stride_kz, %stride_kh
+// BP: attention_block_ptr.py:50:20: remark: ws-tma-load: a TMA load of argument 2 (V); its column stride %stride_vk is 1 {{.*}} divides %stride_vz, %stride_vh
+// BP: %N_CTX: i32, %Q_tma: !tile.desc<tensor<64x32xf16>>, %K_tma: !tile.desc<tensor<32x32xf16>>, %V_tma: !tile.desc<tensor<32x32xf16>>)
+// BP-SAME: ws.tma_loads = [{ptr = 0 : i32, desc = 23 : i32, stride = {{\[}}[1 : i64, 7 : i32]], shape = {{\[}}[], {{\[}}[32 : i64]]], extent = 1 : i32, unit = 8 : i32, multiples = {{\[}}{{\[}}[1 : i64, 5 : i32]], {{\[}}[1 : i64, 6 : i32]]]},
+// BP-SAME: {ptr = 1 : i32, desc = 24 : i32, stride = {{\[}}[1 : i64, 11 : i32]], shape = {{\[}}[], {{\[}}[32 : i64]]], extent = 1 : i32, unit = 12 : i32, multiples = {{\[}}{{\[}}[1 : i64, 9 : i32]], {{\[}}[1 : i64, 10 : i32]]]},
+// BP-SAME: {ptr = 2 : i32, desc = 25 : i32, stride = {{\[}}[1 : i64, 15 : i32]], shape = {{\[}}[], {{\[}}[32 : i64]]], extent = 1 : i32, unit = 16 : i32, multiples = {{\[}}{{\[}}[1 : i64, 13 : i32]], {{\[}}[1 : i64, 14 : i32]]]}]
+// BP-DAG: %[[KH:.*]] = arith.divsi %stride_kh, %stride_kn : i32
+// BP-DAG: %[[KZ:.*]] = arith.divsi %stride_kz, %stride_kn : i32
+// BP-DAG: %[[QZ:.*]] = arith.divsi %stride_qz, %stride_qm : i32
+// BP: %[[QZR:.*]] = arith.muli %off_z, %[[QZ]] : i32
+// BP: tile.desc_load %Q_tma[%{{.*}}, %{{.*}}] : !tile.desc<tensor<64x32xf16>> -> tensor<64x32xf16>
+// BP: %[[KZR:.*]] = arith.muli %off_z, %[[KZ]] : i32
+// BP-NEXT: %[[KHR:.*]] = arith.muli %off_h, %[[KH]] : i32
+// BP-NEXT: %[[KHEAD:.*]] = arith.addi %[[KZR]], %[[KHR]] : i32
+// BP: scf.for %[[N:.*]] = %c0_i32 to %N_CTX step %c32_i32 iter_args(%m_i_{{.*}} = %m_i, %l_i_{{.*}} = %l_i, %arg28 = %cst) -> (tensor<64xf32>, tensor<64xf32>, tensor<64x32xf32>) : i32 {
+// BP-NEXT: %[[KROW:.*]] = arith.addi %[[KHEAD]], %[[N]] : i32
+// BP-NEXT: %[[KBOX:.*]] = tile.desc_load %K_tma[%[[KROW]], %{{.*}}] : !tile.desc<tensor<32x32xf16>> -> tensor<32x32xf16>
+// BP-NEXT: %k = tile.trans %[[KBOX]] [1, 0] : tensor<32x32xf16> -> tensor<32x32xf16>
+// BP-NEXT: tile.dot %q_{{.*}}, %k, %cst
+// BP: %v = tile.desc_load %V_tma[%{{.*}}, %{{.*}}] : !tile.desc<tensor<32x32xf16>> -> tensor<32x32xf16>
+// BP-NOT: tile.load
+// BP: tile.store
+
+// ...and ws-hopper warp-specializes it, as Triton 3.4 prints it too: a producer issuing the
+// three TMA loads (Q once, K and V per iteration), a consumer running the wgmmas on the
+// transposed K.
+// RUN: ws-opt %S/../Inputs/triton/v3.4/attention_block_ptr_f16_d32_64x32.ttir -p ws-hopper 2>&1 | filecheck %s --check-prefix=BPWS
+// BPWS-NOT: remark
+// BPWS: nvgpu.wg.branch warps 0 to 4 "producer"
+// BPWS: nvgpu.tma.async_load %arg0_tma
+// BPWS: scf.for
+// BPWS: nvgpu.tma.async_load %arg1_tma
+// BPWS: nvgpu.tma.async_load %arg2_tma
+// BPWS: nvgpu.wg.branch warps 4 to 8 "consumer"
+// BPWS: tile.trans %{{.*}} [1, 0] : tensor<32x32xf16, #layout.shared<swizzle = 64, order = [1, 0]>> -> tensor<32x32xf16, #layout.shared<swizzle = 64, order = [0, 1]>>
+// BPWS: nvgpu.wgmma.mma_async
+
+// The same rewriting by hand: a transposed tile (dim 0 contiguous), one head's rows checked at
+// a bound (left: the whole tensor's view cannot bound them), one head's columns checked `>= 0`
+// and `< N` (converted, the row stride dividing %HS), columns checked from 1 (left).
+// RUN: ws-opt %S/Inputs/tma-load-block-ptr.mlir -p ws-tma-load 2>&1 | filecheck %s --check-prefix=BPH
+// BPH: tma-load-block-ptr.mlir:19:3: remark: ws-tma-load: a TMA load of the transposed box (its rows are contiguous) of argument 0 (x)
+// BPH: tma-load-block-ptr.mlir:66:3: remark: ws-tma-load: left as a pointer load: its rows are bounded and its pointer has a per-program offset (such as a batch or head offset), which the TMA view of the whole tensor cannot bound
+// BPH: tma-load-block-ptr.mlir:101:3: remark: ws-tma-load: a TMA load of argument 0 (x); its per-program offset is a row offset: the launch checks that the row stride divides %HS
+// BPH: tma-load-block-ptr.mlir:131:3: remark: ws-tma-load: left as a pointer load: its columns are bounded from below at another index than 0
+// BPH: func.func @transposed({{.*}}, %x_tma: !tile.desc<tensor<64x32xf16>>) attributes {tile.kernel, ws.tma_loads = [{ptr = 0 : i32, desc = 3 : i32, stride = {{\[}}[1 : i64, 2 : i32]], shape = {{\[}}[], {{\[}}[32 : i64]]], extent = 1 : i32}]}
+// BPH: %[[T:.*]] = tile.desc_load %x_tma[%{{.*}}, %{{.*}}] : !tile.desc<tensor<64x32xf16>> -> tensor<64x32xf16>
+// BPH-NEXT: %v = tile.trans %[[T]] [1, 0] : tensor<64x32xf16> -> tensor<32x64xf16>
+// BPH: func.func @head_rows(
+// BPH: tile.load %xp, %ok, %zero
+// BPH: func.func @head_columns({{.*}}, %x_tma: !tile.desc<tensor<16x64xf16>>) attributes {tile.kernel, ws.tma_loads = [{ptr = 0 : i32, desc = 5 : i32, stride = {{\[}}[1 : i64, 2 : i32]], shape = {{\[}}[], {{\[}}[1 : i64, 4 : i32]]], extent = 1 : i32, multiples = {{\[}}{{\[}}[1 : i64, 3 : i32]]]}]}
+// BPH-NEXT: %[[Q:.*]] = arith.divsi %HS, %S : i32
+// BPH: %[[R:.*]] = arith.muli %pid, %[[Q]] : i32
+// BPH: tile.desc_load %x_tma[%[[R]], %{{.*}}] : !tile.desc<tensor<16x64xf16>> -> tensor<16x64xf16>
+// BPH: func.func @from_one(
+// BPH: tile.load %xp, %ok, %zero
+
+// Block pointers with boundary checks on both dims (test/triton/Inputs, Triton 3.6): `r >= 0`
+// and `c >= 0` are TMA's own lower bounds, so the load converts with M x K as its bounds.
+// RUN: ws-opt %S/../triton/Inputs/block_pointer_rowsum_v3.6.ttir -p ws-tma-load 2>&1 | filecheck %s --check-prefix=BPCHK
+// BPCHK: remark: ws-tma-load: a TMA load of argument 0 (A)
+// BPCHK: ws.tma_loads = [{ptr = 0 : i32, desc = 5 : i32, stride = {{\[}}[1 : i64, 4 : i32]], shape = {{\[}}{{\[}}[1 : i64, 2 : i32]], {{\[}}[1 : i64, 3 : i32]]]}]
+// BPCHK: tile.desc_load %A_tma
