@@ -24,7 +24,27 @@ an `andi` of bounds tests `index < bound` (slt / sle / sgt / sge) whose bounds, 
 tensor's origin, are polynomials of kernel arguments (`rows < M` gives R = M;
 `cols < K - k * BK` with c = k * BK gives C = K), and `other` is absent or +0. An unmasked row
 axis reads as far as the tensor goes; an unmasked column axis must be a constant range.
-Coordinates are taken to be non-negative, as the pointer form's own bounds tests assume.
+Coordinates are taken to be non-negative, as the pointer form's own bounds tests assume; a
+lower test `index >= L` (a block pointer's boundary check tests `>= 0` too) is accepted where it
+is TMA's own (L the tensor's start) or always true (L <= 0 for a non-negative index).
+
+Block pointers, as Triton rewrites them, start from a per-program scalar offset of the base,
+`Q + off_z * stride_qz + off_h * stride_qh` (a batch and a head). The descriptor covers the
+whole tensor as rows of the row stride S (the heads are rows of it), and such a term becomes a
+row offset the kernel computes, `off_z * (stride_qz / S)`: exact where S divides each outer
+factor, which the contract records (`multiples`) and the launch checks, refusing a tensor that
+breaks it with an error naming the strides (a copy cannot help: the kernel's strides are the
+user's). Contiguous tensors, and any whose outer strides are multiples of the row stride,
+qualify. A 2-D view keeps the `!tile.desc` box and the producer as they are; the price is that
+such a load may not bound its rows (a boundary check on dim 0 tests one head's rows, which the
+whole tensor's view cannot), which the remark says.
+
+A tile whose rows are contiguous instead (a K^T block pointer with order (0, 1), `offs_d[:,
+None] * stride_kk + offs_n[None, :] * stride_kn` with stride_kk = 1) is loaded as the box of
+its transpose, rows along the tile's columns, and `tile.trans`-ed back: the form wgmma reads
+as a K-major B operand (examples/kernels/flash_attention.mlir). Where both strides are
+arguments, the one passed later is taken to be 1 (kernels take a tensor's strides in order,
+`*x.stride()`), and the `unit` contract below keeps any other launch correct.
 
 The column stride is 1, or a kernel argument (`offs_k[None, :] * stride_ak`): Triton's JIT
 turns an integer argument equal to 1 into a constant, but a kernel compiled for every value
@@ -46,7 +66,8 @@ contract on the kernel:
 
 (argument indices; each bound and the row stride is a polynomial of arguments, a list of
 monomials `[coefficient, argument, ...]`; `extent` marks a row count read from the tensor;
-`unit` the argument taken to be the column stride, 1 for the kernel).
+`unit` the argument taken to be the innermost stride, 1 for the kernel; `multiples` the
+products of arguments that are per-program row offsets, which the row stride must divide).
 
 Where TMA cannot take the view at launch (base or row stride not a multiple of 16 bytes), the
 pointer form cannot be the fallback on Hopper: the loop of a GEMM with pointer loads has its
@@ -284,7 +305,7 @@ def _quotient(kernel: func.FuncOp, an: Analysis, args: tuple, stride: Poly) -> i
     (s,) = next(iter(stride))
     q = _emit(new, arith.DivSIOp(num, as_i32(s)))
     kernel.body.block.insert_ops_before(new, kernel.body.block.first_op)
-    return an.number[q] if q in an.number else next(iter(an.atom(q)))[0]
+    return next(iter(an.atom(q)))[0]
 
 
 def _emit(new: list, o: Operation) -> SSAValue:
