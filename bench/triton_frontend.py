@@ -11,10 +11,16 @@ pipeline, same inputs), one GPU run: the example kernels of examples/triton/.
   examples/kernels/flash_attention.mlir / flash_attention_bf16.mlir / flash_attention_causal.mlir
   (its bf16 run renames the element type, as bench/attention.py does), 3-D descriptors over the
   same q, k, v viewed as [B*H, L, d].
+- Attention forward with block pointers (attention_block_ptr, `tl.make_block_ptr` /
+  `tl.advance`, K^T read through a block pointer of order (0, 1)): the same B, H, d, not causal
+  (the example has no causal form), fp16 and bf16, 128 x 64 tiles, 8 warps; hand-written
+  flash_attention.mlir / flash_attention_bf16.mlir as above. Triton 3.9 removed block pointers:
+  with it installed both its compile and ours (which starts from Triton's TTIR) are skipped.
 
 The default sizes are K = 256, 1024, 4096, 16384 and L = 1024, 4096, 16384 (ends and middle of
-the issue's ranges), so that the whole default run (12 GEMM rows and 12 attention rows, each
-compiled and timed three ways) fits in about six minutes on an H200; --ks / --ls take any list.
+the issue's ranges), so that the whole default run (12 GEMM rows, 12 attention rows and 6
+block-pointer attention rows, each compiled and timed three ways) fits in about eight minutes on
+an H200; --ks / --ls take any list.
 
 Correctness first: every result is compared with torch (float32) on the same inputs; a
 relative error above 1e-2 prints WRONG and that kernel is not timed. A kernel that we cannot
@@ -24,7 +30,8 @@ only the launch is timed (arguments built once). Prints a table of TFLOP/s, ours
 ours / hand-written, then footnotes saying which hand-written kernel each row compares with.
 
     python bench/triton_frontend.py [--ks 256,1024] [--ls 1024,4096] [--dtypes fp16,bf16] [--causal 0,1]
-                                    [--only gemm_desc,attention_desc] [--no-hand] [--out FILE.md]
+                                    [--only gemm_desc,attention_desc,attention_block_ptr] [--no-hand]
+                                    [--out FILE.md]
     python bench/triton_frontend.py --dry-run    # the cases and their kernels; needs no torch, triton or GPU
 
 Needs a Hopper GPU, torch, cuda-python and triton: pip install -e '.[gpu,triton]'.
@@ -48,11 +55,13 @@ from wsdialects.diagnostics import WsError  # noqa: E402
 EXAMPLES = ROOT / "examples" / "triton"
 HAND = ROOT / "examples" / "kernels"
 GEMMS = ("gemm_desc", "gemm_pointer", "gemm_persistent")
-ATTENTIONS = ("attention_desc",)
+ATTENTIONS = ("attention_desc", "attention_block_ptr")
+BLOCK_POINTERS = ("attention_block_ptr",)  # families Triton compiles only before 3.9
 KNOWN = GEMMS + ATTENTIONS
 MN = 8192  # M = N of the GEMMs
 BM, BN, BK = 128, 256, 64  # the GEMM tiles (gemm.mlir's)
 B, H, D, BLOCK = 4, 32, 128, 128  # attention: batch, heads, head dim, the tile of both loops
+BLOCK_N_BP = 64  # attention_block_ptr's BLOCK_N (its BLOCK_M is BLOCK)
 TOL = 1e-2
 
 
@@ -125,9 +134,13 @@ def plan(ks, ls, dtypes, causals, only, hand=True) -> list[Case]:
                 pipe = "ws-hopper{persistent=true}" if fam == "gemm_persistent" else "ws-hopper"
                 h = Hand(HAND / "gemm.mlir", pipe, "fp16", (tiles,), ("a", "bt", "c", MN, MN, K, MN))
             cases.append(Case(fam, f"{fam}_kernel", f"K={K}", 2 * MN * MN * K, {"K": K}, h))
-    if "attention_desc" in only:
+    for fam in ATTENTIONS:
+        if fam not in only:
+            continue
         for dtype in dtypes:
             for causal in causals:
+                if causal and fam in BLOCK_POINTERS:
+                    continue  # the block-pointer example is not causal
                 for L in ls:
                     h = None
                     if hand:
@@ -137,8 +150,8 @@ def plan(ks, ls, dtypes, causals, only, hand=True) -> list[Case]:
                                  ("q3", "k3", "v3", "o3", L, D ** -0.5))
                     label = f"{dtype} {'causal' if causal else 'full'} L={L}"
                     flops = 4 * B * H * L * L * D // (2 if causal else 1)
-                    cases.append(Case("attention_desc", "attention_desc_kernel", label, flops,
-                                      {"dtype": dtype, "causal": causal, "L": L}, h))
+                    cases.append(Case(fam, f"{fam}_kernel", label, flops, {"dtype": dtype, "causal": causal, "L": L},
+                                      h))
     return cases
 
 
@@ -163,6 +176,11 @@ def footnotes(cases: list[Case]) -> list[str]:
         notes.append("attention_desc: the imported kernel makes 2-D device-side descriptors over [B*H*L, d]; the "
                      "hand-written flash_attention*.mlir take the same q, k, v, o as [B*H, L, d] 3-D descriptors, "
                      "plain `ws-hopper`; bf16 causal is flash_attention_causal.mlir with its element type renamed.")
+    if "attention_block_ptr" in fams:
+        notes.append("attention_block_ptr: block pointers over (B, H, L, d) with strides, K^T read through an "
+                     f"order-(0, 1) block pointer, {BLOCK} x {BLOCK_N_BP} tiles (ws-tma-load turns its loads into TMA "
+                     f"loads of the whole tensors, K's box transposed); the hand-written flash_attention*.mlir take "
+                     f"the same q, k, v, o as [B*H, L, d] 3-D descriptors with {BLOCK} x {BLOCK} tiles.")
     return notes
 
 
@@ -231,8 +249,13 @@ def materialize(case: Case, torch, triton, sms: int) -> Run:
             q[:1, :2].float(), k[:1, :2].float(), v[:1, :2].float(), is_causal=causal, scale=scale)
 
     grid = (triton.cdiv(L, BLOCK), B * H)
-    launch = lambda kern: kern[grid](q, k, v, o, scale, B, H, N_CTX=L, HEAD_DIM=D, BLOCK_M=BLOCK,  # noqa: E731
-                                     BLOCK_N=BLOCK, CAUSAL=causal, num_warps=8)
+    if case.family == "attention_block_ptr":
+        strides = (*q.stride(), *k.stride(), *v.stride(), *o.stride())
+        launch = lambda kern: kern[grid](q, k, v, o, scale, *strides, H, L, HEAD_DIM=D,  # noqa: E731
+                                         BLOCK_M=BLOCK, BLOCK_N=BLOCK_N_BP, num_warps=8)
+    else:
+        launch = lambda kern: kern[grid](q, k, v, o, scale, B, H, N_CTX=L, HEAD_DIM=D,  # noqa: E731
+                                         BLOCK_M=BLOCK, BLOCK_N=BLOCK, CAUSAL=causal, num_warps=8)
     return Run(t, launch, o, ref, lambda: o[:1, :2])
 
 
@@ -297,6 +320,7 @@ def main(argv=None) -> int:
     sms = torch.cuda.get_device_properties(0).multi_processor_count
     triton.set_allocator(lambda size, align, stream: torch.empty(size, dtype=torch.int8, device="cuda"))
     hand_col = not args.no_hand
+    block_pointers = tuple(int(x) for x in triton.__version__.split(".")[:2]) < (3, 9)
     whos = ("triton", "ours", "hand") if hand_col else ("triton", "ours")
     head = "| kernel | case | Triton TFLOP/s | ours TFLOP/s |" + (" hand-written TFLOP/s |" if hand_col else "")
     head += " ours / Triton |" + (" ours / hand-written |" if hand_col else "")
@@ -310,12 +334,15 @@ def main(argv=None) -> int:
     hand_of: dict = {}  # Hand.key -> Compiled, or why it does not compile
     for case in cases:
         if case.kernel not in fns:
-            fns[case.kernel] = getattr(example(case.family), case.kernel)
+            fns[case.kernel] = getattr(example(case.family), case.kernel)  # defined with any Triton; compiled lazily
             ours_of[case.kernel] = wsdialects.compile(fns[case.kernel])
         run = materialize(case, torch, triton, sms)
         kerns = {"triton": lambda run=run: run.launch(fns[case.kernel]),
                  "ours": lambda run=run: run.launch(ours_of[case.kernel])}
         results: dict = {}
+        if case.family in BLOCK_POINTERS and not block_pointers:
+            gone = f"skipped (block pointers are gone from triton {triton.__version__}; Triton 3.4 to 3.8 has them)"
+            results["triton"] = results["ours"] = gone
         if case.kernel in refused:
             results["ours"] = f"skipped (ws-hopper does not compile it yet: {refused[case.kernel]})"
         if hand_col and case.hand is not None:

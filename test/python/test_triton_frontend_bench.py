@@ -40,8 +40,11 @@ def test_dry_run_lists_every_default_case_with_its_hand_written_kernel():
     r = _run("--dry-run")
     assert r.returncode == 0, r.stderr
     rows = r.stdout.splitlines()[:-1]
-    assert r.stdout.splitlines()[-1] == "24 cases"  # 4 K x 3 GEMMs + 3 L x 2 dtypes x 2 causal
-    assert len(rows) == 24 and all("hand-written examples/kernels/" in row for row in rows)
+    # 4 K x 3 GEMMs + 3 L x 2 dtypes x 2 causal (attention_desc) + 3 L x 2 dtypes (attention_block_ptr, not causal)
+    assert r.stdout.splitlines()[-1] == "30 cases"
+    assert len(rows) == 30 and all("hand-written examples/kernels/" in row for row in rows)
+    assert sorted(row.split(":")[0] for row in rows if row.startswith("attention_block_ptr")) == [
+        f"attention_block_ptr {d} full L={L}" for d in ("bf16", "fp16") for L in (1024, 16384, 4096)]
     for row in rows:
         family = row.split()[0]
         assert f"examples/triton/{family}.py:{family}_kernel" in row
@@ -64,6 +67,17 @@ def test_only_ks_ls_and_no_hand_shape_the_cases():
         "gemm_pointer K=512: examples/triton/gemm_pointer.py:gemm_pointer_kernel by Triton and by us",
         "attention_desc bf16 causal L=2048: examples/triton/attention_desc.py:attention_desc_kernel by Triton and by us",
         "2 cases"]
+
+
+def test_block_pointer_attention_is_not_causal():
+    r = _run("--dry-run", "--only", "attention_block_ptr", "--ls", "2048", "--dtypes", "fp16", "--causal", "0,1")
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.splitlines() == [
+        "attention_block_ptr fp16 full L=2048: examples/triton/attention_block_ptr.py:attention_block_ptr_kernel by "
+        "Triton and by us; hand-written examples/kernels/flash_attention.mlir [ws-hopper] grid (16, 128) "
+        f"(q3, k3, v3, o3, 2048, {128 ** -0.5})", "1 cases"]
+    notes = tf.footnotes(tf.plan([], [2048], ["fp16"], [False], {"attention_block_ptr"}))
+    assert len(notes) == 1 and notes[0].startswith("attention_block_ptr: block pointers over (B, H, L, d)")
 
 
 def test_bad_options_are_usage_errors():
