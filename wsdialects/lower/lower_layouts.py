@@ -54,7 +54,8 @@ FREE_OPS = ("arith.", "math.", "tile.splat", "tile.make_range", "tile.expand_dim
             "tile.addptr", "tile.trans", "tile.load")
 DOTS = ("tile.dot", "mma.async_dot", "nvgpu.wgmma.mma_async")
 WAITS = ("mma.wait", "nvgpu.wgmma.wait_group")
-STORE_GROUPS = ("tile.store",)
+# Ops whose pointer, value and mask tiles (and result, for an atomic) are one per element: one layout.
+STORE_GROUPS = ("tile.store", "tile.atomic_add")
 WGMMA_M, MAX_N = 64, 256
 
 
@@ -165,8 +166,8 @@ class BranchLayouts:
             E.append(Edge(o.operands[0], o.results[0], lambda s, ax=ax: SliceLayout(ax, s),
                           lambda r, ax=ax: r.parent if isinstance(r, SliceLayout) and r.dim.data == ax else None, o))
         elif n in STORE_GROUPS:
-            ptr, val = o.operands[0], o.operands[1]
-            for x in o.operands:
+            val = o.operands[1]
+            for x in [*o.operands, *o.results]:
                 if x is not val:
                     eq(val, x)
         elif n in DOTS:

@@ -377,6 +377,8 @@ class KernelFrame:
             return self.lower_store(o)
         if n == "tile.desc_store":
             return self.lower_desc_store(o)
+        if n == "tile.atomic_add":
+            return self.lower_atomic_add(o)
         if n == "func.return":
             return
         if n in SHARED_TILE_OPS:  # staged TMA load, warp_group.share / gather (shared_tiles.py)

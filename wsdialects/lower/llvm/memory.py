@@ -1,4 +1,5 @@
 """Global-memory ops of the LLVM emitter: masked pointer loads and stores (predicated PTX),
+atomic adds (`red` / `atom`, one owner thread per element, between two gpu-scope fences),
 1-D row-slice stores from lane 4q, pointer-tile stores contiguous along a row staged per
 warp through padded shared memory and written as 16-byte vectors (element stores where a
 mask or the alignment fails; `WSDIALECTS_SCALAR_STORES=1` stores from the fragment), and
@@ -95,6 +96,85 @@ class Memory:
             x = self.ev(v, idx, s)
             m = self.ev(o.mask, idx, s) if o.mask is not None else None
             self.masked_store(p, x, et, m)
+
+    # ---- atomics
+    def lower_atomic_add(self, o: Operation) -> None:
+        """`tile.atomic_add` where the op stands (never lazily at a use, as the tile's other ops
+        are: its adds happen once whether or not its result is read). Each element is added by
+        the one thread that owns it in the tile's layout: every thread its fragment elements,
+        lane 4q the rows of a row slice (the quad's other lanes hold copies), the threads of
+        fragment row 0 a column slice, thread 0 of the partition a scalar. Triton's sem/scope
+        (acq_rel at gpu scope) is one `fence.acq_rel.gpu` before and one after the thread's adds,
+        which are relaxed: `red.relaxed.gpu.global.add` where the result is not read (PTX's `red`
+        takes no acq_rel), `atom.relaxed.gpu.global.add` where it is. A masked-off element's
+        result is 0; a row slice's result is shuffled from lane 4q to its quad."""
+        ptr, v = o.operands[0], o.operands[1]
+        et = elem_of(v.type)
+        used = bool(o.results[0].uses)
+        L = self.layout
+        self.asm("fence.acq_rel.gpu;", "", [])
+        if not isinstance(v.type, TensorType):
+            if used:
+                self.fail(o, "the result of a scalar tile.atomic_add is read: one thread adds, and handing its "
+                             "result to the partition's other threads is not lowered (the tile form is)")
+            owner = self.op(f"icmp eq i32 {self.leader()}, 0")
+            m = owner if o.mask is None else self.op(f"and i1 {owner}, {self.scalar(o.mask)}")
+            self.atomic_add(self.scalar(ptr), self.scalar(v), et, m, used)
+            self.asm("fence.acq_rel.gpu;", "", [])
+            return
+        lay = layout_of(v.type)
+        owner = None
+        if isinstance(lay, SliceLayout) and L is not None:
+            if lay.dim.data == 1:  # the four lanes of a quad hold a row: lane 4q adds it
+                owner = self.op(f"icmp eq i32 {self.op(f'and i32 {L.lane}, 3')}, 0")
+            else:  # every fragment row holds the columns: the threads of row 0 add them
+                if used:
+                    self.fail(o, "the result of tile.atomic_add on a column slice is read: the threads of one "
+                                 "fragment row add it, and handing the result to the others is not lowered")
+                owner = self.op(f"icmp eq i32 {L.row_rt}, 0")
+        regs = []
+        for s, idx in self.slots(v.type, o):
+            m = self.ev(o.mask, idx, s) if o.mask is not None else None
+            if owner is not None:
+                m = owner if m is None else self.op(f"and i1 {owner}, {m}")
+            r = self.atomic_add(self.ev(ptr, idx, s), self.ev(v, idx, s), et, m, used)
+            if used and owner is not None:
+                r = self.from_lane(r, et, self.op(f"and i32 {L.lane}, 28"))
+            regs.append(r)
+        self.asm("fence.acq_rel.gpu;", "", [])
+        if used:
+            self.vals[o.results[0]] = self.make_frag(v.type, regs, o)
+
+    def atomic_add(self, p: str, val: str, et: Attribute, mask: str | None, used: bool) -> str | None:
+        """One relaxed gpu-scope atomic add of `val` at `p` where `mask` (i1) holds: `red` when
+        the old value is not `used`, else `atom` giving it (0 where the mask is off)."""
+        bits = bits_of(et)
+        T = llty(et)
+        it = f"i{bits}"
+        ty = {"half": "noftz.f16", "float": "f32"}.get(T, "s32")
+        c = "h" if bits == 16 else "r"
+        iv = self.op(f"bitcast {T} {val} to {it}") if is_float(et) else val
+        args = [("ptr addrspace(1)", p), (it, iv)]
+        pred, guard = "", ""
+        if mask is not None:
+            args.append(("i32", self.op(f"zext i1 {mask} to i32")))
+            pred, guard = f".reg .pred p; setp.ne.b32 p, ${len(args) - 1 + used}, 0; ", "@p "
+        if not used:
+            self.asm(f"{{ {pred}{guard}red.relaxed.gpu.global.add.{ty} [$0], $1; }}",
+                     ",".join(["l", c] + (["r"] if mask is not None else [])), args)
+            return None
+        r = self.asm(f"{{ {pred}mov.b{bits} $0, 0; {guard}atom.relaxed.gpu.global.add.{ty} $0, [$1], $2; }}",
+                     ",".join([f"={c}", "l", c] + (["r"] if mask is not None else [])), args, it)
+        return self.op(f"bitcast {it} {r} to {T}") if is_float(et) else r
+
+    def from_lane(self, x: str, et: Attribute, lane: str) -> str:
+        """`x` as lane `lane` of the warp holds it (shfl.sync.idx)."""
+        bits, T = bits_of(et), llty(et)
+        y = self.op(f"bitcast {T} {x} to i{bits}") if is_float(et) else x
+        y = self.op(f"zext i{bits} {y} to i32") if bits < 32 else y
+        y = self.asm("shfl.sync.idx.b32 $0, $1, $2, 31, -1;", "=r,r,r", [("i32", y), ("i32", lane)], "i32")
+        y = self.op(f"trunc i32 {y} to i{bits}") if bits < 32 else y
+        return self.op(f"bitcast i{bits} {y} to {T}") if is_float(et) else y
 
     # ---- staged pointer-tile stores (coalesced epilogue)
     def _col_coef(self, v: SSAValue, d: int) -> int | None:
