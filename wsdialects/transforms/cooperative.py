@@ -201,7 +201,7 @@ class AxisMap:
             if ax(op.operands[-1]) is not None:
                 self.gathered.add(op)  # the groups gather the tile, the first one stores it
         elif op.name.startswith(("arith.", "math.")) or op.name in (
-                "tile.addptr", "tile.load", "tile.store", "mma.wait"):
+                "tile.addptr", "tile.load", "tile.store", "tile.atomic_add", "mma.wait"):
             if op.name == "mma.wait":
                 pairs = list(zip(op.operands, op.results))
                 for a, b in pairs:

@@ -79,7 +79,7 @@ from wsdialects.transforms.trip_count import trip_count
 from wsdialects.warp_group import PartitionOp, RegionOp
 
 PEELED_ATTR = "ws.peeled"
-_GLOBAL_MEMORY = {"tile.load", "tile.store", "tile.desc_load", "tile.desc_store"}
+_GLOBAL_MEMORY = {"tile.load", "tile.store", "tile.desc_load", "tile.desc_store", "tile.atomic_add"}
 
 
 def _touches_global_memory(op: Operation) -> bool:
