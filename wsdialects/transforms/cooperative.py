@@ -299,6 +299,10 @@ class CooperativePass(ModulePass):
                 if v.type.get_shape()[a] % G:
                     raise _CannotSplit(f"a tile of {v.type.get_shape()[a]} rows does not split into {G} groups")
             for d in part.body.walk():
+                if d.name == "tile.atomic_add" and d.operands[1] not in amap.axis:
+                    # each group would add the whole of it (a store may repeat itself, an add may not)
+                    raise _CannotSplit("a tile.atomic_add of a value the groups do not split would add it once "
+                                       "per group")
                 if isinstance(d, DotOp | AsyncDotOp) and (d.results[0].type.get_shape()[0] // G) % WGMMA_M:
                     raise _CannotSplit(f"each group's share of a {d.results[0].type.get_shape()[0]}-row dot "
                                        f"would be smaller than a warp group's {WGMMA_M}-row MMA")

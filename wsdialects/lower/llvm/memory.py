@@ -99,15 +99,15 @@ class Memory:
 
     # ---- atomics
     def lower_atomic_add(self, o: Operation) -> None:
-        """`tile.atomic_add` where the op stands (never lazily at a use, as the tile's other ops
-        are: its adds happen once whether or not its result is read). Each element is added by
-        the one thread that owns it in the tile's layout: every thread its fragment elements,
-        lane 4q the rows of a row slice (the quad's other lanes hold copies), the threads of
-        fragment row 0 a column slice, thread 0 of the partition a scalar. Triton's sem/scope
-        (acq_rel at gpu scope) is one `fence.acq_rel.gpu` before and one after the thread's adds,
-        which are relaxed: `red.relaxed.gpu.global.add` where the result is not read (PTX's `red`
-        takes no acq_rel), `atom.relaxed.gpu.global.add` where it is. A masked-off element's
-        result is 0; a row slice's result is shuffled from lane 4q to its quad."""
+        """`tile.atomic_add`, lowered where the op stands (not lazily at a use, as a tile's other
+        ops are: its adds happen once, read or not). Each element is added once, by the thread
+        that owns it: a thread its accumulator-fragment elements, lane 4q the rows of a row slice
+        (the quad's other lanes hold copies; a read result is shuffled back to them), thread 0
+        of the partition a scalar (a read scalar result, which every thread would need, is
+        refused). Triton's ordering, acq_rel at gpu scope, is one `fence.acq_rel.gpu` before and
+        one after the thread's adds, which are relaxed: `red.relaxed.gpu.global.add` where the
+        result is not read (PTX's `red` takes no acq_rel), else `atom.relaxed.gpu.global.add`
+        (0 where the mask is off). f32, f16 (`.noftz.f16`) and i32 (`.s32`), one element each."""
         ptr, v = o.operands[0], o.operands[1]
         et = elem_of(v.type)
         used = bool(o.results[0].uses)
@@ -125,13 +125,10 @@ class Memory:
         lay = layout_of(v.type)
         owner = None
         if isinstance(lay, SliceLayout) and L is not None:
-            if lay.dim.data == 1:  # the four lanes of a quad hold a row: lane 4q adds it
-                owner = self.op(f"icmp eq i32 {self.op(f'and i32 {L.lane}, 3')}, 0")
-            else:  # every fragment row holds the columns: the threads of row 0 add them
-                if used:
-                    self.fail(o, "the result of tile.atomic_add on a column slice is read: the threads of one "
-                                 "fragment row add it, and handing the result to the others is not lowered")
-                owner = self.op(f"icmp eq i32 {L.row_rt}, 0")
+            if lay.dim.data != 1:
+                self.fail(o, f"tile.atomic_add of a tile in {lay}: only the accumulator fragment and its row "
+                             "slices are lowered (every fragment row holds a column slice)")
+            owner = self.op(f"icmp eq i32 {self.op(f'and i32 {L.lane}, 3')}, 0")  # lane 4q adds the quad's rows
         regs = []
         for s, idx in self.slots(v.type, o):
             m = self.ev(o.mask, idx, s) if o.mask is not None else None
