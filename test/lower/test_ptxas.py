@@ -25,6 +25,9 @@ KERNELS = {
     **{f"triton/{k}": ROOT / "test" / "Inputs" / "triton" / f"{k}.ttir"
        for k in ("gemm_pointer_f16_64x64x32_g2", "gemm_pointer_f16_128x256x64_g8")},
     "relu_gemm": ROOT / "test" / "Inputs" / "kernels" / "relu_gemm.mlir",
+    # tile.atomic_add (red / atom between fences): Triton's split-K GEMM
+    **{f"triton/{k}": ROOT / "test" / "Inputs" / "triton" / f"{k}.ttir"
+       for k in ("gemm_splitk_f16_64x64x32_s3", "gemm_splitk_f16_128x128x64_s4")},
     # attention: register-A wgmma, N-major V, column-block slots (head dim 128 / 256), 3-D TMA boxes
     **{k: ROOT / "examples" / "kernels" / f"{k}.mlir"
        for k in ("attention", "flash_attention", "flash_attention_causal", "flash_attention_bf16",
@@ -101,6 +104,9 @@ MORE = [
      "ws-hopper{cooperative=2 pingpong=true persistent=true}"),
     ("dual_dot", INPUTS / "dual_dot.mlir", "ws-hopper{persistent=true}"),
     ("bias_gemm", INPUTS / "bias_gemm.mlir", "ws-hopper{persistent=true}"),
+    ("gemm_splitk", ROOT / "test" / "Inputs" / "triton" / "gemm_splitk_f16_128x128x64_s4.ttir",
+     "ws-hopper{cooperative=2}"),
+    ("row_sum_splitn", ROOT / "test" / "Inputs" / "triton" / "row_sum_splitn_f16_128x64_s4.ttir", "ws-hopper"),
 ]
 
 
@@ -109,6 +115,20 @@ def test_ptxas_more_pipelines(name, path, spec, tmp_path):
     ptx = _ptx(path, spec)
     assert ".target sm_90a" in ptx and "setmaxnreg" in ptx and "mbarrier.try_wait.parity" in ptx
     _assemble(ptx, tmp_path, name)
+
+
+ATOMICS = ROOT / "test" / "transforms" / "Inputs" / "atomics.mlir"
+
+
+@pytest.mark.parametrize("part", range(4))
+def test_ptxas_atomic_forms(part, tmp_path):
+    """The hand-written tile.atomic_add forms (atom with its old value read, red of i32 and f16,
+    a row slice's atom and shuffle, a scalar red) assemble."""
+    path = tmp_path / "atomics.mlir"
+    path.write_text(ATOMICS.read_text().split("// -----")[part])
+    ptx = _ptx(path)
+    assert "fence.acq_rel.gpu" in ptx and ".global.add." in ptx
+    _assemble(ptx, tmp_path, f"atomics{part}")
 
 
 @pytest.mark.parametrize("name", ["flash_attention", "flash_attention_causal"])
