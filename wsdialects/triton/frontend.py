@@ -27,8 +27,8 @@ import importlib
 
 from xdsl.dialects.builtin import ModuleOp
 
-__all__ = ["MissingTriton", "bind", "from_triton", "infer_signature", "is_jit_function", "jit_function", "ttir",
-           "type_of"]
+__all__ = ["MissingTriton", "arg_spec", "bind", "binding", "from_triton", "infer_signature", "is_jit_function",
+           "jit_function", "param_rules", "ttir", "type_of"]
 
 
 class MissingTriton(ImportError):
@@ -72,11 +72,22 @@ _DTYPES = {
 OPTIONS = ("num_warps", "num_stages", "num_ctas")
 
 
+_NAMES: dict = {}  # dtype object -> its Triton name (dtypes are few; looked up at every launch)
+
+
 def dtype_name(dtype) -> str:
     """Triton's name (fp16, bf16, fp8e4nv, ...) of a torch or numpy dtype."""
+    try:
+        return _NAMES[dtype]
+    except (KeyError, TypeError):
+        pass
     name = str(dtype).rsplit(".", 1)[-1]
     if name not in _DTYPES:
         raise TypeError(f"no Triton type for dtype {dtype}")
+    try:
+        _NAMES[dtype] = _DTYPES[name]
+    except TypeError:  # an unhashable dtype: named each time
+        pass
     return _DTYPES[name]
 
 
@@ -94,50 +105,130 @@ def address(x) -> int:
     return x.data_ptr() if hasattr(x, "data_ptr") else x.ctypes.data
 
 
+_DESC_TYPES: dict = {}  # (dtype, block shape) -> "tensordesc<fp16[128,64]>"
+
+
+def _int_type(x: int) -> str:
+    if -(1 << 31) <= x < (1 << 31):
+        return "i32"
+    return "i64" if -(1 << 63) <= x < (1 << 63) else "u64"
+
+
 def type_of(x) -> str:
     """Triton's signature string for a launch argument (see the module docstring)."""
     if is_descriptor(x):
         if getattr(x, "padding", "zero") != "zero":
             raise TypeError(f"a TensorDescriptor with padding='{x.padding}': only 'zero' is supported")
-        return f"tensordesc<{dtype_name(x.base.dtype)}[{','.join(str(int(b)) for b in x.block_shape)}]>"
+        key = (x.base.dtype, tuple(x.block_shape))
+        try:
+            return _DESC_TYPES[key]
+        except (KeyError, TypeError):
+            pass
+        ty = f"tensordesc<{dtype_name(x.base.dtype)}[{','.join(str(int(b)) for b in x.block_shape)}]>"
+        try:
+            _DESC_TYPES[key] = ty
+        except TypeError:
+            pass
+        return ty
     if is_tensor(x):
         return f"*{dtype_name(x.dtype)}"
     if isinstance(x, bool):
         return "i1"
     if isinstance(x, int):
-        if -(1 << 31) <= x < (1 << 31):
-            return "i32"
-        return "i64" if -(1 << 63) <= x < (1 << 63) else "u64"
+        return _int_type(x)
     if isinstance(x, float):
         return "fp32"
     raise TypeError(f"cannot pass a {type(x).__name__} to a Triton kernel (tensors, TensorDescriptors, ints, "
                     "floats and bools can be)")
 
 
+def arg_spec(x, specialize: bool = True, align: bool = True) -> tuple[str, int | None]:
+    """(Triton's type of the launch argument `x`, how it is specialized): the whole of what a
+    specialization takes from a non-constexpr argument, as Triton's launcher takes it. The
+    specialization is 1 for an int equal to 1 (compiled in as a constant; not with
+    `specialize=False`, i.e. do_not_specialize), 16 for an int that is a multiple of 16 or a
+    pointer to 16-byte aligned data (`tt.divisibility = 16`; not with `align=False`, i.e.
+    do_not_specialize_on_alignment), else None:
+
+        arg_spec(1) == ("i32", 1); arg_spec(48) == ("i32", 16); arg_spec(7) == ("i32", None)
+        arg_spec(aligned_fp16_tensor) == ("*fp16", 16); arg_spec(desc) == ("tensordesc<fp16[128,64]>", None)
+
+    `infer_signature` builds a signature from it, and the launch's cache keys a compiled
+    specialization by it, so the two cannot disagree."""
+    ty = _int_type(x) if type(x) is int else type_of(x)  # a plain int is nothing else: skip the other tests
+    if ty == "i32" or ty == "i64":
+        if specialize and x == 1:
+            return ty, 1
+        if align and x % 16 == 0:
+            return ty, 16
+    elif ty[0] == "*" and align and address(x) % 16 == 0:
+        return ty, 16
+    return ty, None
+
+
+def param_rules(fn) -> list[tuple[str, bool, bool, bool]]:
+    """Per parameter of `fn` in order: (name, is a constexpr, may be specialized on its value,
+    may be specialized on its alignment / divisibility), from `tl.constexpr` annotations and
+    `@triton.jit(do_not_specialize=..., do_not_specialize_on_alignment=...)`."""
+    fn = jit_function(fn)
+    params = {p.name: p for p in fn.params}
+    out = []
+    for name in fn.arg_names:
+        p = params.get(name)
+        out.append((name, bool(getattr(p, "is_constexpr", False)), not getattr(p, "do_not_specialize", False),
+                    not getattr(p, "do_not_specialize_on_alignment", False)))
+    return out
+
+
+class Default:
+    """A parameter's default value, as `binding` gives it."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value):
+        self.value = value
+
+
+def binding(fn, nargs: int, keywords) -> list:
+    """Where each parameter of `fn` (in order) takes its value from in a call `fn[grid](*args,
+    **kwargs)` with `nargs` positional arguments and keyword names `keywords` (launch options
+    among them are left out): its position in `args` (an int), its keyword (a str), or a
+    `Default`, filled in as Triton fills it. A TypeError names what is wrong with the call."""
+    fn = jit_function(fn)
+    names = list(fn.arg_names)
+    if nargs > len(names):
+        raise TypeError(f"{fn.__name__} takes {len(names)} arguments ({', '.join(names)}), got {nargs}")
+    source: dict = {n: i for i, n in enumerate(names[:nargs])}
+    for k in keywords:
+        if k in OPTIONS:
+            continue
+        if k not in names:
+            raise TypeError(f"{fn.__name__} has no argument '{k}' (its arguments: {', '.join(names)}; launch "
+                            f"options: {', '.join(OPTIONS)})")
+        if k in source:
+            raise TypeError(f"{fn.__name__}: argument '{k}' given twice")
+        source[k] = k
+    for p in fn.params:
+        if p.name not in source and p.has_default:
+            source[p.name] = Default(p.default)
+    missing = [n for n in names if n not in source]
+    if missing:
+        raise TypeError(f"{fn.__name__}: missing argument{'s' if len(missing) > 1 else ''} {', '.join(missing)}")
+    return [source[n] for n in names]
+
+
+def bound_values(sources: list, args, kwargs) -> list:
+    """The parameters' values in order for a call, from `binding`'s sources."""
+    return [args[s] if type(s) is int else s.value if type(s) is Default else kwargs[s] for s in sources]
+
+
 def bind(fn, args, kwargs) -> tuple[dict, dict]:
     """(every parameter's value by name, in order; the launch options in kwargs) for a call
     `fn[grid](*args, **kwargs)`, defaults filled in as Triton fills them."""
     fn = jit_function(fn)
-    names = list(fn.arg_names)
-    kwargs = dict(kwargs)
-    options = {k: kwargs.pop(k) for k in OPTIONS if k in kwargs}
-    if len(args) > len(names):
-        raise TypeError(f"{fn.__name__} takes {len(names)} arguments ({', '.join(names)}), got {len(args)}")
-    bound = dict(zip(names, args))
-    for k, v in kwargs.items():
-        if k not in names:
-            raise TypeError(f"{fn.__name__} has no argument '{k}' (its arguments: {', '.join(names)}; launch "
-                            f"options: {', '.join(OPTIONS)})")
-        if k in bound:
-            raise TypeError(f"{fn.__name__}: argument '{k}' given twice")
-        bound[k] = v
-    for p in fn.params:
-        if p.name not in bound and p.has_default:
-            bound[p.name] = p.default
-    missing = [n for n in names if n not in bound]
-    if missing:
-        raise TypeError(f"{fn.__name__}: missing argument{'s' if len(missing) > 1 else ''} {', '.join(missing)}")
-    return {n: bound[n] for n in names}, options
+    sources = binding(fn, len(args), kwargs)
+    options = {k: kwargs[k] for k in OPTIONS if k in kwargs}
+    return dict(zip(fn.arg_names, bound_values(sources, args, kwargs))), options
 
 
 def constexpr_names(fn) -> list[str]:
@@ -145,29 +236,28 @@ def constexpr_names(fn) -> list[str]:
 
 
 def infer_signature(fn, bound: dict) -> tuple[dict, dict, dict]:
-    """(signature, constexprs, attrs) for ASTSource from bound argument values."""
+    """(signature, constexprs, attrs) for ASTSource from bound argument values (every
+    parameter by name, in order); each argument as `arg_spec` specializes it."""
     fn = jit_function(fn)
-    const = set(constexpr_names(fn))
-    params = {p.name: p for p in fn.params}
+    rules = {name: rule for name, *rule in param_rules(fn)}
     signature, constexprs, attrs = {}, {}, {}
     for i, (name, value) in enumerate(bound.items()):
-        if name in const or value is None:
+        const, specialize, align = rules.get(name, (False, True, True))
+        if const or value is None:
             signature[name] = "constexpr"
             constexprs[name] = value
             continue
         try:
-            signature[name] = type_of(value)
+            ty, special = arg_spec(value, specialize, align)
         except TypeError as e:
             raise TypeError(f"{fn.__name__}: argument '{name}': {e}") from None
-        specialize = not getattr(params.get(name), "do_not_specialize", False)
-        align = not getattr(params.get(name), "do_not_specialize_on_alignment", False)
-        if signature[name] in ("i32", "i64") and specialize and value == 1:
+        if special == 1:
             signature[name] = "constexpr"  # Triton's launcher: an int 1 is compiled in
             constexprs[name] = 1
-        elif signature[name].startswith("*") and align and address(value) % 16 == 0:
-            attrs[(i,)] = [["tt.divisibility", 16]]
-        elif signature[name] in ("i32", "i64") and align and value % 16 == 0:
-            attrs[(i,)] = [["tt.divisibility", 16]]
+        else:
+            signature[name] = ty
+            if special == 16:
+                attrs[(i,)] = [["tt.divisibility", 16]]
     return signature, constexprs, attrs
 
 

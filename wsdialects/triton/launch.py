@@ -27,18 +27,28 @@ from wsdialects.triton import frontend as fe
 __all__ = ["TritonAutotuner", "TritonKernel", "expand"]
 
 
-def _flat(x):
-    """`x` as a 1-D run of memory from its first element to its last (a view)."""
-    span = 1 + sum((int(n) - 1) * int(s) for n, s in zip(x.shape, _strides(x)) if int(n) > 0)
-    if hasattr(x, "as_strided"):  # torch
-        if any(s < 0 for s in x.stride()):
-            raise TypeError("a tensor with a negative stride cannot be passed as a pointer")
-        return x.as_strided((span,), (1,))
+def _span(x) -> int:
+    """The number of elements from the first element of `x` to its last, in memory; a TypeError
+    for a negative stride (a pointer addresses memory upwards from the first element)."""
+    strides = _strides(x)
+    if any(s < 0 for s in strides):
+        raise TypeError(f"{'a tensor' if hasattr(x, 'as_strided') else 'an array'} with a negative stride cannot "
+                        "be passed as a pointer")
+    return 1 + sum((int(n) - 1) * int(s) for n, s in zip(x.shape, strides) if int(n) > 0)
+
+
+def _strided(base, shape: tuple, strides: tuple):
+    """`base` viewed with this shape and these strides (in elements), from its first element."""
+    if hasattr(base, "as_strided"):  # torch
+        return base.as_strided(shape, strides)
     import numpy as np
 
-    if any(s < 0 for s in x.strides):
-        raise TypeError("an array with a negative stride cannot be passed as a pointer")
-    return np.lib.stride_tricks.as_strided(x, (span,), (x.itemsize,))
+    return np.lib.stride_tricks.as_strided(base, shape, tuple(s * base.itemsize for s in strides))
+
+
+def _flat(x):
+    """`x` as a 1-D run of memory from its first element to its last (a view)."""
+    return _strided(x, (_span(x),), (1,))
 
 
 def _strides(x) -> tuple:
@@ -49,33 +59,47 @@ def _strides(x) -> tuple:
 
 def _view(d):
     """The tensor a host TensorDescriptor describes: its base with the descriptor's shape and strides."""
-    shape, strides = tuple(int(s) for s in d.shape), tuple(int(s) for s in d.strides)
-    base = d.base
-    if hasattr(base, "as_strided"):  # torch
-        return base.as_strided(shape, strides)
-    import numpy as np
+    return _strided(d.base, tuple(int(s) for s in d.shape), tuple(int(s) for s in d.strides))
 
-    return np.lib.stride_tricks.as_strided(base, shape, tuple(s * base.itemsize for s in strides))
+
+_DESC, _PTR, _VALUE = 0, 1, 2  # how an argument is expanded
+
+
+def _plan(signature: dict) -> tuple:
+    """(parameter index, how it is expanded) per launch argument of a Triton signature."""
+    kinds = [(i, _DESC if t.startswith("tensordesc") else _PTR if t.startswith("*") else _VALUE)
+             for i, t in enumerate(signature.values()) if t != "constexpr"]
+    return tuple(kinds)
+
+
+def _expand(values: list, plan: tuple, names, name: str, strided) -> list:
+    """The launch arguments for the parameters' values in order: `strided(base, shape, strides)`
+    makes a descriptor's tensor and a pointer's flat run (a view, or the runtime's StridedView,
+    which the launcher turns into the view only for a launch it has not seen)."""
+    out: list = []
+    for i, kind in plan:
+        value = values[i]
+        if kind == _DESC:
+            shape, strides = tuple(map(int, value.shape)), tuple(map(int, value.strides))
+            out.append(strided(value.base, shape, strides))
+            out += shape
+            out += strides
+        elif kind == _PTR:
+            try:
+                out.append(strided(value, (_span(value),), (1,)))
+            except TypeError as e:
+                raise TypeError(f"{name}: argument '{names[i]}': {e}") from None
+        else:
+            out.append(value)
+    return out
 
 
 def expand(bound: dict, signature: dict, name: str = "kernel") -> list:
     """The launch arguments of the imported kernel (named `name`, for messages) for its
-    bound arguments (every parameter by name) and Triton signature."""
-    out: list = []
-    for arg, value in bound.items():
-        t = signature[arg]
-        if t == "constexpr":
-            continue
-        if t.startswith("tensordesc"):
-            out += [_view(value), *(int(s) for s in value.shape), *(int(s) for s in value.strides)]
-        elif t.startswith("*"):
-            try:
-                out.append(_flat(value))
-            except TypeError as e:
-                raise TypeError(f"{name}: argument '{arg}': {e}") from None
-        else:
-            out.append(value)
-    return out
+    bound arguments (every parameter by name) and Triton signature: a descriptor's tensor
+    viewed with its shape and strides, then those; a pointer's tensor as its flat run of
+    memory; constexprs dropped."""
+    return _expand(list(bound.values()), _plan({k: signature[k] for k in bound}), list(bound), name, _strided)
 
 
 def _grid(grid, meta: dict):
@@ -116,6 +140,9 @@ class TritonKernel:
         self._compiler = compiler
         self._modules: dict = {}
         self._compiled: dict = {}
+        self._rules = tuple(tuple(r[1:]) for r in fe.param_rules(self.fn))  # (constexpr, specialize, align)
+        self._calls: dict = {}  # (len(args), *keywords) -> binding's sources, or False
+        self._fast: dict = {}  # fast_key -> (launcher, expansion plan, how a view is passed)
         self.interpret = _Interpret(self)
 
     def __repr__(self) -> str:
@@ -172,11 +199,59 @@ class TritonKernel:
     def __getitem__(self, grid):
         return lambda *args, stream=None, **kwargs: self.run(grid, args, kwargs, stream)
 
+    def fast_key(self, args, kwargs):
+        """The key of the specialization a call `kernel[grid](*args, **kwargs)` takes, from the
+        arguments themselves (the same rule `specialize` applies: frontend.arg_spec per argument,
+        constexprs by repr, num_warps), or None for a call the cache does not take (launch options
+        other than num_warps / num_stages, or an argument the slow path rejects). Two calls have
+        the same key exactly when `specialize` gives them the same spec; also (the parameters'
+        values in order, the key)."""
+        call = self._calls.get((len(args), *kwargs))
+        if call is None:
+            call = self._call(args, kwargs)
+        if call is False:
+            return None, None
+        values = fe.bound_values(call, args, kwargs)
+        parts = []
+        try:
+            for value, (const, special, align) in zip(values, self._rules):
+                parts.append(("constexpr", repr(value)) if const or value is None else fe.arg_spec(value, special, align))
+            warps = int(kwargs["num_warps"]) if "num_warps" in kwargs else 4
+        except (TypeError, ValueError):
+            return None, None
+        return values, (*parts, warps)
+
+    def _call(self, args, kwargs):
+        """`binding`'s sources for a call's shape (how many positional arguments, which
+        keywords), or False where the launch options leave it to the slow path."""
+        options = set(kwargs) & set(fe.OPTIONS)
+        try:
+            sources = fe.binding(self.fn, len(args), kwargs)
+        except TypeError:
+            sources = False  # the slow path says what is wrong
+        if options - {"num_warps", "num_stages"}:
+            sources = False
+        if len(self._calls) < 64:
+            self._calls[(len(args), *kwargs)] = sources
+        return sources
+
     def run(self, grid, args, kwargs, stream=None):
-        bound, spec = self.specialize(args, kwargs)
-        compiled = self.compiled_of(spec)
-        launch_args = expand(bound, spec[0], self.fn.__name__)
-        return compiled.kernel(self.fn.__name__)[_grid(grid, bound)](*launch_args, stream=stream)
+        values, key = self.fast_key(args, kwargs)
+        hit = self._fast.get(key) if key is not None else None
+        if hit is None:
+            bound, spec = self.specialize(args, kwargs)
+            launcher = self.compiled_of(spec).kernel(self.fn.__name__)
+            from wsdialects.runtime.launch import Launcher, StridedView
+
+            lazy = isinstance(launcher, Launcher)  # another compiler's launcher (a test's) gets torch views
+            hit = (launcher, _plan(spec[0]), StridedView if lazy else _strided)
+            if key is not None:
+                self._fast[key] = hit
+            values = list(bound.values())
+        launcher, plan, strided = hit
+        launch_args = _expand(values, plan, self.fn.arg_names, self.fn.__name__, strided)
+        meta = dict(zip(self.fn.arg_names, values)) if callable(grid) else None
+        return launcher[_grid(grid, meta)](*launch_args, stream=stream)
 
 
 def _config_parts(config) -> tuple[dict, int | None, str, object]:
