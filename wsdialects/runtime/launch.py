@@ -12,6 +12,7 @@ from __future__ import annotations
 import ctypes
 import importlib
 import struct
+import sys
 
 from wsdialects.lower.to_llvm import KernelInfo
 
@@ -25,18 +26,58 @@ class _Built:
         self.address = address
 
 
+class StridedView:
+    """A tensor argument given as a torch tensor `base` and the shape and strides (in elements)
+    of the view of it that the kernel takes: `base.as_strided(shape, strides)`, made by the
+    launcher only when it checks a launch it has not seen (a launch seen before needs only the
+    base's address, dtype and device). The Triton launcher passes a host TensorDescriptor's
+    tensor this way:
+
+        launcher[grid](StridedView(a, (M, K), (K, 1)), M, K, K, 1, ...)
+    """
+
+    __slots__ = ("base", "shape", "strides")
+
+    def __init__(self, base, shape: tuple, strides: tuple):
+        self.base, self.shape, self.strides = base, tuple(shape), tuple(strides)
+
+    def __repr__(self) -> str:
+        return f"StridedView(shape={self.shape}, strides={self.strides})"
+
+    def view(self, torch):
+        """The torch view (the base itself where it is not a torch tensor: the checks then say why)."""
+        if isinstance(self.base, torch.Tensor):
+            return self.base.as_strided(self.shape, self.strides)
+        return self.base
+
+
 def _identity(torch, grid, args):
     """A hashable identity of a launch's grid and arguments (tensors by address, shape, strides,
-    dtype and device; numbers by type and value), or None where an argument has none."""
+    dtype and device, a StridedView as the view it stands for; numbers by type and value), or
+    None where an argument has none."""
     key = [grid]
     for x in args:
         if isinstance(x, torch.Tensor):
             key.append((x.data_ptr(), x.shape, x.stride(), x.dtype, x.device))
+        elif type(x) is StridedView and isinstance(x.base, torch.Tensor):
+            b = x.base  # as_strided keeps the base's storage offset: the view's address is the base's
+            key.append((b.data_ptr(), x.shape, x.strides, b.dtype, b.device))
         elif isinstance(x, (int, float)):
             key.append((type(x), x))
         else:
             return None
     return tuple(key)
+
+
+def _params_block(vals: tuple, types: tuple):
+    """(the address of a `void*[]` of pointers to each value stored as its ctypes type, what keeps
+    that memory alive): cuLaunchKernel's kernelParams, built once per prepared launch instead of
+    by cuda-python at every call (the driver copies the values at the launch)."""
+    if not vals:
+        return None, None
+    cells = tuple(t(v) for v, t in zip(vals, types))
+    ptrs = (ctypes.c_void_p * len(cells))(*(ctypes.addressof(c) for c in cells))
+    return ctypes.addressof(ptrs), (cells, ptrs)
 
 
 class LaunchError(RuntimeError):
@@ -97,12 +138,15 @@ def _require(modules: tuple[str, ...], package: str):
 
 
 def _torch():
-    return _require(("torch",), "torch")
+    # sys.modules first: a launch asks at every call, and an imported module is there (a test's
+    # None there, standing for a missing package, goes on to _require, which names it)
+    return sys.modules.get("torch") or _require(("torch",), "torch")
 
 
 def _drv():
     # cuda-python 12.6+ has cuda.bindings.driver; older releases cuda.cuda
-    return _require(("cuda.bindings.driver", "cuda.cuda"), "cuda-python")
+    return (sys.modules.get("cuda.bindings.driver") or sys.modules.get("cuda.cuda")
+            or _require(("cuda.bindings.driver", "cuda.cuda"), "cuda-python"))
 
 
 def _check(res, what: str):
@@ -353,16 +397,16 @@ class Launcher:
 
     def launch(self, grid, args, stream=None):
         """Check and launch. What the checks make of the arguments (the device, the launch grid,
-        the packed values with the descriptors they point to) is kept per argument identity
-        (addresses, shapes, strides, dtypes, scalar values): a launch with arguments seen before
-        goes straight to cuLaunchKernel. A GEMM of 8192^2 x 256 runs
-        ~80 us on the H100; the full checks took ~70-115 us of host time per launch
-        (tools/probes/launch_overhead.py), so back-to-back launches were host-bound."""
+        the packed kernel parameters with the descriptors they point to) is kept per argument
+        identity (addresses, shapes, strides, dtypes, scalar values): a launch with arguments seen
+        before goes straight to cuLaunchKernel, which is what keeps back-to-back launches of a
+        short kernel from being bound by the host."""
         torch = _torch()
         key = _identity(torch, grid, args)
         ready = self._ready.get(key) if key is not None else None
         if ready is None:
             self._staged = []
+            args = tuple(x.view(torch) if type(x) is StridedView else x for x in args)
             ready = self._prepare(torch, grid, args)
             if stream is not None:
                 for copy in self._staged:  # freed after this launch: not before the stream reads it
@@ -371,18 +415,30 @@ class Launcher:
                 if len(self._ready) >= 64:
                     self._ready.pop(next(iter(self._ready)))
                 self._ready[key] = ready
-        device, grid, vals, types, _keep = ready
+        device, grid, params, _keep = ready
+        index = device.index or 0
+        if index in self._func and torch.cuda.current_device() == index:
+            # the device is current already: torch.cuda.device(device) would change nothing
+            self._launch(torch, index, grid, params, stream)
+        else:
+            with torch.cuda.device(device):
+                self._launch(torch, index, grid, params, stream)
+
+    def _launch(self, torch, index: int, grid, params, stream):
         info = self.info
         drv = _drv()
-        with torch.cuda.device(device):
-            _, fn = self._function(device.index or 0)
-            s = stream if stream is not None else torch.cuda.current_stream(device).cuda_stream
-            _check(drv.cuLaunchKernel(fn, grid[0], grid[1], grid[2], info.num_threads, 1, 1, info.smem_bytes,
-                                      drv.CUstream(s), (vals, types), 0), f"cuLaunchKernel({info.name})")
+        _, fn = self._function(index)
+        if stream is None:
+            raw = getattr(torch._C, "_cuda_getCurrentRawStream", None)  # what torch's own generated code calls
+            stream = raw(index) if raw is not None else torch.cuda.current_stream(index).cuda_stream
+        res = drv.cuLaunchKernel(fn, grid[0], grid[1], grid[2], info.num_threads, 1, 1, info.smem_bytes,
+                                 drv.CUstream(stream), params, 0)
+        if (res[0] if isinstance(res, tuple) else res) != drv.CUresult.CUDA_SUCCESS:
+            _check(res, f"cuLaunchKernel({info.name})")
 
     def _prepare(self, torch, grid, args) -> tuple:
-        """(device, launch grid, packed values, their ctypes, the descriptor buffers they point to)
-        after every check of the arguments."""
+        """(device, launch grid, cuLaunchKernel's kernelParams, what keeps the memory they point to
+        alive: the descriptor buffers and the packed values) after every check of the arguments."""
         from wsdialects.transforms.tma_common import built_argument_count
 
         info = self.info
@@ -442,4 +498,5 @@ class Launcher:
                 vals.append(val)
                 types.append(ctype)
         keep, self._used = self._used, []  # the descriptor buffers `vals` points to outlive a cache clear
-        return device, grid, tuple(vals), tuple(types), keep
+        params, block = _params_block(tuple(vals), tuple(types))
+        return device, grid, params, (keep, block)
