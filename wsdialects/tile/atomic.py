@@ -4,8 +4,15 @@
 Each masked-on lane adds its value to the element it points at, atomically with respect
 to every other program, and gets the element's value from before its add; lanes that
 point at one element are applied one after another in an unspecified order. Masked-off
-lanes neither write nor read (their result is 0). The Hopper lowering has no rule for it
-yet (`ws-hopper` stops at it with a located error).
+lanes neither write nor read (their result is 0). The op is ordered as Triton's default,
+acq_rel at gpu scope: the program's memory accesses before it happen before its adds, and
+its adds before the accesses after it (the importer reads `tt.atomic_rmw`'s sem and scope
+but keeps neither; acq_rel/gpu is at least as strong as every sem and the cta scope).
+
+On Hopper (`ws-hopper -t ptx`) each element is added once, by the thread that holds it in
+the tile's layout, with `red.relaxed.gpu.global.add` (`atom` where the result is read)
+between two `fence.acq_rel.gpu`; tiles in the accumulator fragment or a row slice of it,
+and scalars whose result is not read, are lowered (wsdialects/lower/llvm/memory.py).
 
     %old = tile.atomic_add %ptrs, %v, %mask : tensor<64x!tile.ptr<f32>>, tensor<64xf32> -> tensor<64xf32>
 """
@@ -37,7 +44,9 @@ def _mask_like(ptr_type):
 @irdl_op_definition
 class AtomicAddOp(BodyThenAttrs):
     """Atomic `*ptr += value` per masked-on lane, giving the values from before the adds: operands
-    `ptrs, value [, mask]`, element type f32, f16 or i32 (Triton's `tl.atomic_add`).
+    `ptrs, value [, mask]`, element type f32, f16 or i32 (Triton's `tl.atomic_add`). Ordered as
+    Triton's default, acq_rel at gpu scope. On Hopper each element is added once, by the thread
+    that holds it, with `red` (`atom` where the result is read) between two `fence.acq_rel.gpu`.
 
     Example:
 

@@ -293,6 +293,9 @@ class _Importer:
         kind = op.attr("atomic_rmw_op").data
         if kind not in ATOMIC_ADDS:
             raise self.error(loc, f"tt.atomic_rmw {kind} is not supported (only fadd and add)")
+        if op.attr("scope").data == "sys":  # tile.atomic_add is ordered at gpu scope (acq_rel)
+            raise self.error(loc, "tt.atomic_rmw with scope 'sys' is not supported (only 'gpu' and 'cta', which "
+                                  "tile.atomic_add's gpu scope covers)")
         vals = [self.one(v) for v in op.args]
         return self.emit(op, AtomicAddOp(*vals))
 
