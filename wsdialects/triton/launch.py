@@ -17,6 +17,12 @@ shape) followed by its shape and stride scalars; a tensor passed for a pointer i
 the flat run of memory from its first element (the kernel addresses it with its own strides);
 constexprs are dropped. `grid` is a tuple or a function of the meta-parameters (every
 argument by name, constexprs included), as in Triton.
+
+A repeated launch skips all of that: `fast_key` reads the specialization straight off the
+call's arguments (frontend.arg_spec per argument, the rule infer_signature is built from;
+constexprs by repr; num_warps) and finds the launcher and the expansion plan kept for it; a
+descriptor's tensor then travels as the runtime's StridedView (base, shape, strides), made into
+a torch view only when the runtime checks a launch it has not seen.
 """
 
 from __future__ import annotations
