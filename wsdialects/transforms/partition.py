@@ -34,8 +34,9 @@ from xdsl.dialects import func, scf
 from xdsl.dialects.builtin import ArrayAttr, DenseArrayBase, IntegerAttr, ModuleOp, StringAttr, i32
 from xdsl.ir import Block, BlockArgument, Operation, SSAValue
 from xdsl.passes import ModulePass
+from xdsl.traits import MemoryEffectKind, get_effects
 
-from wsdialects.diagnostics import remark
+from wsdialects.diagnostics import error_at, remark
 from wsdialects.tile import KERNEL_ATTR, DescLoadOp
 from wsdialects.transforms.schedule_check import check_schedule
 
@@ -227,6 +228,13 @@ def analyze(kernel: func.FuncOp) -> Partitioning | None:
 
 
 def _tag(op: Operation, parts: list[int], role: str) -> None:
+    if len(parts) > 1 and not op.regions and MemoryEffectKind.WRITE in {e.kind for e in get_effects(op) or ()}:
+        # Duplicating it would run its side effect once per partition (an atomic counter
+        # would count twice); its result would have to travel through a ring instead.
+        raise error_at(op, f"ws-partition: '{op.name}' writes memory and its result is needed by more than one "
+                           "partition (e.g. for the TMA loads' addresses and by the computation); warp "
+                           "specialization would run it once in each. Compute the loads' addresses without it, "
+                           "or keep the kernel unspecialized")
     op.attributes[PARTITION_ATTR] = DenseArrayBase.from_list(i32, parts)
     op.attributes[ROLE_ATTR] = StringAttr(role)
 
