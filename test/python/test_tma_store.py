@@ -112,7 +112,7 @@ def test_the_launch_contract_reaches_the_runtime(shared):
     ((4, 16, 24, 2, 8, 96), "a base address of 8 bytes is not a multiple of 16")])
 def test_view_problem_is_the_launch_flag(view, why):
     """The one rule the GPU runtime and the interpreter both apply before setting the flag."""
-    from wsdialects.transforms.tma_store import view_problem
+    from wsdialects.transforms.tma_common import view_problem
 
     got = view_problem(*view)
     assert (got is None) if why is None else (why in got), got

@@ -94,9 +94,9 @@ class _Argument:
 def tma_store_arguments(entries, args, params) -> list:
     """The trailing arguments of ws-tma-store's launch contract (`ws.tma_stores`), as the GPU
     runtime builds them: per store, the M x N view of the pointer argument with row stride S,
-    and 1, where TMA can take it (`tma_store.view_problem`); else a block of zeros (never
+    and 1, where TMA can take it (`tma_common.view_problem`); else a block of zeros (never
     written) and 0, and the kernel takes its pointer store."""
-    from wsdialects.transforms.tma_store import view_problem
+    from wsdialects.transforms.tma_common import view_problem
 
     out = []
     for e in entries.data:

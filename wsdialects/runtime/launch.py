@@ -296,7 +296,7 @@ class Launcher:
         """ws-tma-store's trailing arguments: per converted store, the descriptor of the pointer
         argument's M x N view with row stride S and 1, where TMA can take it; else a placeholder
         descriptor and 0 (the kernel then takes its pointer store)."""
-        from wsdialects.transforms.tma_store import view_problem
+        from wsdialects.transforms.tma_common import view_problem
 
         torch = _torch()
         out: list = []

@@ -32,7 +32,7 @@ from dataclasses import dataclass
 
 from xdsl.dialects import arith, func, scf
 from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, IntegerAttr, ModuleOp, TensorType, i32
-from xdsl.ir import Block, BlockArgument, Operation, Region, SSAValue
+from xdsl.ir import Block, Region, SSAValue
 from xdsl.passes import ModulePass
 
 from wsdialects.arith import CmpiOp
@@ -43,12 +43,10 @@ from wsdialects.tile import (
     DescType,
     ExpandDimsOp,
     MakeRangeOp,
-    SplatOp,
     StoreOp,
 )
 from wsdialects.transforms.partition import kernels, remark
-from wsdialects.transforms.tma_common import (  # noqa: F401 - view_problem: the launch's test
-    TMA_BOX_MAX,
+from wsdialects.transforms.tma_common import (
     NoMatch,
     add_kernel_arg,
     box_problem,
@@ -56,58 +54,56 @@ from wsdialects.transforms.tma_common import (  # noqa: F401 - view_problem: the
     kernel_arg,
     op_of,
     splat_of,
-    view_problem,
 )
 
 TMA_STORES_ATTR = "ws.tma_stores"
-_NoMatch, _op, _either, _arg, _splat = NoMatch, op_of, either, kernel_arg, splat_of
 
 
 def _range(v: SSAValue) -> int:
-    r = _op(v, MakeRangeOp)
+    r = op_of(v, MakeRangeOp)
     if r.start.value.data != 0:
-        raise _NoMatch
+        raise NoMatch
     return r.end.value.data
 
 
 def _index(v: SSAValue) -> tuple[SSAValue, int]:
     """splat(base) + range(0, n) -> (base, n)."""
-    return _either(_op(v, arith.AddiOp), _splat, _range)
+    return either(op_of(v, arith.AddiOp), splat_of, _range)
 
 
 def _spread(v: SSAValue, axis: int) -> SSAValue:
     """broadcast(expand_dims(x, axis)) -> x."""
-    e = _op(_op(v, BroadcastOp).operands[0], ExpandDimsOp)
+    e = op_of(op_of(v, BroadcastOp).operands[0], ExpandDimsOp)
     if e.axis.value.data != axis:
-        raise _NoMatch
+        raise NoMatch
     return e.operands[0]
 
 
 def _bound(v: SSAValue, kernel: func.FuncOp) -> tuple[SSAValue, int]:
     """cmpi slt(index, splat(arg)) -> (index tile, arg position)."""
-    c = _op(v, CmpiOp)  # on tiles: wsdialects' arith.cmpi
+    c = op_of(v, CmpiOp)  # on tiles: wsdialects' arith.cmpi
     if c.predicate.value.data != 2:  # slt
-        raise _NoMatch
-    return c.operands[0], _arg(_splat(c.operands[1]), kernel)
+        raise NoMatch
+    return c.operands[0], kernel_arg(splat_of(c.operands[1]), kernel)
 
 
 def match(store: StoreOp, kernel: func.FuncOp) -> dict:
-    """The store's pieces (see the module), or _NoMatch."""
+    """The store's pieces (see the module), or NoMatch."""
     if store.mask is None:
-        raise _NoMatch
+        raise NoMatch
     vt = store.value.type
     if not isinstance(vt, TensorType) or len(vt.get_shape()) != 2:
-        raise _NoMatch
+        raise NoMatch
     bm, bn = vt.get_shape()
-    ptr = _op(store.ptr, AddPtrOp)
-    base = _arg(_splat(ptr.operands[0]), kernel)
-    row_off, cols = _either(_op(ptr.operands[1], arith.AddiOp), lambda x: _spread(x, 1), lambda x: _spread(x, 0))
-    rows, stride = _either(_op(row_off, arith.MuliOp), lambda x: x, lambda x: _arg(_splat(x), kernel))
-    (r_bound, m), (c_bound, n) = _either(_op(store.mask, arith.AndIOp), lambda x: _bound(_spread(x, 1), kernel),
+    ptr = op_of(store.ptr, AddPtrOp)
+    base = kernel_arg(splat_of(ptr.operands[0]), kernel)
+    row_off, cols = either(op_of(ptr.operands[1], arith.AddiOp), lambda x: _spread(x, 1), lambda x: _spread(x, 0))
+    rows, stride = either(op_of(row_off, arith.MuliOp), lambda x: x, lambda x: kernel_arg(splat_of(x), kernel))
+    (r_bound, m), (c_bound, n) = either(op_of(store.mask, arith.AndIOp), lambda x: _bound(_spread(x, 1), kernel),
                                          lambda x: _bound(_spread(x, 0), kernel))
     (r0, nr), (c0, nc) = _index(rows), _index(cols)
     if r_bound is not rows or c_bound is not cols or (nr, nc) != (bm, bn):
-        raise _NoMatch
+        raise NoMatch
     return {"ptr": base, "rows": m, "cols": n, "stride": stride, "r0": r0, "c0": c0}
 
 
@@ -131,7 +127,7 @@ class TmaStorePass(ModulePass):
             for store in [o for o in kernel.body.walk() if isinstance(o, StoreOp)]:
                 try:
                     m = match(store, kernel)
-                except _NoMatch:
+                except NoMatch:
                     if self.remarks and isinstance(store.value.type, TensorType) \
                             and len(store.value.type.get_shape()) == 2:
                         remark(store, "ws-tma-store: not a TMA store: its pointers and mask are not c + (r0 + i) * S "
