@@ -76,7 +76,7 @@ from wsdialects.transforms.stages import (
     tawa_stages,
 )
 from wsdialects.transforms.trip_count import trip_count
-from wsdialects.warp_group import PartitionOp, RegionOp
+from wsdialects.warp_group import RegionOp
 
 PEELED_ATTR = "ws.peeled"
 _GLOBAL_MEMORY = {"tile.load", "tile.store", "tile.desc_load", "tile.desc_store", "tile.atomic_add"}

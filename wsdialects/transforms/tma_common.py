@@ -162,9 +162,7 @@ def load_contract(attr) -> list[dict]:
     extent, unit, multiples}, each bound and the stride a list of monomials [coefficient,
     argument, ...]; `unit`: the argument the kernel's innermost stride is (taken to be 1), or
     None; `multiples`: products of arguments the row stride must divide (`load_offset_problem`)."""
-    def poly(a) -> list[list[int]]:
-        return [[x.value.data for x in m.data] for m in a.data]
-
+    poly = _poly
     out = []
     for e in attr.data:
         d = e.data
