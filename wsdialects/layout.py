@@ -8,6 +8,7 @@ tile-level verifiers and the interpreter compare tiles without their encodings.
     #layout.wgmma<warp_groups = 2>                        the wgmma accumulator fragment
     #layout.slice<dim = 1, parent = #layout.wgmma<...>>   the rows of it (dim 1 removed)
     #layout.permute<order = [1, 0], parent = ...>         a transposition of a register layout
+    #layout.pair<parent = ...>                             a minor dim of 2 in two registers of a thread
     #layout.shared<swizzle = 128, order = [1, 0]>         a tile in swizzled shared memory
 """
 
@@ -190,6 +191,46 @@ class PermuteLayout(Layout):
 
 
 @irdl_attr_definition
+class PairLayout(Layout):
+    """`parent` with a minor dimension of size 2 added that lies within one thread: element
+    [i..., k] sits in register 2 s + k of each thread that holds element [i...] of `parent`
+    in its register s (what `tile.join` of two tiles in `parent` gives, and what
+    `tile.split` takes apart: a pairing of registers, no data moves between threads).
+
+    Example:
+
+        tensor<128x64x2xf32, #layout.pair<parent = #layout.wgmma<warp_groups = 2>>>
+    """
+
+    name = "layout.pair"
+    parent: Layout = param_def(Layout)
+
+    def __init__(self, parent: Layout):
+        super().__init__(parent)
+
+    def rank(self) -> int | None:
+        r = self.parent.rank()
+        return None if r is None else r + 1
+
+    @classmethod
+    def parse_parameters(cls, parser: AttrParser) -> Sequence[Attribute]:
+        parser.parse_punctuation("<")
+        _parse_key(parser, "parent")
+        p = parser.parse_attribute()
+        parser.parse_punctuation(">")
+        return (p,)
+
+    def print_parameters(self, printer: Printer) -> None:
+        printer.print_string("<parent = ")
+        printer.print_attribute(self.parent)
+        printer.print_string(">")
+
+    def verify(self) -> None:
+        if isinstance(self.parent, SharedLayout):
+            raise VerifyException("#layout.pair: the parent must be a register layout, not #layout.shared")
+
+
+@irdl_attr_definition
 class SharedLayout(Layout):
     """A tile in shared memory, rows of `swizzle` bytes XOR-swizzled in 16-byte chunks the way
     TMA writes and wgmma reads them (128, 64 or 32; 0: not swizzled, e.g. a tile staged for
@@ -280,7 +321,7 @@ def plain(t: Attribute) -> Attribute:
     return t
 
 
-LayoutDialect = Dialect("layout", [], [WgmmaLayout, SliceLayout, PermuteLayout, SharedLayout])
+LayoutDialect = Dialect("layout", [], [WgmmaLayout, SliceLayout, PermuteLayout, PairLayout, SharedLayout])
 
 
 # ---- facts the lowering uses: which registers of a thread hold which elements

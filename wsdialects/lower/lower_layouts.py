@@ -6,7 +6,11 @@ In a `nvgpu.wg.branch` of G warp groups: the results of wgmma (and everything co
 elementwise from them, the loop-carried accumulators, the values a wait retires) are in
 the accumulator fragment `#layout.wgmma<warp_groups = G>`; aref slots (`nvgpu.smem.view`)
 are `#layout.shared` with the swizzle of their row bytes; a reduction along the columns
-gives a row slice `#layout.slice<dim = 1, ...>`; `tile.trans` permutes a layout. Values
+gives a row slice `#layout.slice<dim = 1, ...>`; `tile.trans` permutes a layout; a
+`tile.reshape` that only inserts or removes dims of size 1 slices (or un-slices) it, and
+`tile.join` / `tile.split` add (remove) a minor dim of 2 held in two registers of one thread,
+`#layout.pair<parent = ...>` (other reshapes move elements between threads: a located
+error). Values
 computed from scalars alone (index ranges, splats, pointer tiles, masks, pointer loads)
 take the layout of their use, and are copied when two uses need two layouts.
 
@@ -37,6 +41,7 @@ from xdsl.rewriter import Rewriter
 from wsdialects.diagnostics import error_at
 from wsdialects.layout import (
     Layout,
+    PairLayout,
     PermuteLayout,
     SharedLayout,
     SliceLayout,
@@ -51,7 +56,7 @@ from wsdialects.nvgpu import BranchOp, SmemLoadOp
 # Ops whose tile result is computed from their operands element by element (a value
 # built from scalars through these alone can be evaluated in any layout).
 FREE_OPS = ("arith.", "math.", "tile.splat", "tile.make_range", "tile.expand_dims", "tile.broadcast",
-            "tile.addptr", "tile.trans", "tile.load")
+            "tile.addptr", "tile.trans", "tile.load", "tile.reshape", "tile.join")
 DOTS = ("tile.dot", "mma.async_dot", "nvgpu.wgmma.mma_async")
 WAITS = ("mma.wait", "nvgpu.wgmma.wait_group")
 # Ops whose pointer, value and mask tiles (and result, for an atomic) are one per element: one layout.
@@ -103,6 +108,46 @@ def permuted(perm: list[int], src: Layout) -> Layout:
     if perm == sorted(perm):
         return src
     return PermuteLayout(perm, src)
+
+
+def unit_dims(src: list[int], res: list[int]) -> tuple[list[int], list[int]] | None:
+    """(dims of `src` removed, dims of `res` inserted) when a reshape of `src` to `res` only
+    removes and inserts dims of size 1 (the other dims kept in order); None otherwise."""
+    if [n for n in src if n != 1] != [n for n in res if n != 1]:
+        return None
+    return [d for d, n in enumerate(src) if n == 1], [d for d, n in enumerate(res) if n == 1]
+
+
+def _squeezed(lay: Layout, d: int) -> Layout:
+    if isinstance(lay, PairLayout) and lay.parent.rank() is not None and d < lay.parent.rank():
+        return PairLayout(_squeezed(lay.parent, d))
+    return SliceLayout(d, lay)
+
+
+def _unsqueezed(lay: Layout, d: int) -> Layout | None:
+    if isinstance(lay, SliceLayout) and lay.dim.data == d:
+        return lay.parent
+    if isinstance(lay, PairLayout) and lay.parent.rank() is not None and d <= lay.parent.rank():
+        inner = _unsqueezed(lay.parent, d)
+        return None if inner is None else PairLayout(inner)
+    return None
+
+
+def regrouped(lay: Layout, removed: list[int], inserted: list[int]) -> Layout | None:
+    """The layout of a tile in `lay` with dims `removed` (size 1) taken out, then dims
+    `inserted` (size 1) put in; None where that is not a re-indexing of the same registers
+    (a size-1 dim inserted where the layout has no slice to undo)."""
+    for d in reversed(removed):
+        lay = _squeezed(lay, d)
+    for d in inserted:
+        lay = _unsqueezed(lay, d)
+        if lay is None:
+            return None
+    return lay
+
+
+def _dims(t) -> str:
+    return "x".join(map(str, t.get_shape()))
 
 
 def inverse(perm: list[int]) -> list[int]:
@@ -161,6 +206,14 @@ class BranchLayouts:
             perm = [x for x in o.order.get_values()]
             E.append(Edge(o.operands[0], o.results[0], lambda s, p=perm: permuted(p, s),
                           lambda r, p=perm: permuted(inverse(p), r), o))
+        elif n == "tile.reshape":
+            E.extend(self.reshape_edges(o))
+        elif n == "tile.join":
+            for x in o.operands:
+                E.append(Edge(x, o.results[0], PairLayout, lambda r, o=o: self.unpaired(o, r, "result"), o))
+        elif n == "tile.split":
+            for r in o.results:
+                E.append(Edge(o.operands[0], r, lambda s, o=o: self.unpaired(o, s, "operand"), PairLayout, o))
         elif n == "tile.reduce" and is_tile(o.results[0]):
             ax = o.axis.value.data
             E.append(Edge(o.operands[0], o.results[0], lambda s, ax=ax: SliceLayout(ax, s),
@@ -190,6 +243,37 @@ class BranchLayouts:
                     for yv, res in zip(region.blocks[0].last_op.operands, o.results):
                         eq(yv, res)
         return E
+
+    @staticmethod
+    def unpaired(o: Operation, lay: Layout, what: str) -> Layout:
+        """The layout of the halves of a `tile.join` / `tile.split` whose joined tile is in `lay`."""
+        if isinstance(lay, PairLayout):
+            return lay.parent
+        raise error_at(o, f"ws-lower-layouts: the {what} of this {o.name} ({_dims(o.results[0].type if what == 'result' else o.operands[0].type)}) "
+                          f"is needed in {lay}, where its minor dim of 2 is not within one thread; {o.name} "
+                          "is lowered only where the pair stays in one thread's registers (#layout.pair)")
+
+    @staticmethod
+    def reshape_edges(o: Operation) -> list[Edge]:
+        src, res = o.operands[0].type, o.results[0].type
+        dims = unit_dims(src.get_shape(), res.get_shape())
+        if dims is None:
+            raise error_at(o, f"ws-lower-layouts: tile.reshape of {_dims(src)} to {_dims(res)} moves elements "
+                              "between threads, which is not lowered; a reshape that only inserts or removes "
+                              "dims of size 1 is (and tile.join / tile.split for a minor dim of 2)")
+        removed, inserted = dims
+
+        def rule(lay: Layout, rm: list[int], ins: list[int], a, b) -> Layout:
+            out = regrouped(lay, rm, ins)
+            if out is None:
+                raise error_at(o, f"ws-lower-layouts: tile.reshape of {_dims(a)} to {_dims(b)} of a tile in {lay} "
+                                  "moves elements between threads (its size-1 dims change places), which is not "
+                                  "lowered; only inserting or removing dims of size 1 where the layout keeps each "
+                                  "element in its thread is")
+            return out
+
+        return [Edge(o.operands[0], o.results[0], lambda s: rule(s, removed, inserted, src, res),
+                     lambda r: rule(r, inserted, removed, res, src), o)]
 
     # ---- anchors
     def anchor(self, o: Operation) -> None:
@@ -276,9 +360,12 @@ class BranchLayouts:
         # accumulator layout for 2-D tiles, its row slice for 1-D ones, then propagate again.
         tiles = [v for o in ops for v in [*o.results, *(a for r in o.regions for b in r.blocks for a in b.args)]
                  if is_tile(v) and not self.is_free(v)]
+        # A joined tile takes its layout from its halves (a pair of registers), never a default.
+        paired = {o.results[0] for o in ops if o.name == "tile.join"} | \
+                 {o.operands[0] for o in ops if o.name == "tile.split"}
         for rank, default in ((2, self.acc), (1, SliceLayout(1, self.acc))):
             while True:
-                todo = [v for v in tiles if v not in self.L and len(v.type.get_shape()) == rank]
+                todo = [v for v in tiles if v not in self.L and len(v.type.get_shape()) == rank and v not in paired]
                 if not todo:
                     break
                 self.L[todo[0]] = default
@@ -379,8 +466,14 @@ class BranchLayouts:
                 raise error_at(where, f"ws-lower-layouts: {lay} does not fit the rank-{len(shape)} tile {v.type}")
             # A slice holds the parent's elements with the removed dimension of size 1.
             full, acc = list(shape), lay
-            while isinstance(acc, SliceLayout):
-                full.insert(acc.dim.data, 1)
+            while isinstance(acc, (SliceLayout, PairLayout)):
+                if isinstance(acc, PairLayout):
+                    if full[-1] not in (1, 2):  # 1: a broadcast operand
+                        raise error_at(where, f"ws-lower-layouts: {lay} does not fit {v.type}: its minor dim "
+                                              "must be 2 (or 1, broadcast)")
+                    full.pop()
+                else:
+                    full.insert(acc.dim.data, 1)
                 acc = acc.parent
             if isinstance(acc, WgmmaLayout):
                 M, N = full

@@ -3,8 +3,10 @@
 
 All three keep the elements and their row-major order; they differ in how the dims are
 cut. `tile.join` adds a minor dim of size 2 (element [..., 0] from the first operand,
-[..., 1] from the second), `tile.split` is its inverse. The Hopper lowering has no rule
-for them yet (`ws-hopper` stops at them with a located error).
+[..., 1] from the second), `tile.split` is its inverse. The Hopper lowering takes the forms
+that keep every element in its thread: a reshape that inserts or removes dims of size 1,
+and a join / split whose minor 2 is a pair of one thread's registers (`#layout.pair`);
+other reshapes are a located error.
 
     %r = tile.reshape %x : tensor<64xf32> -> tensor<32x2xf32>
     %j = tile.join %a, %b : tensor<32xf32> -> tensor<32x2xf32>
@@ -23,6 +25,7 @@ from xdsl.printer import Printer
 from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
 
+from wsdialects.layout import plain
 from wsdialects.syntax import BodyThenAttrs
 from wsdialects.tile.common import _UnaryTileOp, _parse_arrow_types, _print_arrow_types
 from wsdialects.tile.types import PtrType, check_tile, shape_of
@@ -74,12 +77,12 @@ class JoinOp(BodyThenAttrs):
         super().__init__(operands=[lhs, rhs], result_types=[_joined(lhs.type)])
 
     def verify_(self) -> None:
-        a = check_tile(self.lhs.type, "join operand")
-        if self.rhs.type != a:
+        a = plain(check_tile(self.lhs.type, "join operand"))  # layouts aside (ws-lower-layouts)
+        if plain(self.rhs.type) != a:
             raise VerifyException(f"join operands differ: {a} and {self.rhs.type}")
         if isinstance(a.element_type, PtrType):
             raise VerifyException("cannot join tiles of pointers")
-        if self.result.type != _joined(a):
+        if plain(self.result.type) != _joined(a):
             raise VerifyException(f"join of two {a} gives {_joined(a)}, not {self.result.type}")
 
     @classmethod
@@ -118,12 +121,12 @@ class SplitOp(BodyThenAttrs):
         super().__init__(operands=[src], result_types=[half, half])
 
     def verify_(self) -> None:
-        src = check_tile(self.src.type, "split operand")
+        src = plain(check_tile(self.src.type, "split operand"))  # layouts aside (ws-lower-layouts)
         s = shape_of(src)
         if len(s) < 2 or s[-1] != 2:
             raise VerifyException(f"split takes a tile whose minor dim is 2 (and rank >= 2), got {src}")
         half = TensorType(src.element_type, s[:-1])
-        if self.lhs.type != half or self.rhs.type != half:
+        if plain(self.lhs.type) != half or plain(self.rhs.type) != half:
             raise VerifyException(f"split of {src} gives two {half}, not {self.lhs.type} and {self.rhs.type}")
 
     @classmethod

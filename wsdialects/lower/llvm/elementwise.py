@@ -17,7 +17,16 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute, Operation, SSAValue
 
-from wsdialects.layout import acc_fragment_offsets, col_slice_offsets, row_slice_offsets, SliceLayout, WgmmaLayout, layout_of
+from wsdialects.layout import (
+    PairLayout,
+    SliceLayout,
+    WgmmaLayout,
+    acc_fragment_offsets,
+    col_slice_offsets,
+    layout_of,
+    row_slice_offsets,
+    with_layout,
+)
 from wsdialects.tile import PtrType
 from wsdialects.lower.llvm.types import Frag, Smem, bits_of, dense_distinct, elem_of, fconst, is_float, is_fp8, llty, shape_of, suffix, zero
 
@@ -161,6 +170,9 @@ class Elementwise:
         wsdialects/layout.py's (acc_fragment_offsets, row_slice_offsets, col_slice_offsets)."""
         L = self.layout
         lay = layout_of(t)
+        if isinstance(lay, PairLayout):  # register 2s + k: element [i..., k] of register s's [i...]
+            half = with_layout(TensorType(t.element_type, shape_of(t)[:-1]), lay.parent)
+            return [(2 * s + k, (*idx, ("0", k))) for s, idx in self.slots(half, op) for k in (0, 1)]
         if (L is not None and isinstance(lay, SliceLayout) and isinstance(lay.parent, WgmmaLayout)
                 and lay.parent.groups == L.wg_count and len(shape_of(t)) == 1):
             (n,) = shape_of(t)
@@ -271,6 +283,8 @@ class Elementwise:
             return self.ev_reduce(o, v, idx)
         if n == "nvgpu.smem.load":
             return self.ev(o.operands[0], idx, None)
+        if n in ("tile.reshape", "tile.join", "tile.split"):
+            return self.ev_regroup(o, v, idx, slot)
         if n == "tile.trans":
             order = list(o.order.get_values())
             src_idx = [None] * len(order)
@@ -283,6 +297,31 @@ class Elementwise:
             ins = [self.ev(x, idx, slot) for x in o.operands]
             return self.elementwise(o, ins, [x.type for x in o.operands], t)
         self.fail(o, f"'{n}' cannot be lowered per element")
+
+    def ev_regroup(self, o: Operation, v: SSAValue, idx, slot):
+        """Element `idx` of a `tile.reshape` that inserts or removes dims of size 1 (the same
+        element of the operand, re-indexed), a `tile.join` (register 2s + k of the pair is
+        register s of operand k) or a `tile.split` (result k is register 2s + k of the pair)."""
+        n = o.name
+        if n == "tile.join":
+            rt, k = idx[-1]
+            if rt != "0":
+                self.fail(o, "tile.join: the minor dim of 2 must lie within one thread (#layout.pair)")
+            return self.ev(o.operands[k], idx[:-1], None if slot is None else slot // 2)
+        if n == "tile.split":
+            k = list(o.results).index(v)
+            return self.ev(o.operands[0], (*idx, ("0", k)), None if slot is None else 2 * slot + k)
+        from wsdialects.lower.lower_layouts import unit_dims
+
+        src, res = shape_of(o.operands[0].type), shape_of(v.type)
+        dims = unit_dims(src, res)
+        if dims is None:
+            self.fail(o, f"tile.reshape of {'x'.join(map(str, src))} to {'x'.join(map(str, res))} moves elements "
+                         "between threads, which is not lowered; only inserting or removing dims of size 1 is")
+        removed, inserted = dims
+        kept = iter([d for i, d in enumerate(idx) if i not in inserted])
+        sidx = tuple(("0", 0) if i in removed else next(kept) for i in range(len(src)))
+        return self.ev(o.operands[0], sidx, None)
 
     @staticmethod
     def paired_cvt(o: Operation) -> str | None:

@@ -14,7 +14,7 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute, Operation, SSAValue
 
-from wsdialects.layout import SliceLayout, WgmmaLayout, layout_of
+from wsdialects.layout import PairLayout, SliceLayout, WgmmaLayout, layout_of
 from wsdialects.lower.lower_layouts import is_free
 from wsdialects.lower.llvm.shared_tiles import Staged, in_loop
 from wsdialects.lower.llvm.types import bits_of, elem_of, is_float, llty, nbytes, shape_of, splat_int
@@ -124,6 +124,9 @@ class Memory:
             return
         lay = layout_of(v.type)
         owner = None
+        if isinstance(lay, PairLayout) and not isinstance(lay.parent, WgmmaLayout):
+            self.fail(o, f"tile.atomic_add of a tile in {lay}: only pairs of the accumulator fragment are lowered "
+                         "(a slice's elements have several owner threads)")
         if isinstance(lay, SliceLayout) and L is not None:
             if lay.dim.data != 1:
                 self.fail(o, f"tile.atomic_add of a tile in {lay}: only the accumulator fragment and its row "
@@ -186,6 +189,8 @@ class Memory:
         n = o.name
         if n in ("tile.splat", "arith.constant"):
             return 0
+        if n in ("tile.reshape", "tile.join", "tile.split"):
+            return None
         if n == "tile.make_range":
             return 1
         if n == "tile.expand_dims":
