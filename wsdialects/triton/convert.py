@@ -259,6 +259,13 @@ class _Importer:
 
     def tt_dot(self, op, loc):
         a, b, c = (self.one(v) for v in op.args)
+        # fp8 dots accumulate as wgmma does, which is what Triton's default maxNumImpreciseAcc (2^30)
+        # asks for; a smaller value asks for extra f32 promotion we do not do, so say so.
+        limit = op.attr("maxNumImpreciseAcc")
+        fp8 = FLOAT_WIDTH.get(str(getattr(op.args[0].type, "element_type", None))) == 8
+        if fp8 and limit is not None and _int(limit) < 1 << 30:
+            raise self.error(loc, f"tl.dot with max_num_imprecise_acc = {_int(limit)} is not supported (fp8 dots "
+                                  "accumulate as wgmma does: Triton's default, 2^30)")
         return self.emit(op, DotOp(a, b, c))
 
     def tt_fp_to_fp(self, op, loc):
