@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from hopper_env import cdiv, rel_err, torch_on_hopper
+from hopper_env import rel_err, torch_on_hopper
 
 torch = torch_on_hopper()
 triton = pytest.importorskip("triton")

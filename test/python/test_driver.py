@@ -246,10 +246,11 @@ def test_runtime_messages_have_no_python_reprs(monkeypatch):
     import types
 
     from wsdialects.diagnostics import WsError
-    from wsdialects.runtime import _pipeline_spec, launch
+    from wsdialects.runtime import launch
+    from wsdialects.runtime.compiler import pipeline_with_options
 
     with pytest.raises(WsError) as e:
-        _pipeline_spec("ws-specialize,ws-lower-aref", {"depth": 3, "mma_depth": 1})
+        pipeline_with_options("ws-specialize,ws-lower-aref", {"depth": 3, "mma_depth": 1})
     assert "compile: options depth, mma_depth need a single pass name" in str(e.value)
     monkeypatch.setattr(launch, "_torch", lambda: None)
     monkeypatch.setattr(launch, "_drv", lambda: None)

@@ -7,7 +7,6 @@ interleavings of the partitions and options."""
 import numpy as np
 import pytest
 
-import wsdialects
 from cases import INPUTS, Case, _f16, assert_same, attention_args, cdiv, run
 from kernel_cache import compile_kernel, parse_kernel
 from wsdialects.aref import GetOp, PutOp

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import numpy as np
 import pytest
 from xdsl.dialects.builtin import DictionaryAttr, IntegerAttr, StringAttr, i32
 

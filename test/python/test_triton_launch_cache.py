@@ -14,7 +14,6 @@ import triton.language as tl  # noqa: E402
 from test_triton_frontend import array  # noqa: E402
 from triton.tools.tensor_descriptor import TensorDescriptor  # noqa: E402
 
-import wsdialects  # noqa: E402
 from wsdialects.triton import frontend as fe  # noqa: E402
 from wsdialects.triton.launch import TritonKernel, expand  # noqa: E402
 

@@ -20,7 +20,6 @@ imports this module.
 from __future__ import annotations
 
 from wsdialects.runtime.compiler import Compiled, compile_module, source_text  # noqa: F401 (source_text: re-exported)
-from wsdialects.runtime.compiler import pipeline_with_options as _pipeline_spec  # noqa: F401 (the old name)
 
 __all__ = ["Compiled", "autotune", "compile"]
 
