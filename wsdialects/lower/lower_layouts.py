@@ -249,9 +249,10 @@ class BranchLayouts:
         """The layout of the halves of a `tile.join` / `tile.split` whose joined tile is in `lay`."""
         if isinstance(lay, PairLayout):
             return lay.parent
-        raise error_at(o, f"ws-lower-layouts: the {what} of this {o.name} ({_dims(o.results[0].type if what == 'result' else o.operands[0].type)}) "
-                          f"is needed in {lay}, where its minor dim of 2 is not within one thread; {o.name} "
-                          "is lowered only where the pair stays in one thread's registers (#layout.pair)")
+        t = o.results[0].type if what == "result" else o.operands[0].type
+        raise error_at(o, f"ws-lower-layouts: {o.name} is lowered only where its minor dim of 2 is a pair of "
+                          f"one thread's registers (#layout.pair); the {what} of this one ({_dims(t)}) is "
+                          f"needed in {lay}")
 
     @staticmethod
     def reshape_edges(o: Operation) -> list[Edge]:
