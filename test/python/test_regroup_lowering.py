@@ -77,3 +77,47 @@ def test_ptx_assembles():
                          check=True).stdout
     rc, text = run_ptxas(ptx, find_ptxas())
     assert rc == 0, text
+
+
+# ---- the Triton example (examples/triton/gemm_join.py: tl.reshape, tl.join), from its TTIR
+TTIR = INPUTS.parent / "triton" / "gemm_join_f16_128x128x64.ttir"
+
+
+def _join_args(rng, M=150, N=100, K=100):
+    from wsdialects.triton.launch import expand
+
+    class Desc:  # what a host TensorDescriptor carries
+        def __init__(self, base, block):
+            self.base, self.block_shape = base, block
+            self.shape, self.strides = base.shape, tuple(s // base.itemsize for s in base.strides)
+
+    a = rng.standard_normal((M, K)).astype(np.float16)
+    b = rng.standard_normal((N, K)).astype(np.float16)
+    c = np.zeros((M, N, 2), np.float32)
+    sig = {"a_desc": "tensordesc<fp16>", "b_desc": "tensordesc<fp16>", "c_ptr": "*fp32", "M": "i32", "N": "i32",
+           "K": "i32"}
+    args = expand(dict(a_desc=Desc(a, [128, 64]), b_desc=Desc(b, [128, 64]), c_ptr=c, M=M, N=N, K=K), sig,
+                  "gemm_join_kernel")
+    return (cdiv(M, 128),), args, a, b, c
+
+
+def test_triton_join_kernel_matches_numpy_before_and_after_lowering(rng):
+    grid, args, a, b, c = _join_args(rng)
+    wsdialects.interpret(wsdialects.parse_file(str(TTIR)), "gemm_join_kernel", grid, args)
+    s = a.astype(np.float32) @ b.astype(np.float32).T
+    np.testing.assert_allclose(c[..., 0], s, rtol=1e-3, atol=1e-3)
+    np.testing.assert_allclose(c[..., 1], s - s.max(axis=1, keepdims=True), rtol=1e-3, atol=1e-3)
+    want = c.copy()
+    lowered = compile_kernel(TTIR, SPECS[0] + ",ws-lower-layouts")
+    assert not needs_layouts(lowered)
+    c[...] = 0
+    wsdialects.interpret(lowered, "gemm_join_kernel", grid, args)
+    assert np.array_equal(c, want)
+
+
+@pytest.mark.skipif(find_ptxas() is None, reason="ptxas is not installed")
+def test_triton_join_kernel_ptx_assembles():
+    ptx = subprocess.run(["ws-opt", str(TTIR), "-p", "ws-hopper", "-t", "ptx"], capture_output=True, text=True,
+                         check=True).stdout
+    rc, text = run_ptxas(ptx, find_ptxas())
+    assert rc == 0, text
