@@ -83,8 +83,8 @@ def test_misaligned_o_is_an_error():
     name = "attention_desc_f16_d128_n1024"
     q, k, v = _inputs(name)
     o_odd = torch.empty(q.numel() + 1, device="cuda", dtype=q.dtype)[1:].view(q.shape)
-    with pytest.raises(LaunchError, match=r"argument 3 \(O\): the kernel writes through a TMA descriptor over this "
-                                          r"tensor, and TMA cannot take the view: a base address"):
+    with pytest.raises(LaunchError, match=r"argument 3 \(O\): the kernel writes through a TMA descriptor over it, "
+                                          r"and TMA cannot take the view: a base address"):
         _launch(name, q, k, v, o=o_odd)
 
 

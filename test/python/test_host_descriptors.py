@@ -101,6 +101,26 @@ def test_launch_errors(rng):
     module = compile_kernel(TTIR / "attention_desc_f16_d32_n128.ttir", "ws-host-descriptors", shared=True)
     with pytest.raises(TypeError, match=r"argument 3 \(%O\): the kernel writes through"):
         _attention(module, q, k, v, 0.3, o=o_odd)
+    with pytest.raises(TypeError, match=r"argument 0 \(%Q\): the kernel makes a descriptor of a -128 x 32 tensor "
+                                        r"with strides \[32, 1\] over it: a size or stride is negative"):
+        host_desc_arguments(attr, [q, k, v, np.zeros_like(q), 0.3, 1, -1], params)
+
+
+def test_empty_tensors_are_legal(rng):
+    """Z = 0: every descriptor covers a 0 x 32 tensor, which the kernel reads and writes nothing
+    of; the launch (the shared check, `tma_common.launch_view`) calls the view empty, not a
+    problem, even for O, stored through and misaligned (there is nothing to store)."""
+    from wsdialects.transforms.tma_common import host_desc_contract, launch_view
+
+    attr, params = _params()
+    q, k, v = _inputs(rng, np.float16)
+    o_odd = np.zeros(q.size + 1, np.float16)[1:].reshape(q.shape)
+    views = host_desc_arguments(attr, [q, k, v, o_odd, 0.3, 0, 2], params)
+    assert sorted(views) == [7, 8, 9, 10] and all(x.shape == (0, 32) for x in views.values())
+    eo = host_desc_contract(attr)[3]
+    assert eo["stored"]
+    assert launch_view(eo, [q, k, v, o_odd, 0.3, 0, 2], q.size, 2, 2, str) == ([0, 32], [32, 1], False, True, None)
+    assert launch_view(eo, [q, k, v, o_odd, 0.3, 1, 2], q.size, 2, 2, str).problem is not None
 
 
 @pytest.mark.parametrize("pipeline", ["ws-host-descriptors", "ws-specialize"])

@@ -175,3 +175,46 @@ def test_i64_block_pointer_rows(pipeline, rng):
         outs.append(y)
     want = x[40:136, :64].astype(np.float32).reshape(3, 32, 64).sum(0)
     assert np.array_equal(outs[0], outs[1]) and np.allclose(outs[1], want, atol=1e-3)
+
+
+@pytest.mark.parametrize("pipeline", ["ws-tma-load", "ws-specialize"])
+@pytest.mark.parametrize("M,K", [(0, 72), (150, 0)])
+def test_empty_views_read_nothing(pipeline, M, K, rng):
+    """M = 0 or K = 0: the kernel reads nothing through that view, a legal launch; the launch gives
+    the descriptor an empty array (boxes read through it are zeros, as TMA's out-of-bounds fill
+    and the masked pointer loads give). With K = 0 the kernel interpreted before and after the
+    pass computes the same C, zeros (with M = 0 this kernel runs no program: its grid is empty)."""
+    module = compile_kernel(KERNEL, pipeline, shared=True)
+    (kernel,) = kernels(module)
+    N = 136
+    a, b = _inputs(rng, M, N, K)
+    views = tma_load_arguments(kernel.attributes["ws.tma_loads"], [a, b, None, M, N, K, K, N, N],
+                               kernel.body.block.args)
+    assert [v.shape for v in views.values()] == [(M, K), (K, N)]
+    if M == 0:
+        return
+    before, after = _run(parse_kernel(KERNEL, shared=True), a, b), _run(module, a, b)
+    assert np.array_equal(before, after) and not np.isnan(after).any()
+    assert np.array_equal(after, np.zeros((M, N), np.float16))
+
+
+def test_launch_view_of_a_load_contract():
+    """The one check both launchers make (`tma_common.launch_view`) on a ws-tma-load entry: a view
+    TMA takes as it is, one it takes through a copy (rows of 140 bytes), empty views (M = 0, K = 0,
+    a negative bound: the kernel's masks leave nothing) and a view past the array, a problem."""
+    from wsdialects.transforms.tma_common import launch_view, load_contract
+
+    (kernel,) = kernels(compile_kernel(KERNEL, "ws-tma-load"))
+    ea = load_contract(kernel.attributes["ws.tma_loads"])[0]  # A: M x K, row stride K
+
+    def view(M, K, elements, base=0):
+        return launch_view(ea, [None, None, None, M, 136, K, K, 136, 136], elements, 2, base, str)
+
+    assert view(150, 72, 150 * 72) == (([150, 72], [72, 1], False, False, None))
+    assert view(150, 70, 150 * 70).copy and view(150, 72, 150 * 72, base=2).copy
+    for M, K in ((0, 72), (150, 0), (-3, 72)):
+        v = view(M, K, 150 * 72)
+        assert v.empty and v.problem is None and 0 in v.shape and min(v.shape) == 0
+    v = view(151, 72, 150 * 72)
+    assert not v.empty and "a 151 x 72 view with a row stride of 72 elements" in v.problem
+    assert "does not hold" in v.problem

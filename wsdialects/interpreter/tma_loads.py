@@ -34,74 +34,47 @@ def built_arguments(kernel, args: list, params) -> tuple[list, int]:
     return [*args, *(extra[i] for i in range(user, user + hidden))], hidden
 
 
-def _view(flat: np.ndarray, shape: list[int], strides: list[int], copy_ok: bool, where: str) -> np.ndarray:
-    """The strided view of `flat` a descriptor covers, where TMA can take it
-    (`tma_common.strided_view_problem`); else, if `copy_ok`, an aligned copy with rows padded
-    to 16 bytes (the kernel only reads it, so the copy reads the same); else TypeError."""
-    from wsdialects.transforms.tma_common import padded_cols, strided_view_problem
+def _descriptor_arrays(entries: list[dict], args, params) -> dict[int, np.ndarray]:
+    """By descriptor argument: the array the descriptor of each contract entry covers
+    (`tma_common.launch_view`): a view of the pointer argument where TMA can take it, else an
+    aligned copy with rows padded to 16 bytes (the kernel only reads it, so the copy reads the
+    same), an empty array for an empty view; TypeError saying why a launch is refused."""
+    from wsdialects.transforms.tma_common import launch_view, padded_cols
 
-    it = flat.itemsize
-    view = np.lib.stride_tricks.as_strided(flat, shape, [s * it for s in strides])
-    why = strided_view_problem(shape, strides, it, flat.ctypes.data, flat.size, whole_rows=False)
-    if why is not None:
-        if not copy_ok:
-            raise TypeError(f"{where}: the kernel writes through a TMA descriptor over it, and TMA cannot take "
-                            f"the view: {why}")
-        copy = np.zeros((*shape[:-1], padded_cols(shape[-1], it)), flat.dtype)
-        copy[..., :shape[-1]] = view
-        view = copy[..., :shape[-1]]
-    return view
+    out = {}
+    for e in entries:
+        i, arr = e["ptr"], args[e["ptr"]]
+        if not isinstance(arr, np.ndarray) or not arr.flags.c_contiguous:
+            dtype = dtype_of(params[e["desc"]].type.block)
+            out[e["desc"]] = np.zeros((0,) * len(e["shape"]), dtype)  # the pointer argument's own check says why
+            continue
+        flat = arr.reshape(-1)
+        v = launch_view(e, args, flat.size, flat.itemsize, flat.ctypes.data, lambda k: f"%{params[k].name_hint or k}")
+        if v.problem is not None:
+            raise TypeError(f"argument {i} (%{params[i].name_hint or i}): {v.problem}")
+        if v.empty:
+            out[e["desc"]] = np.zeros(v.shape, flat.dtype)
+            continue
+        view = np.lib.stride_tricks.as_strided(flat, v.shape, [s * flat.itemsize for s in v.strides])
+        if v.copy:
+            copy = np.zeros((*v.shape[:-1], padded_cols(v.shape[-1], flat.itemsize)), flat.dtype)
+            copy[..., :v.shape[-1]] = view
+            view = copy[..., :v.shape[-1]]
+        out[e["desc"]] = view
+    return out
 
 
 def tma_load_arguments(attr, args, params) -> dict[int, np.ndarray]:
-    """By argument index: the view of the pointer argument that the recorded bounds and strides
-    give, where TMA can take it (`tma_common.view_problem`), else an aligned contiguous copy of it
-    with rows padded to 16 bytes (the kernel only reads it, so the copy reads the same)."""
-    from wsdialects.transforms.tma_common import load_contract, load_offset_problem, load_step, load_view, view_holds
+    """By argument index: the array each `ws.tma_loads` view covers (`_descriptor_arrays`)."""
+    from wsdialects.transforms.tma_common import load_contract
 
-    out = {}
-    for e in load_contract(attr):
-        arr = args[e["ptr"]]
-        if not isinstance(arr, np.ndarray) or not arr.flags.c_contiguous:
-            out[e["desc"]] = np.zeros((0, 0), dtype_of(params[e["desc"]].type.block))  # the pointer's check says why
-            continue
-        flat = arr.reshape(-1)
-        why = load_offset_problem(e, args, lambda i: f"%{params[i].name_hint or i}")
-        if why is not None:
-            raise TypeError(f"argument {e['ptr']} (%{params[e['ptr']].name_hint or e['ptr']}): {why}")
-        rows, cols, s = load_view(e, args, flat.size)
-        if rows < 1 or cols < 1:
-            out[e["desc"]] = np.zeros((max(rows, 0), max(cols, 0)), flat.dtype)
-            continue
-        step = load_step(e, args)  # a column stride other than 1: a contiguous copy
-        if not view_holds(rows, cols, s, step, flat.size):
-            raise TypeError(f"argument {e['ptr']}: the kernel reads a {rows} x {cols} view with a row stride of "
-                            f"{s} elements{f' and a column stride of {step}' if step != 1 else ''}, which the "
-                            f"array of {flat.size} elements does not hold")
-        out[e["desc"]] = _view(flat, [rows, cols], [s, step], True, f"argument {e['ptr']}")
-    return out
+    return _descriptor_arrays(load_contract(attr), args, params)
 
 
 def host_desc_arguments(attr, args, params) -> dict[int, np.ndarray]:
     """By argument index: the tensor each `ws.host_descs` descriptor covers, sizes and strides
-    evaluated at `args`, as a view of the pointer argument where TMA can take it, else an aligned
-    copy where the kernel only reads that argument; TypeError where the tensor does not lie inside
-    the array, or TMA cannot take the view of an argument the kernel writes."""
-    from wsdialects.transforms.tma_common import host_desc_contract, host_desc_view
+    evaluated at `args` (`_descriptor_arrays`); an argument the kernel writes through must be
+    one TMA can take as it is."""
+    from wsdialects.transforms.tma_common import host_desc_contract
 
-    out = {}
-    for e in host_desc_contract(attr):
-        i, arr = e["ptr"], args[e["ptr"]]
-        block = params[e["desc"]].type.block
-        if not isinstance(arr, np.ndarray) or not arr.flags.c_contiguous:
-            out[e["desc"]] = np.zeros((0,) * len(e["shape"]), dtype_of(block))  # the pointer's check says why
-            continue
-        flat = arr.reshape(-1)
-        shape, strides = host_desc_view(e, args)
-        where = f"argument {i} (%{params[i].name_hint or i})"
-        if any(n < 1 for n in shape) or any(s < 0 for s in strides) \
-                or sum((n - 1) * s for n, s in zip(shape, strides)) >= flat.size:
-            raise TypeError(f"{where}: the kernel makes a descriptor of a {' x '.join(map(str, shape))} tensor with "
-                            f"strides {strides} over it, which the array of {flat.size} elements does not hold")
-        out[e["desc"]] = _view(flat, shape, strides, not e["stored"], where)
-    return out
+    return _descriptor_arrays(host_desc_contract(attr), args, params)

@@ -314,76 +314,58 @@ class Launcher:
         return out
 
     def _tma_load_args(self, args) -> dict:
-        """ws-tma-load's trailing arguments by index: per view, the descriptor of the pointer
-        argument's rows x cols view (strides from the contract), where TMA can take it; else of an
-        aligned contiguous copy with rows padded to 16 bytes (the kernel only reads it). A launch that
-        made a copy is not kept for reuse: the copy holds the argument's values of that launch."""
-        from wsdialects.transforms.tma_common import load_offset_problem, load_step, load_view, view_holds
-
-        torch = _torch()
-        out: dict = {}
-        for e in self.info.tma_loads:
-            i, x = e["ptr"], args[e["ptr"]]
-            if not (isinstance(x, torch.Tensor) and x.is_cuda and x.is_contiguous()):
-                out[e["desc"]] = _Built(self._placeholder(x))  # the pointer argument's own check says why
-                continue
-            flat = x.reshape(-1)
-            why = load_offset_problem(e, args, lambda k: self.info.params[k].name)
-            if why is not None:
-                raise self._err(i, why)
-            rows, cols, s = load_view(e, args, flat.numel())
-            step = load_step(e, args)  # a column stride other than 1: a contiguous copy
-            if not view_holds(rows, cols, s, step, flat.numel()):
-                raise self._err(i, f"the kernel reads a {rows} x {cols} view with a row stride of {s} elements"
-                                   f"{f' and a column stride of {step}' if step != 1 else ''}, "
-                                   f"which the tensor of {flat.numel()} elements does not hold")
-            out[e["desc"]] = self._view_desc(i, e["desc"], flat, [rows, cols], [s, step], copy_ok=True)
-        return out
+        """ws-tma-load's trailing arguments by index (`_contract_descs`). A launch that made a copy
+        is not kept for reuse: the copy holds the argument's values of that launch."""
+        return self._contract_descs(self.info.tma_loads, args)
 
     def _host_desc_args(self, args) -> dict:
-        """ws-host-descriptors' trailing arguments by index: per `tile.make_desc` the kernel made,
-        the descriptor of the tensor its sizes and strides (evaluated at the arguments) give over
-        the pointer argument; over an aligned copy where TMA cannot take it and the kernel only
-        reads that argument, else an error saying what TMA needs."""
-        from wsdialects.transforms.tma_common import host_desc_view
+        """ws-host-descriptors' trailing arguments by index: per `tile.make_desc` the kernel made
+        (`_contract_descs`)."""
+        return self._contract_descs(self.info.host_descs, args)
+
+    def _contract_descs(self, entries: list[dict], args) -> dict:
+        """By descriptor argument: the descriptor of the view of its pointer argument that each
+        contract entry gives at this launch (`tma_common.launch_view`, the check the interpreter
+        makes too): over the view where TMA can take it; over an aligned copy with rows padded to
+        16 bytes, kept in `_staged` for this launch, where it cannot and the kernel only reads the
+        argument; over a zero buffer for an empty view; else an error saying why."""
+        from wsdialects.transforms.tma_common import launch_view, padded_cols
 
         torch = _torch()
         out: dict = {}
-        for e in self.info.host_descs:
-            i, x = e["ptr"], args[e["ptr"]]
+        for e in entries:
+            i, d, x = e["ptr"], e["desc"], args[e["ptr"]]
             if not (isinstance(x, torch.Tensor) and x.is_cuda and x.is_contiguous()):
-                out[e["desc"]] = _Built(self._placeholder(x))  # the pointer argument's own check says why
+                out[d] = _Built(self._placeholder(x))  # the pointer argument's own check says why
                 continue
             flat = x.reshape(-1)
-            shape, strides = host_desc_view(e, args)
-            if any(n < 1 for n in shape) or any(s < 0 for s in strides) \
-                    or sum((n - 1) * s for n, s in zip(shape, strides)) >= flat.numel():
-                raise self._err(i, f"the kernel makes a descriptor of a {' x '.join(map(str, shape))} tensor with "
-                                   f"strides {strides} over it, which the tensor of {flat.numel()} elements does "
-                                   "not hold")
-            out[e["desc"]] = self._view_desc(i, e["desc"], flat, shape, strides, copy_ok=not e["stored"])
+            es = flat.element_size()
+            v = launch_view(e, args, flat.numel(), es, flat.data_ptr(), lambda k: self.info.params[k].name)
+            if v.problem is not None:
+                raise self._err(i, v.problem)
+            if v.empty:  # TMA encodes no 0-extent dimension: a zero buffer, which reads as the empty view does
+                view = self._zeros(flat, len(v.shape), padded_cols(1, es))
+            else:
+                view = flat.as_strided(v.shape, v.strides)
+                if v.copy:
+                    copy = torch.zeros((*v.shape[:-1], padded_cols(v.shape[-1], es)), dtype=flat.dtype,
+                                       device=flat.device)
+                    copy[..., :v.shape[-1]] = view
+                    view = copy[..., :v.shape[-1]]
+                    self._staged.append(copy)
+            out[d] = _Built(self._desc(d, view, self.info.params[d]))
         return out
 
-    def _view_desc(self, i: int, d: int, flat, shape: list[int], strides: list[int], copy_ok: bool) -> _Built:
-        """The descriptor (argument `d`) of the strided view of argument `i` (`flat`, its elements),
-        where TMA can take it; else, if `copy_ok` (the kernel only reads it), of an aligned copy with
-        rows padded to 16 bytes, kept in `_staged` for this launch; else an error saying why."""
-        from wsdialects.transforms.tma_common import padded_cols, strided_view_problem
-
+    def _zeros(self, x, rank: int, cols: int):
+        """A rank-D 1 x ... x 1 x `cols` tensor of zeros of x's dtype on x's device, kept with the
+        launch that points to it: what the descriptor of an empty view covers."""
         torch = _torch()
-        view = flat.as_strided(shape, strides)
-        why = strided_view_problem(shape, strides, flat.element_size(), flat.data_ptr(), flat.numel(),
-                                   whole_rows=False)
-        if why is not None:
-            if not copy_ok:
-                raise self._err(i, f"the kernel writes through a TMA descriptor over this tensor, and TMA cannot "
-                                   f"take the view: {why}")
-            copy = torch.zeros((*shape[:-1], padded_cols(shape[-1], flat.element_size())), dtype=flat.dtype,
-                               device=flat.device)
-            copy[..., :shape[-1]] = view
-            view = copy[..., :shape[-1]]
-            self._staged.append(copy)
-        return _Built(self._desc(d, view, self.info.params[d]))
+        key = ("zeros", x.device, x.dtype, rank, cols)
+        buf = self._descs.get(key)
+        if buf is None:
+            buf = self._descs[key] = torch.zeros((1,) * (rank - 1) + (cols,), dtype=x.dtype, device=x.device)
+        self._used.append(buf)
+        return buf
 
     def _placeholder(self, x) -> int:
         """A 128-byte descriptor of zeros on the device of `x` (a kernel never reads it: its flag is 0)."""

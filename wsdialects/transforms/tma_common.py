@@ -11,6 +11,8 @@ kernel makes itself (`tile.make_desc`), recorded in `ws.host_descs`.
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 from xdsl.dialects import func, scf
 from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, IntegerAttr, TensorType
 from xdsl.ir import Attribute, BlockArgument, Operation, SSAValue
@@ -107,6 +109,12 @@ def view_problem(rows: int, cols: int, stride: int, itemsize: int, base: int, el
     return strided_view_problem([rows, cols], [stride, 1], itemsize, base, elements, whole_rows)
 
 
+def lies_inside(shape: list[int], strides: list[int], elements: int) -> bool:
+    """Whether the view of sizes `shape` (each at least 1) and non-negative element strides
+    `strides` ends inside an array of `elements` elements."""
+    return sum((n - 1) * s for n, s in zip(shape, strides)) + 1 <= elements
+
+
 def strided_view_problem(shape: list[int], strides: list[int], itemsize: int, base: int, elements: int,
                          whole_rows: bool = True) -> str | None:
     """`view_problem` for a view of any rank: sizes `shape` and element strides `strides`
@@ -115,7 +123,7 @@ def strided_view_problem(shape: list[int], strides: list[int], itemsize: int, ba
     dims = " x ".join(map(str, shape))
     if any(n < 1 for n in shape) or any(s < 0 for s in strides):
         return f"a {dims} view with strides {list(strides)}"
-    if sum((n - 1) * s for n, s in zip(shape, strides)) + 1 > elements:
+    if not lies_inside(shape, strides, elements):
         what = f"a row stride of {strides[0]}" if len(shape) == 2 else f"strides {list(strides)}"
         return f"the {dims} view with {what} ends past the {elements} elements"
     if strides[-1] != 1:
@@ -222,14 +230,6 @@ def load_step(entry: dict, args) -> int:
     return int(args[entry["unit"]]) if entry.get("unit") is not None else 1
 
 
-def view_holds(rows: int, cols: int, stride: int, step: int, elements: int) -> bool:
-    """Whether an array of `elements` elements holds the rows x cols view of row stride `stride`
-    and column stride `step` (rows not overlapping where the columns are contiguous)."""
-    if rows < 1 or cols < 1 or stride < 0 or step < 1 or (step == 1 and stride < cols):
-        return False
-    return (rows - 1) * stride + (cols - 1) * step + 1 <= elements
-
-
 def padded_cols(cols: int, itemsize: int) -> int:
     """The row stride (elements) of an aligned copy of a view: rows padded to 16 bytes."""
     return -(-cols * itemsize // 16) * 16 // itemsize
@@ -256,6 +256,65 @@ def host_desc_contract(attr) -> list[dict]:
 def host_desc_view(entry: dict, args) -> tuple[list[int], list[int]]:
     """(sizes, element strides) of the tensor a ws-host-descriptors descriptor covers at a launch."""
     return [evaluate(p, args) for p in entry["shape"]], [evaluate(p, args) for p in entry["strides"]]
+
+
+class LaunchView(NamedTuple):
+    """What a launch's arguments make of one `ws.tma_loads` / `ws.host_descs` entry: the view of
+    the pointer argument the descriptor covers (sizes and element strides, outermost first);
+    `copy`: TMA cannot take it, and the descriptor covers an aligned copy with rows padded to
+    16 bytes (the kernel only reads the argument); `empty`: an extent is 0, the descriptor covers
+    nothing and every box read through it is zeros (a launch whose kernel reads nothing there;
+    TMA cannot encode a 0-extent dimension, so the GPU runtime builds it over a zero buffer);
+    `problem`: why the launch is refused, or None (with a problem the other fields mean nothing)."""
+
+    shape: list[int]
+    strides: list[int]
+    copy: bool = False
+    empty: bool = False
+    problem: str | None = None
+
+
+def launch_view(entry: dict, args, elements: int, itemsize: int, base: int, names) -> LaunchView:
+    """The view a launch with arguments `args` gives a `load_contract` or `host_desc_contract`
+    entry over its pointer argument (`elements` elements of `itemsize` bytes at `base`): the
+    one check of the launch contract, which the GPU runtime and the interpreter both call.
+    `names(i)` names argument i. A ws-tma-load view's bounds are the kernel's masks, so a bound
+    at or below 0 is an empty view; a host descriptor's sizes are the tensor's, and a negative
+    one is a problem. A ws-tma-load view is always readable through a copy; a host descriptor's
+    only where the kernel does not write through it (`stored`)."""
+    if "strides" in entry:
+        shape, strides = host_desc_view(entry, args)
+        dims = " x ".join(map(str, shape))
+        if any(n < 0 for n in shape) or any(s < 0 for s in strides):
+            return LaunchView(shape, strides, problem=f"the kernel makes a descriptor of a {dims} tensor with "
+                                                      f"strides {strides} over it: a size or stride is negative")
+        if 0 in shape:
+            return LaunchView(shape, strides, empty=True)
+        if not lies_inside(shape, strides, elements):
+            return LaunchView(shape, strides, problem=f"the kernel makes a descriptor of a {dims} tensor with "
+                                                      f"strides {strides} over it, which the array of {elements} "
+                                                      "elements does not hold")
+        copy_ok = not entry["stored"]
+    else:
+        why = load_offset_problem(entry, args, names)
+        rows, cols, stride = load_view(entry, args, elements)
+        step = load_step(entry, args)  # a column stride other than 1: a contiguous copy
+        shape, strides = [max(rows, 0), max(cols, 0)], [stride, step]
+        if why is not None:
+            return LaunchView(shape, strides, problem=why)
+        if 0 in shape:
+            return LaunchView(shape, strides, empty=True)
+        if stride < 0 or step < 1 or (step == 1 and stride < cols) or not lies_inside(shape, strides, elements):
+            return LaunchView(shape, strides, problem=(
+                f"the kernel reads a {rows} x {cols} view with a row stride of {stride} elements"
+                f"{f' and a column stride of {step}' if step != 1 else ''}, which the array of {elements} "
+                "elements does not hold"))
+        copy_ok = True
+    why = strided_view_problem(shape, strides, itemsize, base, elements, whole_rows=False)
+    if why is not None and not copy_ok:
+        return LaunchView(shape, strides, problem=f"the kernel writes through a TMA descriptor over it, and TMA "
+                                                  f"cannot take the view: {why}")
+    return LaunchView(shape, strides, copy=why is not None)
 
 
 def built_argument_count(stores: int, loads: int, host_descs: int) -> int:
