@@ -182,12 +182,8 @@ def _positions_per_tile(main: scf.ForOp) -> tuple[list[Operation], SSAValue]:
     start = _c(peeled.value.data)
     back = arith.MuliOp(main.step, start.result)
     first = arith.SubiOp(main.lb, back.result)
-    span = arith.SubiOp(main.ub, first.result)
-    n = arith.CeilDivSIOp(span.result, main.step)
-    zero = _c(0)
-    n0 = arith.MaxSIOp(n.result, zero.result)
-    n0.result.name_hint = "trips"
-    return [start, back, first, span, n, zero, n0], n0.result
+    ops, trips = trip_count(main, lb=first.result)
+    return [start, back, first, *ops], trips
 
 
 @dataclass(frozen=True)

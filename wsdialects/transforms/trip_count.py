@@ -19,10 +19,12 @@ from xdsl.dialects.builtin import IntegerAttr
 from xdsl.ir import Operation, SSAValue
 
 
-def trip_count(loop: scf.ForOp) -> tuple[list[Operation], SSAValue]:
-    """Ops computing max(ceildiv(ub - lb, step), 0), and that value."""
+def trip_count(loop: scf.ForOp, lb: SSAValue | None = None) -> tuple[list[Operation], SSAValue]:
+    """Ops computing max(ceildiv(ub - lb, step), 0), and that value; `lb`, where given, stands
+    for the loop's lower bound (ws-persistent counts from before the iterations ws-pipeline-coarse
+    peeled off in front of the loop)."""
     t = loop.lb.type
-    span = arith.SubiOp(loop.ub, loop.lb)
+    span = arith.SubiOp(loop.ub, loop.lb if lb is None else lb)
     n = arith.CeilDivSIOp(span.result, loop.step)
     zero = arith.ConstantOp(IntegerAttr(0, t))
     n0 = arith.MaxSIOp(n.result, zero.result)
