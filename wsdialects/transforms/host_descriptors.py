@@ -48,12 +48,11 @@ from xdsl.dialects import func, scf
 from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, IntegerAttr, ModuleOp
 from xdsl.ir import BlockArgument, Operation, SSAValue
 from xdsl.passes import ModulePass
-from xdsl.transforms.dead_code_elimination import is_trivially_dead
 
 from wsdialects.tile import MakeDescOp, NumProgramsOp, ProgramIdOp
 from wsdialects.transforms.partition import kernels, remark
 from wsdialects.transforms.tma_affine import Analysis, Left, constant
-from wsdialects.transforms.tma_common import HOST_DESCS_ATTR, add_kernel_arg, poly_attr, written_arguments
+from wsdialects.transforms.tma_common import HOST_DESCS_ATTR, add_kernel_arg, erase_dead, poly_attr, written_arguments
 
 
 def _grid_dependent(v: SSAValue) -> str | None:
@@ -101,19 +100,6 @@ def match(op: MakeDescOp, an: Analysis, kernel: func.FuncOp) -> dict:
     return {"ptr": base.index, "shape": polys["size"], "strides": polys["stride"]}
 
 
-def _erase_with_inputs(op: Operation) -> None:
-    """Erase `op` and the side-effect-free ops that computed its operands for it alone."""
-    stack = [op]
-    while stack:
-        o = stack.pop()
-        if o.parent is None or (o is not op and not is_trivially_dead(o)):
-            continue
-        inputs = [v.owner for v in o.operands if isinstance(v.owner, Operation)]
-        o.detach()
-        o.erase()
-        stack += inputs
-
-
 @dataclass(frozen=True)
 class HostDescriptorsPass(ModulePass):
     """Descriptors a kernel makes from pointer arguments and scalar arithmetic of its arguments
@@ -152,7 +138,10 @@ class HostDescriptorsPass(ModulePass):
                 remark(md, f"ws-host-descriptors: built at launch over argument {m['ptr']} "
                            f"({ptr.name_hint or m['ptr']}) as argument {made[key].index}")
             md.result.replace_all_uses_with(made[key])
-            _erase_with_inputs(md)
+            inputs = list(md.operands)
+            md.detach()
+            md.erase()
+            erase_dead(inputs)
         if entries:
             kernel.attributes[HOST_DESCS_ATTR] = ArrayAttr(entries)
         elif self.remarks:

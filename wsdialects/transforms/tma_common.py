@@ -77,6 +77,23 @@ def written_arguments(kernel: func.FuncOp) -> set[int]:
     return out
 
 
+def erase_dead(values: list[SSAValue]) -> None:
+    """Erase the side-effect-free ops (without regions) that computed `values` and have no use
+    left, and so on back through their operands: what a pass leaves behind when it replaces an
+    access (ws-tma-load's pointer arithmetic, ws-host-descriptors' descriptor operands)."""
+    from xdsl.traits import is_side_effect_free
+
+    stack = [v.owner for v in values if isinstance(v.owner, Operation)]
+    while stack:
+        o = stack.pop()
+        if o.parent is None or any(r.uses for r in o.results) or not is_side_effect_free(o) or o.regions:
+            continue
+        operands = list(o.operands)
+        o.detach()
+        o.erase()
+        stack += [v.owner for v in operands if isinstance(v.owner, Operation)]
+
+
 def splat_of(v: SSAValue) -> SSAValue:
     return op_of(v, SplatOp).operands[0]
 

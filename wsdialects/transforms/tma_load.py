@@ -98,7 +98,7 @@ from xdsl.passes import ModulePass
 from wsdialects.tile import AddPtrOp, DescLoadOp, DescType, LoadOp, PtrType, TransOp
 from wsdialects.transforms.partition import kernels, remark
 from wsdialects.transforms.tma_affine import Aff, Analysis, Left, Poly, add, const, constant, key
-from wsdialects.transforms.tma_common import add_kernel_arg, box_problem, poly_attr
+from wsdialects.transforms.tma_common import add_kernel_arg, box_problem, erase_dead, poly_attr
 from wsdialects.transforms.tma_common import written_arguments as _written_arguments
 from wsdialects.transforms.tma_wrap import unobserved
 
@@ -313,21 +313,6 @@ def _emit(new: list, o: Operation) -> SSAValue:
     return o.results[0]
 
 
-def _erase_dead(values: list[SSAValue]) -> None:
-    """Erase the pure ops that computed `values` and have no other use left."""
-    from xdsl.traits import is_side_effect_free
-
-    stack = [v.owner for v in values if isinstance(v.owner, Operation)]
-    while stack:
-        o = stack.pop()
-        if o.parent is None or any(r.uses for r in o.results) or not is_side_effect_free(o) or o.regions:
-            continue
-        operands = list(o.operands)
-        o.detach()
-        o.erase()
-        stack += [v.owner for v in operands if isinstance(v.owner, Operation)]
-
-
 def _drop_carried_pointers(loop: scf.ForOp) -> scf.ForOp:
     """`loop` without the pointer iter_args (and the integer offsets, Triton 3.6's block-pointer
     form) that only advance themselves now."""
@@ -351,7 +336,7 @@ def _drop_carried_pointers(loop: scf.ForOp) -> scf.ForOp:
     steps = [yld.operands[j] for j in drop]
     yld.detach()
     yld.erase()
-    _erase_dead(steps)
+    erase_dead(steps)
     inits = [loop.iter_args[j] for j in drop]
     for j in reversed(drop):
         body.erase_arg(body.args[j + 1])
@@ -362,7 +347,7 @@ def _drop_carried_pointers(loop: scf.ForOp) -> scf.ForOp:
         loop.results[j].replace_all_uses_with(new.results[k])
     loop.detach()
     loop.erase()
-    _erase_dead(inits)
+    erase_dead(inits)
     return new
 
 
@@ -441,7 +426,7 @@ class TmaLoadPass(ModulePass):
             feeding = list(load.operands)
             load.detach()
             load.erase()
-            _erase_dead(feeding)
+            erase_dead(feeding)
         if not entries:
             if self.remarks:
                 remark(kernel, "ws-tma-load: no pointer-tile load turned into a TMA load")
