@@ -45,8 +45,8 @@
 // `offs_cn < N`), and the column strides stride_ak / stride_bn arguments the contract takes to be
 // 1 (`unit`): both loads convert, with M and N as their bounds.
 // RUN: ws-opt %S/../Inputs/triton/gemm_pointer_f16_64x64x32_g2.ttir -p ws-tma-load 2>&1 | filecheck %s --check-prefix=TUT
-// TUT: gemm_pointer.py:31:13: remark: ws-tma-load: a TMA load of argument 0 (a_ptr); its column stride %stride_ak is 1 by the launch contract (a launch where it is not reads a contiguous copy)
-// TUT: gemm_pointer.py:32:13: remark: ws-tma-load: a TMA load of argument 1 (b_ptr)
+// TUT: gemm_pointer.py:31:13: remark: ws-tma-load: a TMA load of argument 0 (a_ptr); its column stride %stride_ak is 1 by the launch contract, assumed of the stride arguments %stride_am and %stride_ak as the one passed later (a launch where it is not reads a contiguous copy)
+// TUT: gemm_pointer.py:32:13: remark: ws-tma-load: a TMA load of argument 1 (b_ptr); its column stride %stride_bn is 1 by the launch contract, assumed of the stride arguments %stride_bk and %stride_bn as the one passed later (a launch
 // TUT: %stride_cn: i32, %a_ptr_tma: !tile.desc<tensor<64x32xf16>>, %b_ptr_tma: !tile.desc<tensor<32x64xf16>>)
 // TUT-SAME: ws.tma_loads = [{ptr = 0 : i32, desc = 12 : i32, stride = {{\[}}[1 : i64, 6 : i32]], shape = {{\[}}{{\[}}[1 : i64, 3 : i32]], {{\[}}[1 : i64, 5 : i32]]], unit = 7 : i32},
 // TUT-SAME: {ptr = 1 : i32, desc = 13 : i32, stride = {{\[}}[1 : i64, 8 : i32]], shape = {{\[}}{{\[}}[1 : i64, 5 : i32]], {{\[}}[1 : i64, 4 : i32]]], unit = 9 : i32}]
@@ -108,8 +108,8 @@
 // (0, 1)), so its [BN, D] box is loaded and transposed; the inner strides are arguments taken to
 // be 1 (`unit`); the i64 offset iter_args go.
 // RUN: ws-opt %S/../Inputs/triton/v3.6/attention_block_ptr_f16_d32_64x32.ttir -p ws-tma-load 2>&1 | filecheck %s --check-prefix=BP
-// BP: attention_block_ptr.py:40:16: remark: ws-tma-load: a TMA load of argument 0 (Q); its column stride %stride_qk is 1 by the launch contract (a launch where it is not reads a contiguous copy); its per-program offset is a row offset: the launch checks that the row stride divides %stride_qz, %stride_qh
-// BP: attention_block_ptr.py:42:20: remark: ws-tma-load: a TMA load of the transposed box (its rows are contiguous) of argument 1 (K); its row stride %stride_kk is 1 {{.*}} divides %stride_kz, %stride_kh
+// BP: attention_block_ptr.py:40:16: remark: ws-tma-load: a TMA load of argument 0 (Q); its column stride %stride_qk is 1 by the launch contract, assumed of the stride arguments %stride_qm and %stride_qk as the one passed later (a launch where it is not reads a contiguous copy); its per-program offset is a row offset: the launch checks that the row stride divides %stride_qz, %stride_qh
+// BP: attention_block_ptr.py:42:20: remark: ws-tma-load: a TMA load of the transposed box (its rows are contiguous) of argument 1 (K); its row stride %stride_kk is 1 by the launch contract, assumed of the stride arguments %stride_kn and %stride_kk {{.*}} divides %stride_kz, %stride_kh
 // BP: attention_block_ptr.py:50:20: remark: ws-tma-load: a TMA load of argument 2 (V); its column stride %stride_vk is 1 {{.*}} divides %stride_vz, %stride_vh
 // BP: %N_CTX: i32, %Q_tma: !tile.desc<tensor<64x32xf16>>, %K_tma: !tile.desc<tensor<32x32xf16>>, %V_tma: !tile.desc<tensor<32x32xf16>>)
 // BP-SAME: ws.tma_loads = [{ptr = 0 : i32, desc = 23 : i32, stride = {{\[}}[1 : i64, 7 : i32]], shape = {{\[}}[], {{\[}}[32 : i64]]], extent = 1 : i32, unit = 8 : i32, multiples = {{\[}}{{\[}}[1 : i64, 5 : i32]], {{\[}}[1 : i64, 6 : i32]]]},

@@ -133,20 +133,22 @@ def candidate_loads(kernel: func.FuncOp) -> list[LoadOp]:
     return out
 
 
-def _orientation(off: Aff, an: Analysis) -> tuple[int, int | None]:
+def _orientation(off: Aff, an: Analysis) -> tuple[int, int | None, int | None]:
     """(the axis of the tile whose stride is 1, the kernel argument taken to be that stride or
-    None where it is the constant 1). Where both strides are arguments, the one passed later is
-    taken (Triton kernels take a tensor's strides in order, `*x.stride()`, the innermost last)."""
+    None where it is the constant 1, the other stride's argument where that was a guess, else
+    None). Where both strides are arguments, the one passed later is taken (Triton kernels take
+    a tensor's strides in order, `*x.stride()`, the innermost last); the `unit` contract keeps a
+    wrong guess correct, at the cost of a contiguous copy per launch, which the remark says."""
     a0, a1 = off.axes
     u0, u1 = an.argument_atom(a0), an.argument_atom(a1)
     if a1 == const(1):
-        return 1, None
+        return 1, None, None
     if a0 == const(1) and u1 is not None:
-        return 0, None
+        return 0, None, None
     if u0 is not None and u1 is not None:
-        return (0, u0) if an.atoms[u0].index > an.atoms[u1].index else (1, u1)
+        return (0, u0, u1) if an.atoms[u0].index > an.atoms[u1].index else (1, u1, u0)
     if u1 is not None:
-        return 1, u1
+        return 1, u1, None
     raise Left("its innermost stride is not 1")
 
 
@@ -165,7 +167,7 @@ def match(load: LoadOp, an: Analysis, written: set[int]) -> dict:
     base, off = an.pointer(load.ptr)
     if base in written:
         raise Left("the kernel also writes through this argument")
-    inner, unit = _orientation(off, an)
+    inner, unit, guessed_over = _orientation(off, an)
     flip = inner == 0  # a tile whose rows are contiguous: TMA loads its transpose
     box = TensorType(t.element_type, shape[::-1] if flip else shape)
     if (why := box_problem(box, "load")) is not None:
@@ -233,6 +235,7 @@ def match(load: LoadOp, an: Analysis, written: set[int]) -> dict:
             raise Left(f"its bound on axis {axis} is not a function of the kernel's arguments")
         shape_polys.append(total)
     return {"ptr": base, "stride": stride, "shape": shape_polys, "coords": coords, "unit": unit,
+            "guessed_over": guessed_over,
             "outer": outer, "box": box, "transposed": flip}
 
 
@@ -411,10 +414,14 @@ class TmaLoadPass(ModulePass):
                 new = TransOp(new.result, load.result.type, (1, 0))
                 load.parent_block().insert_op_before(new, load)
             if self.remarks:
+                def name(a):
+                    return f"%{an.atoms[a].name_hint or an.atoms[a].index}"
+                guess = "" if m["guessed_over"] is None else (
+                    f", assumed of the stride arguments {name(m['guessed_over'])} and {name(m['unit'])} as "
+                    "the one passed later")
                 unit = "" if m["unit"] is None else (
-                    f"; its {'row' if m['transposed'] else 'column'} stride "
-                    f"%{an.atoms[m['unit']].name_hint or an.atoms[m['unit']].index} is 1 by "
-                    "the launch contract (a launch where it is not reads a contiguous copy)")
+                    f"; its {'row' if m['transposed'] else 'column'} stride {name(m['unit'])} is 1 by "
+                    f"the launch contract{guess} (a launch where it is not reads a contiguous copy)")
                 how = " of the transposed box (its rows are contiguous)" if m["transposed"] else ""
                 outer = "" if not m["outer"] else (
                     "; its per-program offset is a row offset: the launch checks that the row stride divides "
