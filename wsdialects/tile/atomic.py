@@ -29,16 +29,13 @@ from xdsl.utils.exceptions import VerifyException
 from wsdialects.layout import plain
 from wsdialects.syntax import BodyThenAttrs
 from wsdialects.tile.common import READS, WRITES, _is_ptr_like, _parse_operand_list, _parse_type_of
+from wsdialects.tile.memory import _check_mask, _mask_type_for
 from wsdialects.tile.types import element_type, shape_of
 
 
 def _pointee_like(ptr_type):
     pointee = element_type(ptr_type).pointee
     return TensorType(pointee, shape_of(ptr_type)) if isinstance(ptr_type, TensorType) else pointee
-
-
-def _mask_like(ptr_type):
-    return TensorType(IntegerType(1), shape_of(ptr_type)) if isinstance(ptr_type, TensorType) else IntegerType(1)
 
 
 @irdl_op_definition
@@ -82,8 +79,8 @@ class AtomicAddOp(BodyThenAttrs):
             raise VerifyException(f"atomic_add result must be {want}, got {self.result.type}")
         if len(self.rest) > 1:
             raise VerifyException(f"atomic_add takes ptrs, value [, mask], got {2 + len(self.rest)} operands")
-        if self.mask is not None and plain(self.mask.type) != _mask_like(pt):
-            raise VerifyException(f"mask must be {_mask_like(pt)} to match {pt}, got {self.mask.type}")
+        if self.mask is not None:
+            _check_mask(self.mask, pt)
 
     @classmethod
     def parse_body(cls, parser: Parser):
@@ -94,7 +91,7 @@ class AtomicAddOp(BodyThenAttrs):
         vt = parser.parse_type()
         parser.parse_punctuation("->")
         rt = parser.parse_type()
-        vals = parser.resolve_operands(ops, [pt, vt, _mask_like(pt)][: len(ops)], parser.pos)
+        vals = parser.resolve_operands(ops, [pt, vt, _mask_type_for(pt)][: len(ops)], parser.pos)
         return cls.create(operands=vals, result_types=[rt])
 
     def print_body(self, printer: Printer) -> None:
