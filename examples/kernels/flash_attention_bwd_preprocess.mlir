@@ -1,0 +1,41 @@
+// Attention backward, preprocess: Delta = rowsum(dO * O) in f32. O and dO are [B*H, L, 128] f16
+// tensors (read 64 columns at a time), Delta is [B*H, L] f32, stored below L. One program
+// per (query block of 128, batch*head); grid (cdiv(L, 128), B*H).
+// Written by wsdialects/runtime/attention_bwd_kernels.py.
+builtin.module {
+  func.func @flash_attention_bwd_preprocess(%o_desc: !tile.desc<tensor<128x64xf16>>, %do_desc: !tile.desc<tensor<128x64xf16>>,
+                   %delta_ptr: !tile.ptr<f32>, %L: i32)
+      attributes {tile.kernel, tile.num_warps = 4 : i32} {
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %Bm = arith.constant 128 : i32
+    %Dc = arith.constant 64 : i32
+    %chunks = arith.constant 2 : i32
+    %start_m = tile.program_id 0 : i32
+    %bh = tile.program_id 1 : i32
+    %q_off = arith.muli %start_m, %Bm : i32
+    %zero = arith.constant dense<0.000000e+00> : tensor<128xf32>
+    %delta = scf.for %c = %c0 to %chunks step %c1 iter_args(%acc = %zero) -> (tensor<128xf32>) : i32 {
+      %col = arith.muli %c, %Dc : i32
+      %o = tile.desc_load %o_desc[%bh, %q_off, %col] : !tile.desc<tensor<128x64xf16>> -> tensor<128x64xf16>
+      %do = tile.desc_load %do_desc[%bh, %q_off, %col] : !tile.desc<tensor<128x64xf16>> -> tensor<128x64xf16>
+      %o32 = arith.extf %o : tensor<128x64xf16> to tensor<128x64xf32>
+      %do32 = arith.extf %do : tensor<128x64xf16> to tensor<128x64xf32>
+      %prod = arith.mulf %o32, %do32 : tensor<128x64xf32>
+      %part = tile.reduce sum %prod, 1 : tensor<128x64xf32> -> tensor<128xf32>
+      %acc_new = arith.addf %acc, %part : tensor<128xf32>
+      scf.yield %acc_new : tensor<128xf32>
+    }
+    %rows = tile.make_range 0 to 128 : tensor<128xi32>
+    %q_off_v = tile.splat %q_off : i32 -> tensor<128xi32>
+    %offs_m = arith.addi %q_off_v, %rows : tensor<128xi32>
+    %L_m = tile.splat %L : i32 -> tensor<128xi32>
+    %in_m = arith.cmpi slt, %offs_m, %L_m : tensor<128xi32>
+    %row0 = arith.muli %bh, %L : i32
+    %delta_row = tile.addptr %delta_ptr, %row0 : !tile.ptr<f32>, i32
+    %delta_base = tile.splat %delta_row : !tile.ptr<f32> -> tensor<128x!tile.ptr<f32>>
+    %delta_ptrs = tile.addptr %delta_base, %offs_m : tensor<128x!tile.ptr<f32>>, tensor<128xi32>
+    tile.store %delta_ptrs, %delta, %in_m : tensor<128x!tile.ptr<f32>>
+    func.return
+  }
+}
