@@ -19,6 +19,8 @@ KERNELS = {
     "fp8_gemm": ROOT / "test" / "Inputs" / "kernels" / "fp8_gemm.mlir",
     "dual_dot": ROOT / "test" / "Inputs" / "kernels" / "dual_dot.mlir",
     "tma_store_gemm": ROOT / "test" / "Inputs" / "kernels" / "tma_store_gemm.mlir",
+    # a TMA reduce-add epilogue (cp.reduce.async.bulk.tensor): split-K into an f32 C
+    "splitk_reduce_gemm": ROOT / "test" / "Inputs" / "kernels" / "splitk_reduce_gemm.mlir",
     # pointer loads in Triton's classic form, TMA loads after ws-tma-load
     "pointer_gemm": ROOT / "test" / "Inputs" / "kernels" / "pointer_gemm.mlir",
     # Triton's tutorial matmul as Triton prints it (wrapped rows and columns, stride arguments)

@@ -2,7 +2,8 @@
 
 Pointer tiles are element offsets into the caller's flat array; a masked-on lane
 outside the array is a fault (the GPU would read garbage). TMA accesses clip to
-the global array: out-of-bounds reads give 0, out-of-bounds writes are dropped.
+the global array: out-of-bounds reads give 0, out-of-bounds writes are dropped; a reducing
+`tile.desc_store` combines the block's in-bounds elements with the array's.
 `tile.dot` rounds nothing further (its inputs already have their element type)
 and accumulates in fp32.
 """
@@ -166,8 +167,16 @@ def _desc_store(frame, op, a):
         value = slot[0]
     w = _window(desc, idx)
     if w is not None:
-        desc.array[w[0]] = np.asarray(value)[w[1]]
+        part = np.asarray(value)[w[1]]
+        kind = op.reduce_kind
+        if kind is None:
+            desc.array[w[0]] = part
+        else:  # programs run one at a time: racing reductions combine in some order, as on the GPU
+            desc.array[w[0]] = _REDUCE[kind](desc.array[w[0]], part.astype(desc.array.dtype))
     return []
+
+
+_REDUCE = {"add": np.add, "min": np.minimum, "max": np.maximum}
 
 
 @impl("tile.dot")

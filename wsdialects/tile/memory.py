@@ -1,13 +1,14 @@
 """`tile` ops that address and move memory: `tile.addptr`, `tile.load` and `tile.store`
-through pointers, `tile.desc_load` and `tile.desc_store` through TMA descriptors."""
+through pointers, `tile.desc_load` and `tile.desc_store` (plain or reducing) through TMA
+descriptors."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-from xdsl.dialects.builtin import IntegerType, TensorType, i32
+from xdsl.dialects.builtin import IntegerType, StringAttr, TensorType, i32
 from xdsl.ir import Attribute, SSAValue
-from xdsl.irdl import irdl_op_definition, operand_def, result_def, traits_def, var_operand_def
+from xdsl.irdl import irdl_op_definition, operand_def, opt_prop_def, result_def, traits_def, var_operand_def
 from xdsl.parser import Parser
 from xdsl.printer import Printer
 from xdsl.traits import Pure
@@ -269,22 +270,41 @@ class DescLoadOp(BodyThenAttrs):
         _print_arrow_types(printer, self.desc.type, self.result.type)
 
 
+# The reductions a TMA store can apply (`cp.reduce.async.bulk.tensor`), and the element types
+# each is lowered for.
+DESC_REDUCE_KINDS = {"add": ("f32", "f16", "bf16", "i32"), "min": ("i32",), "max": ("i32",)}
+
+
 @irdl_op_definition
 class DescStoreOp(BodyThenAttrs):
     """TMA store of a block at (idx0, idx1, ...); out-of-bounds elements are dropped. Operands:
     the descriptor, the indices, then the value (the descriptor's block).
 
+    With a reduction kind after the op name (`add`; `min` / `max` for i32), the store is TMA's
+    reduce (Triton's `desc.atomic_add`, TTIR's `tt.descriptor_reduce add`): each element of the
+    block is combined with the one in memory, atomically per element, so programs storing
+    overlapping blocks accumulate (split-K, a gradient summed over blocks) instead of the last
+    write winning; out-of-bounds elements are dropped as a store's are. `add` takes f32, f16,
+    bf16 and i32 blocks (f16 and bf16 added without flushing subnormals), `min` / `max` i32
+    (signed). On Hopper it is `cp.reduce.async.bulk.tensor.Nd.global.shared::cta.add.tile`
+    from the same staging buffer a plain store uses. The reduction is asynchronous and orders
+    nothing else (unlike `tile.atomic_add`, acq_rel): what other programs read of the tensor
+    while the kernel runs is not defined, the sum is there when it has finished.
+
     Example:
 
         tile.desc_store %d[%i, %j], %v : !tile.desc<tensor<128x128xf16>>
+        tile.desc_store add %acc[%i, %j], %part : !tile.desc<tensor<128x128xf32>>
     """
 
     name = "tile.desc_store"
     desc = operand_def()
     rest = var_operand_def()  # idx..., value
+    reduce = opt_prop_def(StringAttr)
 
-    def __init__(self, desc: SSAValue, indices: Sequence[SSAValue], value: SSAValue):
-        super().__init__(operands=[desc, [*indices, value]])
+    def __init__(self, desc: SSAValue, indices: Sequence[SSAValue], value: SSAValue, reduce: str | None = None):
+        super().__init__(operands=[desc, [*indices, value]],
+                         properties={"reduce": StringAttr(reduce)} if reduce is not None else {})
 
     traits = traits_def(WRITES)
 
@@ -296,15 +316,34 @@ class DescStoreOp(BodyThenAttrs):
     def value(self) -> SSAValue:
         return self.rest[-1]
 
+    @property
+    def reduce_kind(self) -> str | None:
+        """The reduction (`add`, `min`, `max`) of a reducing store, None for a plain store."""
+        return self.reduce.data if self.reduce is not None else None
+
     def verify_(self) -> None:
         if not self.rest:
             raise VerifyException("desc_store takes desc, indices..., value")
         block = _check_desc_indices(self.desc, self.indices)
         if plain(self.value.type) != block:
             raise VerifyException(f"desc_store value must be the descriptor's block {block}, got {self.value.type}")
+        kind = self.reduce_kind
+        if kind is not None:
+            if kind not in DESC_REDUCE_KINDS:
+                raise VerifyException(f"desc_store reduction must be one of {', '.join(DESC_REDUCE_KINDS)}, "
+                                      f"got '{kind}'")
+            et = str(block.element_type)
+            if et not in DESC_REDUCE_KINDS[kind]:
+                raise VerifyException(f"desc_store {kind} takes {', '.join(DESC_REDUCE_KINDS[kind])} blocks, "
+                                      f"got {et}")
 
     @classmethod
     def parse_body(cls, parser: Parser):
+        pos = parser.pos
+        kind = parser.parse_optional_identifier()
+        if kind is not None and kind not in DESC_REDUCE_KINDS:
+            parser.raise_error(f"expected a reduction kind ({', '.join(DESC_REDUCE_KINDS)}) or the descriptor, "
+                               f"got '{kind}'", pos, parser.pos)
         d, idx = _parse_desc_access(parser)
         parser.parse_punctuation(",")
         v = parser.parse_unresolved_operand()
@@ -317,9 +356,12 @@ class DescStoreOp(BodyThenAttrs):
             parser.resolve_operand(d, dt),
             parser.resolve_operands(idx, [i32] * len(idx), parser.pos),
             parser.resolve_operand(v, block),
+            kind,
         )
 
     def print_body(self, printer: Printer) -> None:
+        if self.reduce_kind is not None:
+            printer.print_string(f" {self.reduce_kind}")
         _print_desc_access(printer, self.desc, self.indices)
         printer.print_string(", ")
         printer.print_operand(self.value)

@@ -12,6 +12,9 @@
 // trans: the order is written in brackets.
 // RUN: not ws-opt %S/Inputs/trans-syntax.mlir 2>&1 | filecheck %s --check-prefixes=NOTB,TRANS-SYNTAX
 // TRANS-SYNTAX: {{.*}}Inputs/trans-syntax.mlir:3:22: error: '[' expected
+// RUN: not ws-opt %S/Inputs/desc-reduce-kind.mlir 2>&1 | filecheck %s --check-prefixes=NOTB,REDUCE-KIND
+// REDUCE-KIND: {{.*}}Inputs/desc-reduce-kind.mlir:3:19: error: expected a reduction kind (add, min, max) or the descriptor, got 'mul'
+
 
 // !tile.ptr: i8 is not an element type.
 // RUN: not ws-opt %S/Inputs/ptr-pointee.mlir 2>&1 | filecheck %s --check-prefixes=NOTB,PTR-POINTEE
@@ -321,6 +324,33 @@ func.func @f(%d: !tile.desc<tensor<2x64x32xf16>>, %i: i32, %v: tensor<2x64x32xf1
 func.func @f(%d: !tile.desc<tensor<128x64xf16>>, %i: i32, %v: tensor<128x64xf32>) {
   // expected-error@+1 {{'tile.desc_store' desc_store value must be the descriptor's block tensor<128x64xf16>, got tensor<128x64xf32>}}
   "tile.desc_store"(%d, %i, %i, %v) : (!tile.desc<tensor<128x64xf16>>, i32, i32, tensor<128x64xf32>) -> ()
+  func.return
+}
+
+// -----
+
+// desc_store min / max: i32 blocks only.
+func.func @f(%d: !tile.desc<tensor<64x64xf32>>, %i: i32, %v: tensor<64x64xf32>) {
+  // expected-error@+1 {{'tile.desc_store' desc_store min takes i32 blocks, got f32}}
+  tile.desc_store min %d[%i, %i], %v : !tile.desc<tensor<64x64xf32>>
+  func.return
+}
+
+// -----
+
+// desc_store add: f32, f16, bf16 and i32 blocks (what TMA's reduce-add takes).
+func.func @f(%d: !tile.desc<tensor<64x64xf8E4M3FN>>, %i: i32, %v: tensor<64x64xf8E4M3FN>) {
+  // expected-error@+1 {{'tile.desc_store' desc_store add takes f32, f16, bf16, i32 blocks, got f8E4M3FN}}
+  tile.desc_store add %d[%i, %i], %v : !tile.desc<tensor<64x64xf8E4M3FN>>
+  func.return
+}
+
+// -----
+
+// desc_store: a reduction kind the op does not have (generic form).
+func.func @f(%d: !tile.desc<tensor<64x64xf32>>, %i: i32, %v: tensor<64x64xf32>) {
+  // expected-error@+1 {{'tile.desc_store' desc_store reduction must be one of add, min, max, got 'mul'}}
+  "tile.desc_store"(%d, %i, %i, %v) <{reduce = "mul"}> : (!tile.desc<tensor<64x64xf32>>, i32, i32, tensor<64x64xf32>) -> ()
   func.return
 }
 

@@ -132,19 +132,24 @@ func.func @pointers(%p: !tile.ptr<f16>, %n: i32, %o64: i64, %lim: tensor<64xi32>
   func.return
 }
 
-// CHECK-LABEL: func.func @tma(%d: !tile.desc<tensor<128x64xf16>>, %d3: !tile.desc<tensor<2x64x32xbf16>>, %i: i32, %j: i32)
+// CHECK-LABEL: func.func @tma(%d: !tile.desc<tensor<128x64xf16>>, %d3: !tile.desc<tensor<2x64x32xbf16>>, %i: i32, %j: i32,
 // CHECK-NEXT: %a = tile.desc_load %d[%i, %j] : !tile.desc<tensor<128x64xf16>> -> tensor<128x64xf16>
 // CHECK-NEXT: %a3 = tile.desc_load %d3[%i, %j, %i] : !tile.desc<tensor<2x64x32xbf16>> -> tensor<2x64x32xbf16>
 // CHECK-NEXT: tile.desc_store %d[%j, %i], %a : !tile.desc<tensor<128x64xf16>>
 // CHECK-NEXT: tile.desc_store %d3[%i, %i, %j], %a3 : !tile.desc<tensor<2x64x32xbf16>>
 // CHECK-NEXT: %h = tile.desc_load %d[%i, %j, %i] : !tile.desc<tensor<128x64xf16>> -> tensor<128x64xf16>
 // CHECK-NEXT: tile.desc_store %d[%i, %j, %i], %h : !tile.desc<tensor<128x64xf16>>
+// CHECK-NEXT: tile.desc_store add %d[%j, %i], %a : !tile.desc<tensor<128x64xf16>>
+// CHECK-NEXT: tile.desc_store max %di[%i, %j], %ai : !tile.desc<tensor<64x32xi32>>
 // GENERIC-LABEL: sym_name = "tma"
 // GENERIC: %a = "tile.desc_load"(%d, %i, %j) : (!tile.desc<tensor<128x64xf16>>, i32, i32) -> tensor<128x64xf16>
 // GENERIC-NEXT: %a3 = "tile.desc_load"(%d3, %i, %j, %i) : (!tile.desc<tensor<2x64x32xbf16>>, i32, i32, i32) -> tensor<2x64x32xbf16>
 // GENERIC-NEXT: "tile.desc_store"(%d, %j, %i, %a) : (!tile.desc<tensor<128x64xf16>>, i32, i32, tensor<128x64xf16>) -> ()
 // GENERIC-NEXT: "tile.desc_store"(%d3, %i, %i, %j, %a3) : (!tile.desc<tensor<2x64x32xbf16>>, i32, i32, i32, tensor<2x64x32xbf16>) -> ()
-func.func @tma(%d: !tile.desc<tensor<128x64xf16>>, %d3: !tile.desc<tensor<2x64x32xbf16>>, %i: i32, %j: i32) {
+// GENERIC: "tile.desc_store"(%d, %j, %i, %a) <{reduce = "add"}> : (!tile.desc<tensor<128x64xf16>>, i32, i32, tensor<128x64xf16>) -> ()
+// GENERIC-NEXT: "tile.desc_store"(%di, %i, %j, %ai) <{reduce = "max"}> : (!tile.desc<tensor<64x32xi32>>, i32, i32, tensor<64x32xi32>) -> ()
+func.func @tma(%d: !tile.desc<tensor<128x64xf16>>, %d3: !tile.desc<tensor<2x64x32xbf16>>, %i: i32, %j: i32,
+               %di: !tile.desc<tensor<64x32xi32>>, %ai: tensor<64x32xi32>) {
   %a = tile.desc_load %d[%i, %j] : !tile.desc<tensor<128x64xf16>> -> tensor<128x64xf16>
   %a3 = tile.desc_load %d3[%i, %j, %i] : !tile.desc<tensor<2x64x32xbf16>> -> tensor<2x64x32xbf16>
   tile.desc_store %d[%j, %i], %a : !tile.desc<tensor<128x64xf16>>
@@ -152,6 +157,9 @@ func.func @tma(%d: !tile.desc<tensor<128x64xf16>>, %d3: !tile.desc<tensor<2x64x3
   // a 2-D block of a 3-D tensor: the leading index picks the slice (a head, a batch)
   %h = tile.desc_load %d[%i, %j, %i] : !tile.desc<tensor<128x64xf16>> -> tensor<128x64xf16>
   tile.desc_store %d[%i, %j, %i], %h : !tile.desc<tensor<128x64xf16>>
+  // reducing stores (TMA reduce): each element combined with the one in memory
+  tile.desc_store add %d[%j, %i], %a : !tile.desc<tensor<128x64xf16>>
+  tile.desc_store max %di[%i, %j], %ai : !tile.desc<tensor<64x32xi32>>
   func.return
 }
 
