@@ -5,7 +5,7 @@ from __future__ import annotations
 from wsdialects.diagnostics import WsError
 
 CPU = "sm_90a"
-FEATURES = "+ptx80"
+FEATURES = "+ptx81"
 
 _initialized = False
 
@@ -22,9 +22,10 @@ def _init():
 
 
 def llvm_to_ptx(text: str, opt: int = 3, module=None) -> str:
-    """Assemble LLVM IR text into PTX (`.version 8.0 .target sm_90a`). Given the `module` the
-    text was lowered from, also run ptxas where it is installed and warn, at the kernel
-    function, where it spills registers (wsdialects/lower/ptxas.py)."""
+    """Assemble LLVM IR text into PTX (`.version 8.1 .target sm_90a`; 8.1 for the vector
+    `red.global.add.v2.f32` of tile.atomic_add). Given the `module` the text was lowered
+    from, also run ptxas where it is installed and warn, at the kernel function, where it
+    spills registers (wsdialects/lower/ptxas.py)."""
     llvm = _init()
     try:
         mod = llvm.parse_assembly(text)
