@@ -244,7 +244,7 @@
 
 // BADGATHER: bad_gather.mlir:7:7: error: warp_group.gather is lowered only when group 0 stores the gathered tile with tile.desc_store
 // GATHERORDER: bad_gather_order.mlir:8:7: error: warp_group.gather: group 1 of 2 is not in the warp-group branch after its team's group 0
-// SHARECOLS: bad_share_cols.mlir:27:9: error: warp_group.share along the contiguous dimension of a shared-memory tile is not lowered
+// SHARECOLS: bad_share_cols.mlir:27:9: error: warp_group.share along the contiguous dimension of a shared-memory tile is lowered only in whole column blocks of its 128B swizzle (a slice of 64 bytes of a row is no tile of the same layout)
 // SHAREROWS: bad_share_rows.mlir:29:9: error: ws-lower-layouts: a 4x64 tile does not fit the wgmma accumulator of 1 warp group(s)
 
 // ws-hopper chooses its ring depth without printing the remarks of a trial: each remark once

@@ -26,20 +26,21 @@ func.func @f() {
 
 // -----
 
-// A transposed from a KxM slot: M-contiguous, not K-contiguous.
+// An fp8 A transposed from a KxM slot: M-contiguous, which wgmma reads for f16 / bf16 only
+// (its transpose-A bit).
 func.func @f() {
-  %abuf = nvgpu.smem.alloc : memref<2x32x64xf16, 3 : i64>
-  %bbuf = nvgpu.smem.alloc : memref<2x64x32xf16, 3 : i64>
+  %abuf = nvgpu.smem.alloc : memref<2x32x64xf8E4M3FN, 3 : i64>
+  %bbuf = nvgpu.smem.alloc : memref<2x64x32xf8E4M3FN, 3 : i64>
   nvgpu.wg.dispatch threads 128 {
     nvgpu.wg.branch warps 0 to 4 "consumer" {
       %s = arith.constant 0 : i32
-      %a0 = nvgpu.smem.view %abuf[%s] : memref<2x32x64xf16, 3 : i64>
-      %a = tile.trans %a0 [1, 0] : tensor<32x64xf16> -> tensor<64x32xf16>
-      %b = nvgpu.smem.view %bbuf[%s] : memref<2x64x32xf16, 3 : i64>
-      %bt = tile.trans %b [1, 0] : tensor<64x32xf16> -> tensor<32x64xf16>
+      %a0 = nvgpu.smem.view %abuf[%s] : memref<2x32x64xf8E4M3FN, 3 : i64>
+      %a = tile.trans %a0 [1, 0] : tensor<32x64xf8E4M3FN> -> tensor<64x32xf8E4M3FN>
+      %b = nvgpu.smem.view %bbuf[%s] : memref<2x64x32xf8E4M3FN, 3 : i64>
+      %bt = tile.trans %b [1, 0] : tensor<64x32xf8E4M3FN> -> tensor<32x64xf8E4M3FN>
       %acc = arith.constant dense<0.0> : tensor<64x64xf32>
-      // expected-error-re@+1 {{ws-lower-mma: mma.async_dot: operand A must be a K-contiguous MxK shared-memory tile {{.*}}; got %a (tile.trans), a transposed shared-memory tile (M-contiguous)}}
-      %e = mma.async_dot %a, %bt, %acc : tensor<64x32xf16>, tensor<32x64xf16> -> tensor<64x64xf32>
+      // expected-error-re@+1 {{ws-lower-mma: mma.async_dot: operand A must be a K-contiguous MxK shared-memory tile {{.*}}; got %a (tile.trans), a transposed shared-memory tile (M-contiguous), which wgmma reads for f16/bf16 only}}
+      %e = mma.async_dot %a, %bt, %acc : tensor<64x32xf8E4M3FN>, tensor<32x64xf8E4M3FN> -> tensor<64x64xf32>
       %r = mma.wait %e {pending = 0} : tensor<64x64xf32>
     }
   }

@@ -14,7 +14,9 @@ in flight" is "P groups in flight"); a `tile.dot` waits for its own group at onc
 
 What wgmma needs is checked here, each failure a located error:
 - A is either a K-contiguous MxK shared-memory tile (an `nvgpu.smem.view` of a slot,
-  or a `warp_group.share` of one along its rows), or, for f16 / bf16, a tile in
+  or a `warp_group.share` of one along its rows), or, for f16 / bf16, `tile.trans [1, 0]`
+  of a KxM shared-memory tile (M-contiguous: a weight gradient's Xᵀ, wgmma's transpose-A
+  bit), or, for f16 / bf16, a tile in
   registers (FlashAttention-3's P·V: the converted accumulator of an earlier dot;
   `ws-lower-layouts` then places it in the accumulator fragment, which is wgmma's
   register-A fragment);
@@ -89,6 +91,19 @@ def smem_tile(v: SSAValue) -> SmemViewOp | None:
     return o if isinstance(o, SmemViewOp) else None
 
 
+def m_major_a(a: SSAValue) -> bool:
+    """`a` is `tile.trans [1, 0]` of a KxM shared-memory tile (the view, or a
+    `warp_group.share` of one along its columns: a cooperative group's rows of M): an
+    M-contiguous (MN-major) A, which wgmma reads for f16 / bf16 with its transpose-A bit."""
+    o = a.owner
+    if not (isinstance(o, TransOp) and list(o.order.get_values()) == [1, 0]):
+        return False
+    src = o.src.owner
+    while isinstance(src, ShareOp) and src.axis.value.data == 1:
+        src = src.src.owner
+    return isinstance(src, SmemViewOp)
+
+
 def check_dot(op: Operation, warp_groups: int) -> None:
     """Raise a located error unless `op` (tile.dot / mma.async_dot) maps to wgmma."""
     a, b, acc = op.operands
@@ -101,10 +116,10 @@ def check_dot(op: Operation, warp_groups: int) -> None:
     if not isinstance(acc.type, TensorType) or not isinstance(acc.type.element_type, Float32Type):
         raise error_at(op, f"{pre}: wgmma accumulates in f32, not {acc.type}")
     sixteen = isinstance(et, (Float16Type, BFloat16Type))
-    if smem_tile(a) is None:
+    if smem_tile(a) is None and not (m_major_a(a) and sixteen):
         o = a.owner
-        if isinstance(o, TransOp) and smem_tile(o.src) is not None:
-            why = f"{_describe(a)}, a transposed shared-memory tile (M-contiguous)"
+        if m_major_a(a):
+            why = f"{_describe(a)}, a transposed shared-memory tile (M-contiguous), which wgmma reads for f16/bf16 only"
         elif isinstance(o, ShareOp):
             why = f"{_describe(a)} along {o.axis.value.data} (a slice across K)"
         elif not sixteen:
@@ -113,8 +128,9 @@ def check_dot(op: Operation, warp_groups: int) -> None:
             why = None  # register A: ws-lower-layouts places it in the accumulator fragment
         if why is not None:
             raise error_at(op, f"{pre}: operand A must be a K-contiguous MxK shared-memory tile (an "
-                               f"nvgpu.smem.view of an aref slot, or a warp_group.share of one along its rows) "
-                               f"or an f16/bf16 tile in registers; got {why}")
+                               f"nvgpu.smem.view of an aref slot, or a warp_group.share of one along its rows), "
+                               f"for f16/bf16 tile.trans [1, 0] of a KxM one (M-contiguous A), or an f16/bf16 "
+                               f"tile in registers; got {why}")
     bt = b.owner
     k_major = isinstance(bt, TransOp) and list(bt.order.get_values()) == [1, 0] and smem_tile(bt.src) is not None
     if not k_major and not (smem_tile(b) is not None and sixteen):

@@ -21,7 +21,9 @@
   `tile.desc_store` inside a loop meets before it rewrites its staging buffer.)
 * `warp_group.share` of a shared-memory tile along its rows: the same tile shifted by
   g * rows/G rows (no copy). The shift must be a multiple of the swizzle atom (8 rows)
-  so the slice keeps the pattern and its wgmma descriptors need no base offset.
+  so the slice keeps the pattern and its wgmma descriptors need no base offset. Along
+  its columns (a cooperative team's rows of an M-contiguous A) only whole column blocks
+  are taken: the slice starts g * cols/G columns on, at a column block.
 * `warp_group.gather` followed by group 0's `tile.desc_store`: every group writes its
   slice into group 0's staging buffer (in the layout `lower_desc_store` stages with),
   fences it for the async proxy, and all groups of the team meet on one named
@@ -319,10 +321,19 @@ class SharedTiles:
             self.fail(o, "warp_group.share of a tile in registers is not lowered: the shared tile must be an aref "
                          "slot or a TMA-loaded tile in shared memory")
         row_axis = 1 if S.trans else 0
-        if axis != row_axis:
-            self.fail(o, "warp_group.share along the contiguous dimension of a shared-memory tile is not lowered "
-                         "(a column slice of a swizzled tile is no tile of the same layout)")
         n = S.shape[axis] // G
+        if axis != row_axis:
+            # along the contiguous dimension: whole column blocks (an M-contiguous A's rows of M)
+            eb = nbytes(S.elem)
+            if not (S.swizzle and S.block_bytes and (n * eb) % S.swizzle == 0):
+                self.fail(o, "warp_group.share along the contiguous dimension of a shared-memory tile is lowered "
+                             f"only in whole column blocks of its {S.swizzle or 0}B swizzle (a slice of "
+                             f"{n * eb} bytes of a row is no tile of the same layout)")
+            addr = self.op(f"add i32 {S.addr}, {g * n * eb // S.swizzle * S.block_bytes}", "share") if g else S.addr
+            shape = list(S.shape)
+            shape[axis] = n
+            self.vals[o.result] = Smem(addr, tuple(shape), S.elem, S.swizzle, S.trans, S.block_bytes)
+            return
         row_bytes = S.row_stride
         atom = 8 if S.swizzle else 1
         if (g * n) % atom:

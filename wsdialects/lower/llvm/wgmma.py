@@ -1,6 +1,7 @@
 """nvgpu.wgmma ops -> wgmma PTX: shared-memory descriptors (K-major: stride offset 8 rows
-of the swizzle, k steps inside a column block then across blocks; N-major B: the transpose
-bit, leading offset = the column-block stride), register A (the accumulator fragment of an
+of the swizzle, k steps inside a column block then across blocks; M-major A and N-major B
+(a KxM / KxN tile, f16 / bf16): the transpose bit, leading offset = the column-block stride,
+stride offset 8 K rows, a warp group's 64 rows of M its column block), register A (the accumulator fragment of an
 earlier dot packed into f16x2 / bf16x2 before the fence, FlashAttention-3's P·V), one
 m64nNk16 / k32 instruction per 64-row block and K step, commit groups and
 `wgmma.wait_group N` with the accumulators passed through so nothing reads them early."""
@@ -47,6 +48,15 @@ class Wgmma:
         if S.block_bytes:
             return (kbytes // S.swizzle) * S.block_bytes + kbytes % S.swizzle
         return kbytes
+
+    def _mn_offset(self, S: Smem, first: str) -> str:
+        """i32 bytes from an MN-major tile's start (a KxM / KxN tile stored row by row) to its
+        MN index `first` (a multiple of 64): the column block holding it; a swizzle atom
+        (32, 64 or 128 bytes) divides 64 elements' bytes, so it starts a block."""
+        eb = nbytes(S.elem)
+        if not S.block_bytes:
+            return self.op(f"mul i32 {first}, {eb}")
+        return self.op(f"mul i32 {self.op(f'udiv i32 {first}, {S.swizzle // eb}')}, {S.block_bytes}")
 
     def wgmma_fence(self, o: Operation) -> None:
         """`wgmma.fence` orders earlier register writes before the wgmmas that follow: the
@@ -119,16 +129,21 @@ class Wgmma:
         a, b, acc = o.operands
         A, B = self.vals.get(a), self.vals.get(b)
         reg_a = not isinstance(A, Smem)
-        if (not reg_a and A.trans) or not isinstance(B, Smem):
-            self.fail(o, "nvgpu.wgmma.mma_async: A must be an MxK shared-memory tile or a register tile and B a "
+        if not isinstance(B, Smem):
+            self.fail(o, "nvgpu.wgmma.mma_async: A must be a shared-memory tile or a register tile and B a "
                          "shared-memory tile (ws-lower-mma checks this)")
         et = elem_of(a.type)
         n_major = not B.trans
+        m_major = not reg_a and A.trans  # A stored KxM (M-contiguous): the transpose-A bit
+        for S, what in ((A, "A"), (B, "B")):
+            if isinstance(S, Smem) and (S.trans if what == "A" else not S.trans) and not S.swizzle:
+                self.fail(o, f"nvgpu.wgmma.mma_async: an MN-major (transposed) {what} is read from swizzled "
+                             "shared memory only (a row of 32, 64 or a multiple of 128 bytes)")
         if isinstance(et, Float16Type):
             kind, kstep = "f16.f16", 16
         elif isinstance(et, BFloat16Type):
             kind, kstep = "bf16.bf16", 16
-        elif is_fp8(et) and not reg_a and not n_major:
+        elif is_fp8(et) and not reg_a and not n_major and not m_major:
             kind, kstep = f"{fp8_name(et)}.{fp8_name(et)}", 32
         else:
             self.fail(o, f"nvgpu.wgmma.mma_async on {et}: no wgmma for these operands (ws-lower-mma checks this)")
@@ -158,13 +173,17 @@ class Wgmma:
                 # row block of this warp group: rep * W + wg
                 wgi = self.op(f"lshr i32 {L.tid_in_part}, 7")
                 rb = self.op(f"add i32 {self.op(f'mul i32 {wgi}, 64')}, {rep * L.wg_count * 64}")
-                aoff = self.op(f"mul i32 {rb}, {A.row_stride}")
-                adesc0 = self._desc(self.op(f"add i32 {A.addr}, {aoff}"), A.swizzle)
+                if m_major:  # rows rb.. of A are columns of the KxM tile: whole column blocks
+                    aoff = self._mn_offset(A, rb)
+                    adesc0 = self._desc(self.op(f"add i32 {A.addr}, {aoff}"), A.swizzle, A.block_bytes or 16)
+                else:
+                    aoff = self.op(f"mul i32 {rb}, {A.row_stride}")
+                    adesc0 = self._desc(self.op(f"add i32 {A.addr}, {aoff}"), A.swizzle)
             cur = ["undef"] * nper if fresh else out[rep * nper:(rep + 1) * nper]
             for ks in range(K // kstep):
                 scale_d = "0" if fresh and ks == 0 else "1"
                 if not reg_a:
-                    astep = self._k_offset(A, ks * kstep * eb) >> 4
+                    astep = (ks * kstep * A.row_stride if m_major else self._k_offset(A, ks * kstep * eb)) >> 4
                     ad = self.op(f"add i64 {adesc0}, {astep}") if astep else adesc0
                 bstep = (ks * kstep * B.row_stride if n_major else self._k_offset(B, ks * kstep * eb)) >> 4
                 bd = self.op(f"add i64 {bdesc0}, {bstep}") if bstep else bdesc0
@@ -178,7 +197,7 @@ class Wgmma:
                     cons = ",".join(["=f"] * nper + ["r"] * 4 + ["l", "r"] + [str(i) for i in range(nper)])
                     args = [("i32", x) for x in aregs] + [("i64", bd), ("i32", scale_d)]
                 else:
-                    tail = f", 1, 1, 0, {int(n_major)};" if kstep == 16 else ", 1, 1;"
+                    tail = f", 1, 1, {int(m_major)}, {int(n_major)};" if kstep == 16 else ", 1, 1;"
                     text = (f"{{ .reg .pred p; setp.ne.b32 p, ${nper + 2}, 0; "
                             f"wgmma.mma_async.sync.aligned.m64n{N}k{kstep}.f32.{kind} {{{dl}}}, ${nper}, ${nper + 1}, p{tail} }}")
                     cons = ",".join(["=f"] * nper + ["l", "l", "r"] + [str(i) for i in range(nper)])
