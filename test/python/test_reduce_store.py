@@ -134,3 +134,66 @@ def test_splitk_reduce_gemm(pipeline, rng):
         assert np.array_equal(got, run(parse_kernel(SPLITK, shared=True)))
     # small integers: every product and partial sum is exact, whatever the order of the slices
     assert np.array_equal(got, c0 + a.astype(np.float32) @ b.astype(np.float32).T)
+
+
+# --- imported from Triton (tt.descriptor_reduce) ---------------------------------------------
+
+TRITON_INPUTS = ROOT / "test" / "triton" / "Inputs"
+SPLITK_DESC = ROOT / "test" / "Inputs" / "triton"
+class Desc:  # what a host TensorDescriptor carries (the launch reads base, shape and strides)
+    def __init__(self, base):
+        self.base, self.shape, self.strides = base, base.shape, tuple(s // base.itemsize for s in base.strides)
+
+
+DESC_SIG = {"x_desc": "tensordesc<fp32[64,32]>", "y_desc": "tensordesc<fp32[64,32]>",
+            "i_desc": "tensordesc<i32[64,32]>"}
+
+
+def test_imported_kinds(rng):
+    """desc_reduce (test/triton/Inputs/kernels.py): y += x and i = min(max(i, int(x)), int(x)) per
+    64-row block; the 150 x 32 tensors cut the last block (its rows past 150 are dropped)."""
+    from wsdialects.triton.launch import expand
+
+    x = rng.integers(-20, 20, (150, 32)).astype(np.float32)
+    y0 = rng.integers(-20, 20, (150, 32)).astype(np.float32)
+    i0 = rng.integers(-20, 20, (150, 32)).astype(np.int32)
+    y, i = y0.copy(), i0.copy()
+    module = parse_kernel(TRITON_INPUTS / "desc_reduce_v3.9.ttir", shared=True)
+    wsdialects.interpret(module, "desc_reduce", cdiv(150, 64), expand(dict(x_desc=Desc(x), y_desc=Desc(y), i_desc=Desc(i)), DESC_SIG))
+    xi = x.astype(np.int32)
+    assert np.array_equal(y, y0 + x)
+    assert np.array_equal(i, np.minimum(np.maximum(i0, xi), xi))
+
+
+@pytest.mark.parametrize("name,block,split", [("gemm_splitk_desc_f16_128x128x64_s4", (128, 128, 64), 4),
+                                              ("gemm_splitk_desc_bf16_64x64x32_s3", (64, 64, 32), 3)])
+@pytest.mark.parametrize("pipeline", ["", "ws-specialize", "ws-hopper", "ws-hopper{cooperative=2}"])
+def test_imported_splitk(name, block, split, pipeline, rng):
+    """examples/triton/gemm_splitk_desc.py as Triton prints it: the same C as imported and after
+    the pipeline, and C0 + A @ B^T exactly (small integers); K's tiles do not divide into the
+    slices evenly and M, N cut the last tiles."""
+    from wsdialects.triton.launch import expand
+
+    import ml_dtypes
+
+    bm, bn, bk = block
+    dt = np.float16 if "_f16_" in name else ml_dtypes.bfloat16
+    tname = "fp16" if "_f16_" in name else "bf16"
+    M, N, K = bm + 20, bn + 8, 7 * bk + 8  # 8 K tiles in slices of ceil(8 / split)
+    a = rng.integers(-3, 4, (M, K)).astype(dt)
+    b = rng.integers(-3, 4, (N, K)).astype(dt)
+    c0 = rng.integers(-4, 5, (M, N)).astype(np.float32)
+    sig = {"a_desc": f"tensordesc<{tname}[{bm},{bk}]>", "b_desc": f"tensordesc<{tname}[{bn},{bk}]>",
+           "c_desc": f"tensordesc<fp32[{bm},{bn}]>", "M": "i32", "N": "i32", "K": "i32"}
+
+    def run(module):
+        c = c0.copy()
+        args = expand(dict(a_desc=Desc(a), b_desc=Desc(b), c_desc=Desc(c), M=M, N=N, K=K), sig)
+        wsdialects.interpret(module, "gemm_splitk_desc_kernel", (cdiv(M, bm), cdiv(N, bn), split), args, seed=3)
+        return c
+
+    path = SPLITK_DESC / f"{name}.ttir"
+    got = run(compile_kernel(path, pipeline, shared=True))
+    assert np.array_equal(got, c0 + a.astype(np.float32) @ b.astype(np.float32).T)
+    if pipeline:
+        assert np.array_equal(got, run(parse_kernel(path, shared=True)))

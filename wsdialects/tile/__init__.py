@@ -28,7 +28,7 @@ from wsdialects.tile.atomic import AtomicAddOp
 from wsdialects.tile.common import READS, WRITES
 from wsdialects.tile.descriptor import MakeDescOp
 from wsdialects.tile.compute import REDUCE_KINDS, DotOp, ReduceOp
-from wsdialects.tile.memory import AddPtrOp, DescLoadOp, DescStoreOp, LoadOp, StoreOp
+from wsdialects.tile.memory import DESC_REDUCE_KINDS, AddPtrOp, DescLoadOp, DescStoreOp, LoadOp, StoreOp
 from wsdialects.tile.program import MakeRangeOp, NumProgramsOp, ProgramIdOp
 from wsdialects.tile.regroup import JoinOp, ReshapeOp, SplitOp
 from wsdialects.tile.shape import BroadcastOp, ExpandDimsOp, SplatOp, TransOp
@@ -79,7 +79,7 @@ __all__ = [
     "PtrType", "DescType",
     "ProgramIdOp", "NumProgramsOp", "MakeRangeOp",
     "SplatOp", "BroadcastOp", "ExpandDimsOp", "TransOp",
-    "AddPtrOp", "LoadOp", "StoreOp", "DescLoadOp", "DescStoreOp",
+    "AddPtrOp", "LoadOp", "StoreOp", "DescLoadOp", "DescStoreOp", "DESC_REDUCE_KINDS",
     "DotOp", "ReduceOp", "ReshapeOp", "JoinOp", "SplitOp", "MakeDescOp", "AtomicAddOp",
     "FLOAT_TYPES", "DOT_INPUT_TYPES", "INT_WIDTHS", "REDUCE_KINDS", "READS", "WRITES",
     "is_element_type", "is_scalar_type", "element_type", "shape_of", "check_tile",

@@ -10,6 +10,7 @@ over the converted values, and each `tt` op becomes its `tile` counterpart:
     "tt.reduce"(%x) <{axis = 1}> ({ arith.maxnumf })   tile.reduce max %x, 1 : ...
     tt.fp_to_fp %x : tensor<64xf32> -> tensor<64xf8E4M3FN>   arith.truncf ...
     tt.atomic_rmw fadd, acq_rel, gpu, %p, %v, %m   tile.atomic_add %p, %v, %m
+    tt.descriptor_reduce add, %d[%i, %j], %v       tile.desc_store add %d[%i, %j], %v
 
 The kernel keeps Triton's signature: a host descriptor argument stays followed by the shape
 (i32) and stride (i64) scalars Triton's launcher passes; argument attributes such as
@@ -60,6 +61,7 @@ from wsdialects.tile import (
     AtomicAddOp,
     BroadcastOp,
     DescLoadOp,
+    DESC_REDUCE_KINDS,
     DescStoreOp,
     DescType,
     DotOp,
@@ -121,8 +123,10 @@ class _Importer:
         if isinstance(t, TensorType) and isinstance(t.element_type, TTPtrType):
             (p,) = self.types(t.element_type, loc)
             return [TensorType(p, t.get_shape())]
-        if isinstance(t, TTTensorDescType):
-            return [DescType(t.block)]
+        if isinstance(t, TTTensorDescType):  # an integer block prints signed (si32): its values are i32
+            b = t.block
+            e = b.element_type
+            return [DescType(TensorType(IntegerType(e.width), b.get_shape()) if isinstance(e, IntegerType) else b)]
         if isinstance(t, IntegerType) and t.signedness.data.name != "SIGNLESS":
             raise self.error(loc, f"signed or unsigned integer type {t} is not supported")
         return [t]
@@ -335,6 +339,22 @@ class _Importer:
     def tt_descriptor_store(self, op, loc):
         d, *idx, v = (self.one(v) for v in op.args)
         return [DescStoreOp(d, idx, v)]
+
+    def tt_descriptor_reduce(self, op, loc):
+        kind = op.attr("kind").data
+        elem = op.args[0].type.block.element_type
+        have = DESC_REDUCE_KINDS.get(kind)
+        if have is None:
+            raise self.error(loc, f"tt.descriptor_reduce {kind} is not supported (only "
+                                  f"{', '.join(DESC_REDUCE_KINDS)}: desc.atomic_add, atomic_min, atomic_max)")
+        if kind != "add" and isinstance(elem, IntegerType) and elem.signedness.data.name == "UNSIGNED":
+            raise self.error(loc, f"tt.descriptor_reduce {kind} of unsigned {elem} is not supported "
+                                  "(min and max compare signed i32)")
+        d, *idx, v = (self.one(v) for v in op.args)
+        et = str(d.type.block.element_type)
+        if et not in have:
+            raise self.error(loc, f"tt.descriptor_reduce {kind} of {et} is not supported (only {', '.join(have)})")
+        return [DescStoreOp(d, idx, v, reduce=kind)]
 
     # --- block pointers ------------------------------------------------------------------
 

@@ -268,6 +268,22 @@ def _descriptor_store(cls, parser: Parser):
     return cls.build(parser, [d, *idx, v], [dt] + [i32] * len(idx) + [vt], [], attrs)
 
 
+def _descriptor_reduce(cls, parser: Parser):
+    kind = parser.parse_identifier()
+    parser.parse_punctuation(",")
+    d = parser.parse_unresolved_operand()
+    idx = _operand_list(parser, parser.Delimiter.SQUARE)
+    parser.parse_punctuation(",")
+    v = parser.parse_unresolved_operand()
+    attrs = {"kind": StringAttr(kind)}
+    attrs.update(_attr_dict(parser))
+    parser.parse_punctuation(":")
+    dt = parser.parse_type()
+    parser.parse_punctuation(",")
+    vt = parser.parse_type()
+    return cls.build(parser, [d, *idx, v], [dt] + [i32] * len(idx) + [vt], [], attrs)
+
+
 def _make_tensor_ptr(cls, parser: Parser):
     base = parser.parse_unresolved_operand()
     lists = []
@@ -353,7 +369,7 @@ PYTHON_NAMES = {
     "tt.precise_divf": "tl.div_rn", "tt.mulhiui": "tl.umulhi", "tt.atomic_cas": "tl.atomic_cas",
     "tt.extern_elementwise": "a libdevice function", "tt.call": "a @triton.jit(noinline=True) call",
     "tt.dot_scaled": "tl.dot_scaled", "tt.descriptor_gather": "desc.gather",
-    "tt.descriptor_scatter": "desc.scatter", "tt.descriptor_reduce": "desc.atomic_add and the like",
+    "tt.descriptor_scatter": "desc.scatter",
     "tt.bitcast": "x.to(dtype, bitcast=True)", "tt.int_to_ptr": "an integer cast to a pointer",
     "tt.ptr_to_int": "a pointer cast to an integer",
 }
@@ -380,6 +396,7 @@ _OPS: dict[str, tuple] = {
     "tt.make_tensor_descriptor": (_make_tensor_descriptor, "A device-side TMA descriptor."),
     "tt.descriptor_load": (_descriptor_load, "A TMA load of a block."),
     "tt.descriptor_store": (_descriptor_store, "A TMA store of a block."),
+    "tt.descriptor_reduce": (_descriptor_reduce, "A TMA reduction into a block (`add, %d[%i, %j], %v`)."),
     "tt.make_tensor_ptr": (_make_tensor_ptr, "A block pointer (Triton <= 3.8)."),
     "tt.advance": (_advance, "A block pointer moved by offsets."),
     "tt.reduce.return": (_reduce_return, "The combiner region's result."),

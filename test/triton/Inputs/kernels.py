@@ -75,6 +75,28 @@ def block_pointer_rowsum(A, B, M, K, stride_am, BM: tl.constexpr, BK: tl.constex
     tl.store(b, acc, boundary_check=(0,))
 
 
+# desc_reduce reduces blocks into descriptors with `desc.atomic_add` / `atomic_min` / `atomic_max`
+# (tt.descriptor_reduce; printed by Triton 3.9 only), desc_reduce_and with `desc.atomic_and`,
+# which the import refuses at its line (descriptor-reduce.test). Kept below the others so that
+# their lines (in the TTIR of every Triton version) stay where they are.
+@triton.jit
+def desc_reduce(x_desc, y_desc, i_desc, BLOCK: tl.constexpr):
+    """y += x's block and i = min(max(i, x), x) on block rows pid * BLOCK (TMA reductions)."""
+    off = tl.program_id(0) * BLOCK
+    x = x_desc.load([off, 0])
+    y_desc.atomic_add([off, 0], x)
+    xi = x.to(tl.int32)
+    i_desc.atomic_max([off, 0], xi)
+    i_desc.atomic_min([off, 0], xi)
+
+
+@triton.jit
+def desc_reduce_and(i_desc, BLOCK: tl.constexpr):
+    off = tl.program_id(0) * BLOCK
+    x = i_desc.load([off, 0])
+    i_desc.atomic_and([off, 0], x)
+
+
 KERNELS = {
     "print": (print_kernel, {"x_ptr": "*i32", "y_ptr": "*i32", "n": "i32", "BLOCK": "constexpr"}, {"BLOCK": 64}),
     "asm": (asm_kernel, {"x_ptr": "*i32", "y_ptr": "*i32", "n": "i32", "BLOCK": "constexpr"}, {"BLOCK": 64}),
@@ -87,8 +109,12 @@ KERNELS = {
     "block_pointer_rowsum": (block_pointer_rowsum, {"A": "*fp16", "B": "*fp32", "M": "i32", "K": "i32",
                                                     "stride_am": "i32", "BM": "constexpr", "BK": "constexpr"},
                              {"BM": 16, "BK": 32}),
+    "desc_reduce": (desc_reduce, {"x_desc": "tensordesc<fp32[64,32]>", "y_desc": "tensordesc<fp32[64,32]>",
+                                  "i_desc": "tensordesc<i32[64,32]>", "BLOCK": "constexpr"}, {"BLOCK": 64}),
+    "desc_reduce_and": (desc_reduce_and, {"i_desc": "tensordesc<i32[64,32]>", "BLOCK": "constexpr"}, {"BLOCK": 64}),
 }
 NEEDS_BLOCK_POINTERS = {"block_pointer_rowsum"}  # gone from Triton 3.9
+NEEDS_TRITON_3_9 = {"desc_reduce", "desc_reduce_and"}  # printed by Triton 3.9 only (no older TTIR checked in)
 
 if __name__ == "__main__":
     import sys
@@ -103,6 +129,8 @@ if __name__ == "__main__":
     version = ".".join(triton.__version__.split(".")[:2])
     for name, (fn, sig, consts) in KERNELS.items():
         if name in NEEDS_BLOCK_POINTERS and tuple(map(int, version.split("."))) >= (3, 9):
+            continue
+        if name in NEEDS_TRITON_3_9 and tuple(map(int, version.split("."))) < (3, 9):
             continue
         warps = 8 if name == "gemm_epilogue_i64" else 4
         text = regen_ttir.normalize(ttir(fn, sig, consts, warps))
