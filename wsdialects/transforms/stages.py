@@ -284,6 +284,14 @@ def check_stages(body: LoopBody, stage: dict[Operation, int]) -> None:
             depth = g.ring.type.depth.data if isinstance(g.ring.type, RingType) else 1
             if depth < 2:
                 raise NotPipelined(f"aref ring of depth {depth} would hold two slots across iterations")
+        tiles = borrowed(body.block, g, SLOT_VIEWS)
+        late = [r for r in users_in(body.block, tiles) if stage[r] == 1
+                and any(stage.get(body.top(v)) == 0 for v in body.reads(r) if v in tiles)]
+        if late:
+            ring = g.ring.name_hint or "ring"
+            raise NotPipelined(f"the tile of %{ring} is read in stage 0 and again in stage 1 (by '{late[0].name}'): "
+                               "the pipelined loop would carry it to the next iteration as a loop value, and a "
+                               "slot's tiles are read (wgmma operands) only in the iteration that gets them")
 
 
 # ----------------------------------------------------------------------------- the copies of one loop
