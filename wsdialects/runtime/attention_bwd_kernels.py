@@ -369,7 +369,7 @@ _BWD_MASK_CAUSAL = """\
 """
 
 
-def backward(dtype: str = "f16", d: int = 128, causal: bool = False, block_m: int = 64, block_n: int = 128,
+def backward(dtype: str = "f16", d: int = 128, causal: bool = False, block_m: int = 128, block_n: int = 128,
              num_warps: int = 8) -> str:
     """MLIR text of the main backward kernel (module docstring): `block_n` keys per program,
     `block_m` queries per iteration."""
