@@ -1,0 +1,215 @@
+"""The attention-training kernels (wsdialects/runtime/attention_bwd_kernels.py, bundled in
+examples/kernels) interpreted against a float64 numpy reference of attention forward and
+backward: the forward's O and LSE (log2 units), Delta = rowsum(dO * O), and dQ, dK, dV of the
+backward (preprocess, main kernel with its tile.atomic_add into an f32 dQ, dQ conversion),
+causal and not, f16 and bf16, head dims 64 and 128, L = 1 and L cutting the last blocks;
+outputs poisoned with NaN (an element not written fails). The chain runs as written at small
+blocks (several block sizes, the queries' and the keys' different), after ws-specialize (its
+partitions interleaved by seeds) and, at the lowered block sizes, after ws-hopper."""
+
+from pathlib import Path
+
+import ml_dtypes
+import numpy as np
+import pytest
+
+import wsdialects
+from kernel_cache import compile_kernel, parse_kernel
+from wsdialects.runtime import attention_bwd_kernels as gen
+
+ROOT = Path(__file__).resolve().parents[2]
+KERNELS = ROOT / "examples" / "kernels"
+DTYPES = {"f16": np.float16, "bf16": ml_dtypes.bfloat16}
+
+
+def cdiv(a, b):
+    return -(-a // b)
+
+
+def reference(q, k, v, do, causal, scale):
+    """O, LSE (natural log), dQ, dK, dV in float64 by the textbook formulas."""
+    q, k, v, do = (x.astype(np.float64) for x in (q, k, v, do))
+    s = np.einsum("bmd,bnd->bmn", q, k) * scale
+    if causal:
+        n = s.shape[1]
+        s = np.where(np.tril(np.ones((n, n), bool)), s, -np.inf)
+    mx = s.max(-1, keepdims=True)
+    e = np.exp(s - mx)
+    lse = mx[..., 0] + np.log(e.sum(-1))
+    p = np.exp(s - lse[..., None])
+    o = p @ v
+    dv = np.einsum("bmn,bmd->bnd", p, do)
+    dp = do @ v.transpose(0, 2, 1)
+    ds = p * (dp - (do * o).sum(-1, keepdims=True))
+    return o, lse, ds @ k * scale, np.einsum("bmn,bmd->bnd", ds, q) * scale, dv
+
+
+def _close(got, want, tol, what):
+    got = got.astype(np.float64)
+    assert not np.isnan(got).any(), f"{what}: an element was not written"
+    err = np.linalg.norm(got - want)
+    assert err <= tol * max(np.linalg.norm(want), 1.0), f"{what}: error {err:.3g}, norm {np.linalg.norm(want):.3g}"
+
+
+class Kernels:
+    """The four kernels of one configuration, as modules, and their block sizes."""
+
+    def __init__(self, modules: dict, dtype: str, d: int, causal: bool, bm: int, bn: int, bm_pre: int):
+        self.m, self.dtype, self.d, self.causal = modules, dtype, d, causal
+        self.bm, self.bn, self.bm_pre = bm, bn, bm_pre
+
+    def name(self, kind):
+        return gen.kernel_name(kind, self.dtype, self.d, self.causal)
+
+
+def run_chain(ks: Kernels, L: int, BH: int, rng, seed=None, inputs=None):
+    """Forward (O, LSE), then the three backward kernels; returns the outputs and the inputs."""
+    dt, D = DTYPES[ks.dtype], ks.d
+    q, k, v, do = inputs or [rng.standard_normal((BH, L, D)).astype(dt) for _ in range(4)]
+    scale = float(1 / np.sqrt(D))
+    o = np.full((BH, L, D), np.nan, dt)
+    lse = np.full((BH, L), np.nan, np.float32)
+    wsdialects.interpret(ks.m["forward_lse"], ks.name("forward_lse"), (cdiv(L, 128), BH),
+                         [q, k, v, o, lse, L, scale], seed=seed)
+    delta = np.full((BH, L), np.nan, np.float32)
+    wsdialects.interpret(ks.m["preprocess"], ks.name("preprocess"), (cdiv(L, ks.bm_pre), BH), [o, do, delta, L],
+                         seed=seed)
+    dq_acc = np.zeros((BH, L, D), np.float32)
+    dk, dv = np.full((BH, L, D), np.nan, dt), np.full((BH, L, D), np.nan, dt)
+    wsdialects.interpret(ks.m["backward"], ks.name("backward"), (cdiv(L, ks.bn), BH),
+                         [q, k, v, do, dk, dv, lse, delta, dq_acc, L, scale], seed=seed)
+    dq = np.full((BH, L, D), np.nan, dt)
+    wsdialects.interpret(ks.m["dq_convert"], ks.name("dq_convert"), (cdiv(L, ks.bm_pre), BH), [dq_acc, dq, scale],
+                         seed=seed)
+    return dict(o=o, lse=lse, delta=delta, dq=dq, dk=dk, dv=dv), (q, k, v, do)
+
+
+def check_chain(out, inputs, causal, dtype):
+    q, k, v, do = inputs
+    o, lse, dq, dk, dv = reference(q, k, v, do, causal, 1 / np.sqrt(q.shape[-1]))
+    tol = 2e-2 if dtype == "bf16" else 4e-3
+    _close(out["o"], o, tol, "O")
+    _close(out["lse"], lse * np.log2(np.e), 1e-5, "LSE (log2 units)")
+    _close(out["delta"], (do.astype(np.float64) * out["o"].astype(np.float64)).sum(-1), 1e-5, "Delta")
+    for name, want in (("dQ", dq), ("dK", dk), ("dV", dv)):
+        _close(out[name.lower()], want, tol, name)
+
+
+def _write(tmp: Path, kind: str, text: str, tag: str) -> Path:
+    path = tmp / f"{kind}_{tag}.mlir"
+    path.write_text(text)
+    return path
+
+
+def generated(tmp: Path, dtype, d, causal, bm, bn, bm_pre, pipeline: str = "") -> Kernels:
+    """The kernels at these block sizes (the forward at its lowered 128x128), written to files and
+    put through `pipeline` (compile_kernel's cache keys on the file's bytes)."""
+    texts = {"forward_lse": gen.forward_lse(dtype, d, causal),
+             "preprocess": gen.preprocess(dtype, d, block_m=bm_pre),
+             "backward": gen.backward(dtype, d, causal, block_m=bm, block_n=bn, num_warps=4 if bn < 128 else 8),
+             "dq_convert": gen.dq_convert(dtype, d, block_m=bm_pre)}
+    tag = f"{dtype}_d{d}_{int(causal)}_{bm}x{bn}_{bm_pre}"
+    mods = {kind: (compile_kernel(_write(tmp, kind, t, tag), pipeline, shared=True) if pipeline
+                   else parse_kernel(_write(tmp, kind, t, tag), shared=True)) for kind, t in texts.items()}
+    return Kernels(mods, dtype, d, causal, bm, bn, bm_pre)
+
+
+@pytest.fixture(scope="module")
+def tmp(tmp_path_factory):
+    return tmp_path_factory.mktemp("attention_bwd")
+
+
+def test_bundled_kernels_are_the_generator_output():
+    for name, text in gen.bundled().items():
+        assert (KERNELS / name).read_text() == text, f"examples/kernels/{name} differs from the generator's"
+
+
+@pytest.mark.parametrize("name", sorted(gen.bundled()))
+def test_bundled_kernels_parse(name):
+    m = wsdialects.parse_file(KERNELS / name)
+    assert any(getattr(o, "sym_name", None) and o.sym_name.data == name[:-5] for o in m.walk())
+
+
+# (dtype, d, causal, query block, key block): different query and key blocks both ways.
+AS_WRITTEN = [("f16", 64, False, 32, 64), ("f16", 64, True, 64, 32), ("bf16", 64, True, 32, 32),
+              ("f16", 128, True, 32, 64), ("bf16", 128, False, 64, 32)]
+
+
+@pytest.mark.parametrize("dtype,d,causal,bm,bn", AS_WRITTEN, ids=lambda x: str(x))
+@pytest.mark.parametrize("L", [1, 100, 161])
+def test_chain_as_written(dtype, d, causal, bm, bn, L, tmp, rng):
+    ks = generated(tmp, dtype, d, causal, bm, bn, bm_pre=64)
+    out, inputs = run_chain(ks, L, 2, rng)
+    check_chain(out, inputs, causal, dtype)
+
+
+@pytest.mark.parametrize("causal", [False, True])
+def test_bundled_chain(causal, rng):
+    """The bundled kernels themselves (128x128 blocks) at a ragged L."""
+    mods = {kind: parse_kernel(KERNELS / f"{gen.kernel_name(kind, 'f16', 128, causal)}.mlir", shared=True)
+            for kind in gen.KINDS}
+    ks = Kernels(mods, "f16", 128, causal, 128, 128, 128)
+    out, inputs = run_chain(ks, 200, 1, rng)
+    check_chain(out, inputs, causal, "f16")
+
+
+def test_bwd_kernel_catches_a_wrong_mask(tmp, rng):
+    """The check is not blind: the causal kernel run on non-causal inputs is far off."""
+    ks = generated(tmp, "f16", 64, True, 32, 32, 64)
+    out, inputs = run_chain(ks, 70, 1, rng)
+    with pytest.raises(AssertionError):
+        check_chain(out, inputs, False, "f16")
+
+
+@pytest.mark.parametrize("dtype,d,causal,bm,bn", [("f16", 64, True, 64, 64), ("bf16", 128, False, 64, 64)],
+                         ids=lambda x: str(x))
+@pytest.mark.parametrize("pipeline", ["ws-specialize{depth=2 mma-depth=1}", "ws-specialize{depth=3 cooperative=2}"])
+def test_chain_after_ws_specialize(dtype, d, causal, bm, bn, pipeline, tmp, rng):
+    """ws-specialize (partition, rings, pipelining) on every kernel: the same outputs as the
+    kernels as written, bit for bit, under several interleavings of the partitions."""
+    before = generated(tmp, dtype, d, causal, bm, bn, 64)
+    after = generated(tmp, dtype, d, causal, bm, bn, 64, pipeline)
+    assert any(o.name == "aref.create" for o in after.m["backward"].walk()), "not warp-specialized"
+    want, inputs = run_chain(before, 130, 2, rng)
+    check_chain(want, inputs, causal, dtype)
+    for seed in (None, 3):
+        got, _ = run_chain(after, 130, 2, rng, seed=seed, inputs=list(inputs))
+        for key in want:
+            assert np.array_equal(got[key], want[key], equal_nan=True), key
+
+
+@pytest.mark.parametrize("kind", ["forward_lse", "preprocess", "dq_convert", "backward"])
+@pytest.mark.parametrize("causal", [False, True])
+def test_after_ws_hopper(kind, causal, tmp, rng):
+    """Each kernel at its bundled block sizes after ws-hopper, in the chain of the others as
+    written: the same outputs. The main kernel does not lower whole yet (issue 38): the
+    test says where it stops until it does."""
+    if causal and kind in ("preprocess", "dq_convert"):
+        pytest.skip("no causal form")
+    text = gen.kernel_text(kind, "f16", 128, causal)
+    path = _write(tmp, kind, text, f"bundled_{int(causal)}")
+    try:
+        lowered = compile_kernel(path, "ws-hopper", shared=True)
+    except wsdialects.WsError as e:
+        assert kind == "backward", str(e)
+        pytest.xfail(f"ws-hopper stops: {e}")
+    assert any(o.name.startswith("nvgpu.") for o in lowered.walk())
+    mods = {k: parse_kernel(_write(tmp, k, gen.kernel_text(k, "f16", 128, causal), f"bundled_{int(causal)}"),
+                            shared=True) for k in gen.KINDS}
+    ks = Kernels(mods, "f16", 128, causal, 128, 128, 128)
+    want, inputs = run_chain(ks, 200, 1, rng)
+    check_chain(want, inputs, causal, "f16")
+    ks.m = {**mods, kind: lowered}
+    got, _ = run_chain(ks, 200, 1, rng, seed=5, inputs=list(inputs))
+    for key in want:
+        assert np.array_equal(got[key], want[key], equal_nan=True), key
+
+
+@pytest.mark.parametrize("call,message", [
+    (lambda: gen.backward("f32"), "f16 or bf16"),
+    (lambda: gen.backward("f16", 72), "multiple of 16"),
+    (lambda: gen.forward_lse("f16", 64, block_m=96), "powers of two"),
+])
+def test_generator_refuses_bad_parameters(call, message):
+    with pytest.raises(ValueError, match=message):
+        call()
