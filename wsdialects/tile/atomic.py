@@ -12,7 +12,12 @@ but keeps neither; acq_rel/gpu is at least as strong as every sem and the cta sc
 On Hopper (`ws-hopper -t ptx`) each element is added once, by the thread that holds it in
 the tile's layout, with `red.relaxed.gpu.global.add` (`atom` where the result is read)
 between two `fence.acq_rel.gpu`; tiles in the accumulator fragment or a row slice of it,
-and scalars whose result is not read, are lowered (wsdialects/lower/llvm/memory.py).
+and scalars whose result is not read, are lowered (wsdialects/lower/llvm/memory.py). An f32
+fragment whose result is not read adds a thread's two adjacent columns with one
+`red.global.add.v2.f32` where the pointers step one element per column and their alignment
+is proven (`tt.divisibility` of the base and the row stride, wsdialects/lower/alignment.py);
+else one element at a time. A tile added into a descriptor's tensor is better written as a
+reducing TMA store, `tile.desc_store add` (one bulk reduction per tile).
 
     %old = tile.atomic_add %ptrs, %v, %mask : tensor<64x!tile.ptr<f32>>, tensor<64xf32> -> tensor<64xf32>
 """
@@ -43,7 +48,8 @@ class AtomicAddOp(BodyThenAttrs):
     """Atomic `*ptr += value` per masked-on lane, giving the values from before the adds: operands
     `ptrs, value [, mask]`, element type f32, f16 or i32 (Triton's `tl.atomic_add`). Ordered as
     Triton's default, acq_rel at gpu scope. On Hopper each element is added once, by the thread
-    that holds it, with `red` (`atom` where the result is read) between two `fence.acq_rel.gpu`.
+    that holds it, with `red` (`atom` where the result is read) between two `fence.acq_rel.gpu`;
+    f32 pairs whose 8-byte alignment the IR proves with one `red.global.add.v2.f32`.
 
     Example:
 

@@ -1,5 +1,6 @@
 """Global-memory ops of the LLVM emitter: masked pointer loads and stores (predicated PTX),
-atomic adds (`red` / `atom`, one owner thread per element, between two gpu-scope fences),
+atomic adds (`red` / `atom`, one owner thread per element, between two gpu-scope fences; f32
+pairs of the accumulator fragment as `red.global.add.v2.f32` where their alignment is proven),
 1-D row-slice stores from lane 4q, pointer-tile stores contiguous along a row staged per
 warp through padded shared memory and written as 16-byte vectors (element stores where a
 mask or the alignment fails; `WSDIALECTS_SCALAR_STORES=1` stores from the fragment), and
@@ -10,12 +11,11 @@ proxy, a named barrier over the partition, one thread's TMA store (a reducing st
 from __future__ import annotations
 
 
-from xdsl.dialects.builtin import (
-    TensorType,
-)
+from xdsl.dialects.builtin import Float32Type, TensorType
 from xdsl.ir import Attribute, Operation, SSAValue
 
 from wsdialects.layout import PairLayout, SliceLayout, WgmmaLayout, column_blocks, layout_of
+from wsdialects.lower.alignment import divisor
 from wsdialects.lower.lower_layouts import is_free
 from wsdialects.lower.llvm.shared_tiles import Staged, in_loop
 from wsdialects.lower.llvm.types import bits_of, elem_of, is_float, llty, nbytes, shape_of, splat_int
@@ -108,7 +108,9 @@ class Memory:
         refused). Triton's ordering, acq_rel at gpu scope, is one `fence.acq_rel.gpu` before and
         one after the thread's adds, which are relaxed: `red.relaxed.gpu.global.add` where the
         result is not read (PTX's `red` takes no acq_rel), else `atom.relaxed.gpu.global.add`
-        (0 where the mask is off). f32, f16 (`.noftz.f16`) and i32 (`.s32`), one element each."""
+        (0 where the mask is off). f32, f16 (`.noftz.f16`) and i32 (`.s32`), one element each,
+        except f32 fragment adds whose result is not read and whose pairs of columns are proven
+        8-byte aligned (`vector_pairs`): two at a time with `red...add.v2.f32`."""
         ptr, v = o.operands[0], o.operands[1]
         et = elem_of(v.type)
         used = bool(o.results[0].uses)
@@ -133,8 +135,15 @@ class Memory:
                 self.fail(o, f"tile.atomic_add of a tile in {lay}: only the accumulator fragment and its row "
                              "slices are lowered (every fragment row holds a column slice)")
             owner = self.op(f"icmp eq i32 {self.op(f'and i32 {L.lane}, 3')}, 0")  # lane 4q adds the quad's rows
+        slots = self.slots(v.type, o)
+        if not used and owner is None and self.vector_pairs(o, slots):
+            for (s0, i0), (s1, i1) in zip(slots[::2], slots[1::2]):
+                ms = [self.ev(o.mask, i, s) for s, i in ((s0, i0), (s1, i1))] if o.mask is not None else None
+                self.red_pair(self.ev(ptr, i0, s0), self.ev(v, i0, s0), self.ev(v, i1, s1), ms)
+            self.asm("fence.acq_rel.gpu;", "", [])
+            return
         regs = []
-        for s, idx in self.slots(v.type, o):
+        for s, idx in slots:
             m = self.ev(o.mask, idx, s) if o.mask is not None else None
             if owner is not None:
                 m = owner if m is None else self.op(f"and i1 {owner}, {m}")
@@ -167,6 +176,34 @@ class Memory:
         r = self.asm(f"{{ {pred}mov.b{bits} $0, 0; {guard}atom.relaxed.gpu.global.add.{ty} $0, [$1], $2; }}",
                      ",".join([f"={c}", "l", c] + (["r"] if mask is not None else [])), args, it)
         return self.op(f"bitcast {it} {r} to {T}") if is_float(et) else r
+
+    def vector_pairs(self, o: Operation, slots) -> bool:
+        """Whether the f32 adds of a `tile.atomic_add` in the accumulator fragment go two at a
+        time (`red.global.add.v2.f32`, PTX 8.1): a thread holds columns 2j and 2j + 1 of a row
+        as registers 2k and 2k + 1, and the pair's address is 8-byte aligned where the pointers
+        step one element per column (`_col_coef`) and those of column 0 are 8-byte aligned
+        (wsdialects/lower/alignment.py: `tt.divisibility` of the base and the row stride, the
+        column offset a multiple of 2). Without that proof the adds stay one per element."""
+        ptr, v = o.operands[0], o.operands[1]
+        if elem_of(v.type) != Float32Type() or not isinstance(layout_of(v.type), WgmmaLayout) or len(slots) % 2:
+            return False
+        for (_, (r0, c0)), (_, (r1, c1)) in zip(slots[::2], slots[1::2]):
+            if r0 != r1 or c0[0] != c1[0] or c0[1] % 2 or c1[1] != c0[1] + 1:
+                return False
+        return self._col_coef(ptr, 1) == 1 and divisor(ptr, 1) >= 8
+
+    def red_pair(self, p: str, x0: str, x1: str, masks: list[str] | None) -> None:
+        """`red.relaxed.gpu.global.add.v2.f32` of (x0, x1) at p (8-byte aligned) where both
+        masks hold; where one holds, that element's scalar `red`."""
+        args = [("ptr addrspace(1)", p)] + [("i32", self.op(f"bitcast float {x} to i32")) for x in (x0, x1)]
+        if masks is None:
+            self.asm("red.relaxed.gpu.global.add.v2.f32 [$0], {$1, $2};", "l,r,r", args)
+            return
+        args += [("i32", self.op(f"zext i1 {m} to i32")) for m in masks]
+        self.asm("{ .reg .pred p0, p1, pb; setp.ne.b32 p0, $3, 0; setp.ne.b32 p1, $4, 0; and.pred pb, p0, p1; "
+                 "xor.pred p0, p0, pb; xor.pred p1, p1, pb; @pb red.relaxed.gpu.global.add.v2.f32 [$0], {$1, $2}; "
+                 "@p0 red.relaxed.gpu.global.add.f32 [$0], $1; @p1 red.relaxed.gpu.global.add.f32 [$0+4], $2; }",
+                 "l,r,r,r,r", args)
 
     def from_lane(self, x: str, et: Attribute, lane: str) -> str:
         """`x` as lane `lane` of the warp holds it (shfl.sync.idx)."""
