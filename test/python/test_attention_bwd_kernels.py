@@ -213,3 +213,27 @@ def test_after_ws_hopper(kind, causal, tmp, rng):
 def test_generator_refuses_bad_parameters(call, message):
     with pytest.raises(ValueError, match=message):
         call()
+
+
+@pytest.mark.parametrize("causal", [False, True])
+def test_runtime_launch_plan(causal, rng):
+    """The runtime's launches (wsdialects/runtime/attention_bwd.py: kernels, grids, argument
+    order), run in the interpreter on numpy arrays where the GPU path passes torch tensors."""
+    from wsdialects.runtime.attention_bwd import backward_launches, forward_launches
+
+    BH, L, D = 2, 150, 64
+    q, k, v, do = (rng.standard_normal((BH, L, D)).astype(np.float16) for _ in range(4))
+    scale = float(1 / np.sqrt(D))
+
+    def run(launches):
+        for kind, grid, args in launches:
+            name = gen.kernel_name(kind, "f16", D, causal)
+            wsdialects.interpret(wsdialects.parse(gen.kernel_text(kind, "f16", D, causal)), name, grid, args)
+
+    o, lse = np.full((BH, L, D), np.nan, np.float16), np.full((BH, L), np.nan, np.float32)
+    run(forward_launches(q, k, v, o, lse, scale))
+    delta, dq_acc = np.full((BH, L), np.nan, np.float32), np.zeros((BH, L, D), np.float32)
+    dq, dk, dv = (np.full((BH, L, D), np.nan, np.float16) for _ in range(3))
+    run(backward_launches(q, k, v, do, lse, delta, dq_acc, dq, dk, dv, scale, o=o))
+    check_chain(dict(o=o, lse=lse, delta=delta, dq=dq, dk=dk, dv=dv), (q, k, v, do), causal, "f16")
+    assert forward_launches(q[:0], k[:0], v[:0], o[:0], lse[:0], scale) == []

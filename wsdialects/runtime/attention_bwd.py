@@ -1,0 +1,144 @@
+"""Attention training on torch tensors: the forward that also returns LSE, and the backward
+as one call that runs its three kernels (wsdialects/runtime/attention_bwd_kernels.py):
+
+    from wsdialects.runtime import attention_forward, attention_backward
+    o, lse = attention_forward(q, k, v, causal=True)                 # q, k, v: [B, H, L, d]
+    dq, dk, dv = attention_backward(q, k, v, o, lse, do, causal=True)
+
+q, k, v, o, do are CUDA tensors of one dtype (float16 or bfloat16), [B, H, L, d] or [B*H, L, d]
+(made contiguous where they are not), d 64 or 128; lse is float32, [B, H, L] or [B*H, L], the
+row log-sum-exp in log2 units of the scaled scores, as `attention_forward` returns it
+(log2(e) times the natural-log LSE that torch's flash kernels keep). sm_scale defaults to
+1/sqrt(d). The backward launches
+
+    flash_attention_bwd_preprocess  Delta = rowsum(dO * O)            grid (cdiv(L, 128), B*H)
+    flash_attention_bwd             dK, dV; dQ added into f32 zeros   grid (cdiv(L, 128), B*H)
+    flash_attention_bwd_dq          dQ = sm_scale * dQacc as q.dtype   grid (cdiv(L, 128), B*H)
+
+on the current stream, each compiled once per (kernel, dtype, d, causal, pipeline) and kept.
+Compiling needs no GPU; launching needs torch and cuda-python (runtime/launch.py).
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+
+from wsdialects.runtime import attention_bwd_kernels as kernels
+
+_BLOCK = 128  # the bundled kernels' query and key blocks
+_compiled: dict = {}
+_lock = threading.Lock()
+
+
+def compiled_kernel(kind: str, dtype: str, d: int, causal: bool = False, pipeline: str = "ws-hopper"):
+    """The Compiled of kernel `kind` (a key of attention_bwd_kernels.KINDS), made once and kept."""
+    causal = causal and kind in ("forward_lse", "backward")
+    key = (kind, dtype, d, causal, pipeline)
+    with _lock:
+        hit = _compiled.get(key)
+    if hit is None:
+        from wsdialects.runtime.compiler import compile_module
+
+        hit = compile_module(kernels.kernel_text(kind, dtype, d, causal), pipeline)
+        with _lock:
+            hit = _compiled.setdefault(key, hit)
+    return hit
+
+
+def forward_launches(q, k, v, o, lse, scale: float) -> list:
+    """[(kernel kind, grid, arguments)] of the forward on [B*H, L, d] arrays (torch tensors, or
+    numpy arrays for the interpreter): O and LSE ([B*H, L] f32) are written."""
+    bh, L, _ = q.shape
+    if not (bh and L):
+        return []
+    return [("forward_lse", (math.ceil(L / _BLOCK), bh), [q, k, v, o, lse, L, scale])]
+
+
+def backward_launches(q, k, v, do, lse, delta, dq_acc, dq, dk, dv, scale: float, *, o) -> list:
+    """[(kernel kind, grid, arguments)] of the backward on [B*H, L, d] arrays (torch tensors, or
+    numpy arrays for the interpreter): Delta ([B*H, L] f32) and dQacc (f32, zeros) are the
+    kernels' scratch, dQ, dK, dV are written."""
+    bh, L, _ = q.shape
+    if not (bh and L):
+        return []
+    grid = (math.ceil(L / _BLOCK), bh)
+    return [("preprocess", grid, [o, do, delta, L]),
+            ("backward", grid, [q, k, v, do, dk, dv, lse, delta, dq_acc, L, scale]),
+            ("dq_convert", grid, [dq_acc, dq, scale])]
+
+
+def _dtype_name(torch, t) -> str:
+    names = {torch.float16: "f16", torch.bfloat16: "bf16"}
+    if t.dtype not in names:
+        raise TypeError(f"attention kernels take float16 or bfloat16 tensors, got {t.dtype}")
+    return names[t.dtype]
+
+
+def _heads(x, what: str):
+    """x as a contiguous [B*H, L, d] tensor, and the shape to give results back in."""
+    if x.dim() == 4:
+        return x.contiguous().view(-1, x.shape[2], x.shape[3]), tuple(x.shape)
+    if x.dim() == 3:
+        return x.contiguous(), tuple(x.shape)
+    raise ValueError(f"{what} must be [B, H, L, d] or [B*H, L, d], got shape {tuple(x.shape)}")
+
+
+def _check_like(ref, x, what: str) -> None:
+    if tuple(x.shape) != tuple(ref.shape) or x.dtype != ref.dtype or x.device != ref.device:
+        raise ValueError(f"{what} must match q ({tuple(ref.shape)}, {ref.dtype}, {ref.device}), got "
+                         f"({tuple(x.shape)}, {x.dtype}, {x.device})")
+
+
+def attention_forward(q, k, v, causal: bool = False, sm_scale: float | None = None, pipeline: str = "ws-hopper"):
+    """(O, LSE): softmax(q k^T * sm_scale) v, and the row log-sum-exp in log2 units (float32,
+    q's shape without d) that `attention_backward` takes."""
+    from wsdialects.runtime.launch import _torch
+
+    torch = _torch()
+    dt = _dtype_name(torch, q)
+    for x, w in ((k, "k"), (v, "v")):
+        _check_like(q, x, w)
+    q3, shape = _heads(q, "q")
+    k3, _ = _heads(k, "k")
+    v3, _ = _heads(v, "v")
+    bh, L, d = q3.shape
+    scale = 1.0 / math.sqrt(d) if sm_scale is None else float(sm_scale)
+    o = torch.empty_like(q3)
+    lse = torch.empty((bh, L), dtype=torch.float32, device=q.device)
+    for kind, grid, args in forward_launches(q3, k3, v3, o, lse, scale):
+        compiled_kernel(kind, dt, d, causal, pipeline)[grid](*args)
+    return o.view(shape), lse.view(shape[:-1])
+
+
+def attention_backward(q, k, v, o, lse, do, causal: bool = False, sm_scale: float | None = None,
+                       pipeline: str = "ws-hopper"):
+    """(dQ, dK, dV) of attention at (q, k, v) with output o, LSE `lse` (attention_forward's) and
+    output gradient do; `pipeline` compiles the main kernel (the two small ones take ws-hopper)."""
+    from wsdialects.runtime.launch import _torch
+
+    torch = _torch()
+    dt = _dtype_name(torch, q)
+    for x, w in ((k, "k"), (v, "v"), (o, "o"), (do, "do")):
+        _check_like(q, x, w)
+    if lse.dtype != torch.float32 or tuple(lse.shape) != tuple(q.shape[:-1]):
+        raise ValueError(f"lse must be float32 of shape {tuple(q.shape[:-1])} (attention_forward's), got "
+                         f"{lse.dtype} {tuple(lse.shape)}")
+    q3, shape = _heads(q, "q")
+    k3, _ = _heads(k, "k")
+    v3, _ = _heads(v, "v")
+    o3, _ = _heads(o, "o")
+    do3, _ = _heads(do, "do")
+    bh, L, d = q3.shape
+    lse2 = lse.contiguous().view(bh, L)
+    scale = 1.0 / math.sqrt(d) if sm_scale is None else float(sm_scale)
+    dq, dk, dv = torch.empty_like(q3), torch.empty_like(k3), torch.empty_like(v3)
+    delta = torch.empty((bh, L), dtype=torch.float32, device=q.device)
+    dq_acc = torch.zeros((bh, L, d), dtype=torch.float32, device=q.device)
+    for kind, grid, args in backward_launches(q3, k3, v3, do3, lse2, delta, dq_acc, dq, dk, dv, scale, o=o3):
+        compiled_kernel(kind, dt, d, causal, pipeline if kind == "backward" else "ws-hopper")[grid](*args)
+    return dq.view(shape), dk.view(shape), dv.view(shape)
+
+
+backward = attention_backward
+forward = attention_forward
