@@ -255,15 +255,77 @@ def test_vector_atomics_interpreted(name, tmp_path, rng):
     assert np.array_equal(before, want.reshape(-1))
 
 
-@pytest.mark.skipif(__import__("shutil").which("ptxas") is None, reason="ptxas is not installed")
-@pytest.mark.parametrize("name", VECTOR_KERNELS)
-def test_vector_atomics_ptxas(name, tmp_path):
+def _ptxas(path: Path, tmp_path) -> str:
+    """ws-opt -p ws-hopper -t ptx of `path`, assembled by ptxas -arch=sm_90a; the PTX."""
     import subprocess
 
-    ptx = subprocess.run(["ws-opt", str(_vector_kernel(name, tmp_path)), "-p", "ws-hopper", "-t", "ptx"],
+    ptx = subprocess.run(["ws-opt", str(path), "-p", "ws-hopper", "-t", "ptx"],
                          capture_output=True, text=True, check=True).stdout
-    assert ("red.relaxed.gpu.global.add.v2.f32" in ptx) == (VECTOR_KERNELS[name] >= 8)
     (tmp_path / "k.ptx").write_text(ptx)
     r = subprocess.run(["ptxas", "-arch=sm_90a", str(tmp_path / "k.ptx"), "-o", str(tmp_path / "k.cubin")],
                        capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
+    return ptx
+
+
+needs_ptxas = pytest.mark.skipif(__import__("shutil").which("ptxas") is None, reason="ptxas is not installed")
+
+
+@needs_ptxas
+@pytest.mark.parametrize("name", VECTOR_KERNELS)
+def test_vector_atomics_ptxas(name, tmp_path):
+    ptx = _ptxas(_vector_kernel(name, tmp_path), tmp_path)
+    assert ("red.relaxed.gpu.global.add.v2.f32" in ptx) == (VECTOR_KERNELS[name] >= 8)
+
+
+# --- overlapping, clipped reduce-adds (test/Inputs/kernels/overlap_reduce_gemm.mlir) ----------
+
+OVERLAP = ROOT / "test" / "Inputs" / "kernels" / "overlap_reduce_gemm.mlir"
+OVERLAP_P, OVERLAP_M, OVERLAP_N, OVERLAP_K, OVERLAP_A_ROWS = 5, 176, 216, 104, 180
+
+
+def overlap_reference(a, b, c0, programs):
+    """C0 plus, per program p, A[32p : 32p + 64] @ B^T (A zero past its rows) at row 32p,
+    column 48p - 16, clipped to C (float64: exact for the tests' small integers)."""
+    c = c0.astype(np.float64)
+    a64 = np.zeros((32 * programs + 64, a.shape[1]))
+    a64[: a.shape[0]] = a.astype(np.float64)
+    for p in range(programs):
+        t = a64[32 * p: 32 * p + 64] @ b.astype(np.float64).T
+        r, col = 32 * p, 48 * p - 16
+        rs, cs = slice(r, min(r + 64, c.shape[0])), slice(max(col, 0), min(col + 64, c.shape[1]))
+        c[rs, cs] += t[: rs.stop - r, cs.start - col: cs.stop - col]
+    return c
+
+
+def overlap_inputs(rng, dtype):
+    a = rng.integers(-1, 2, (OVERLAP_A_ROWS, OVERLAP_K)).astype(np.float16)
+    b = rng.integers(-1, 2, (64, OVERLAP_K)).astype(np.float16)
+    c0 = rng.integers(-8, 9, (OVERLAP_M, OVERLAP_N)).astype(dtype)
+    return a, b, c0
+
+
+@pytest.mark.parametrize("name", ["overlap_f32", "overlap_f16", "overlap_bf16"])
+@pytest.mark.parametrize("pipeline", ["", "ws-hopper"])
+def test_overlapping_clipped_reductions(name, pipeline, tmp_path, rng):
+    import ml_dtypes
+
+    dtype = {"overlap_f32": np.float32, "overlap_f16": np.float16, "overlap_bf16": ml_dtypes.bfloat16}[name]
+    path = tmp_path / f"{name}.mlir"
+    path.write_text(next(p for p in OVERLAP.read_text().split("// -----") if f"@{name}(" in p))
+    a, b, c0 = overlap_inputs(rng, dtype)
+    c = c0.copy()
+    wsdialects.interpret(compile_kernel(path, pipeline), name, OVERLAP_P, [a, b, c, OVERLAP_K])
+    want = overlap_reference(a, b, c0, OVERLAP_P)
+    assert np.abs(want).max() <= 256  # integers bf16 holds exactly
+    assert np.array_equal(c.astype(np.float64), want)
+
+
+@needs_ptxas
+@pytest.mark.parametrize("name", ["overlap_f32", "overlap_f16", "overlap_bf16"])
+def test_overlap_ptxas(name, tmp_path):
+    path = tmp_path / f"{name}.mlir"
+    path.write_text(next(p for p in OVERLAP.read_text().split("// -----") if f"@{name}(" in p))
+    ptx = _ptxas(path, tmp_path)
+    assert ptx.count("cp.reduce.async.bulk.tensor.2d.global.shared::cta.add.tile.bulk_group") == \
+        (2 if name == "overlap_f32" else 1)  # one per 128-byte column block of the staged rows

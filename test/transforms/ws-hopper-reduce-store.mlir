@@ -10,6 +10,9 @@
 // RUN: ws-opt %S/../Inputs/kernels/splitk_reduce_gemm.mlir -p ws-hopper -t ptx | filecheck %s --check-prefix=PTX
 // RUN: ws-opt %S/../Inputs/kernels/splitk_reduce_gemm.mlir -p "ws-hopper{cooperative=2}" -t llvm | filecheck %s --check-prefix=COOP
 // RUN: ws-opt %S/../Inputs/kernels/splitk_reduce_gemm.mlir -p "ws-hopper{persistent=true}" -t ptx | filecheck %s --check-prefix=PERSIST
+// Overlapping tiles reduce-added in f32, f16 and bf16 (the element type is the descriptor's: one
+// instruction for all three; 128-byte rows of f16 / bf16 are one column block):
+// RUN: ws-opt %S/../Inputs/kernels/overlap_reduce_gemm.mlir --split-input-file -p ws-hopper -t ptx | filecheck %s --check-prefix=OVERLAP
 
 // PART:      tile.desc_store add %c_desc[%om, %on], %r : !tile.desc<tensor<128x128xf32>> {ws.partition = array<i32: 1>, ws.role = "tile"}
 
@@ -37,3 +40,15 @@
 // PERSIST-COUNT-4: cp.reduce.async.bulk.tensor.2d.global.shared::cta.add.tile.bulk_group
 // PERSIST:   cp.async.bulk.commit_group
 // PERSIST:   cp.async.bulk.wait_group.read 0;
+
+// OVERLAP-LABEL: .entry overlap_f32(
+// OVERLAP-COUNT-2: cp.reduce.async.bulk.tensor.2d.global.shared::cta.add.tile.bulk_group
+// OVERLAP-NOT:   cp.reduce
+// OVERLAP-LABEL: .entry overlap_f16(
+// OVERLAP:       cvt.rn.f16x2.f32
+// OVERLAP:       cp.reduce.async.bulk.tensor.2d.global.shared::cta.add.tile.bulk_group
+// OVERLAP-NOT:   cp.reduce
+// OVERLAP-LABEL: .entry overlap_bf16(
+// OVERLAP:       cvt.rn.bf16x2.f32
+// OVERLAP:       cp.reduce.async.bulk.tensor.2d.global.shared::cta.add.tile.bulk_group
+// OVERLAP-NOT:   cp.reduce
