@@ -112,9 +112,10 @@ def attention_forward(q, k, v, causal: bool = False, sm_scale: float | None = No
 
 
 def attention_backward(q, k, v, o, lse, do, causal: bool = False, sm_scale: float | None = None,
-                       pipeline: str = "ws-hopper"):
+                       pipeline: str = "ws-hopper", out=None):
     """(dQ, dK, dV) of attention at (q, k, v) with output o, LSE `lse` (attention_forward's) and
-    output gradient do; `pipeline` compiles the main kernel (the two small ones take ws-hopper)."""
+    output gradient do; `pipeline` compiles the main kernel (the two small ones take ws-hopper).
+    `out=(dq, dk, dv)`: contiguous tensors like q to write the gradients into (returned)."""
     from wsdialects.runtime.launch import _torch
 
     torch = _torch()
@@ -132,7 +133,14 @@ def attention_backward(q, k, v, o, lse, do, causal: bool = False, sm_scale: floa
     bh, L, d = q3.shape
     lse2 = lse.contiguous().view(bh, L)
     scale = 1.0 / math.sqrt(d) if sm_scale is None else float(sm_scale)
-    dq, dk, dv = torch.empty_like(q3), torch.empty_like(k3), torch.empty_like(v3)
+    if out is None:
+        dq, dk, dv = torch.empty_like(q3), torch.empty_like(k3), torch.empty_like(v3)
+    else:
+        for x, w in zip(out, ("dq", "dk", "dv")):
+            _check_like(q, x, f"out's {w}")
+            if not x.is_contiguous():
+                raise ValueError(f"out's {w} must be contiguous")
+        dq, dk, dv = (x.view(bh, L, d) for x in out)
     delta = torch.empty((bh, L), dtype=torch.float32, device=q.device)
     dq_acc = torch.zeros((bh, L, d), dtype=torch.float32, device=q.device)
     for kind, grid, args in backward_launches(q3, k3, v3, do3, lse2, delta, dq_acc, dq, dk, dv, scale, o=o3):

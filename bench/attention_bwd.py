@@ -1,0 +1,184 @@
+"""Attention backward, batch 4, 32 heads, head dim 128 (and 64), L = 1024..16384, causal and
+not, fp16 and bf16: wsdialects (`attention_backward`: the preprocess, main and dQ kernels of
+wsdialects/runtime/attention_bwd_kernels.py, the main one through --pipeline) against the
+backward of SDPA with the cuDNN backend and with the flash backend (FlashAttention-2), in one
+run, `triton.testing.do_bench` medians. Backward FLOPs = 2.5x the forward's (4·B·H·L²·d, halved
+when causal): TFLOP/s = 10·B·H·L²·d / t (/ 2 causal).
+
+    python bench/attention_bwd.py [--out DIR] [--ls 1024,4096] [--dims 128,64] [--dtypes fp16,bf16]
+                                  [--causal 0,1] [--pipeline PIPE] [--date D] [--name SUFFIX]
+    python bench/attention_bwd.py --dry-run    # no GPU: imports, compiles our kernels to PTX, says
+                                               # what it would time (writes nothing unless --out)
+
+Correctness first: ours (outputs poisoned with NaN before the run) and each peer's dQ, dK, dV
+are compared with torch autograd of float32 SDPA on the first heads of batch 0 of the same
+random inputs; an error above 1e-2 is printed as WRONG. Prints a table and writes
+DIR/<date>-attention-bwd-<device><name>.md (default bench/results).
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import math
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+from wsdialects.runtime import attention_bwd  # noqa: E402
+from wsdialects.runtime.attention_bwd_kernels import KINDS, kernel_name  # noqa: E402
+
+CHECK_HEADS = 4
+DTYPES = {"fp16": "f16", "bf16": "bf16"}
+
+
+def flops(B: int, H: int, L: int, d: int, causal: bool) -> float:
+    """The backward's FLOPs: 2.5x the forward's 4·B·H·L²·d (halved when causal)."""
+    return 2.5 * 4.0 * B * H * L * L * d / (2 if causal else 1)
+
+
+def compile_all(dims, dtypes, causals, pipeline: str) -> dict:
+    """{(dtype, d, causal): None, or why one of our kernels does not compile}."""
+    out = {}
+    for dname in dtypes:
+        for d in dims:
+            for causal in causals:
+                why = None
+                for kind in KINDS:
+                    pipe = pipeline if kind == "backward" else "ws-hopper"
+                    try:
+                        attention_bwd.compiled_kernel(kind, DTYPES[dname], d, causal, pipe)
+                    except Exception as e:  # noqa: BLE001 - report and go on
+                        why = f"{kernel_name(kind, DTYPES[dname], d, causal)} ({pipe}) does not compile: {e}"
+                        print(why, file=sys.stderr)
+                        break
+                out[(dname, d, causal)] = why
+    return out
+
+
+def table(rows, args, dev: str, versions: str) -> list[str]:
+    lines = [f"# Attention backward, batch {args.batch}, {args.heads} heads: wsdialects vs SDPA backward (cuDNN, "
+             f"flash) ({dev}, {args.date})", "",
+             f"Command: `python bench/attention_bwd.py {' '.join(sys.argv[1:])}` (one run; `triton.testing.do_bench` "
+             "median, 25 ms warm-up, 200 ms repeats; random inputs; TFLOP/s = 2.5 x the forward's 4·B·H·L²·d / t, "
+             "halved when causal; rel. error of dQ, dK, dV (the largest) against torch autograd of float32 SDPA on "
+             "the first heads of batch 0, ours poisoned with NaN before the run).", "",
+             f"wsdialects: `attention_backward` (flash_attention_bwd_preprocess, flash_attention_bwd through "
+             f"`{args.pipeline}`, flash_attention_bwd_dq; 128x128 tiles), dQ accumulated in f32 with atomics. "
+             "cuDNN / FA2: `torch.autograd.grad` of `scaled_dot_product_attention` under "
+             "`sdpa_kernel(CUDNN_ATTENTION)` / `(FLASH_ATTENTION)`.", "", versions, "",
+             "| dtype | d | causal | L | cuDNN | FA2 | ws | ws / cuDNN | ws / FA2 | max rel. err ws |",
+             "|---|---|---|---|---|---|---|---|---|---|"]
+    for dname, d, causal, L, res in rows:
+        g = lambda k: res[k][0] if k in res else float("nan")  # noqa: E731
+        ws = g("ws")
+        err = res["ws"][1] if "ws" in res else float("nan")
+        lines.append(f"| {dname} | {d} | {'yes' if causal else 'no'} | {L} | {g('cudnn'):.1f} | {g('fa2'):.1f} | "
+                     f"{ws:.1f} | {ws / g('cudnn'):.2f} | {ws / g('fa2'):.2f} | {err:.1e} |")
+    return lines
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--out", default=None, help="folder for the results table (default bench/results; "
+                                                "with --dry-run nothing is written unless given)")
+    ap.add_argument("--ls", default="1024,2048,4096,8192,16384")
+    ap.add_argument("--dims", default="128,64")
+    ap.add_argument("--dtypes", default="fp16,bf16")
+    ap.add_argument("--causal", default="0,1")
+    ap.add_argument("--batch", type=int, default=4)
+    ap.add_argument("--heads", type=int, default=32)
+    ap.add_argument("--pipeline", default="ws-hopper", help="the main backward kernel's pipeline")
+    ap.add_argument("--date", default=datetime.date.today().isoformat())
+    ap.add_argument("--name", default="")
+    ap.add_argument("--dry-run", action="store_true", help="no GPU: compile our kernels and say what would run")
+    args = ap.parse_args(argv)
+    dims = [int(x) for x in args.dims.split(",")]
+    dtypes = args.dtypes.split(",")
+    causals = [bool(int(c)) for c in args.causal.split(",")]
+    ls = [int(x) for x in args.ls.split(",")]
+    B, H = args.batch, args.heads
+    compiled = compile_all(dims, dtypes, causals, args.pipeline)
+
+    if args.dry_run:
+        rows = []
+        for (dname, d, causal), why in compiled.items():
+            for L in ls:
+                print(f"would time {dname} d{d} {'causal' if causal else 'full'} L={L}: "
+                      f"{flops(B, H, L, d, causal) / 1e12:.2f} TFLOP; ours "
+                      f"{'compiled' if why is None else 'n/a (' + why.splitlines()[0] + ')'}")
+                rows.append((dname, d, causal, L, {}))
+        if args.out:
+            write(table(rows, args, "dry run, no GPU", "no GPU: nothing timed"), args, "dry-run")
+        return 0
+
+    import torch
+    import torch.nn.functional as F
+    import triton
+    from torch.nn.attention import SDPBackend, sdpa_kernel
+    from triton.testing import do_bench
+
+    dev = torch.cuda.get_device_name()
+    slug = "h100" if "H100" in dev else "h200" if "H200" in dev else dev.lower().replace(" ", "-")
+    bench = lambda f: do_bench(f, warmup=25, rep=200, return_mode="median")  # noqa: E731
+    rows = []
+    for dname in dtypes:
+        dtype = {"fp16": torch.float16, "bf16": torch.bfloat16}[dname]
+        for d in dims:
+            for causal in causals:
+                for L in ls:
+                    torch.manual_seed(L + d)
+                    q, k, v, do = (torch.randn(B, H, L, d, device="cuda", dtype=dtype) for _ in range(4))
+                    tf = lambda t, L=L, d=d, causal=causal: flops(B, H, L, d, causal) / t / 1e9  # noqa: E731
+                    hs = slice(0, min(H, CHECK_HEADS))
+                    qf, kf, vf = (x[:1, hs].float().requires_grad_(True) for x in (q, k, v))
+                    with sdpa_kernel(SDPBackend.EFFICIENT_ATTENTION):
+                        ref = torch.autograd.grad(F.scaled_dot_product_attention(qf, kf, vf, is_causal=causal),
+                                                  (qf, kf, vf), do[:1, hs].float())
+
+                    def err(grads, label):
+                        e = max(((g[:1, hs].float() - r).norm() / r.norm()).item() if r.norm() > 0 else 0.0
+                                for g, r in zip(grads, ref))
+                        if not e < 1e-2:
+                            print(f"{label} {dname} d{d} L={L}: rel. error {e:.2e}: WRONG", file=sys.stderr)
+                        return e
+
+                    res = {}
+                    for backend, label in ((SDPBackend.CUDNN_ATTENTION, "cudnn"), (SDPBackend.FLASH_ATTENTION, "fa2")):
+                        try:
+                            with sdpa_kernel(backend):
+                                qg, kg, vg = (x.detach().requires_grad_(True) for x in (q, k, v))
+                                o = F.scaled_dot_product_attention(qg, kg, vg, is_causal=causal)
+                                f = lambda o=o, qg=qg, kg=kg, vg=vg: torch.autograd.grad(  # noqa: E731
+                                    o, (qg, kg, vg), do, retain_graph=True)
+                                res[label] = (tf(bench(f)), err(f(), label))
+                        except Exception as e:  # noqa: BLE001
+                            print(f"SDPA {label}: {type(e).__name__}: {e}", file=sys.stderr)
+                    if compiled[(dname, d, causal)] is None:
+                        o, lse = attention_bwd.attention_forward(q, k, v, causal=causal)
+                        grads = tuple(torch.full_like(q, float("nan")) for _ in range(3))  # poisoned
+                        run = lambda o=o, lse=lse: attention_bwd.attention_backward(  # noqa: E731
+                            q, k, v, o, lse, do, causal=causal, pipeline=args.pipeline, out=grads)
+                        run()
+                        torch.cuda.synchronize()
+                        res["ws"] = (tf(bench(run)), err(grads, "ws"))
+                    rows.append((dname, d, causal, L, res))
+                    print(f"{dname} d{d} {'causal' if causal else 'full  '} L={L:6d}  " +
+                          "  ".join(f"{k_} {v_[0]:6.1f} (err {v_[1]:.1e})" for k_, v_ in res.items()), flush=True)
+    versions = f"torch {torch.__version__}, triton {triton.__version__}."
+    write(table(rows, args, dev, versions), args, slug)
+    return 0
+
+
+def write(lines: list[str], args, slug: str) -> None:
+    out = Path(args.out or ROOT / "bench" / "results")
+    out.mkdir(parents=True, exist_ok=True)
+    f = out / f"{args.date}-attention-bwd-{slug}{args.name}.md"
+    f.write_text("\n".join(lines) + "\n")
+    print("\n".join(lines))
+    print(f"wrote {f}")
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
