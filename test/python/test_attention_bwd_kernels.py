@@ -16,6 +16,7 @@ import pytest
 import wsdialects
 from kernel_cache import compile_kernel, parse_kernel
 from wsdialects.runtime import attention_bwd_kernels as gen
+from wsdialects.runtime.attention_bwd import FORWARD_PIPELINE
 
 ROOT = Path(__file__).resolve().parents[2]
 KERNELS = ROOT / "examples" / "kernels"
@@ -178,18 +179,20 @@ def test_chain_after_ws_specialize(dtype, d, causal, bm, bn, pipeline, tmp, rng)
             assert np.array_equal(got[key], want[key], equal_nan=True), key
 
 
-@pytest.mark.parametrize("kind", ["forward_lse", "preprocess", "dq_convert", "backward"])
+@pytest.mark.parametrize("kind,pipeline", [("forward_lse", "ws-hopper"), ("forward_lse", FORWARD_PIPELINE),
+                                           ("preprocess", "ws-hopper"), ("dq_convert", "ws-hopper"),
+                                           ("backward", "ws-hopper"), ("backward", "ws-hopper{cooperative=2}")])
 @pytest.mark.parametrize("causal", [False, True])
-def test_after_ws_hopper(kind, causal, tmp, rng):
-    """Each kernel at its bundled block sizes after ws-hopper, in the chain of the others as
-    written: the same outputs. The main kernel does not lower whole yet (issue 38): the
-    test says where it stops until it does."""
+def test_after_ws_hopper(kind, pipeline, causal, tmp, rng):
+    """Each kernel at its bundled block sizes after ws-hopper (the runtime's pipelines), in the
+    chain of the others as written: the same outputs. Where the main kernel does not lower
+    whole (issue 38), the test says where ws-hopper stops."""
     if causal and kind in ("preprocess", "dq_convert"):
         pytest.skip("no causal form")
     text = gen.kernel_text(kind, "f16", 128, causal)
     path = _write(tmp, kind, text, f"bundled_{int(causal)}")
     try:
-        lowered = compile_kernel(path, "ws-hopper", shared=True)
+        lowered = compile_kernel(path, pipeline, shared=True)
     except wsdialects.WsError as e:
         assert kind == "backward", str(e)
         pytest.xfail(f"ws-hopper stops: {e}")
@@ -237,3 +240,18 @@ def test_runtime_launch_plan(causal, rng):
     run(backward_launches(q, k, v, do, lse, delta, dq_acc, dq, dk, dv, scale, o=o))
     check_chain(dict(o=o, lse=lse, delta=delta, dq=dq, dk=dk, dv=dv), (q, k, v, do), causal, "f16")
     assert forward_launches(q[:0], k[:0], v[:0], o[:0], lse[:0], scale) == []
+
+
+def test_bench_dry_run(tmp_path, capsys):
+    """bench/attention_bwd.py --dry-run imports, compiles every kernel it would time (no GPU)
+    and writes its table."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("attention_bwd_bench", ROOT / "bench" / "attention_bwd.py")
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    assert bench.flops(1, 1, 1024, 64, False) == 2.5 * 4 * 1024 * 1024 * 64
+    assert bench.main(["--dry-run", "--ls", "1024", "--dims", "64", "--dtypes", "fp16", "--causal", "1",
+                       "--out", str(tmp_path), "--date", "D"]) == 0
+    assert "would time fp16 d64 causal L=1024" in capsys.readouterr().out
+    assert "| fp16 | 64 | yes | 1024 |" in (tmp_path / "D-attention-bwd-dry-run.md").read_text()

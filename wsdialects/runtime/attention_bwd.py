@@ -90,7 +90,11 @@ def _check_like(ref, x, what: str) -> None:
                          f"({tuple(x.shape)}, {x.dtype}, {x.device})")
 
 
-def attention_forward(q, k, v, causal: bool = False, sm_scale: float | None = None, pipeline: str = "ws-hopper"):
+FORWARD_PIPELINE = "ws-hopper{cooperative=2 pingpong=true}"  # the forward's ping-pong team (bench/attention.py)
+
+
+def attention_forward(q, k, v, causal: bool = False, sm_scale: float | None = None,
+                      pipeline: str = FORWARD_PIPELINE):
     """(O, LSE): softmax(q k^T * sm_scale) v, and the row log-sum-exp in log2 units (float32,
     q's shape without d) that `attention_backward` takes."""
     from wsdialects.runtime.launch import _torch
