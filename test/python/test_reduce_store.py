@@ -53,7 +53,7 @@ def test_verifier(body, elem, message):
 
 
 def test_unknown_kind_is_a_parse_error():
-    with pytest.raises(Exception, match="expected a reduction kind \\(add, min, max\\) or the descriptor, got 'mul'"):
+    with pytest.raises(Exception, match="expected a reduction kind \\(add, min, max\\) or an operand, got 'mul'"):
         _module("tile.desc_store mul %d[%i, %j], %v : !tile.desc<tensor<4x8xf32>>")
 
 
@@ -329,3 +329,25 @@ def test_overlap_ptxas(name, tmp_path):
     ptx = _ptxas(path, tmp_path)
     assert ptx.count("cp.reduce.async.bulk.tensor.2d.global.shared::cta.add.tile.bulk_group") == \
         (2 if name == "overlap_f32" else 1)  # one per 128-byte column block of the staged rows
+
+
+def test_nvgpu_tma_async_store_add(rng):
+    """nvgpu.tma.async_store add: the slot's box combined with the tensor, clipped at its end."""
+    module = wsdialects.parse("""
+func.func @k(%d: !tile.desc<tensor<4x8xf32>>, %x: !tile.desc<tensor<4x8xf32>>, %m: i32) attributes {tile.kernel} {
+  %c0 = arith.constant 0 : i32
+  %v = tile.desc_load %x[%c0, %c0] : !tile.desc<tensor<4x8xf32>> -> tensor<4x8xf32>
+  %buf = nvgpu.smem.alloc : memref<1x4x8xf32, 3>
+  nvgpu.smem.store %v, %buf[%c0] : memref<1x4x8xf32, 3>
+  nvgpu.fence.proxy_async
+  nvgpu.tma.async_store add %buf[%c0] -> %d[%m, %m] : memref<1x4x8xf32, 3>, !tile.desc<tensor<4x8xf32>>
+  nvgpu.tma.store_wait
+  func.return
+}""")
+    v = rng.integers(-8, 8, (4, 8)).astype(np.float32)
+    d0 = rng.integers(-8, 8, (6, 7)).astype(np.float32)
+    d = d0.copy()
+    wsdialects.interpret(module, "k", 3, [d, v, 3])
+    want = d0.copy()
+    want[3:6, 3:7] += 3 * v[:3, :4]
+    assert np.array_equal(d, want)

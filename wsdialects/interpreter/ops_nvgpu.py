@@ -20,7 +20,7 @@ import numpy as np
 
 from wsdialects.interpreter.core import IMPLS, IN_FLIGHT_OK, impl, where
 from wsdialects.interpreter.ops_async import _sched
-from wsdialects.interpreter.ops_tile import _box, _window
+from wsdialects.interpreter.ops_tile import _REDUCE, _box, _window
 from wsdialects.interpreter.partitions import Scheduler
 from wsdialects.interpreter.values import InterpretError, dtype_of
 from wsdialects.nvgpu.barriers import arrivals
@@ -271,7 +271,12 @@ def _load(frame, op, a):
 @impl("nvgpu.smem.store")
 def _store(frame, op, a):
     v, buf, i = a
-    buf[_slot(buf, i, op)] = np.asarray(v)
+    slot = buf[_slot(buf, i, op)]
+    for flight in frame.inflight:  # wgmma reads its shared-memory operands until it retires
+        if any(isinstance(x, np.ndarray) and np.may_share_memory(x, slot) for x in flight.inputs):
+            raise InterpretError(f"{where(op)}nvgpu.smem.store overwrites slot {int(i)} of a buffer that an "
+                                 "mma still in flight reads (no wait retired it)")
+    slot[...] = np.asarray(v)
     return []
 
 
@@ -298,7 +303,9 @@ def _tma_store(frame, op, a):
     value = buf[_slot(buf, i, op)]
     w = _window(desc, [int(x) for x in coords])
     if w is not None:
-        desc.array[w[0]] = np.asarray(value)[w[1]]
+        part = np.asarray(value)[w[1]]
+        kind = op.reduce_kind
+        desc.array[w[0]] = part if kind is None else _REDUCE[kind](desc.array[w[0]], part.astype(desc.array.dtype))
     return []
 
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import functools
 
-from xdsl.dialects.builtin import IntegerAttr, IntegerType, MemRefType, TensorType
+from xdsl.dialects.builtin import IntegerAttr, IntegerType, MemRefType, StringAttr, TensorType
 from xdsl.ir import Attribute, SSAValue
-from xdsl.irdl import IRDLOperation, irdl_op_definition, operand_def, result_def, var_operand_def
+from xdsl.irdl import IRDLOperation, irdl_op_definition, operand_def, opt_prop_def, result_def, var_operand_def
 from xdsl.parser import Parser
 from xdsl.printer import Printer
 from xdsl.utils.exceptions import VerifyException
@@ -17,6 +17,7 @@ from wsdialects.nvgpu.common import _NoOperands, _check_i32, _i32, _parse_bar, _
 from wsdialects.nvgpu.types import SMEM_SPACE, MBarriersType
 from wsdialects.syntax import BodyThenAttrs
 from wsdialects.tile import DescType
+from wsdialects.tile.memory import check_reduce_kind, parse_reduce_kind
 
 
 def _check_smem(t: Attribute) -> MemRefType:
@@ -273,11 +274,14 @@ class TmaAsyncLoadOp(BodyThenAttrs):
 @irdl_op_definition
 class TmaAsyncStoreOp(BodyThenAttrs):
     """One elected thread starts a TMA store of slot `i` to the box at `coords` (out-of-bounds
-    parts dropped) and commits it as a bulk group.
+    parts dropped) and commits it as a bulk group. With a reduction kind after the op name
+    (`add`, `min`, `max`, as `tile.desc_store`'s) it is TMA's reduce
+    (`cp.reduce.async.bulk.tensor`): each element combined with the one in global memory.
 
     Example:
 
         nvgpu.tma.async_store %buf[%s] -> %d[%m, %n] : memref<1x64x64xf32, 3>, !tile.desc<tensor<64x64xf32>>
+        nvgpu.tma.async_store add %buf[%s] -> %d[%m, %n] : memref<1x64x64xf32, 3>, !tile.desc<tensor<64x64xf32>>
     """
 
     name = "nvgpu.tma.async_store"
@@ -285,16 +289,25 @@ class TmaAsyncStoreOp(BodyThenAttrs):
     index = operand_def(IntegerType)
     desc = operand_def(DescType)
     coords = var_operand_def(IntegerType)
+    reduce = opt_prop_def(StringAttr)
 
-    def __init__(self, buffer, index, desc, coords):
-        super().__init__(operands=[buffer, index, desc, list(coords)])
+    def __init__(self, buffer, index, desc, coords, reduce: str | None = None):
+        super().__init__(operands=[buffer, index, desc, list(coords)],
+                         properties={"reduce": StringAttr(reduce)} if reduce is not None else {})
+
+    @property
+    def reduce_kind(self) -> str | None:
+        return self.reduce.data if self.reduce is not None else None
 
     def verify_(self) -> None:
         _check_i32(self, self.index, *self.coords)
         _check_desc_slot(self.desc.type, self.buffer.type, len(self.coords))
+        if self.reduce_kind is not None:
+            check_reduce_kind("tma.async_store", self.reduce_kind, self.desc.type.block.element_type)
 
     @classmethod
     def parse_body(cls, parser: Parser):
+        kind = parse_reduce_kind(parser)
         buf, i = _parse_slot(parser)
         parser.parse_punctuation("->")
         d = parser.parse_unresolved_operand()
@@ -303,9 +316,12 @@ class TmaAsyncStoreOp(BodyThenAttrs):
         bt = parser.parse_type()
         parser.parse_punctuation(",")
         dt = parser.parse_type()
-        return cls(parser.resolve_operand(buf, bt), i, parser.resolve_operand(d, dt), [_i32(parser, c) for c in coords])
+        return cls(parser.resolve_operand(buf, bt), i, parser.resolve_operand(d, dt),
+                   [_i32(parser, c) for c in coords], kind)
 
     def print_body(self, printer: Printer) -> None:
+        if self.reduce_kind is not None:
+            printer.print_string(f" {self.reduce_kind}")
         _print_bar(printer, self.buffer, self.index)
         printer.print_string(" -> ")
         printer.print_operand(self.desc)

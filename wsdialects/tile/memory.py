@@ -275,6 +275,25 @@ class DescLoadOp(BodyThenAttrs):
 DESC_REDUCE_KINDS = {"add": ("f32", "f16", "bf16", "i32"), "min": ("i32",), "max": ("i32",)}
 
 
+def check_reduce_kind(op_name: str, kind: str, elem) -> None:
+    """The verifier's check of a TMA reduction `kind` of `elem` elements (tile.desc_store,
+    nvgpu.tma.async_store)."""
+    if kind not in DESC_REDUCE_KINDS:
+        raise VerifyException(f"{op_name} reduction must be one of {', '.join(DESC_REDUCE_KINDS)}, got '{kind}'")
+    if str(elem) not in DESC_REDUCE_KINDS[kind]:
+        raise VerifyException(f"{op_name} {kind} takes {', '.join(DESC_REDUCE_KINDS[kind])} blocks, got {elem}")
+
+
+def parse_reduce_kind(parser: Parser) -> str | None:
+    """An optional reduction kind before an op's operands (`add`), None where there is none."""
+    pos = parser.pos
+    kind = parser.parse_optional_identifier()
+    if kind is not None and kind not in DESC_REDUCE_KINDS:
+        parser.raise_error(f"expected a reduction kind ({', '.join(DESC_REDUCE_KINDS)}) or an operand, "
+                           f"got '{kind}'", pos, parser.pos)
+    return kind
+
+
 @irdl_op_definition
 class DescStoreOp(BodyThenAttrs):
     """TMA store of a block at (idx0, idx1, ...); out-of-bounds elements are dropped. Operands:
@@ -327,23 +346,12 @@ class DescStoreOp(BodyThenAttrs):
         block = _check_desc_indices(self.desc, self.indices)
         if plain(self.value.type) != block:
             raise VerifyException(f"desc_store value must be the descriptor's block {block}, got {self.value.type}")
-        kind = self.reduce_kind
-        if kind is not None:
-            if kind not in DESC_REDUCE_KINDS:
-                raise VerifyException(f"desc_store reduction must be one of {', '.join(DESC_REDUCE_KINDS)}, "
-                                      f"got '{kind}'")
-            et = str(block.element_type)
-            if et not in DESC_REDUCE_KINDS[kind]:
-                raise VerifyException(f"desc_store {kind} takes {', '.join(DESC_REDUCE_KINDS[kind])} blocks, "
-                                      f"got {et}")
+        if self.reduce_kind is not None:
+            check_reduce_kind("desc_store", self.reduce_kind, block.element_type)
 
     @classmethod
     def parse_body(cls, parser: Parser):
-        pos = parser.pos
-        kind = parser.parse_optional_identifier()
-        if kind is not None and kind not in DESC_REDUCE_KINDS:
-            parser.raise_error(f"expected a reduction kind ({', '.join(DESC_REDUCE_KINDS)}) or the descriptor, "
-                               f"got '{kind}'", pos, parser.pos)
+        kind = parse_reduce_kind(parser)
         d, idx = _parse_desc_access(parser)
         parser.parse_punctuation(",")
         v = parser.parse_unresolved_operand()

@@ -204,3 +204,13 @@ func.func @f() {
   }
   func.return
 }
+
+// -----
+
+// tma.async_store min / max: i32 boxes only (the tile.desc_store kinds).
+func.func @f(%d: !tile.desc<tensor<64x64xf32>>, %s: i32, %m: i32) {
+  %buf = nvgpu.smem.alloc : memref<1x64x64xf32, 3>
+  // expected-error@+1 {{'nvgpu.tma.async_store' tma.async_store max takes i32 blocks, got f32}}
+  nvgpu.tma.async_store max %buf[%s] -> %d[%m, %m] : memref<1x64x64xf32, 3>, !tile.desc<tensor<64x64xf32>>
+  func.return
+}

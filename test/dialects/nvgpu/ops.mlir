@@ -38,9 +38,11 @@ func.func @barriers(%s: i32, %p: i32) {
 // CHECK-NEXT: nvgpu.smem.store %v, %buf[%s] : memref<3x128x64xf16, 3 : i64>
 // CHECK-NEXT: nvgpu.fence.proxy_async
 // CHECK-NEXT: nvgpu.tma.async_store %buf[%s] -> %d[%m, %k] : memref<3x128x64xf16, 3 : i64>, !tile.desc<tensor<128x64xf16>>
+// CHECK-NEXT: nvgpu.tma.async_store add %buf[%s] -> %d[%m, %k] : memref<3x128x64xf16, 3 : i64>, !tile.desc<tensor<128x64xf16>>
 // CHECK-NEXT: nvgpu.tma.store_wait
 // GENERIC: "nvgpu.tma.async_load"(%d, %m, %k, %buf, %s, %full, %s) : (!tile.desc<tensor<128x64xf16>>, i32, i32, memref<3x128x64xf16, 3 : i64>, i32, !nvgpu.mbarriers<3>, i32) -> ()
 // GENERIC-NEXT: %a = "nvgpu.smem.view"(%buf, %s) : (memref<3x128x64xf16, 3 : i64>, i32) -> tensor<128x64xf16>
+// GENERIC: "nvgpu.tma.async_store"(%buf, %s, %d, %m, %k) <{reduce = "add"}> : (memref<3x128x64xf16, 3 : i64>, i32, !tile.desc<tensor<128x64xf16>>, i32, i32) -> ()
 func.func @tma_and_smem(%d: !tile.desc<tensor<128x64xf16>>, %m: i32, %k: i32, %s: i32, %v: tensor<128x64xf16>) {
   %full = nvgpu.mbarrier.create : !nvgpu.mbarriers<3>
   %buf = nvgpu.smem.alloc : memref<3x128x64xf16, 3>
@@ -49,6 +51,7 @@ func.func @tma_and_smem(%d: !tile.desc<tensor<128x64xf16>>, %m: i32, %k: i32, %s
   nvgpu.smem.store %v, %buf[%s] : memref<3x128x64xf16, 3>
   nvgpu.fence.proxy_async
   nvgpu.tma.async_store %buf[%s] -> %d[%m, %k] : memref<3x128x64xf16, 3>, !tile.desc<tensor<128x64xf16>>
+  nvgpu.tma.async_store add %buf[%s] -> %d[%m, %k] : memref<3x128x64xf16, 3>, !tile.desc<tensor<128x64xf16>>
   nvgpu.tma.store_wait
   func.return
 }

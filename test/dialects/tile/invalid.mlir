@@ -13,7 +13,7 @@
 // RUN: not ws-opt %S/Inputs/trans-syntax.mlir 2>&1 | filecheck %s --check-prefixes=NOTB,TRANS-SYNTAX
 // TRANS-SYNTAX: {{.*}}Inputs/trans-syntax.mlir:3:22: error: '[' expected
 // RUN: not ws-opt %S/Inputs/desc-reduce-kind.mlir 2>&1 | filecheck %s --check-prefixes=NOTB,REDUCE-KIND
-// REDUCE-KIND: {{.*}}Inputs/desc-reduce-kind.mlir:3:19: error: expected a reduction kind (add, min, max) or the descriptor, got 'mul'
+// REDUCE-KIND: {{.*}}Inputs/desc-reduce-kind.mlir:3:19: error: expected a reduction kind (add, min, max) or an operand, got 'mul'
 
 
 // !tile.ptr: i8 is not an element type.
