@@ -18,7 +18,7 @@ torch = torch_on_hopper()
 import torch.nn.functional as F  # noqa: E402
 
 from wsdialects.runtime import attention_bwd  # noqa: E402
-from wsdialects.runtime.attention_bwd import attention_backward, attention_forward  # noqa: E402
+from wsdialects.runtime.attention_bwd import attention, attention_backward, attention_forward  # noqa: E402
 
 SHAPES = [(1, 1, 1), (1, 2, 100), (2, 2, 1000), (1, 2, 4096)]  # (batch, heads, L)
 DTYPES = {"f16": torch.float16, "bf16": torch.bfloat16}
@@ -107,3 +107,16 @@ def test_bad_inputs_are_named():
         attention_backward(q, q, q, o, lse.half(), q)
     with pytest.raises(ValueError, match="must match q"):
         attention_backward(q, q[..., :32], q, o, lse, q)
+
+
+def test_autograd_op():
+    """`attention` as a torch autograd op: loss.backward() gives SDPA's gradients."""
+    torch.manual_seed(1)
+    q, k, v = (torch.randn(2, 2, 200, 128, device="cuda", dtype=torch.bfloat16, requires_grad=True)
+               for _ in range(3))
+    w = torch.randn(2, 2, 200, 128, device="cuda")
+    (attention(q, k, v, causal=True).float() * w).sum().backward()
+    qf, kf, vf = (x.detach().float().requires_grad_(True) for x in (q, k, v))
+    (F.scaled_dot_product_attention(qf, kf, vf, is_causal=True) * w).sum().backward()
+    for got, want in ((q.grad, qf.grad), (k.grad, kf.grad), (v.grad, vf.grad)):
+        assert rel_err(got, want) < 1e-2

@@ -21,10 +21,10 @@ imports this module.
 
 from __future__ import annotations
 
-from wsdialects.runtime.attention_bwd import attention_backward, attention_forward
+from wsdialects.runtime.attention_bwd import attention, attention_backward, attention_forward
 from wsdialects.runtime.compiler import Compiled, compile_module, source_text  # noqa: F401 (source_text: re-exported)
 
-__all__ = ["Compiled", "attention_backward", "attention_forward", "autotune", "compile"]
+__all__ = ["Compiled", "attention", "attention_backward", "attention_forward", "autotune", "compile"]
 
 
 def _is_triton(obj) -> bool:

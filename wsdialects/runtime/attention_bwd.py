@@ -1,9 +1,10 @@
 """Attention training on torch tensors: the forward that also returns LSE, and the backward
 as one call that runs its three kernels (wsdialects/runtime/attention_bwd_kernels.py):
 
-    from wsdialects.runtime import attention_forward, attention_backward
+    from wsdialects.runtime import attention, attention_backward, attention_forward
     o, lse = attention_forward(q, k, v, causal=True)                 # q, k, v: [B, H, L, d]
     dq, dk, dv = attention_backward(q, k, v, o, lse, do, causal=True)
+    attention(q, k, v, causal=True).sum().backward()                 # the same as a torch autograd op
 
 q, k, v, o, do are CUDA tensors of one dtype (float16 or bfloat16), [B, H, L, d] or [B*H, L, d]
 (made contiguous where they are not), d 64 or 128; lse is float32, [B, H, L] or [B*H, L], the
@@ -68,6 +69,12 @@ def backward_launches(q, k, v, do, lse, delta, dq_acc, dq, dk, dv, scale: float,
             ("dq_convert", grid, [dq_acc, dq, scale])]
 
 
+def _check_size(x) -> None:
+    """The kernels address [B*H, L, d] (dQacc, LSE, Delta) with 32-bit element offsets."""
+    if x.numel() >= 2**31:
+        raise ValueError(f"attention kernels take tensors of fewer than 2^31 elements, got {tuple(x.shape)}")
+
+
 def _dtype_name(torch, t) -> str:
     names = {torch.float16: "f16", torch.bfloat16: "bf16"}
     if t.dtype not in names:
@@ -103,6 +110,7 @@ def attention_forward(q, k, v, causal: bool = False, sm_scale: float | None = No
     dt = _dtype_name(torch, q)
     for x, w in ((k, "k"), (v, "v")):
         _check_like(q, x, w)
+    _check_size(q)
     q3, shape = _heads(q, "q")
     k3, _ = _heads(k, "k")
     v3, _ = _heads(v, "v")
@@ -126,6 +134,7 @@ def attention_backward(q, k, v, o, lse, do, causal: bool = False, sm_scale: floa
     dt = _dtype_name(torch, q)
     for x, w in ((k, "k"), (v, "v"), (o, "o"), (do, "do")):
         _check_like(q, x, w)
+    _check_size(q)
     if lse.dtype != torch.float32 or tuple(lse.shape) != tuple(q.shape[:-1]):
         raise ValueError(f"lse must be float32 of shape {tuple(q.shape[:-1])} (attention_forward's), got "
                          f"{lse.dtype} {tuple(lse.shape)}")
@@ -150,6 +159,35 @@ def attention_backward(q, k, v, o, lse, do, causal: bool = False, sm_scale: floa
     for kind, grid, args in backward_launches(q3, k3, v3, do3, lse2, delta, dq_acc, dq, dk, dv, scale, o=o3):
         compiled_kernel(kind, dt, d, causal, pipeline if kind == "backward" else "ws-hopper")[grid](*args)
     return dq.view(shape), dk.view(shape), dv.view(shape)
+
+
+_function = None
+
+
+def attention(q, k, v, causal: bool = False, sm_scale: float | None = None):
+    """softmax(q k^T * sm_scale) v as a torch autograd op: `attention_forward`, and
+    `attention_backward` when a gradient flows back (q, k, v as attention_forward takes them)."""
+    global _function
+    if _function is None:
+        from wsdialects.runtime.launch import _torch
+
+        class Attention(_torch().autograd.Function):
+            @staticmethod
+            def forward(ctx, q, k, v, causal, sm_scale):
+                o, lse = attention_forward(q, k, v, causal=causal, sm_scale=sm_scale)
+                ctx.save_for_backward(q, k, v, o, lse)
+                ctx.causal, ctx.sm_scale = causal, sm_scale
+                return o
+
+            @staticmethod
+            def backward(ctx, do):
+                q, k, v, o, lse = ctx.saved_tensors
+                dq, dk, dv = attention_backward(q, k, v, o, lse, do.contiguous(), causal=ctx.causal,
+                                                sm_scale=ctx.sm_scale)
+                return dq, dk, dv, None, None
+
+        _function = Attention
+    return _function.apply(q, k, v, causal, sm_scale)
 
 
 backward = attention_backward
