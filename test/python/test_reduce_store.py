@@ -114,7 +114,9 @@ def test_racing_programs_combine_and_clip(kind, dtype, rng):
 
 
 @pytest.mark.parametrize("pipeline", ["", "ws-specialize", "ws-hopper", "ws-hopper{cooperative=2}",
-                                      "ws-hopper{persistent=true programs=5}"])
+                                      "ws-hopper{persistent=true programs=5}",
+                                      "ws-hopper{cooperative=2 team-stores=split}",
+                                      "ws-hopper{persistent=true programs=3 cooperative=2 pingpong=true}"])
 def test_splitk_reduce_gemm(pipeline, rng):
     M, N, K, kt = 200, 136, 5 * 64 + 10, 2  # ragged M, N and K: 6 K tiles in 3 slices of 2
     a = rng.integers(-3, 4, (M, K)).astype(np.float16)
