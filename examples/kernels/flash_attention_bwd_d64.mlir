@@ -31,7 +31,6 @@ builtin.module {
     %scale_t = tile.splat %qk_scale : f32 -> tensor<128x128xf32>
     %zero_s = arith.constant dense<0.000000e+00> : tensor<128x128xf32>
     %zero_kv = arith.constant dense<0.000000e+00> : tensor<128x64xf32>
-    %zero_q = arith.constant dense<0.000000e+00> : tensor<128x64xf32>
     %rows_m = tile.make_range 0 to 128 : tensor<128xi32>
     %cols_d = tile.make_range 0 to 64 : tensor<64xi32>
     %L_m = tile.splat %L : i32 -> tensor<128xi32>
@@ -42,6 +41,7 @@ builtin.module {
     %elem0 = arith.muli %row0, %Dh : i32
     %dq_head = tile.addptr %dq_ptr, %elem0 : !tile.ptr<f32>, i32
     // offsets of a BM x d block of dQ: row * d + column
+    %zero_q = arith.constant dense<0.000000e+00> : tensor<128x64xf32>
     %Dh_v = tile.splat %Dh : i32 -> tensor<128xi32>
     %row_elems = arith.muli %rows_m, %Dh_v : tensor<128xi32>
     %row_e = tile.expand_dims %row_elems, 1 : tensor<128xi32> -> tensor<128x1xi32>

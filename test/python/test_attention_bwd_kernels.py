@@ -102,14 +102,15 @@ def _write(tmp: Path, kind: str, text: str, tag: str) -> Path:
     return path
 
 
-def generated(tmp: Path, dtype, d, causal, bm, bn, bm_pre, pipeline: str = "") -> Kernels:
+def generated(tmp: Path, dtype, d, causal, bm, bn, bm_pre, pipeline: str = "", dqt=None) -> Kernels:
     """The kernels at these block sizes (the forward at its lowered 128x128), written to files and
     put through `pipeline` (compile_kernel's cache keys on the file's bytes)."""
     texts = {"forward_lse": gen.forward_lse(dtype, d, causal),
              "preprocess": gen.preprocess(dtype, d, block_m=bm_pre),
-             "backward": gen.backward(dtype, d, causal, block_m=bm, block_n=bn, num_warps=4 if bn < 128 else 8),
+             "backward": gen.backward(dtype, d, causal, block_m=bm, block_n=bn, num_warps=4 if bn < 128 else 8,
+                                      dq_transposed=dqt),
              "dq_convert": gen.dq_convert(dtype, d, block_m=bm_pre)}
-    tag = f"{dtype}_d{d}_{int(causal)}_{bm}x{bn}_{bm_pre}"
+    tag = f"{dtype}_d{d}_{int(causal)}_{bm}x{bn}_{bm_pre}_{dqt}"
     mods = {kind: (compile_kernel(_write(tmp, kind, t, tag), pipeline, shared=True) if pipeline
                    else parse_kernel(_write(tmp, kind, t, tag), shared=True)) for kind, t in texts.items()}
     return Kernels(mods, dtype, d, causal, bm, bn, bm_pre)
@@ -131,15 +132,16 @@ def test_bundled_kernels_parse(name):
     assert any(getattr(o, "sym_name", None) and o.sym_name.data == name[:-5] for o in m.walk())
 
 
-# (dtype, d, causal, query block, key block): different query and key blocks both ways.
-AS_WRITTEN = [("f16", 64, False, 32, 64), ("f16", 64, True, 64, 32), ("bf16", 64, True, 32, 32),
-              ("f16", 128, True, 32, 64), ("bf16", 128, False, 64, 32)]
+# (dtype, d, causal, query block, key block, dQ as dS K or (K^T dS^T)^T): different query and key
+# blocks both ways, both forms of dQ.
+AS_WRITTEN = [("f16", 64, False, 32, 64, False), ("f16", 64, True, 64, 32, True), ("bf16", 64, True, 32, 32, False),
+              ("f16", 128, True, 32, 64, True), ("bf16", 128, False, 64, 32, False), ("f16", 64, False, 64, 32, True)]
 
 
-@pytest.mark.parametrize("dtype,d,causal,bm,bn", AS_WRITTEN, ids=lambda x: str(x))
+@pytest.mark.parametrize("dtype,d,causal,bm,bn,dqt", AS_WRITTEN, ids=lambda x: str(x))
 @pytest.mark.parametrize("L", [1, 100, 161])
-def test_chain_as_written(dtype, d, causal, bm, bn, L, tmp, rng):
-    ks = generated(tmp, dtype, d, causal, bm, bn, bm_pre=64)
+def test_chain_as_written(dtype, d, causal, bm, bn, dqt, L, tmp, rng):
+    ks = generated(tmp, dtype, d, causal, bm, bn, bm_pre=64, dqt=dqt)
     out, inputs = run_chain(ks, L, 2, rng)
     check_chain(out, inputs, causal, dtype)
 
@@ -162,14 +164,14 @@ def test_bwd_kernel_catches_a_wrong_mask(tmp, rng):
         check_chain(out, inputs, False, "f16")
 
 
-@pytest.mark.parametrize("dtype,d,causal,bm,bn", [("f16", 64, True, 64, 64), ("bf16", 128, False, 64, 64)],
-                         ids=lambda x: str(x))
+@pytest.mark.parametrize("dtype,d,causal,bm,bn,dqt", [("f16", 64, True, 64, 64, False),
+                                                     ("bf16", 128, False, 64, 64, True)], ids=lambda x: str(x))
 @pytest.mark.parametrize("pipeline", ["ws-specialize{depth=2 mma-depth=1}", "ws-specialize{depth=3 cooperative=2}"])
-def test_chain_after_ws_specialize(dtype, d, causal, bm, bn, pipeline, tmp, rng):
+def test_chain_after_ws_specialize(dtype, d, causal, bm, bn, dqt, pipeline, tmp, rng):
     """ws-specialize (partition, rings, pipelining) on every kernel: the same outputs as the
     kernels as written, bit for bit, under several interleavings of the partitions."""
-    before = generated(tmp, dtype, d, causal, bm, bn, 64)
-    after = generated(tmp, dtype, d, causal, bm, bn, 64, pipeline)
+    before = generated(tmp, dtype, d, causal, bm, bn, 64, dqt=dqt)
+    after = generated(tmp, dtype, d, causal, bm, bn, 64, pipeline, dqt=dqt)
     assert any(o.name == "aref.create" for o in after.m["backward"].walk()), "not warp-specialized"
     want, inputs = run_chain(before, 130, 2, rng)
     check_chain(want, inputs, causal, dtype)

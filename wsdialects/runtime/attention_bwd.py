@@ -25,8 +25,6 @@ from __future__ import annotations
 import math
 import threading
 
-from wsdialects.runtime import attention_bwd_kernels as kernels
-
 _BLOCK = 128  # the bundled kernels' query and key blocks
 _compiled: dict = {}
 _lock = threading.Lock()
@@ -34,6 +32,8 @@ _lock = threading.Lock()
 
 def compiled_kernel(kind: str, dtype: str, d: int, causal: bool = False, pipeline: str = "ws-hopper"):
     """The Compiled of kernel `kind` (a key of attention_bwd_kernels.KINDS), made once and kept."""
+    from wsdialects.runtime import attention_bwd_kernels as kernels
+
     causal = causal and kind in ("forward_lse", "backward")
     key = (kind, dtype, d, causal, pipeline)
     with _lock:

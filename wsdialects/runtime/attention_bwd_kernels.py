@@ -7,7 +7,8 @@
 - `backward`: one program per key block K_j, V_j (grid (cdiv(L, BN), B*H)); a loop over the
   query blocks i loads Q_i, dO_i, LSE_i, Delta_i; Pt = exp2(K_j Q_i^T * sm_scale * log2(e)
   - LSE), dPt = V_j dO_i^T, dSt = Pt * (dPt - Delta); dV_j += Pt dO_i, dK_j += dSt Q_i (the
-  register tiles as the A operand) and dQ_i += dS K_j (dS = tile.trans of dSt) added into an
+  register tiles as the A operand) and dQ_i += dS K_j (dS = tile.trans of dSt; or dQ_i^T +=
+  K_j^T dSt, whose M is d, where the query block is too small to be a dot's M) added into an
   f32 buffer [B*H, L, d] with tile.atomic_add; dK is scaled by sm_scale at the end;
 - `dq_convert`: dQ = sm_scale * (the f32 buffer), converted to f16 / bf16.
 
@@ -240,7 +241,7 @@ _BWD = Template("""\
 // f32 [B*H, L, $D] buffer the kernel adds dS K_j into (unscaled: flash_attention_bwd_dq scales it).
 //   Pt = exp2(K_j Q_i^T * sm_scale * log2(e) - LSE_i)   (0 for queries past L$mask_what)
 //   dPt = V_j dO_i^T,  dSt = Pt * (dPt - Delta_i)
-//   dV_j += Pt dO_i,  dK_j += dSt Q_i,  dQ_i += dS K_j  (dS = dSt^T, atomically)
+//   dV_j += Pt dO_i,  dK_j += dSt Q_i,  $dq_what, atomically)
 //   dK_j = sm_scale * dK_j
 // Keys past L read zeros (their dK, dV rows are not stored; their dQ terms multiply zero rows of K).
 // Written by wsdialects/runtime/attention_bwd_kernels.py.
@@ -266,7 +267,6 @@ builtin.module {
     %scale_t = tile.splat %qk_scale : f32 -> tensor<${BN}x${BM}xf32>
     %zero_s = arith.constant dense<0.000000e+00> : tensor<${BN}x${BM}xf32>
     %zero_kv = arith.constant dense<0.000000e+00> : tensor<${BN}x${D}xf32>
-    %zero_q = arith.constant dense<0.000000e+00> : tensor<${BM}x${D}xf32>
     %rows_m = tile.make_range 0 to $BM : tensor<${BM}xi32>
     %cols_d = tile.make_range 0 to $D : tensor<${D}xi32>
     %L_m = tile.splat %L : i32 -> tensor<${BM}xi32>
@@ -276,14 +276,7 @@ builtin.module {
     %delta_row = tile.addptr %delta_ptr, %row0 : !tile.ptr<f32>, i32
     %elem0 = arith.muli %row0, %Dh : i32
     %dq_head = tile.addptr %dq_ptr, %elem0 : !tile.ptr<f32>, i32
-    // offsets of a BM x d block of dQ: row * d + column
-    %Dh_v = tile.splat %Dh : i32 -> tensor<${BM}xi32>
-    %row_elems = arith.muli %rows_m, %Dh_v : tensor<${BM}xi32>
-    %row_e = tile.expand_dims %row_elems, 1 : tensor<${BM}xi32> -> tensor<${BM}x1xi32>
-    %row_b = tile.broadcast %row_e : tensor<${BM}x1xi32> -> tensor<${BM}x${D}xi32>
-    %col_e = tile.expand_dims %cols_d, 0 : tensor<${D}xi32> -> tensor<1x${D}xi32>
-    %col_b = tile.broadcast %col_e : tensor<1x${D}xi32> -> tensor<${BM}x${D}xi32>
-    %dq_offs = arith.addi %row_b, %col_b : tensor<${BM}x${D}xi32>
+$dq_setup
 $bwd_setup
     %n_q = arith.ceildivsi %L, %Bm : i32
     %r:2 = scf.for %i = %i_start to %n_q step %c1 iter_args(%dk = %zero_kv, %dv = %zero_kv)
@@ -324,16 +317,7 @@ $bwd_mask      %pt = arith.select %$keep, %pt_all, %zero_s : tensor<${BN}x${BM}x
       %dst16 = arith.truncf %dst : tensor<${BN}x${BM}xf32> to tensor<${BN}x${BM}x$T>
       // dK_j += dSt Q_i
       %dk_new = tile.dot %dst16, %q, %dk : tensor<${BN}x${BM}x$T>, tensor<${BM}x${D}x$T> -> tensor<${BN}x${D}xf32>
-      // dQ_i += dS K_j, added into the f32 buffer (rows below L)
-      %ds16 = tile.trans %dst16 [1, 0] : tensor<${BN}x${BM}x$T> -> tensor<${BM}x${BN}x$T>
-      %dq_i = tile.dot %ds16, %k, %zero_q : tensor<${BM}x${BN}x$T>, tensor<${BN}x${D}x$T> -> tensor<${BM}x${D}xf32>
-      %q_elem = arith.muli %q_off, %Dh : i32
-      %dq_blk = tile.addptr %dq_head, %q_elem : !tile.ptr<f32>, i32
-      %dq_base = tile.splat %dq_blk : !tile.ptr<f32> -> tensor<${BM}x${D}x!tile.ptr<f32>>
-      %dq_ptrs = tile.addptr %dq_base, %dq_offs : tensor<${BM}x${D}x!tile.ptr<f32>>, tensor<${BM}x${D}xi32>
-      %in_q2 = tile.expand_dims %in_m, 1 : tensor<${BM}xi1> -> tensor<${BM}x1xi1>
-      %in_q = tile.broadcast %in_q2 : tensor<${BM}x1xi1> -> tensor<${BM}x${D}xi1>
-      %old = tile.atomic_add %dq_ptrs, %dq_i, %in_q : tensor<${BM}x${D}x!tile.ptr<f32>>, tensor<${BM}x${D}xf32> -> tensor<${BM}x${D}xf32>
+$dq_body
       scf.yield %dk_new, %dv_new : tensor<${BN}x${D}xf32>, tensor<${BN}x${D}xf32>
     }
     %scale_kv = tile.splat %sm_scale : f32 -> tensor<${BN}x${D}xf32>
@@ -369,18 +353,79 @@ _BWD_MASK_CAUSAL = """\
 """
 
 
-def backward(dtype: str = "f16", d: int = 128, causal: bool = False, block_m: int = 128, block_n: int = 128,
-             num_warps: int = 8) -> str:
+_DQ_SETUP = """\
+    // offsets of a BM x d block of dQ: row * d + column
+    %zero_q = arith.constant dense<0.000000e+00> : tensor<${BM}x${D}xf32>
+    %Dh_v = tile.splat %Dh : i32 -> tensor<${BM}xi32>
+    %row_elems = arith.muli %rows_m, %Dh_v : tensor<${BM}xi32>
+    %row_e = tile.expand_dims %row_elems, 1 : tensor<${BM}xi32> -> tensor<${BM}x1xi32>
+    %row_b = tile.broadcast %row_e : tensor<${BM}x1xi32> -> tensor<${BM}x${D}xi32>
+    %col_e = tile.expand_dims %cols_d, 0 : tensor<${D}xi32> -> tensor<1x${D}xi32>
+    %col_b = tile.broadcast %col_e : tensor<1x${D}xi32> -> tensor<${BM}x${D}xi32>
+    %dq_offs = arith.addi %row_b, %col_b : tensor<${BM}x${D}xi32>"""
+
+_DQ_BODY = """\
+      // dQ_i += dS K_j, added into the f32 buffer (rows below L)
+      %ds16 = tile.trans %dst16 [1, 0] : tensor<${BN}x${BM}x$T> -> tensor<${BM}x${BN}x$T>
+      %dq_i = tile.dot %ds16, %k, %zero_q : tensor<${BM}x${BN}x$T>, tensor<${BN}x${D}x$T> -> tensor<${BM}x${D}xf32>
+      %q_elem = arith.muli %q_off, %Dh : i32
+      %dq_blk = tile.addptr %dq_head, %q_elem : !tile.ptr<f32>, i32
+      %dq_base = tile.splat %dq_blk : !tile.ptr<f32> -> tensor<${BM}x${D}x!tile.ptr<f32>>
+      %dq_ptrs = tile.addptr %dq_base, %dq_offs : tensor<${BM}x${D}x!tile.ptr<f32>>, tensor<${BM}x${D}xi32>
+      %in_q2 = tile.expand_dims %in_m, 1 : tensor<${BM}xi1> -> tensor<${BM}x1xi1>
+      %in_q = tile.broadcast %in_q2 : tensor<${BM}x1xi1> -> tensor<${BM}x${D}xi1>
+      %old = tile.atomic_add %dq_ptrs, %dq_i, %in_q : tensor<${BM}x${D}x!tile.ptr<f32>>, tensor<${BM}x${D}xf32> -> tensor<${BM}x${D}xf32>"""
+
+# dQ_i^T = K_j^T dS^T (d x BM): the same sum with d as the dot's M, for query blocks too small
+# to be the M of the consumer's warp groups; added through transposed offsets.
+_DQT_SETUP = """\
+    // offsets of the d x BM block of dQ^T: row (query) * d + column
+    %zero_qt = arith.constant dense<0.000000e+00> : tensor<${D}x${BM}xf32>
+    %Dh_v = tile.splat %Dh : i32 -> tensor<${BM}xi32>
+    %row_elems = arith.muli %rows_m, %Dh_v : tensor<${BM}xi32>
+    %row_e = tile.expand_dims %row_elems, 0 : tensor<${BM}xi32> -> tensor<1x${BM}xi32>
+    %row_b = tile.broadcast %row_e : tensor<1x${BM}xi32> -> tensor<${D}x${BM}xi32>
+    %col_e = tile.expand_dims %cols_d, 1 : tensor<${D}xi32> -> tensor<${D}x1xi32>
+    %col_b = tile.broadcast %col_e : tensor<${D}x1xi32> -> tensor<${D}x${BM}xi32>
+    %dqt_offs = arith.addi %row_b, %col_b : tensor<${D}x${BM}xi32>"""
+
+_DQT_BODY = """\
+      // dQ_i^T += K_j^T dS^T, added into the f32 buffer (queries below L)
+      %kt = tile.trans %k [1, 0] : tensor<${BN}x${D}x$T> -> tensor<${D}x${BN}x$T>
+      %dqt_i = tile.dot %kt, %dst16, %zero_qt : tensor<${D}x${BN}x$T>, tensor<${BN}x${BM}x$T> -> tensor<${D}x${BM}xf32>
+      %q_elem = arith.muli %q_off, %Dh : i32
+      %dq_blk = tile.addptr %dq_head, %q_elem : !tile.ptr<f32>, i32
+      %dq_base = tile.splat %dq_blk : !tile.ptr<f32> -> tensor<${D}x${BM}x!tile.ptr<f32>>
+      %dq_ptrs = tile.addptr %dq_base, %dqt_offs : tensor<${D}x${BM}x!tile.ptr<f32>>, tensor<${D}x${BM}xi32>
+      %in_q2 = tile.expand_dims %in_m, 0 : tensor<${BM}xi1> -> tensor<1x${BM}xi1>
+      %in_q = tile.broadcast %in_q2 : tensor<1x${BM}xi1> -> tensor<${D}x${BM}xi1>
+      %old = tile.atomic_add %dq_ptrs, %dqt_i, %in_q : tensor<${D}x${BM}x!tile.ptr<f32>>, tensor<${D}x${BM}xf32> -> tensor<${D}x${BM}xf32>"""
+
+
+def backward(dtype: str = "f16", d: int = 128, causal: bool = False, block_m: int | None = None,
+             block_n: int = 128, num_warps: int = 8, dq_transposed: bool | None = None) -> str:
     """MLIR text of the main backward kernel (module docstring): `block_n` keys per program,
-    `block_m` queries per iteration."""
+    `block_m` queries per iteration (default: FlashAttention-3's tiles, 64 for d >= 128, where
+    dK, dV, S^T, dP^T and dQ of 128 queries would not fit the registers, else 128). dQ_i is
+    computed as dS K_j, or with `dq_transposed` as (K_j^T dS^T)^T, whose M is d instead of
+    block_m (default: where block_m is not a multiple of the 64 rows of each consumer warp group)."""
+    block_m = block_m or (64 if d >= 128 else 128)
     _check(dtype, d, block_m, block_n)
+    if dq_transposed is None:
+        dq_transposed = block_m % (64 * max(num_warps // 4, 1)) != 0
     blocks = dict(BM=block_m, BN=block_n)
     setup = Template(_BWD_SETUP_CAUSAL if causal else _BWD_SETUP).substitute(**blocks)
     mask = Template(_BWD_MASK_CAUSAL if causal else _BWD_MASK).substitute(**blocks)
+    dq_setup = _DQT_SETUP if dq_transposed else _DQ_SETUP
+    dq_body = _DQT_BODY if dq_transposed else _DQ_BODY
+    dq_what = "dQ_i^T += K_j^T dSt  (through transposed offsets" if dq_transposed else "dQ_i += dS K_j  (dS = dSt^T"
     return _subst(_BWD, dtype, d, name=kernel_name("backward", dtype, d, causal), W=num_warps,
                   what=" (causal)" if causal else "",
                   loop_what=" from the one holding key kv_off (causal)" if causal else "",
                   mask_what=" and above the diagonal" if causal else "",
+                  dq_what=dq_what,
+                  dq_setup=Template(dq_setup).substitute(T=dtype, D=d, **blocks),
+                  dq_body=Template(dq_body).substitute(T=dtype, D=d, **blocks),
                   bwd_setup=setup, bwd_mask=mask, keep="keep" if causal else "in_mb", **blocks)
 
 
