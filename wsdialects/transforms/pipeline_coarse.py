@@ -23,7 +23,8 @@ computes), or from `ws.stage` (and `ws.order`, the order of the steady state)
 written by `ws-schedule`. Loops without a C stage (GEMM, dual dots) are left to
 `ws-pipeline-mma`, and so are loops where a ring tile read in stage 0 is read again in
 stage 1 (attention backward's Q_i and dO_i): the late reader would take it from the
-iteration before as a loop value, and wgmma reads a slot's tiles only where they are got. The partitions' copies of a scheduled loop are pipelined together
+iteration before as a loop value, and wgmma reads a slot's tiles only where they are got.
+The partitions' copies of a scheduled loop are pipelined together
 (`stages.plan_group`): an op without `ws.stage` never runs before an operand another
 partition sends it, a ring gets a slot for every position alive at once (a tile put in
 stage 0 and read in stage 1 holds one more), and when one copy cannot follow its stages
