@@ -57,9 +57,14 @@ def gemm_pointer(a, b, kernel=gemm_pointer_kernel, BLOCK_M=128, BLOCK_N=256, BLO
 _SIG = {"a_ptr": "*fp16", "b_ptr": "*fp16", "c_ptr": "*fp16", "M": "i32", "N": "i32", "K": "i32",
         "stride_am": "i32", "stride_ak": "i32", "stride_bk": "i32", "stride_bn": "i32", "stride_cm": "i32",
         "stride_cn": "i32"}
+# as a launch with contiguous A, B and C specializes it (unit strides are constants, as Triton does)
+_SIG_UNIT = {**_SIG, "stride_ak": "constexpr", "stride_bn": "constexpr", "stride_cn": "constexpr"}
+_UNIT = {"stride_ak": 1, "stride_bn": 1, "stride_cn": 1}
 TTIR = {
     "gemm_pointer_f16_128x256x64_g8": (gemm_pointer_kernel, _SIG,
                                        {"BLOCK_M": 128, "BLOCK_N": 256, "BLOCK_K": 64, "GROUP_M": 8}, 8),
     "gemm_pointer_f16_64x64x32_g2": (gemm_pointer_kernel, _SIG,
                                      {"BLOCK_M": 64, "BLOCK_N": 64, "BLOCK_K": 32, "GROUP_M": 2}, 4),
+    "gemm_pointer_f16_64x64x32_g2_unit": (gemm_pointer_kernel, _SIG_UNIT,
+                                          {"BLOCK_M": 64, "BLOCK_N": 64, "BLOCK_K": 32, "GROUP_M": 2, **_UNIT}, 4),
 }

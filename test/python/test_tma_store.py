@@ -3,6 +3,8 @@ on persistent kernels) on fresh random inputs gives the same C, on both sides of
 a row stride TMA can take (the TMA store) and one it cannot (the pointer store); the columns past N
 of a wider C are never written."""
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -116,3 +118,44 @@ def test_view_problem_is_the_launch_flag(view, why):
 
     got = view_problem(*view)
     assert (got is None) if why is None else (why in got), got
+
+
+_TUTORIAL = Path(__file__).parents[1] / "Inputs" / "triton" / "gemm_pointer_f16_64x64x32_g2_unit.ttir"
+
+
+@pytest.mark.parametrize("pipeline", ["ws-tma-store", "ws-hopper{persistent=true programs=3}"])
+@pytest.mark.parametrize("M,N,K,ldc", [(100, 72, 40, 72), (64, 130, 96, 136), (70, 50, 33, 50)])
+def test_the_tutorial_store_form(pipeline, M, N, K, ldc, rng):
+    """Triton's tutorial matmul stores through `c + stride_cm * offs_cm[:, None] + offs_cn[None, :]`
+    (a pointer tile of one column broadcast, then the columns added): a TMA store where the launch
+    allows it (ldc 72, 136), the pointer store where it does not (N = 50: rows of 100 bytes), the
+    same C either way; nothing past N written."""
+    module = compile_kernel(_TUTORIAL, pipeline, shared=True)
+    (kernel,) = kernels(module)
+    (entry,) = kernel.attributes["ws.tma_stores"].data
+    assert {k: entry.data[k].value.data for k in ("ptr", "rows", "cols", "stride")} == \
+        {"ptr": 2, "rows": 3, "cols": 4, "stride": 8}
+    a = rng.standard_normal((M, K)).astype(np.float16)
+    b = rng.standard_normal((K, N)).astype(np.float16)
+    grid = -(-M // 64) * -(-N // 64)
+    outs = []
+    for m in (parse_kernel(_TUTORIAL, shared=True), module):
+        c = np.full((M, ldc), np.nan, np.float16)
+        wsdialects.interpret(m, "gemm_pointer_kernel", grid, [a, b, c, M, N, K, K, N, ldc], seed=3)
+        assert np.isnan(c[:, N:]).all(), "a column past N was written"
+        outs.append(c[:, :N])
+    assert np.array_equal(outs[0], outs[1])
+    assert rel_err(outs[1], a.astype(np.float32) @ b.astype(np.float32)) < 1e-2
+
+
+def test_a_column_stride_that_is_not_one_stays():
+    """The same store with the column stride an argument (not known to be 1) is not a row-major box: the
+    pointer store stays, with the remark."""
+    from wsdialects.diagnostics import collect_notes
+    from wsdialects.transforms.tma_store import TmaStorePass
+
+    module = wsdialects.parse_file(_TUTORIAL.with_name("gemm_pointer_f16_64x64x32_g2.ttir"))
+    with collect_notes() as notes:
+        TmaStorePass().apply(None, module)
+    assert "ws.tma_stores" not in kernels(module)[0].attributes
+    assert any("not a TMA store" in n[2] for n in notes)

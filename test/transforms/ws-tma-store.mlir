@@ -15,6 +15,20 @@
 // RUN: ws-opt %S/../../docs/examples/passes/pointer_store.mlir -p ws-tma-store | filecheck %s --check-prefix=DOCS
 // DOCS: tile.desc_store %c_tma[%om, %on], %h : !tile.desc<tensor<64x64xf16>>
 
+// Triton's tutorial matmul, imported as a launch with contiguous tensors specializes it (stride_cn = 1):
+// `c_ptr + stride_cm * offs_cm[:, None] + offs_cn[None, :]` broadcasts a one-column pointer tile before
+// adding the columns; the coordinates are the kernel's own pid_m * 64 and pid_n * 64.
+// RUN: ws-opt %S/../Inputs/triton/gemm_pointer_f16_64x64x32_g2_unit.ttir -p ws-tma-store | filecheck %s --check-prefix=TUTORIAL
+// TUTORIAL: ws.tma_stores = [{ptr = 2 : i32, rows = 3 : i32, cols = 4 : i32, stride = 8 : i32, desc = 9 : i32}]
+// TUTORIAL: %offs_am = arith.muli %pid_m_{{[0-9]+}}, %c64_i32 : i32
+// TUTORIAL: %offs_bn = arith.muli %pid_n, %c64_i32 : i32
+// TUTORIAL: scf.if %tma {
+// TUTORIAL-NEXT: tile.desc_store %c_ptr_tma[%offs_am, %offs_bn], %c : !tile.desc<tensor<64x64xf16>>
+// With the column stride an argument the tile is not known to be row-major: it stays.
+// RUN: ws-opt %S/../Inputs/triton/gemm_pointer_f16_64x64x32_g2.ttir -p ws-tma-store 2>&1 | filecheck %s --check-prefix=STRIDED
+// STRIDED: remark: ws-tma-store: not a TMA store
+// STRIDED-NOT: ws.tma_stores
+
 // ws-hopper runs it on persistent kernels (tma-store=auto): the epilogue's TMA store overlaps the
 // next tile; rings of depth 3 leave room for its staging.
 // RUN: ws-opt %shared/kernels/gemm.mlir -p 'ws-hopper{persistent=true}' -t ptx 2>&1 | filecheck %s --check-prefix=PTX

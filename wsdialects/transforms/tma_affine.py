@@ -215,6 +215,12 @@ class Analysis:
             if not (isinstance(p, BlockArgument) and p.block is self.kernel.body.block):
                 raise Left("its pointers do not start from a kernel argument")
             return p.index, Aff(start, [{}] * len(v.type.get_shape()))
+        if isinstance(o, BroadcastOp):  # `c + r[:, None] * S + col[None, :]` adds to a 128x1 pointer tile first
+            base, off = self.pointer(o.operands[0])
+            if off.wraps:
+                raise Left("its pointers wrap an axis they broadcast")
+            src = o.operands[0].type.get_shape()
+            return base, Aff(off.scalar, [{} if n == 1 else a for n, a in zip(src, off.axes)])
         if isinstance(o, AddPtrOp):
             base, off = self.pointer(o.operands[0])
             try:
@@ -336,3 +342,53 @@ class Analysis:
             return False
 
         return all(k > 0 and all(atom_ok(a) for a in m) for m, k in p.items())
+
+
+def dominates(v: SSAValue, at: Operation) -> bool:
+    """Whether `v` is defined where `at` can use it."""
+    if isinstance(v, BlockArgument):
+        owner = v.block.parent_op()
+        return owner is not None and owner.is_ancestor(at)
+    cur: Operation | None = at
+    while cur is not None and cur.parent_block() is not v.owner.parent_block():
+        cur = cur.parent_op()
+    return cur is not None and cur is not v.owner and v.owner.is_before_in_block(cur)
+
+
+def materialize(p: Poly, an: Analysis, before: Operation) -> SSAValue:
+    """An i32 scalar computing p at `before`: one the kernel has (`an.known`), else i32 ops
+    inserted before `before`."""
+    known = an.known.get(key(p))
+    if known is not None and dominates(known, before):
+        return known
+    block = before.parent_block()
+    new: list[Operation] = []
+
+    def number(k: int) -> SSAValue:
+        new.append(c := arith.ConstantOp(IntegerAttr(k, 32)))
+        return c.result
+
+    def as_i32(v: SSAValue) -> SSAValue:  # an i64 argument or offset: coordinates are i32
+        return v if v.type == i32 else emit(new, arith.TruncIOp(v, i32))
+
+    total = None
+    for m, k in sorted(p.items()):
+        term = None
+        for a in m:
+            v = as_i32(an.atoms[a])
+            term = v if term is None else emit(new, arith.MuliOp(term, v))
+        if term is None:
+            term = number(k)
+        elif k != 1:
+            term = emit(new, arith.MuliOp(term, number(k)))
+        total = term if total is None else emit(new, arith.AddiOp(total, term))
+    if total is None:
+        total = number(0)
+    block.insert_ops_before(new, before)
+    return total
+
+
+def emit(new: list, o: Operation) -> SSAValue:
+    """Append `o` to `new`; its result."""
+    new.append(o)
+    return o.results[0]

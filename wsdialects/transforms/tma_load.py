@@ -92,12 +92,24 @@ from dataclasses import dataclass
 
 from xdsl.dialects import arith, func, scf
 from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, IntegerAttr, IntegerType, ModuleOp, TensorType, i32
-from xdsl.ir import BlockArgument, Operation, SSAValue
+from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
 
 from wsdialects.tile import AddPtrOp, DescLoadOp, DescType, LoadOp, PtrType, TransOp
 from wsdialects.transforms.partition import kernels, remark
-from wsdialects.transforms.tma_affine import Aff, Analysis, Left, Poly, add, const, constant, key
+from wsdialects.transforms.tma_affine import (
+    Aff,
+    Analysis,
+    Left,
+    Poly,
+    add,
+    const,
+    constant,
+    dominates,
+    emit,
+    key,
+    materialize,
+)
 from wsdialects.transforms.tma_common import add_kernel_arg, box_problem, erase_dead, poly_attr
 from wsdialects.transforms.tma_common import written_arguments as _written_arguments
 from wsdialects.transforms.tma_wrap import unobserved
@@ -111,17 +123,6 @@ def _is_zero(v: SSAValue | None) -> bool:
         return True
     c = constant(v)
     return c is not None and c == 0 and math.copysign(1.0, c) > 0
-
-
-def _dominates(v: SSAValue, at: Operation) -> bool:
-    """Whether `v` is defined where `at` can use it."""
-    if isinstance(v, BlockArgument):
-        owner = v.block.parent_op()
-        return owner is not None and owner.is_ancestor(at)
-    cur: Operation | None = at
-    while cur is not None and cur.parent_block() is not v.owner.parent_block():
-        cur = cur.parent_op()
-    return cur is not None and cur is not v.owner and v.owner.is_before_in_block(cur)
 
 
 def candidate_loads(kernel: func.FuncOp) -> list[LoadOp]:
@@ -243,54 +244,22 @@ def _coordinate(p: Poly, an: Analysis, load: Operation) -> SSAValue:
     """A scalar computing p at `load`: one the kernel has, else ops computing the part that does
     not change in the load's loop before the loop, and the rest before the load."""
     known = an.known.get(key(p))
-    if known is not None and _dominates(known, load):
+    if known is not None and dominates(known, load):
         return known
     loop = load.parent_op()
     if not isinstance(loop, scf.ForOp):
-        return _materialize(p, an, load)
+        return materialize(p, an, load)
     fixed = {m: k for m, k in p.items() if an.invariant({m: k}, loop)}
     moving = {m: k for m, k in p.items() if m not in fixed}
     if not fixed or not moving:
-        return _materialize(p, an, load if moving else loop)
+        return materialize(p, an, load if moving else loop)
     start = an.known.get(key(fixed))
-    if start is None or not _dominates(start, loop):
-        start = _materialize(fixed, an, loop)
-    rest = _materialize(moving, an, load)
+    if start is None or not dominates(start, loop):
+        start = materialize(fixed, an, loop)
+    rest = materialize(moving, an, load)
     total = arith.AddiOp(start, rest)
     load.parent_block().insert_op_before(total, load)
     return total.result
-
-
-def _materialize(p: Poly, an: Analysis, before: Operation) -> SSAValue:
-    """i32 ops computing p, inserted before `before`."""
-    known = an.known.get(key(p))
-    if known is not None and _dominates(known, before):
-        return known
-    block = before.parent_block()
-    new: list[Operation] = []
-
-    def number(k: int) -> SSAValue:
-        new.append(c := arith.ConstantOp(IntegerAttr(k, 32)))
-        return c.result
-
-    def as_i32(v: SSAValue) -> SSAValue:  # an i64 argument or offset: coordinates are i32
-        return v if v.type == i32 else _emit(new, arith.TruncIOp(v, i32))
-
-    total = None
-    for m, k in sorted(p.items()):
-        term = None
-        for a in m:
-            v = as_i32(an.atoms[a])
-            term = v if term is None else _emit(new, arith.MuliOp(term, v))
-        if term is None:
-            term = number(k)
-        elif k != 1:
-            term = _emit(new, arith.MuliOp(term, number(k)))
-        total = term if total is None else _emit(new, arith.AddiOp(total, term))
-    if total is None:
-        total = number(0)
-    block.insert_ops_before(new, before)
-    return total
 
 
 def _quotient(kernel: func.FuncOp, an: Analysis, args: tuple, stride: Poly) -> int:
@@ -300,20 +269,15 @@ def _quotient(kernel: func.FuncOp, an: Analysis, args: tuple, stride: Poly) -> i
 
     def as_i32(a: int) -> SSAValue:
         v = an.atoms[a]
-        return v if v.type == i32 else _emit(new, arith.TruncIOp(v, i32))
+        return v if v.type == i32 else emit(new, arith.TruncIOp(v, i32))
 
     num = None
     for a in args:
-        num = as_i32(a) if num is None else _emit(new, arith.MuliOp(num, as_i32(a)))
+        num = as_i32(a) if num is None else emit(new, arith.MuliOp(num, as_i32(a)))
     (s,) = next(iter(stride))
-    q = _emit(new, arith.DivSIOp(num, as_i32(s)))
+    q = emit(new, arith.DivSIOp(num, as_i32(s)))
     kernel.body.block.insert_ops_before(new, kernel.body.block.first_op)
     return next(iter(an.atom(q)))[0]
-
-
-def _emit(new: list, o: Operation) -> SSAValue:
-    new.append(o)
-    return o.results[0]
 
 
 def _drop_carried_pointers(loop: scf.ForOp) -> scf.ForOp:

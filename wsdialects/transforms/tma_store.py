@@ -18,12 +18,14 @@ TMA can take them (16-byte aligned base and row stride); else the kernel takes t
                                                         tile.store %ptrs, %v, %mask : ...
                                                       }
 
-The store is matched exactly: `tile.addptr(splat(p), R' + C')` with R' = broadcast(expand_dims(
-(splat(r0) + range(0, BM)) * splat(S), 1)), C' = broadcast(expand_dims(splat(c0) + range(0, BN),
-0)) and the mask the `andi` of those row and column indices compared `slt` with splat(M) and
-splat(N); p, M, N and S are arguments of the kernel (operands of addi / muli / andi in either
-order). Any other store stays as it is, with a remark saying why unless `remarks=false` (what
-`ws-hopper` passes, so that a kernel with no such store compiles quietly).
+The store is read with ws-tma-load's affine analysis (tma_affine.py): its pointers are a kernel
+argument c plus offsets affine in the tile's indices, with column coefficient 1 and row
+coefficient a kernel argument S, in whatever association the kernel adds them (Triton's tutorial
+writes `c + stride_cm * offs_cm[:, None] + stride_cn * offs_cn[None, :]`, stride_cn being the
+constant 1 once a launch with a contiguous C specializes it); the mask is the bounds tests
+`r0 + i < M` and `c0 + j < N` for kernel arguments M and N, and the pointers start at
+r0 * S + c0. Any other store stays as it is, with a remark saying why unless `remarks=false`
+(what `ws-hopper` passes, so that a kernel with no such store compiles quietly).
 """
 
 from __future__ import annotations
@@ -32,79 +34,53 @@ from dataclasses import dataclass
 
 from xdsl.dialects import arith, func, scf
 from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, IntegerAttr, ModuleOp, TensorType, i32
-from xdsl.ir import Block, Region, SSAValue
+from xdsl.ir import Block, Region
 from xdsl.passes import ModulePass
 
-from wsdialects.arith import CmpiOp
-from wsdialects.tile import (
-    AddPtrOp,
-    BroadcastOp,
-    DescStoreOp,
-    DescType,
-    ExpandDimsOp,
-    MakeRangeOp,
-    StoreOp,
-)
+from wsdialects.tile import DescStoreOp, DescType, StoreOp
 from wsdialects.transforms.partition import kernels, remark
-from wsdialects.transforms.tma_common import (
-    NoMatch,
-    add_kernel_arg,
-    box_problem,
-    either,
-    kernel_arg,
-    op_of,
-    splat_of,
-)
+from wsdialects.transforms.tma_affine import Analysis, Left, Poly, add, const, key, materialize, mul
+from wsdialects.transforms.tma_common import NoMatch, add_kernel_arg, box_problem
 
 TMA_STORES_ATTR = "ws.tma_stores"
 
 
-def _range(v: SSAValue) -> int:
-    r = op_of(v, MakeRangeOp)
-    if r.start.value.data != 0:
-        raise NoMatch
-    return r.end.value.data
+def _argument_atoms(an: Analysis, p: Poly) -> list[int]:
+    """The atoms of p that are kernel arguments with coefficient 1 (the bound M in `M - r0`)."""
+    return [m[0] for m, k in p.items() if k == 1 and len(m) == 1 and an.of_arguments({m: 1})]
 
 
-def _index(v: SSAValue) -> tuple[SSAValue, int]:
-    """splat(base) + range(0, n) -> (base, n)."""
-    return either(op_of(v, arith.AddiOp), splat_of, _range)
-
-
-def _spread(v: SSAValue, axis: int) -> SSAValue:
-    """broadcast(expand_dims(x, axis)) -> x."""
-    e = op_of(op_of(v, BroadcastOp).operands[0], ExpandDimsOp)
-    if e.axis.value.data != axis:
-        raise NoMatch
-    return e.operands[0]
-
-
-def _bound(v: SSAValue, kernel: func.FuncOp) -> tuple[SSAValue, int]:
-    """cmpi slt(index, splat(arg)) -> (index tile, arg position)."""
-    c = op_of(v, CmpiOp)  # on tiles: wsdialects' arith.cmpi
-    if c.predicate.value.data != 2:  # slt
-        raise NoMatch
-    return c.operands[0], kernel_arg(splat_of(c.operands[1]), kernel)
-
-
-def match(store: StoreOp, kernel: func.FuncOp) -> dict:
-    """The store's pieces (see the module), or NoMatch."""
+def match(store: StoreOp, kernel: func.FuncOp, an: Analysis | None = None) -> dict:
+    """The store's pieces (see the module), or NoMatch: the pointers are `c + off` with off affine in
+    the tile's indices (ws-tma-load's analysis, so `c + S * r[:, None] + col[None, :]` in any
+    association reads the same), column coefficient 1, row coefficient a kernel argument S, and the
+    mask bounds rows by M - r0 and columns by N - c0 for kernel arguments M, N with off's start
+    r0 * S + c0. r0 and c0 come back as polynomials (`materialize` computes them)."""
     if store.mask is None:
         raise NoMatch
     vt = store.value.type
     if not isinstance(vt, TensorType) or len(vt.get_shape()) != 2:
         raise NoMatch
-    bm, bn = vt.get_shape()
-    ptr = op_of(store.ptr, AddPtrOp)
-    base = kernel_arg(splat_of(ptr.operands[0]), kernel)
-    row_off, cols = either(op_of(ptr.operands[1], arith.AddiOp), lambda x: _spread(x, 1), lambda x: _spread(x, 0))
-    rows, stride = either(op_of(row_off, arith.MuliOp), lambda x: x, lambda x: kernel_arg(splat_of(x), kernel))
-    (r_bound, m), (c_bound, n) = either(op_of(store.mask, arith.AndIOp), lambda x: _bound(_spread(x, 1), kernel),
-                                         lambda x: _bound(_spread(x, 0), kernel))
-    (r0, nr), (c0, nc) = _index(rows), _index(cols)
-    if r_bound is not rows or c_bound is not cols or (nr, nc) != (bm, bn):
+    an = an or Analysis(kernel)
+    try:
+        base, off = an.pointer(store.ptr)
+        upper, lower = an.bounds(store.mask, 2)
+    except (Left, NoMatch):
+        raise NoMatch from None
+    if off.wraps or any(b is not None for b in lower) or None in upper or off.axes[1] != const(1):
         raise NoMatch
-    return {"ptr": base, "rows": m, "cols": n, "stride": stride, "r0": r0, "c0": c0}
+    s = an.argument_atom(off.axes[0])
+    if s is None:
+        raise NoMatch
+    for m in _argument_atoms(an, upper[0]):
+        r0 = add({(m,): 1}, upper[0], -1)
+        for n in _argument_atoms(an, upper[1]):
+            c0 = add({(n,): 1}, upper[1], -1)
+            if key(add(mul(r0, off.axes[0]), c0)) == key(off.scalar):
+                index = lambda a: an.atoms[a].index  # noqa: E731 (a kernel argument's position)
+                return {"ptr": base, "rows": index(m), "cols": index(n), "stride": index(s), "r0": r0, "c0": c0,
+                        "analysis": an}
+    raise NoMatch
 
 
 def _why_not(store: StoreOp) -> str | None:
@@ -153,7 +129,8 @@ class TmaStorePass(ModulePass):
         flag = arith.CmpiOp(ok, zero.result, "ne")
         flag.result.name_hint = "tma"
         then = Block()
-        then.add_ops([DescStoreOp(desc, [m["r0"], m["c0"]], store.value), scf.YieldOp()])
+        r0, c0 = (materialize(m[x], m["analysis"], store) for x in ("r0", "c0"))
+        then.add_ops([DescStoreOp(desc, [r0, c0], store.value), scf.YieldOp()])
         other = Block()
         branch = scf.IfOp(flag.result, [], Region(then), Region(other))
         block = store.parent_block()
