@@ -43,6 +43,8 @@ PIPELINE: list[tuple[str, str]] = [
     ("ws-lower-warp-groups", "wsdialects.lower.lower_warp_groups:LowerWarpGroupsPass"),
     # A TMA producer branch runs in its first warp only (FA3's / CUTLASS's producer warp).
     ("ws-lead-warp", "wsdialects.lower.lead_warp:LeadWarpPass"),
+    # Register tiles wgmma reads from shared memory (a transposed A, a B): stored in the branch.
+    ("ws-stage-operands", "wsdialects.lower.stage_operands:StageOperandsPass"),
     ("ws-lower-mma", "wsdialects.lower.lower_mma:LowerMmaPass"),
     ("ws-lower-layouts", "wsdialects.lower.lower_layouts:LowerLayoutsPass"),
     # After the layouts (ws-hopper runs it there): interior tiles skip their boundary masks.

@@ -7,7 +7,9 @@
 // RUN: ws-opt %S/../Inputs/kernels/softmax_gemm.mlir -p 'ws-hopper,ws-lower-layouts' | filecheck %s --check-prefix=RED
 // RUN: not ws-opt %S/Inputs/layout_conflict.mlir -p ws-hopper 2>&1 | filecheck %s --check-prefix=CONFLICT
 // RUN: not ws-opt %S/Inputs/layout_fit.mlir -p ws-hopper 2>&1 | filecheck %s --check-prefix=FIT
-// RUN: not ws-opt %S/Inputs/layout_register_a.mlir -p ws-hopper 2>&1 | filecheck %s --check-prefix=REGA
+// Without ws-stage-operands (which ws-hopper runs) a transposed register A is a layout conversion:
+// RUN: not ws-opt %S/Inputs/layout_register_a.mlir -p 'ws-specialize,ws-lower-aref,ws-lower-warp-groups,ws-lower-mma,ws-lower-layouts' 2>&1 | filecheck %s --check-prefix=REGA
+// RUN: ws-opt %S/Inputs/layout_register_a.mlir -p ws-hopper | filecheck %s --check-prefix=REGASTAGED
 // RUN: ws-opt %shared/kernels/attention.mlir -p ws-hopper | filecheck %s --check-prefix=ATTN
 // RUN: ws-opt %S/Inputs/layout_relay_row.mlir -p ws-hopper 2>&1 | filecheck %s --check-prefix=RELAY
 
@@ -57,6 +59,11 @@
 // ATTN: %p16_1 = arith.truncf %p_1 : tensor<128x128xf32, #layout.wgmma<warp_groups = 2>> to tensor<128x128xf16, #layout.wgmma<warp_groups = 2>>
 // A register A that is the transposition of a fragment would need a conversion.
 // REGA: layout_register_a.mlir:20:5: error: ws-lower-layouts: the A operand of this dot is a register tile in #layout.permute<order = [1, 0], parent = #layout.wgmma<warp_groups = 1>>; wgmma reads register A in the accumulator fragment #layout.wgmma<warp_groups = 1>
+// ws-hopper stages it: stored as computed, read back transposed (M-contiguous) from shared memory.
+// REGASTAGED:      nvgpu.smem.store %st_prev_t, %st_prev_stage
+// REGASTAGED:      %st_prev_a = tile.trans %st_prev_s [1, 0]
+// REGASTAGED-NEXT: nvgpu.wgmma.fence
+// REGASTAGED-NEXT: nvgpu.wgmma.mma_async %st_prev_a, %v
 
 // A row vector that a group only relays (ws-schedule put `rowmax_s` on the PV group:
 // read from one slot, scaled by a splat, put into another) has no anchor; it takes the

@@ -9,7 +9,8 @@ builds), `ws-tma-store` (with `tma-store=auto`, the default, in persistent kerne
 the asynchronous store overlaps the next tile's main loop), then `ws-specialize` with the same options, then the lowering:
 `ws-lower-aref` (aref rings -> mbarriers, shared-memory slots, TMA), `ws-lower-warp-groups`
 (warp-group dispatch with setmaxnreg), `ws-lead-warp` (a TMA producer runs in one warp; off with
-`lead-warp=false`), `ws-lower-mma` (dots -> wgmma fence / mma_async / commit_group / wait_group),
+`lead-warp=false`), `ws-stage-operands` (a register tile used transposed as A, or as B, staged
+through shared memory), `ws-lower-mma` (dots -> wgmma fence / mma_async / commit_group / wait_group),
 `ws-lower-layouts` (every tile gets its thread layout), `ws-version-masks` (a boundary mask only
 on the tiles the bound cuts) and `ws-register-budget` (a warning where a branch will spill).
 `ws-verify-sync` checks the synchronization on the aref IR and again on the lowered mbarriers
@@ -69,8 +70,9 @@ def ring_smem_bytes(module: ModuleOp) -> int:
     registers take in a warp-specialized module (what the slot plan of the emitter allocates
     before anything optional)."""
     from wsdialects.lower.lower_aref import loads_into_registers
+    from wsdialects.lower.stage_operands import staged_operand_bytes
 
-    total = 1024  # alignment of the dynamic shared memory base
+    total = 1024 + staged_operand_bytes(module)  # the base's alignment; register tiles staged for wgmma
     for o in module.walk():
         if o.name == "aref.create":
             rt = o.results[0].type
@@ -89,16 +91,18 @@ def lowering_passes(lead_warp: bool = True) -> list[ModulePass]:
     from wsdialects.lower.lower_mma import LowerMmaPass
     from wsdialects.lower.lower_warp_groups import LowerWarpGroupsPass
     from wsdialects.lower.register_budget import RegisterBudgetPass
+    from wsdialects.lower.stage_operands import StageOperandsPass
     from wsdialects.transforms.version_masks import VersionMasksPass
 
     return [LowerArefPass(), LowerWarpGroupsPass(), *([LeadWarpPass(remarks=False)] if lead_warp else []),
-            LowerMmaPass(), LowerLayoutsPass(), VersionMasksPass(remarks=False), RegisterBudgetPass(remarks=False)]
+            StageOperandsPass(), LowerMmaPass(), LowerLayoutsPass(), VersionMasksPass(remarks=False), RegisterBudgetPass(remarks=False)]
 
 
 @dataclass(frozen=True)
 class HopperPass(SpecializePass):
     """ws-specialize (with ws-stage-in-slot where two slots per ring would not fit otherwise), then
-    ws-lower-aref, -warp-groups, ws-lead-warp, ws-lower-mma, -layouts and ws-version-masks: IR ready for -t ptx."""
+    ws-lower-aref, -warp-groups, ws-lead-warp, ws-stage-operands, ws-lower-mma, -layouts and ws-version-masks:
+    IR ready for -t ptx."""
 
     name = "ws-hopper"
     depth: int = 4

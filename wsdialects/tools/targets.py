@@ -10,7 +10,7 @@ Given less, they say what they do instead of lowering quietly:
   and left the kernel alone, e.g. one with no loop of TMA loads, the error says that
   instead, next to the pass's remark);
 - IR that is warp-specialized but not lowered (after `-p ws-specialize`) gets the
-  lowering half of ws-hopper (ws-lower-aref, ws-lower-warp-groups, ws-lead-warp, ws-lower-mma,
+  lowering half of ws-hopper (ws-lower-aref, ws-lower-warp-groups, ws-lead-warp, ws-stage-operands, ws-lower-mma,
   ws-lower-layouts, ws-version-masks, ws-register-budget, and ws-verify-sync), with a remark that says so
   and what differs from `-p ws-hopper`: the ring depths stay as ws-specialize made them
   (ws-hopper defaults to depth=4 mma-depth=1 and shrinks the rings to fit shared memory).
@@ -48,8 +48,8 @@ def _missing_lowering(module: ModuleOp) -> list:
     names = [p.name for p in passes]
     if any(o.name.startswith(("aref.", "warp_group.region")) for o in module.walk()):
         return passes
-    if needs_lowering(module):
-        return passes[names.index("ws-lower-mma"):]
+    if needs_lowering(module):  # dots in branches: staged operands first (ws-stage-operands)
+        return passes[names.index("ws-stage-operands"):]
     if needs_layouts(module):
         return passes[names.index("ws-lower-layouts"):]
     return []

@@ -1,6 +1,6 @@
 // A second dot whose A operand is the transposed, converted result of the first
 // (S^T V per K tile): the register A would be the transposition of the accumulator
-// fragment, and wgmma reads register A only in the fragment itself (a conversion).
+// fragment, and wgmma reads register A only in the fragment itself (ws-stage-operands stages it).
 func.func @st_v(%x_desc: !tile.desc<tensor<64x64xf16>>, %y_desc: !tile.desc<tensor<64x64xf16>>,
                 %v_desc: !tile.desc<tensor<64x64xf16>>, %o_desc: !tile.desc<tensor<64x64xf32>>, %n: i32)
     attributes {tile.kernel, tile.num_warps = 4 : i32} {

@@ -19,6 +19,7 @@ from xdsl.ir import Attribute, Operation, SSAValue
 
 from wsdialects.layout import (
     PairLayout,
+    PermuteLayout,
     SliceLayout,
     WgmmaLayout,
     acc_fragment_offsets,
@@ -139,6 +140,8 @@ class Elementwise:
     def make_frag(self, t: TensorType, regs: list[str], op: Operation) -> Frag:
         if isinstance(layout_of(t), SliceLayout):
             return Frag(regs, {idx: s for s, idx in self.slots(t, op)})
+        if isinstance(layout_of(t), PermuteLayout):  # also found by element (a transposing read)
+            return Frag(regs, {idx: s for s, idx in self.slots(t, op, permuted=True)})
         return Frag(regs)
 
     def in_fragment(self, t: Attribute) -> bool:
@@ -163,13 +166,23 @@ class Elementwise:
         regs = [self.ev(o.results[0], idx, s) for s, idx in self.slots(t, o)]
         self.vals[o.results[0]] = self.make_frag(t, regs, o)
 
-    def slots(self, t: TensorType, op: Operation):
+    def slots(self, t: TensorType, op: Operation, permuted: bool = False):
         """The (register, index) pairs of a tile of type `t`, which must be in this branch's
         wgmma accumulator fragment (its #layout.wgmma, given by ws-lower-layouts) or a row
         (dim = 1) or column (dim = 0) slice of it; which registers hold which elements is
-        wsdialects/layout.py's (acc_fragment_offsets, row_slice_offsets, col_slice_offsets)."""
+        wsdialects/layout.py's (acc_fragment_offsets, row_slice_offsets, col_slice_offsets).
+        `permuted`: also a `#layout.permute` of the fragment (a transposed tile held in the
+        registers it was computed in, carried by a loop: slot s is the parent's slot s, its
+        index permuted); callers that pair neighbouring slots as columns leave it off."""
         L = self.layout
         lay = layout_of(t)
+        if permuted and isinstance(lay, PermuteLayout) and len(shape_of(t)) == 2:
+            perm = lay.perm()
+            src = [0, 0]
+            for i, a in enumerate(perm):
+                src[a] = shape_of(t)[i]
+            parent = with_layout(TensorType(t.element_type, src), lay.parent)
+            return [(s, tuple(idx[a] for a in perm)) for s, idx in self.slots(parent, op, permuted)]
         if isinstance(lay, PairLayout):  # register 2s + k: element [i..., k] of register s's [i...]
             half = with_layout(TensorType(t.element_type, shape_of(t)[:-1]), lay.parent)
             return [(2 * s + k, (*idx, ("0", k))) for s, idx in self.slots(half, op) for k in (0, 1)]
@@ -290,7 +303,8 @@ class Elementwise:
             src_idx = [None] * len(order)
             for i, a in enumerate(order):
                 src_idx[a] = idx[i]
-            return self.ev(o.operands[0], tuple(src_idx), None)
+            # a fragment and its #layout.permute number their registers alike: the slot carries over
+            return self.ev(o.operands[0], tuple(src_idx), slot if _same_registers(o) else None)
         if n == "arith.truncf" and slot is not None and self.paired_cvt(o) is not None:
             return self.ev_truncf_pair(o, v, idx, slot)
         if len(o.results) == 1 and not o.regions:
@@ -397,4 +411,12 @@ class Elementwise:
         r = self.vals.get(v)
         if isinstance(r, Frag):
             return r.regs
-        return [self.ev(v, idx, s) for s, idx in self.slots(v.type, op)]
+        return [self.ev(v, idx, s) for s, idx in self.slots(v.type, op, permuted=True)]
+
+
+def _same_registers(trans: Operation) -> bool:
+    """`tile.trans` between a register fragment and its `#layout.permute` (either way): the
+    thread holds the same elements in the same registers, only their indices differ."""
+    a, b = layout_of(trans.operands[0].type), layout_of(trans.results[0].type)
+    return ((isinstance(b, PermuteLayout) and b.parent == a and not isinstance(a, PermuteLayout))
+            or (isinstance(a, PermuteLayout) and a.parent == b and not isinstance(b, PermuteLayout)))

@@ -24,18 +24,19 @@ class Kernel(KernelFrame, Elementwise, Memory, SharedTiles, NvgpuOps, Wgmma, Con
 def lower_to_nvgpu(module: ModuleOp) -> ModuleOp:
     """`module` with aref rings, warp groups and the dots of warp-group branches lowered
     and every tile of a branch given its layout (ws-lower-aref, ws-lower-warp-groups,
-    ws-lower-mma, ws-lower-layouts: those the module still needs); a lowered copy if
+    ws-stage-operands, ws-lower-mma, ws-lower-layouts: those the module still needs); a lowered copy if
     the module needed any, else the module itself."""
     from wsdialects.diagnostics import verify
     from wsdialects.lower.lower_aref import LowerArefPass
     from wsdialects.lower.lower_layouts import LowerLayoutsPass, needs_layouts
     from wsdialects.lower.lower_mma import LowerMmaPass, needs_lowering
     from wsdialects.lower.lower_warp_groups import LowerWarpGroupsPass
+    from wsdialects.lower.stage_operands import StageOperandsPass
 
     if any(o.name.startswith(("aref.", "warp_group.region")) for o in module.walk()):
-        passes = [LowerArefPass(), LowerWarpGroupsPass(), LowerMmaPass(), LowerLayoutsPass()]
+        passes = [LowerArefPass(), LowerWarpGroupsPass(), StageOperandsPass(), LowerMmaPass(), LowerLayoutsPass()]
     elif needs_lowering(module):
-        passes = [LowerMmaPass(), LowerLayoutsPass()]
+        passes = [StageOperandsPass(), LowerMmaPass(), LowerLayoutsPass()]
     elif needs_layouts(module):
         passes = [LowerLayoutsPass()]
     else:

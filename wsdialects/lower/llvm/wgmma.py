@@ -235,6 +235,9 @@ class Wgmma:
         """`wgmma.wait_group pending`; the accumulators pass through the asm so that no
         read of them is scheduled before the wait."""
         total = len(regs)
+        if not total:  # a wait for the groups alone (ws-stage-operands: a staging buffer's readers)
+            self.asm(f"wgmma.wait_group.sync.aligned {pending};", "", [])
+            return []
         st = self.struct(["float"] * total)
         res = self.asm(f"wgmma.wait_group.sync.aligned {pending};",
                        ",".join(["=f"] * total + [str(i) for i in range(total)]), [("float", x) for x in regs], st)
