@@ -25,13 +25,14 @@ an H200; --ks / --ls take any list.
 Correctness first: every result is compared with torch (float32) on the same inputs; a
 relative error above 1e-2 prints WRONG and that kernel is not timed. A kernel that we cannot
 compile yet is skipped with its reason (the compile error), never a crash. Timing is
-wsdialects.runtime.bench.cuda_timer (CUDA events, L2 flushed, median), the same for all three;
+wsdialects.runtime.bench.cuda_timer (CUDA events, L2 flushed, median), the same for all three,
+in --rounds rounds of rotating order (the median of the rounds);
 only the launch is timed (arguments built once). Prints a table of TFLOP/s, ours / Triton and
 ours / hand-written, then footnotes saying which hand-written kernel each row compares with.
 
     python bench/triton_frontend.py [--ks 256,1024] [--ls 1024,4096] [--dtypes fp16,bf16] [--causal 0,1]
                                     [--only gemm_desc,attention_desc,attention_block_ptr] [--no-hand]
-                                    [--out FILE.md]
+                                    [--rounds 3] [--out FILE.md]
     python bench/triton_frontend.py --dry-run    # the cases and their kernels; needs no torch, triton or GPU
 
 Needs a Hopper GPU, torch, cuda-python and triton: pip install -e '.[gpu,triton]'.
@@ -41,6 +42,7 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
+import statistics
 import sys
 import time
 import traceback
@@ -280,6 +282,8 @@ def parse_args(argv):
     ap.add_argument("--dtypes", type=csv(str), default="fp16,bf16")
     ap.add_argument("--causal", type=csv(int), default="0,1")
     ap.add_argument("--only", type=csv(str), default=",".join(KNOWN))
+    ap.add_argument("--rounds", type=int, default=3, help="timings of each kernel per case, in rotating order; "
+                    "the median is reported")
     ap.add_argument("--no-hand", action="store_true", help="leave out the hand-written column")
     ap.add_argument("--dry-run", action="store_true", help="print the cases and their kernels, run nothing")
     ap.add_argument("--out", help="also write the table to this markdown file")
@@ -287,6 +291,8 @@ def parse_args(argv):
     for name, given, known in (("--only", args.only, KNOWN), ("--dtypes", args.dtypes, ("fp16", "bf16")),
                                ("--causal", args.causal, (0, 1))):
         bad = [x for x in given if x not in known]
+        if args.rounds < 1:
+            ap.error(f"--rounds: needs at least 1, got {args.rounds}")
         if bad:
             ap.error(f"{name}: unknown {', '.join(map(str, bad))} (known: {', '.join(map(str, known))})")
     return args
@@ -316,7 +322,7 @@ def main(argv=None) -> int:
     from wsdialects.runtime.bench import cuda_timer
 
     started = time.monotonic()
-    timer = cuda_timer(warmup=25, rep=100)
+    timer = cuda_timer(warmup=25, rep=max(20, 100 // max(1, args.rounds)))
     sms = torch.cuda.get_device_properties(0).multi_processor_count
     triton.set_allocator(lambda size, align, stream: torch.empty(size, dtype=torch.int8, device="cuda"))
     hand_col = not args.no_hand
@@ -379,14 +385,22 @@ def main(argv=None) -> int:
             err = rel_err(run.checked(), ref)
             results[who] = err if err < TOL else f"WRONG (rel. error {err:.2e})"
         del ref
-        tflops = {}
-        for who in whos:
-            if isinstance(results.get(who), float):
+        # rounds in rotating order (round r starts with the r-th kernel), the median of each kernel's
+        # rounds: the same kernel timed twice in one run differs by a few percent with the clocks'
+        # state, which a single ordered measurement would put into the ratio
+        timed = [who for who in whos if isinstance(results.get(who), float)]
+        samples: dict = {who: [] for who in timed}
+        for r in range(args.rounds if timed else 0):
+            for who in timed[r % len(timed):] + timed[:r % len(timed)]:
+                if who not in samples:
+                    continue
                 try:
-                    tflops[who] = case.flops / timer(kerns[who]) / 1e9
+                    samples[who].append(case.flops / timer(kerns[who]) / 1e9)
                 except Exception as e:  # noqa: BLE001
                     results[who] = f"FAILED timing ({type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''})"
                     traceback.print_exc(file=sys.stderr)
+                    del samples[who]
+        tflops = {who: statistics.median(got) for who, got in samples.items()}
         ratio = lambda x, y: f"{tflops[x] / tflops[y]:.3f}" if x in tflops and y in tflops else "-"  # noqa: E731
         cells = [cell(tflops.get(who, results.get(who, "-"))) for who in whos]
         line = f"| {case.family} | {case.label} | " + " | ".join(cells) + f" | {ratio('ours', 'triton')} |"
