@@ -4,9 +4,10 @@ torch on ragged shapes, outputs NaN-filled first (an element never written fails
 - M-contiguous A (wgmma's transpose-A bit): the weight-gradient GEMMs of examples/kernels,
   dW = Xᵀ·dY with X [K, M] and dY [K, N] row-major (f16 and bf16), through ws-hopper, its
   cooperative team (each group's rows of M a column block of the slot) and persistent;
-- a register tile staged through shared memory as a wgmma operand (ws-stage-operands):
+- register tiles staged through shared memory as wgmma operands (ws-stage-operands):
   test/Inputs/kernels/staged_dst.mlir, acc += trans(f16(Q_j Kᵀ)) · V_j over the query
-  blocks j (the dS case of the backward: dSᵀ computed in registers, dS = trans(dSᵀ) read as A).
+  blocks j (the dS case of the backward: dSᵀ computed in registers, dS = trans(dSᵀ) read as A),
+  and staged_b.mlir, acc += X_j · f16(Y_j Wᵀ) + X_j · f16(Y_j Wᵀ)ᵀ (register B, N- and K-major).
 
 Skips without torch or a Hopper GPU. Row lengths are multiples of 8 elements (TMA's 16-byte
 global strides); everything else is ragged.
@@ -73,3 +74,23 @@ def test_staged_register_a(dt, pipe, tmp_path):
         s = (q.float() @ kk.float().T).to(tdt).float()  # [queries, keys], rounded as the kernel does
         ref = s.T @ v.float()
         assert rel_err(out, ref) < (2e-3 if dt == "f16" else 1e-2), (L_k, L_q)
+
+
+@pytest.mark.parametrize("pipe", ["ws-hopper", "ws-hopper{persistent=true}"])
+def test_staged_register_b(pipe):
+    k = wsdialects.compile(INPUTS / "staged_b.mlir", pipeline=pipe)
+    g = torch.Generator(device="cuda").manual_seed(2)
+    # (M, n): one block, one step; ragged rows; many blocks and steps
+    for M, n in [(64, 1), (100, 3), (1000, 17)]:
+        x = torch.randn(M, n * 64, device="cuda", dtype=torch.float16, generator=g)
+        y = torch.randn(n * 64, 64, device="cuda", dtype=torch.float16, generator=g) / 4
+        w = torch.randn(64, 64, device="cuda", dtype=torch.float16, generator=g) / 4
+        out = torch.full((M, 64), float("nan"), device="cuda", dtype=torch.float32)
+        k[cdiv(M, 64)](x, y, w, out, n)
+        torch.cuda.synchronize()
+        ref = torch.zeros(M, 64, device="cuda")
+        for j in range(n):
+            s = (y[64 * j:64 * j + 64].float() @ w.float().T).half().float()
+            xj = x[:, 64 * j:64 * j + 64].float()
+            ref += xj @ s + xj @ s.T
+        assert rel_err(out, ref) < 2e-3, (M, n)

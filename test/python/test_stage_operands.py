@@ -139,3 +139,49 @@ def test_staged_ptx_assembles():
         pytest.skip("ptxas is not installed")
     rc, out = run_ptxas(ptx, ptxas)
     assert rc == 0, out
+
+
+# ----------------------------------------------------------------------------- register B
+
+STAGED_B = KERNEL.parent / "staged_b.mlir"
+
+
+def b_args(rng, M, n):
+    x = rng.standard_normal((M, n * 64)).astype(np.float16)
+    y = (rng.standard_normal((n * 64, 64)) / 4).astype(np.float16)
+    w = (rng.standard_normal((64, 64)) / 4).astype(np.float16)
+    return (-(-M // 64),), [x, y, w, np.zeros((M, 64), np.float32), n]
+
+
+def run_b(module, grid, args, seed=None):
+    args = copy_args(args)
+    wsdialects.interpret(module, "staged_b", grid, args, seed=seed)
+    return [args[3]]
+
+
+def test_register_b_matches_numpy(rng):
+    grid, args = b_args(rng, 100, 3)
+    (out,) = run_b(parse_kernel(STAGED_B), grid, args)
+    x, y, w = (a.astype(np.float32) for a in args[:3])
+    want = np.zeros((100, 64))
+    for j in range(3):
+        s = (y[64 * j:64 * j + 64] @ w.T).astype(np.float16).astype(np.float64)
+        xj = x[:, 64 * j:64 * j + 64].astype(np.float64)
+        want += xj @ s + xj @ s.T
+    assert np.allclose(out, want, rtol=1e-3, atol=1e-3 * np.abs(want).max())
+
+
+@pytest.mark.parametrize("pipe", ["ws-hopper", "ws-hopper{persistent=true programs=2}",
+                                  "ws-specialize{depth=3 mma-depth=2},ws-lower-aref,ws-lower-warp-groups,"
+                                  "ws-stage-operands,ws-lower-mma,ws-lower-layouts"])
+def test_register_b_keeps_values(pipe, rng):
+    after = compile_kernel(STAGED_B, pipe, shared=True)
+    # both B operands of the loop's dots read the one staging buffer: N-contiguous, then K-major
+    views = {o.operands[1].owner.name for o in after.walk() if o.name == "nvgpu.wgmma.mma_async"
+             and getattr(o.operands[0].owner, "name", None) == "nvgpu.smem.view"
+             and o.operands[0].owner.buffer.name_hint.startswith("aref_x")}
+    assert views == {"nvgpu.smem.view", "tile.trans"}
+    grid, args = b_args(rng, 130, 4)
+    want = run_b(parse_kernel(STAGED_B), grid, args)
+    for seed in (None, 6):
+        assert_same(want, run_b(after, grid, args, seed=seed))

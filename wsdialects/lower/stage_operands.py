@@ -159,15 +159,15 @@ def stored_shape(s: Staging) -> tuple[tuple[int, ...], object]:
 
 
 def staged_operand_bytes(module: Operation) -> int:
-    """Shared memory the staging buffers of `module` will take (one per tile type and branch
-    or partition), for ws-hopper's choice of ring depth before the lowering."""
+    """Shared memory the staging buffers of `module` will take (one per tile type, operand
+    and branch or partition), for ws-hopper's choice of ring depth before the lowering."""
     keys = set()
     for s in dots_to_stage(module):
         part = s.dot.parent_op()
         while part.name not in ("nvgpu.wg.branch", "warp_group.partition"):
             part = part.parent_op()
-        keys.add((id(part), stored_shape(s)))
-    return sum(round_up(prod(shp) * nbytes(et), 1024) for _, (shp, et) in keys)
+        keys.add((id(part), stored_shape(s), s.index))
+    return sum(round_up(prod(shp) * nbytes(et), 1024) for _, (shp, et), _ in keys)
 
 
 # ----------------------------------------------------------------------------- the rewrite
