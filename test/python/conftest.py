@@ -6,6 +6,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+import references
+
 REPO = Path(__file__).resolve().parents[2]
 KERNELS_HERE = Path(__file__).resolve().parent / "kernels"
 
@@ -42,16 +44,10 @@ def gemm_reference(a, b):
 
 
 def attention_reference(q, k, v, heads, length, scale, causal=False):
+    """references.attention_reference of [heads * length, d] tiles, per head."""
     d = q.shape[1]
-    q = q.reshape(heads, length, d).astype(np.float32)
-    k = k.reshape(heads, length, d).astype(np.float32)
-    v = v.reshape(heads, length, d).astype(np.float32)
-    s = q @ k.transpose(0, 2, 1) * scale
-    if causal:
-        s = np.where(np.tril(np.ones((length, length), bool)), s, -np.inf)
-    p = np.exp(s - s.max(-1, keepdims=True))
-    p /= p.sum(-1, keepdims=True)
-    return (p @ v).reshape(heads * length, d)
+    per_head = [x.reshape(heads, length, d) for x in (q, k, v)]
+    return references.attention_reference(*per_head, scale, causal).reshape(heads * length, d)
 
 
 def rel_err(got, ref):

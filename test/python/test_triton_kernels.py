@@ -16,6 +16,7 @@ import pytest
 
 import wsdialects
 from wsdialects.triton.launch import expand
+from references import attention_reference
 
 INPUTS = Path(__file__).resolve().parents[1] / "Inputs" / "triton"
 BF16, F8 = ml_dtypes.bfloat16, ml_dtypes.float8_e4m3fn
@@ -116,15 +117,6 @@ def test_gemm_persistent(rng):
     run("gemm_persistent_f16_64x64x32_sms3", "gemm_persistent_kernel", 3, sig,
         a_desc=Desc(a, [64, 32]), b_desc=Desc(b, [64, 32]), c_desc=Desc(c, [64, 64]), M=M, N=N, K=K)
     close(c, a.astype(np.float32) @ b.astype(np.float32).T)
-
-
-def attention_reference(q, k, v, sm_scale, causal):
-    s = np.einsum("zhmd,zhnd->zhmn", q.astype(np.float32), k.astype(np.float32)) * sm_scale
-    if causal:
-        n = s.shape[-1]
-        s = np.where(np.tril(np.ones((n, n), bool)), s, -np.inf)
-    p = np.exp(s - s.max(-1, keepdims=True))
-    return np.einsum("zhmn,zhnd->zhmd", p / p.sum(-1, keepdims=True), v.astype(np.float32))
 
 
 @pytest.mark.parametrize("name,dtype,causal", [("attention_desc_f16_d32_n128", np.float16, False),

@@ -12,6 +12,7 @@ import pytest
 
 import wsdialects
 from wsdialects.triton import import_ttir
+from references import attention_reference
 
 TTIR = Path(__file__).resolve().parent.parent / "Inputs" / "ttir"
 
@@ -46,12 +47,6 @@ def test_pointer_gemm_with_masks():
     np.testing.assert_allclose(c.astype(np.float32), ref, rtol=2e-2, atol=2e-2)
 
 
-def _attention_ref(q, k, v, scale):
-    s = (q.astype(np.float32) @ k.astype(np.float32).T) * scale
-    p = np.exp(s - s.max(axis=1, keepdims=True))
-    return (p / p.sum(axis=1, keepdims=True)) @ v.astype(np.float32)
-
-
 @pytest.mark.parametrize("kind", ["host_desc", "device_desc"])
 def test_attention_forward(kind):
     rng = np.random.default_rng(2)
@@ -68,7 +63,7 @@ def test_attention_forward(kind):
         wsdialects.interpret(m, "attn", (1, heads), [q, k, v, o, scale, 1, heads, n_ctx])
     for h in range(heads):
         sl = slice(h * n_ctx, (h + 1) * n_ctx)
-        ref = _attention_ref(q[sl], k[sl], v[sl], scale)
+        ref = attention_reference(q[sl], k[sl], v[sl], scale)
         np.testing.assert_allclose(o[sl].astype(np.float32), ref, rtol=2e-2, atol=2e-2)
 
 

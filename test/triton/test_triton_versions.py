@@ -23,6 +23,7 @@ import pytest
 import wsdialects
 from wsdialects.triton import import_ttir
 from wsdialects.triton.launch import expand
+from references import attention_reference
 
 HERE = Path(__file__).resolve().parent
 VERSIONS = HERE.parent / "Inputs" / "triton"
@@ -61,15 +62,6 @@ def close(got, want, tol=2e-2):
 
 def cdiv(a, b):
     return -(-a // b)
-
-
-def attention_reference(q, k, v, sm_scale, causal):
-    s = np.einsum("zhmd,zhnd->zhmn", q.astype(np.float32), k.astype(np.float32)) * sm_scale
-    if causal:
-        n = s.shape[-1]
-        s = np.where(np.tril(np.ones((n, n), bool)), s, -np.inf)
-    p = np.exp(s - s.max(-1, keepdims=True))
-    return np.einsum("zhmn,zhnd->zhmd", p / p.sum(-1, keepdims=True), v.astype(np.float32))
 
 
 @pytest.mark.parametrize("version", VERSION_DIRS)
