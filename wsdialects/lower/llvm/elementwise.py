@@ -2,7 +2,7 @@
 wgmma accumulator fragment or a row / column slice of it (`slots`), elementwise arith and
 math per register (float add / sub / mul contractible into FMA; exp, exp2, log, log2, sin,
 cos on the SFU with subnormals flushed), f32 -> f16 / bf16 truncation of fragments in
-column pairs (cvt.rn.f16x2.f32), index tiles, broadcasts and pointer loads per element,
+column pairs (cvt.rn.f16x2.f32), index tiles, broadcasts and pointer loads per element (and scalar loads),
 and row reductions (a tree in the thread, then shfl.sync.bfly 1 and 2 across the quad)."""
 
 from __future__ import annotations
@@ -52,6 +52,9 @@ class Elementwise:
             ot = llty(elem_of(tys[1]))
             off = ins[1] if ot == "i64" else self.op(f"sext {ot} {ins[1]} to i64")
             return self.op(f"getelementptr {llty(elem_of(rt).parameters[0])}, ptr addrspace(1) {ins[0]}, i64 {off}")
+        if n == "tile.load":  # a scalar load (a group's row offset, a size read on the device)
+            mask = ins[1] if len(ins) > 1 else None
+            return self.masked_load(ins[0], ret, mask, ins[2] if len(ins) > 2 else zero(ret))
         if n in simple:
             # float add / sub / mul may contract into FMA (what nvcc and Triton do by default):
             # the softmax's x * scale - max is one FFMA
