@@ -112,7 +112,7 @@ def _schedule(op: Operation, a: Attribute) -> None:
     if not isinstance(a, DictionaryAttr):
         raise VerifyException(f"{name} must be a dictionary such as {{II = 4 : i32, L = 8 : i32, warps = 2 : i32}}, "
                               f"got {a}")
-    for key, low in (("II", 1), ("L", 1), ("warps", 1), ("vl_warp", 0), ("cooperative", 1)):
+    for key, low in (("II", 1), ("L", 1), ("warps", 1), ("vl_warp", 0), ("cooperative", 1), ("issuer_warp", 0)):
         if key in a.data:
             _nonneg_int(f"{name}: {key}", a.data[key], low)
     if "solver" in a.data and not isinstance(a.data["solver"], StringAttr):

@@ -232,7 +232,7 @@ def test_attention_variants_finish_within_the_limit(variant, capsys):
 def test_default_time_limit_fits_a_compile():
     from wsdialects.transforms.schedule import SchedulePass
 
-    assert SchedulePass().time_limit <= 10
+    assert SchedulePass().limits()[0] <= 10  # h100, the compile pipeline's machine
 
 
 # ----------------------------------------------------------------- CLI conventions

@@ -81,9 +81,8 @@ def model_terms(graph: Graph, ii: int, warps: int = 1) -> int:
         guarded |= {e.dst for e in graph.edges if graph.op(e.src).spill_cost > 0}
     terms += len(guarded) * window
     # liveness modulo II (II² clauses per value), per-warp register sums
-    limited = (graph.warps is not None and graph.warps.reg_limit is not None) or graph.smem_capacity is not None
-    if limited:
-        live = sum(1 for op in graph.ops if op.regs > 0 or op.smem > 0)
+    if graph.memory_limited:
+        live = sum(1 for op in graph.ops if op.regs > 0 or op.smem > 0 or op.tmem > 0)
         terms += live * (3 * ii * ii + (4 * warps + 4) * ii)
     return terms
 

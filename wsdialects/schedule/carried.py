@@ -283,15 +283,16 @@ def memory_fits(graph, ii: int, starts: dict[str, int], warps: dict[str, int]) -
     value live from its issue to its last use (a use ``distance`` iterations later that
     many IIs later), a streaming op's ring of buffers always."""
     reg_limit = graph.warps.reg_limit if graph.warps else None
-    smem_cap = graph.smem_capacity
+    smem_cap, tmem_cap = graph.smem_capacity, graph.tmem_capacity
     compute = graph.warps.count if graph.warps else 1
     vl_warp = compute if any(op.variable_latency for op in graph.ops) else None  # joint.warp_layout
-    regs = [[0] * ii for _ in range(compute + 1)]
+    regs = [[0] * ii for _ in range(compute + 2)]  # compute warps, W_vl, W_st
     limited = set()  # the warps with a register limit: those a (non-streaming) value may be on
-    smem = [0] * ii
+    smem, tmem = [0] * ii, [0] * ii
     for op in graph.ops:
         v = op.name
-        if not ((reg_limit is not None and op.regs > 0) or (smem_cap is not None and op.smem > 0)):
+        if not ((reg_limit is not None and op.regs > 0) or (smem_cap is not None and op.smem > 0)
+                or (tmem_cap is not None and op.tmem > 0)):
             continue
         if graph.is_streaming(v):  # a fixed ring of buffers
             for r in range(ii):
@@ -309,6 +310,7 @@ def memory_fits(graph, ii: int, starts: dict[str, int], warps: dict[str, int]) -
         for r in range(ii):
             live = q + ((r - s) % ii < m)
             smem[r] += op.smem * live
+            tmem[r] += op.tmem * live
             regs[warps[v]][r] += op.regs * live
-    return ((smem_cap is None or max(smem) <= smem_cap)
+    return ((smem_cap is None or max(smem) <= smem_cap) and (tmem_cap is None or max(tmem) <= tmem_cap)
             and (reg_limit is None or all(max(regs[w]) <= reg_limit for w in limited)))

@@ -17,9 +17,11 @@ from xdsl.dialects import func, scf
 from xdsl.dialects.builtin import ModuleOp, TensorType
 from xdsl.ir import Block, BlockArgument, Operation, OpResult, SSAValue
 
+from . import tensor_memory
 from .bounds import MAX_RESERVATION
 from .graph import MAX_VALUE, Edge, Graph, GraphError, Op, Warps
 from .machine import Machine, TileInfo, load_machine
+from .tensor_memory import RawEdge
 
 
 def error_at(op: Operation, message: str) -> GraphError:
@@ -181,7 +183,7 @@ def pingpong_split(tiles: list[tuple[str, TileInfo]], groups: int, least: int) -
 
 def graph_of_loop(fn: func.FuncOp, loop: scf.ForOp, arch: str | Machine = "h100",
                   warp_groups: int | None = None, pingpong: bool = False,
-                  partner_latency: bool = False) -> LoopGraph | None:
+                  partner_latency: bool = False, reg_limit: int | None = None) -> LoopGraph | None:
     """The dependence graph of ``loop`` (a top-level loop of kernel ``fn``), with
     the node name of each body op that is a node.
 
@@ -200,7 +202,13 @@ def graph_of_loop(fn: func.FuncOp, loop: scf.ForOp, arch: str | Machine = "h100"
     own rows, at 1/s of each compute op's cost, offset from the others by a
     fraction of the II (``Warps.pingpong``); None when no such split exists.  With
     ``partner_latency`` too, a member's ALU and SFU ops take the machine's
-    ``chain_latency`` factor for a partner beside it (:meth:`Machine.chain_factor`)."""
+    ``chain_latency`` factor for a partner beside it (:meth:`Machine.chain_factor`).
+
+    On a machine with tensor memory (Blackwell) the dots' results hold tensor memory instead
+    of registers, and loads / stores between it and registers become nodes of their own
+    (:mod:`.tensor_memory`); dots, issued by one thread, may go on an issuer warp
+    (``Warps.issuer``).  ``reg_limit`` replaces the machine's register budget per thread of a
+    compute warp group (a reduced budget, as Twill §6.3.2 tries)."""
     machine = arch if isinstance(arch, Machine) else load_machine(arch)
     check_loop(loop)
     body: Block = loop.body.block
@@ -218,7 +226,9 @@ def graph_of_loop(fn: func.FuncOp, loop: scf.ForOp, arch: str | Machine = "h100"
     groups = warp_groups or warp_groups_of(fn)
     reg_tiles = [(op.name, t) for op in body.ops if is_node(op) and machine.result_memory(op.name) == "regs"
                  for t in (_tile(r.type) for r in op.results) if t]
-    held_after = [t for r in loop.results if r.uses for t in [_tile(r.type)] if t]
+    # (a result in tensor memory, a Blackwell accumulator, is read after the loop in pieces)
+    held_after = [t for r, y in zip(loop.results, yield_op.operands) if r.uses for t in [_tile(r.type)]
+                  if t and not (isinstance(y, OpResult) and machine.result_memory(y.op.name) == "tmem")]
     split = cooperative_split(machine, reg_tiles, groups, held_after)
     if pingpong:
         split = pingpong_split(reg_tiles, groups, split)
@@ -228,6 +238,7 @@ def graph_of_loop(fn: func.FuncOp, loop: scf.ForOp, arch: str | Machine = "h100"
     partner = team > 1 and partner_latency  # a ping-pong partner runs the same body beside each member
 
     names: dict[Operation, str] = {}
+    tiles: dict[str, TileInfo] = {}  # each node's (first) result tile
     index_ops: set[Operation] = set()
     used: set[str] = set()
     ops: list[Op] = []
@@ -255,7 +266,10 @@ def graph_of_loop(fn: func.FuncOp, loop: scf.ForOp, arch: str | Machine = "h100"
         memory = machine.result_memory(op.name)
         footprint = sum(-(-machine.regs_per_thread(t) // split) for t in results) if memory == "regs" else 0
         smem = sum(t.bytes for t in results) if memory == "smem" else 0
+        tmem = sum(t.bytes for t in results) if memory == "tmem" else 0
         spill = sum(machine.spill_cycles(t) for t in results) if memory == "regs" else 0
+        if results:
+            tiles[name] = results[0]
         if op.name not in _LOADS and op.results and not any(r in data for r in op.results):
             index_ops.add(op)
             spill = 0
@@ -263,7 +277,8 @@ def graph_of_loop(fn: func.FuncOp, loop: scf.ForOp, arch: str | Machine = "h100"
             raise error_at(op, f"the result of '{op.name}' is too large to schedule ({smem or footprint} "
                                f"{'bytes' if smem else 'registers per thread'})")
         ops.append(Op(name=name, uses=uses, latency=ready + cost.extra_latency, regs=footprint, smem=smem,
-                      variable_latency=cost.variable_latency, spill_cost=spill, kind=op.name))
+                      variable_latency=cost.variable_latency, spill_cost=spill, kind=op.name, tmem=tmem,
+                      single_thread=op.name in machine.single_thread_issue))
     if not ops:
         raise error_at(loop, "the loop body has no tile-level operations")
     latency = {o.name: o.cycles for o in ops}
@@ -298,25 +313,32 @@ def graph_of_loop(fn: func.FuncOp, loop: scf.ForOp, arch: str | Machine = "h100"
             return occupancy[src]
         return latency[src]
 
-    edges: list[Edge] = []
+    edges: list[RawEdge] = []
     seen_edges: set[tuple[str, str, int]] = set()
     for op in body.ops:
         if op not in names:
             continue
         dst = names[op]
-        for operand in op.operands:
+        for i, operand in enumerate(op.operands):
+            role = ("a", "b", "acc")[i] if op.name == "tile.dot" and i < 3 else None
             for src, dist in producers(operand, 0):
                 key = (src, dst, dist)
                 if key in seen_edges:
                     continue
                 seen_edges.add(key)
                 src_kind = next(o.kind for o in ops if o.name == src)
-                edges.append(Edge(src, dst, delay(src, dst, op, operand), dist,
-                                  blocking=src_kind in machine.blocking_from))
-    graph = Graph(units=dict(machine.units), ops=ops, edges=edges,
-                  warps=Warps(count=groups // split, reg_limit=machine.reg_limit(groups), local_recurrences=True,
-                              pingpong=team),
-                  smem_capacity=machine.smem_capacity, name=fn.sym_name.data)
+                edges.append(RawEdge(src, dst, delay(src, dst, op, operand), dist,
+                                     src_kind in machine.blocking_from, role))
+    if machine.tensor_memory:  # Blackwell: tcgen05.ld / tcgen05.st between TMEM and registers
+        ops, graph_edges = tensor_memory.route(machine, ops, edges, tiles, used)
+    else:
+        graph_edges = [Edge(e.src, e.dst, e.delay, e.distance, e.blocking) for e in edges]
+    graph = Graph(units=dict(machine.units), ops=ops, edges=graph_edges,
+                  warps=Warps(count=groups // split, reg_limit=reg_limit or machine.reg_limit(groups),
+                              local_recurrences=True, pingpong=team,
+                              issuer=bool(machine.single_thread_issue)),
+                  smem_capacity=machine.smem_capacity, name=fn.sym_name.data,
+                  tmem_capacity=machine.tmem_capacity)
     return LoopGraph(graph, names, index_ops, split, team > 1, partner)
 
 

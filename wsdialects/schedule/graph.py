@@ -50,6 +50,9 @@ class Op:
     variable_latency: bool = False
     spill_cost: int = 0  # extra delay when a consumer sits on another warp
     kind: str | None = None  # informational (e.g. the IR op name)
+    tmem: int = 0  # tensor-memory bytes its result holds while live (Blackwell accumulators)
+    # Issued by one thread (Blackwell's tcgen05.mma): it may also go on the issuer warp.
+    single_thread: bool = False
 
     @property
     def length(self) -> int:
@@ -86,6 +89,10 @@ class Warps:
     # groups that run the same schedule on their own rows of the tile, member m
     # offset by m * (II // pingpong) cycles; every member occupies the units.
     pingpong: int = 1
+    # One more warp, W_st, for ops issued by a single thread (``single_thread``: a
+    # tcgen05.mma): it takes those and nothing else, and holds no registers (their
+    # results live in tensor memory); they may also go on a compute warp.
+    issuer: bool = False
 
 
 @dataclass
@@ -99,6 +106,7 @@ class Graph:
     smem_capacity: int | None = None
     streaming_depth: int = 2  # §5.3: pipeline depth of streaming variable-latency ops
     name: str | None = None
+    tmem_capacity: int | None = None  # tensor-memory bytes (Blackwell); live `tmem` must fit
 
     def __post_init__(self) -> None:
         self.index = {op.name: i for i, op in enumerate(self.ops)}
@@ -110,6 +118,12 @@ class Graph:
 
     def op(self, name: str) -> Op:
         return self.ops[self.index[name]]
+
+    @property
+    def memory_limited(self) -> bool:
+        """Whether some capacity constrains live values: registers, shared or tensor memory."""
+        return ((self.warps is not None and self.warps.reg_limit is not None) or self.smem_capacity is not None
+                or self.tmem_capacity is not None)
 
     def preds(self, name: str) -> list[Edge]:
         return self._preds[name]
@@ -148,11 +162,13 @@ class Graph:
             o: dict[str, Any] = {"name": op.name, "uses": {k: list(v) for k, v in op.uses.items()}}
             if op.latency is not None:
                 o["latency"] = op.latency
-            for key in ("regs", "smem", "spill_cost"):
+            for key in ("regs", "smem", "tmem", "spill_cost"):
                 if getattr(op, key):
                     o[key] = getattr(op, key)
             if op.variable_latency:
                 o["variable_latency"] = True
+            if op.single_thread:
+                o["single_thread"] = True
             if op.kind:
                 o["kind"] = op.kind
             d["ops"].append(o)
@@ -169,9 +185,13 @@ class Graph:
                 w["local_recurrences"] = True
             if self.warps.pingpong > 1:
                 w["pingpong"] = self.warps.pingpong
+            if self.warps.issuer:
+                w["issuer"] = True
             d["warps"] = w
         if self.smem_capacity is not None:
             d["smem_capacity"] = self.smem_capacity
+        if self.tmem_capacity is not None:
+            d["tmem_capacity"] = self.tmem_capacity
         d["streaming_depth"] = self.streaming_depth
         return d
 
@@ -180,10 +200,12 @@ class Graph:
 # Reading and validating
 
 
-_TOP_KEYS = {"units", "ops", "edges", "warps", "smem_capacity", "streaming_depth", "name", "comment"}
-_OP_KEYS = {"name", "uses", "latency", "regs", "smem", "variable_latency", "spill_cost", "kind", "comment"}
+_TOP_KEYS = {"units", "ops", "edges", "warps", "smem_capacity", "tmem_capacity", "streaming_depth", "name",
+             "comment"}
+_OP_KEYS = {"name", "uses", "latency", "regs", "smem", "tmem", "variable_latency", "single_thread", "spill_cost",
+            "kind", "comment"}
 _EDGE_KEYS = {"from", "to", "delay", "distance", "blocking", "comment"}
-_WARP_KEYS = {"count", "reg_limit", "local_recurrences", "pingpong"}
+_WARP_KEYS = {"count", "reg_limit", "local_recurrences", "pingpong", "issuer"}
 
 # Every integer of a graph (cycles, capacities, bytes, counts) fits 31 bits: the
 # solvers multiply them (delays by stages, costs by costs in §5.2), and no
@@ -263,9 +285,11 @@ def _op(raw: Any, i: int, units: dict[str, int], seen: set[str]) -> Op:
     return Op(
         name=name, uses=uses,
         latency=None if raw.get("latency") is None else number("latency", "latency"),
-        regs=number("regs", "regs"), smem=number("smem", "smem"),
+        regs=number("regs", "regs"), smem=number("smem", "smem"), tmem=number("tmem", "tmem"),
         variable_latency=_bool(raw.get("variable_latency", False), f"variable_latency of op '{name}'",
                                (*at, "variable_latency")),
+        single_thread=_bool(raw.get("single_thread", False), f"single_thread of op '{name}'",
+                            (*at, "single_thread")),
         spill_cost=number("spill_cost", "spill_cost"),
         kind=raw.get("kind") if isinstance(raw.get("kind"), str) else None,
     )
@@ -335,6 +359,7 @@ def graph_from_dict(data: Any) -> Graph:
             local_recurrences=_bool(w.get("local_recurrences", False), "warps.local_recurrences",
                                     ("warps", "local_recurrences")),
             pingpong=_int(w.get("pingpong", 1), "warps.pingpong", ("warps", "pingpong"), 1),
+            issuer=_bool(w.get("issuer", False), "warps.issuer", ("warps", "issuer")),
         )
     graph = Graph(
         units=units, ops=ops, edges=edges, warps=warps,
@@ -342,6 +367,8 @@ def graph_from_dict(data: Any) -> Graph:
             data["smem_capacity"], "smem_capacity", ("smem_capacity",)),
         streaming_depth=_int(data.get("streaming_depth", 2), "streaming_depth", ("streaming_depth",), 1),
         name=data.get("name") if isinstance(data.get("name"), str) else None,
+        tmem_capacity=None if data.get("tmem_capacity") is None else _int(
+            data["tmem_capacity"], "tmem_capacity", ("tmem_capacity",)),
     )
     check_zero_distance_cycles(graph)
     return graph

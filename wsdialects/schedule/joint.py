@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import math
 import time
-from dataclasses import dataclass
 
 from .bounds import Deadline, ModelTooLarge, check_model_size
 from .carried import fewest_carried, memory_fits
@@ -28,24 +27,9 @@ from .modulo import (ModuloModel, ModuloSchedule, critical_length, latest_starts
 from .solution import Placement, Schedule
 from .solvers import Backend, SolverTimeout, make_backend
 from .warp_bound import joint_bound
+from .warp_layout import WarpLayout, on_issuer, warp_layout  # noqa: F401 (WarpLayout: re-exported)
 
 QUERY_WORK = 1.0  # deterministic seconds per query of a less preferred warp organisation
-
-
-@dataclass
-class WarpLayout:
-    compute: int  # warps 0..compute-1 take fixed-latency ops
-    vl_warp: int | None  # W_vl: the warp that takes variable-latency ops
-
-    @property
-    def total(self) -> int:
-        return self.compute + (1 if self.vl_warp is not None else 0)
-
-
-def warp_layout(graph: Graph) -> WarpLayout:
-    compute = graph.warps.count if graph.warps else 1
-    has_vl = any(op.variable_latency for op in graph.ops)
-    return WarpLayout(compute, compute if has_vl else None)
 
 
 class JointModel(ModuloModel):
@@ -67,12 +51,9 @@ class JointModel(ModuloModel):
                 b.add([(1, self.rho[v][s % ii])], lo=1)
                 b.add([(1, self.k[v])], lo=s // ii, hi=s // ii)
 
-        # Warp uniqueness + variable latency (W_vl holds exactly the VL ops);
-        # compute warps are interchangeable, so the j-th fixed-latency op may
-        # only use warps 0..j.
-        # Symmetry breaking: compute warps are interchangeable, so number them in
-        # the order of first use: a fixed-latency op may take warp w > 0 only if an
-        # earlier fixed-latency op took warp w-1 (hence the j-th only warps 0..j).
+        # Warp uniqueness + variable latency (W_vl holds exactly the VL ops; W_st, if any,
+        # single-thread ops only). Compute warps are interchangeable: numbered in the order
+        # of first use (the j-th fixed-latency op only warps 0..j, w > 1 after w - 1).
         self.opw: dict[str, list] = {}
         j = 0
         earlier: list[list] = []
@@ -83,11 +64,15 @@ class JointModel(ModuloModel):
             for w in range(W):
                 if w == lay.vl_warp:
                     allowed = op.variable_latency
+                elif w == lay.issuer:
+                    allowed = op.single_thread and not op.variable_latency
+                elif lay.issuer is not None and on_issuer(g, op):
+                    allowed = False
                 else:
                     allowed = (not op.variable_latency) and w <= j
                 if not allowed:
                     b.add([(1, lits[w])], hi=0)
-                elif w > 0 and w != lay.vl_warp and 1 < w <= j:
+                elif 1 < w <= j and w < lay.compute:
                     b.clause([prev[w - 1] for prev in earlier], [lits[w]])
             if not op.variable_latency:
                 j += 1
@@ -184,8 +169,8 @@ class JointModel(ModuloModel):
         """Liveness over the steady state, register limit per warp, shared memory."""
         g, b, ii = self.graph, self.b, self.ii
         reg_limit = g.warps.reg_limit if g.warps else None
-        smem_cap = g.smem_capacity
-        if reg_limit is None and smem_cap is None:
+        smem_cap, tmem_cap = g.smem_capacity, g.tmem_capacity
+        if not g.memory_limited:
             return
         W = self.layout.total
         max_dist = max((e.distance for e in g.edges), default=0)
@@ -197,7 +182,8 @@ class JointModel(ModuloModel):
         counts: dict[str, list[list[tuple[int, object]]]] = {}
         for op in g.ops:
             v = op.name
-            needs = (reg_limit is not None and op.regs > 0) or (smem_cap is not None and op.smem > 0)
+            needs = ((reg_limit is not None and op.regs > 0) or (smem_cap is not None and op.smem > 0)
+                     or (tmem_cap is not None and op.tmem > 0))
             if not needs:
                 continue
             if g.is_streaming(v):
@@ -229,10 +215,11 @@ class JointModel(ModuloModel):
                         b.clause([extra[r]], [self.rho[v][r0], ge[dr]])
             counts[v] = [[(1, q), (1, extra[r])] for r in range(ii)]
 
-        if smem_cap is not None:
-            for r in range(ii):
-                terms = [(g.op(v).smem * c, x) for v, per in counts.items() if g.op(v).smem for c, x in per[r]]
-                b.add(terms, hi=smem_cap - static_smem)
+        for cap, size, static in ((smem_cap, "smem", static_smem), (tmem_cap, "tmem", 0)):
+            for r in range(ii if cap is not None else 0):
+                terms = [(getattr(g.op(v), size) * c, x) for v, per in counts.items() if getattr(g.op(v), size)
+                         for c, x in per[r]]
+                b.add(terms, hi=cap - static)
         if reg_limit is not None:
             # Per warp: a[v,w,r] = (v on w) and (the partial-turn bit of v's lifetime
             # covers r); qw[v,w] >= q_v when v is on w.  Both only need a lower bound.
@@ -275,7 +262,7 @@ class JointModel(ModuloModel):
 
     def _may_use(self, v: str, w: int) -> bool:
         op = self.graph.op(v)
-        return (w == self.layout.vl_warp) == op.variable_latency
+        return (w == self.layout.vl_warp) == op.variable_latency and (w != self.layout.issuer or op.single_thread)
 
     def warp_value(self, v: str) -> int:
         return next(w for w, lit in enumerate(self.opw[v]) if self.b.value(lit))
@@ -523,7 +510,7 @@ def twill(graph: Graph, solver: str = "cpsat", time_limit: float | Deadline = 12
     deadline = time_limit if isinstance(time_limit, Deadline) else Deadline(time_limit)
     g, rmii, cmii, top = _search_range(graph, deadline)
     lay = warp_layout(g)
-    limited = (g.warps is not None and g.warps.reg_limit is not None) or g.smem_capacity is not None
+    limited = g.memory_limited
     ii = max(rmii, cmii, min_ii or 0)
     cap = max_ii if max_ii is not None else top
     attempts = []
@@ -590,5 +577,5 @@ def twill(graph: Graph, solver: str = "cpsat", time_limit: float | Deadline = 12
             length=max(starts[op.name] + op.cycles for op in g.ops),
             ops={op.name: Placement(starts[op.name], starts[op.name] // ii, warps[op.name]) for op in g.ops},
             solve_seconds=time.perf_counter() - t0, solver=solver, res_mii=rmii, rec_mii=cmii,
-            warp_count=lay.compute, vl_warp=lay.vl_warp, attempts=attempts)
+            warp_count=lay.compute, vl_warp=lay.vl_warp, issuer_warp=lay.issuer, attempts=attempts)
     raise GraphError(f"no schedule satisfies the joint constraints for II up to {cap}")

@@ -15,6 +15,16 @@ for a member of a ping-pong team, whose partner runs the same elementwise work o
 SM sub-partitions (sharing their issue slots and pipelines in a way the units' occupancies
 do not show), ``alone`` otherwise.  ``tools/calibrate.py`` fits both from the softmax step
 it measures on the GPU, one warp group per SM and two.
+
+Blackwell (``b200.json``) adds three things Hopper's model has no use for:
+``tensor_memory`` (the costs of ``tcgen05.ld`` / ``tcgen05.st``, bytes per cycle on their
+own unit: a dot's result lives in tensor memory, ``result_memory`` ``tmem``, and a register
+op reads it through a load that blocks on the MMA; see ``tensor_memory.py``),
+``single_thread_issue`` (ops one thread issues, ``tcgen05.mma``: they may sit on a warp of
+their own) and ``tmem_capacity`` (bytes of tensor memory per SM, enforced like shared memory).
+``description`` gives the public source of every figure; ``search`` the defaults of
+``ws-schedule`` on the machine (``normalize``, the §5.2 bound U, default 300, the paper's;
+``time_limit`` in seconds, default 10).
 """
 
 from __future__ import annotations
@@ -65,6 +75,18 @@ class Machine:
         self.spill_bytes_per_cycle: int = data["spill_bytes_per_cycle"]
         self.registers: dict[str, int] = data["registers"]
         self.chain_latency: dict = data.get("chain_latency", {})
+        self.tensor_memory: dict[str, dict] = data.get("tensor_memory", {})
+        self.single_thread_issue: set[str] = set(data.get("single_thread_issue", ()))
+        self.tmem_capacity: int | None = data.get("tmem_capacity") if self.tensor_memory else None
+        search = data.get("search", {})
+        # ws-schedule's defaults on this machine: the §5.2 bound U and the time limit (seconds)
+        self.normalize: int = int(search.get("normalize", 300))
+        self.time_limit: float = float(search.get("time_limit", 10))
+
+    def tmem_access(self, direction: str, tile: TileInfo) -> OpCost:
+        """A ``tcgen05.ld`` (``load``) or ``tcgen05.st`` (``store``) of ``tile``: its unit and cycles."""
+        rule = self.tensor_memory[direction]
+        return OpCost(rule["unit"], max(1, math.ceil(tile.bytes / rule["per_cycle"])), False)
 
     def chain_factor(self, unit: str | None, partner: bool) -> float:
         """How many times its unit occupancy an op on ``unit`` takes until its result can

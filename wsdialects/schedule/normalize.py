@@ -124,7 +124,9 @@ def _rescaled(graph: Graph, mapping: dict[int, int]) -> Graph:
         ops.append(Op(name=op.name, uses={u: r for u, r in uses.items() if r},
                       latency=None if op.latency is None else mapping[op.latency],
                       regs=op.regs, smem=op.smem, variable_latency=op.variable_latency,
-                      spill_cost=mapping[op.spill_cost], kind=op.kind))
+                      spill_cost=mapping[op.spill_cost], kind=op.kind, tmem=op.tmem,
+                      single_thread=op.single_thread))
     edges = [Edge(e.src, e.dst, mapping[e.delay], e.distance, e.blocking) for e in graph.edges]
     return Graph(units=dict(graph.units), ops=ops, edges=edges, warps=graph.warps,
-                 smem_capacity=graph.smem_capacity, streaming_depth=graph.streaming_depth, name=graph.name)
+                 smem_capacity=graph.smem_capacity, streaming_depth=graph.streaming_depth, name=graph.name,
+                 tmem_capacity=graph.tmem_capacity)

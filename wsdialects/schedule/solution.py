@@ -29,6 +29,7 @@ class Schedule:
     rec_mii: int = 0
     warp_count: int = 1  # warps available to fixed-latency ops
     vl_warp: int | None = None  # the warp dedicated to variable-latency ops, if any
+    issuer_warp: int | None = None  # the warp that may take single-thread ops (tcgen05.mma), if any
     attempts: list[dict[str, Any]] = field(default_factory=list)  # Algorithm 1's trail
 
     @property

@@ -118,6 +118,8 @@ def joint_bound(graph: Graph, ii: int, length: int) -> str | None:
     head, tail = paths
     if max(head[op.name] + tail[op.name] for op in graph.ops) > length:
         return f"the critical path does not fit in L = {length}"
+    if graph.warps is not None and graph.warps.issuer and any(op.single_thread for op in graph.ops):
+        return None  # the warp counting below knows no issuer warp (W_st): no proof
     groups = _groups(graph, ii, length, head, tail)
     if isinstance(groups, str):
         return groups

@@ -53,9 +53,11 @@ def _load(path: str, name: str, arch: str, normalize: int | None, time_limit: fl
     is_mlir = path.endswith(".mlir") or (path == "-" and not strip_line_comments(text).lstrip().startswith("{"))
     if is_mlir:
         from wsdialects.schedule.from_ir import graph_from_module
+        from wsdialects.schedule.machine import load_machine
 
         graph = graph_from_module(wsdialects.parse(text, name), arch)
-        return normalize_graph(graph, 300 if normalize is None else normalize, time_limit=time_limit / 4), None
+        bound = load_machine(arch).normalize if normalize is None else normalize  # h100: 300, the paper's
+        return normalize_graph(graph, bound, time_limit=time_limit / 4), None
     graph = graph_from_json(text)
     if normalize is not None:  # keeps the order of ops and edges: paths still locate
         graph = normalize_graph(graph, normalize, time_limit=time_limit / 4)

@@ -1,4 +1,4 @@
-"""`ws-schedule{arch=h100 solver=cpsat time-limit=S normalize=U pingpong=true partner-latency=auto}`:
+"""`ws-schedule{arch=h100 solver=cpsat time-limit=S normalize=U pingpong=true partner-latency=auto reg-limit=R}`:
 Twill's optimal schedule written on the IR (stage 8; it runs before ws-partition).
 
 For every tile kernel whose main loop (the top-level `scf.for` holding a TMA load) is
@@ -37,6 +37,15 @@ registers fit a member's budget (its setmaxnreg less the scalars ws-register-bud
 pipelined schedule already keeps its own next MMA in flight beside the chain, and priced with
 the partner it would carry more registers than a member has. `ws.schedule` says
 `partner_latency = true` when the partner's prices made it.
+
+`arch=b200` schedules for the Blackwell model (on paper: nothing lowers it): dot results live
+in tensor memory, read and written through tcgen05.ld / tcgen05.st nodes that block on the MMA,
+and the MMAs go on an issuer warp of their own; `ws.schedule` then names it (`issuer_warp`),
+and the Hopper passes refuse such a schedule with a located error. On the bundled FA4-style
+kernel it finds FA4's warp roles (docs/blackwell-schedules.md). `time-limit` and `normalize`
+default to the machine model's (`search` in its JSON: 10 s and U = 300 on h100, 60 s and
+U = 12 on b200); `reg-limit` replaces the machine's registers per thread of a compute warp group
+(a reduced budget, as Twill §6.3.2 tries; 24-255).
 
 `time-limit` (seconds) bounds the whole search: building the graph, normalizing it and every
 solve, each of which gets the time that is left as the solver's own limit; the model at each
@@ -156,8 +165,9 @@ class SchedulePass(ModulePass):
     name = "ws-schedule"
     arch: str = "h100"
     solver: str = "cpsat"
-    time_limit: int | float = 10
-    normalize: int = 300
+    time_limit: int | float | None = None  # None: the machine's (10 s on h100, 60 s on b200)
+    normalize: int | None = None  # None: the machine's (300 on h100, the paper's U; 12 on b200)
+    reg_limit: int | None = None  # registers per thread of a compute warp group; None: the machine's share
     pingpong: bool = True
     partner_latency: bool | str = "auto"
 
@@ -172,13 +182,16 @@ class SchedulePass(ModulePass):
             raise WsError(f"ws-schedule: unknown solver '{self.solver}' (choose from {', '.join(SOLVERS)})",
                           "ws-opt")
         require_solver(self.solver, "ws-opt")  # z3 is an extra: name it before any work
-        if not 0 < self.time_limit <= 86400:
+        if self.time_limit is not None and not 0 < self.time_limit <= 86400:
             raise WsError(f"ws-schedule: time-limit must be a number of seconds from 0 to 86400, "
                           f"got {self.time_limit}", "ws-opt")
+        if self.reg_limit is not None and not 24 <= self.reg_limit <= 255:
+            raise WsError(f"ws-schedule: reg-limit must be from 24 to 255 registers per thread, got {self.reg_limit}",
+                          "ws-opt")
         if self.partner_latency not in (True, False, "auto"):
             raise WsError(f"ws-schedule: partner-latency must be true, false or auto, got '{self.partner_latency}'",
                           "ws-opt")
-        if not 1 <= self.normalize <= MAX_NORMALIZE_BOUND:
+        if self.normalize is not None and not 1 <= self.normalize <= MAX_NORMALIZE_BOUND:
             raise WsError(f"ws-schedule: normalize must be from 1 to {MAX_NORMALIZE_BOUND}, got {self.normalize}",
                           "ws-opt")
         for kernel in kernels(op):
@@ -191,11 +204,19 @@ class SchedulePass(ModulePass):
             try:
                 self.schedule(kernel, loop)
             except SolverTimeout:
-                remark(loop, f"ws-schedule: @{name}: no schedule within the time limit of {self.time_limit:g} s; "
+                remark(loop, f"ws-schedule: @{name}: no schedule within the time limit of {self.limits()[0]:g} s; "
                              f"falling back to the heuristic pipeline (raise time-limit to search longer)")
             except GraphError as exc:  # at the op it is about, if any
                 remark(getattr(exc, "op", None) or loop, f"ws-schedule: @{name} not scheduled: {exc.message}; "
                                                          f"falling back to the heuristic pipeline")
+
+    def limits(self) -> tuple[float, int]:
+        """The time limit and the §5.2 bound U: as given, else the machine model's defaults."""
+        from wsdialects.schedule.machine import load_machine
+
+        machine = load_machine(self.arch)
+        return (machine.time_limit if self.time_limit is None else self.time_limit,
+                machine.normalize if self.normalize is None else self.normalize)
 
     def schedule(self, kernel, loop) -> None:
         """Solve the joint problem for `loop` and write the schedule on it."""
@@ -205,7 +226,7 @@ class SchedulePass(ModulePass):
     def choose(self, kernel, loop):
         """The warp organisation the joint problem picks for `loop`: (its loop graph, the
         normalized graph that was solved, the schedule). `tools/schedule_gantt.py` draws it."""
-        deadline = time.monotonic() + self.time_limit
+        deadline = time.monotonic() + self.limits()[0]
         first = self._solve(kernel, loop, self.partner_latency is True, deadline)
         lg, graph, sched = first
         if self.partner_latency != "auto" or not lg.pingpong or _pipelined(graph, sched):
@@ -230,9 +251,10 @@ class SchedulePass(ModulePass):
         # The warp organisations the joint problem chooses among: the compute
         # groups as independent warps (or lockstep cooperative teams, when a tile
         # needs them), and as ping-pong teams; one cost map, so IIs compare.
-        organisations = [graph_of_loop(kernel, loop, self.arch)]
+        organisations = [graph_of_loop(kernel, loop, self.arch, reg_limit=self.reg_limit)]
         if self.pingpong:
-            pingpong = graph_of_loop(kernel, loop, self.arch, pingpong=True, partner_latency=partner_latency)
+            pingpong = graph_of_loop(kernel, loop, self.arch, pingpong=True, partner_latency=partner_latency,
+                                     reg_limit=self.reg_limit)
             # On a tie the organisation listed first wins. The ping-pong team goes
             # first when its members have work of their own besides their MMAs (the
             # softmax) for the partner's MMAs to overlap; a loop of MMAs alone has
@@ -242,10 +264,11 @@ class SchedulePass(ModulePass):
         loop_graphs = [lg for lg in organisations if lg is not None]
         # §5.2's program gets at most a quarter of the time (it falls back to
         # proportional scaling when out of time); the search gets the rest.
-        graphs = normalize_graphs([lg.graph for lg in loop_graphs], self.normalize, time_limit=left / 4)
+        limit, bound = self.limits()
+        graphs = normalize_graphs([lg.graph for lg in loop_graphs], bound, time_limit=left / 4)
         left = deadline - time.monotonic()
         # The least II wins; on a tie, the organisation listed first.
-        chosen, sched = solve_cached(graphs, self.solver, max(left, 0.01), key_limit=float(self.time_limit))
+        chosen, sched = solve_cached(graphs, self.solver, max(left, 0.01), key_limit=float(limit))
         return loop_graphs[chosen], graphs[chosen], sched
 
     def _write(self, loop, lg, sched) -> None:
@@ -270,4 +293,6 @@ class SchedulePass(ModulePass):
             info["partner_latency"] = BoolAttr(True, i1)
         if sched.vl_warp is not None:
             info["vl_warp"] = IntegerAttr(sched.vl_warp, i32)
+        if sched.issuer_warp is not None:  # Blackwell: the warp issuing tcgen05.mma
+            info["issuer_warp"] = IntegerAttr(sched.issuer_warp, i32)
         loop.attributes[SCHEDULE_ATTR] = DictionaryAttr(info)

@@ -34,7 +34,7 @@ from wsdialects.attributes import CHECKS
 from wsdialects.diagnostics import error_at
 
 STAGE, ORDER, WARP, SCHEDULE, PEELED = "ws.stage", "ws.order", "ws.warp", "ws.schedule", "ws.peeled"
-_INT_FIELDS = ("II", "L", "warps", "vl_warp", "cooperative")
+_INT_FIELDS = ("II", "L", "warps", "vl_warp", "cooperative", "issuer_warp")
 
 
 def _where(op: Operation) -> str:
@@ -71,6 +71,10 @@ def _check_schedule_attr(loop: Operation) -> dict[str, int]:
     if info is None:
         return {}
     out = {k: v.value.data for k, v in info.data.items() if k in _INT_FIELDS}
+    if "issuer_warp" in out:  # ws-schedule{arch=b200}: MMAs on a single-thread issuer warp
+        raise error_at(loop, f"schedule: ws.schedule has an issuer warp ({out['issuer_warp']}: tcgen05.mma issued "
+                             f"by one thread, accumulators in tensor memory), a Blackwell schedule; the Hopper "
+                             f"passes cannot build it (schedule with arch=h100, or drop ws.schedule)")
     if "vl_warp" in out and "warps" in out and not 0 <= out["vl_warp"] <= out["warps"]:
         raise error_at(loop, f"schedule: ws.schedule's vl_warp {out['vl_warp']} is not one of the warp groups "
                              f"0..{out['warps']}")
