@@ -6,6 +6,7 @@
     k[grid](a, b, c, M, N, K, N)    # torch CUDA tensors and Python numbers
     o, lse = attention_forward(q, k, v, causal=True)                    # attention training
     dq, dk, dv = attention_backward(q, k, v, o, lse, do, causal=True)   # (runtime/attention_bwd.py)
+    c = grouped_gemm(a, b, offs)        # MoE: a [sum M_g, K], b [G, N, K] (runtime/grouped.py)
 
 Argument conventions (docs/writing-a-kernel.md): a `!tile.desc<tensor<BxCxT>>` takes a 2-D tensor
 (a TMA descriptor with that box is built from it, swizzled as the kernel's shared
@@ -22,9 +23,10 @@ imports this module.
 from __future__ import annotations
 
 from wsdialects.runtime.attention_bwd import attention, attention_backward, attention_forward
+from wsdialects.runtime.grouped import grouped_gemm
 from wsdialects.runtime.compiler import Compiled, compile_module, source_text  # noqa: F401 (source_text: re-exported)
 
-__all__ = ["Compiled", "attention", "attention_backward", "attention_forward", "autotune", "compile"]
+__all__ = ["Compiled", "attention", "attention_backward", "attention_forward", "autotune", "compile", "grouped_gemm"]
 
 
 def _is_triton(obj) -> bool:

@@ -1,0 +1,176 @@
+"""The grouped GEMM kernels (wsdialects/runtime/grouped_gemm_kernels.py, bundled in
+examples/kernels) interpreted against a float64 numpy reference of torch._grouped_mm's product:
+ragged groups (empty, smaller than a tile, cutting tiles), fewer and more programs than tiles,
+f16 and bf16; C poisoned with NaN (an element of a group not written fails; rows of no group,
+and rows past M where the offsets run past it, must stay NaN). As written at small blocks, after
+ws-specialize (partitions interleaved by seeds) and after ws-hopper's variants at the bundled
+blocks; ptxas on the lowered kernels; the runtime's launch plan run in the interpreter."""
+
+from pathlib import Path
+import shutil
+
+import ml_dtypes
+import numpy as np
+import pytest
+
+import wsdialects
+from kernel_cache import compile_kernel, compile_ptx, parse_kernel, run_ptxas
+from wsdialects.runtime import grouped as runtime
+from wsdialects.runtime import grouped_gemm_kernels as gen
+
+ROOT = Path(__file__).resolve().parents[2]
+KERNELS = ROOT / "examples" / "kernels"
+DTYPES = {"f16": np.float16, "bf16": ml_dtypes.bfloat16}
+
+
+def problem(sizes, N, K, dtype, rng, extra_rows=0):
+    """a [sum M_g + extra_rows, K], b [G, N, K], offs (int32 cumulative ends), c poisoned."""
+    dt = DTYPES[dtype]
+    offs = np.cumsum(sizes).astype(np.int32)
+    S = int(offs[-1]) + extra_rows
+    a = rng.standard_normal((S, K)).astype(dt)
+    b = (rng.standard_normal((len(sizes), N, K)) / np.sqrt(K)).astype(dt)
+    c = np.full((S, N), np.nan, dt)
+    return a, b, offs, c
+
+
+def check(a, b, offs, c, M=None):
+    """Every group's rows of c are A_g B_g^T (float64 reference), every other row is untouched."""
+    M = a.shape[0] if M is None else M
+    got = c.astype(np.float64)
+    start = 0
+    for g, end in enumerate(offs):
+        end = min(int(end), M)
+        if end > start:
+            want = a[start:end].astype(np.float64) @ b[g].astype(np.float64).T
+            rows = got[start:end]
+            assert not np.isnan(rows).any(), f"group {g}: rows {start}..{end} not all written"
+            err = np.abs(rows - want).max()
+            assert err <= 2e-2 * max(np.abs(want).max(), 1.0), f"group {g}: max error {err:.3g}"
+        start = max(start, end)
+    assert np.isnan(got[start:]).all(), f"rows past the last group ({start}..) were written"
+
+
+def run(module, name, a, b, offs, c, grid, M=None, seed=None):
+    G, N, K = b.shape
+    wsdialects.interpret(module, name, grid, [a, b, c, offs, G, a.shape[0] if M is None else M, N, K], seed=seed)
+
+
+def _file(tmp: Path, text: str, tag: str) -> Path:
+    path = tmp / f"grouped_{tag}.mlir"
+    path.write_text(text)
+    return path
+
+
+@pytest.fixture(scope="module")
+def tmp(tmp_path_factory):
+    return tmp_path_factory.mktemp("grouped_gemm")
+
+
+def test_bundled_kernels_are_the_generator_output():
+    for name, text in gen.bundled().items():
+        assert (KERNELS / name).read_text() == text, f"examples/kernels/{name} differs from the generator's"
+
+
+# group sizes: empty groups first, last and between; groups smaller than a tile; tiles cut
+SIZES = [[0, 100, 37, 0, 64, 5, 0], [1], [130, 0, 0, 3], [0, 0, 70]]
+
+
+@pytest.mark.parametrize("dtype", sorted(DTYPES))
+@pytest.mark.parametrize("sizes", SIZES, ids=lambda s: "-".join(map(str, s)))
+@pytest.mark.parametrize("grid", [3, 40])
+def test_as_written(tmp, dtype, sizes, grid):
+    """64x64x32 tiles, N and K cut by the tile; 3 programs (fewer than the tiles) or 40."""
+    path = _file(tmp, gen.grouped_mm(dtype, 64, 64, 32, 4), f"{dtype}_64x64x32")
+    m = parse_kernel(path, shared=True)
+    rng = np.random.default_rng(len(sizes) + grid)
+    a, b, offs, c = problem(sizes, 72, 40, dtype, rng, extra_rows=9)
+    run(m, gen.kernel_name(dtype), a, b, offs, c, grid)
+    check(a, b, offs, c)
+
+
+def test_offsets_past_the_rows_write_nothing(tmp):
+    """Offsets that run past M (the rows of A and C) clip the store at M: C's rows past M (here a
+    bigger buffer) stay as they were."""
+    path = _file(tmp, gen.grouped_mm("bf16", 64, 64, 32, 4), "bf16_64x64x32")
+    m = parse_kernel(path, shared=True)
+    rng = np.random.default_rng(5)
+    a, b, offs, c = problem([50, 90], 64, 32, "bf16", rng)
+    M = 100  # the second group's rows 100..140 are past M
+    run(m, gen.kernel_name("bf16"), a[:M].copy(), b, offs, c, 4, M=M)
+    check(a[:M], b, offs, c, M=M)
+    assert np.isnan(c[M:].astype(np.float32)).all()
+
+
+def test_wrong_without_the_clip(tmp):
+    """The check can fail: a kernel storing whole tiles (no row mask) writes into the next group's rows."""
+    text = gen.grouped_mm("bf16", 64, 64, 32, 4).replace("%mask = arith.andi %mmb, %mnb", "%mask = arith.andi %mnb, %mnb")
+    m = parse_kernel(_file(tmp, text, "bf16_nomask"), shared=True)
+    rng = np.random.default_rng(6)
+    a, b, offs, c = problem([30, 40], 64, 32, "bf16", rng, extra_rows=40)
+    run(m, gen.kernel_name("bf16"), a, b, offs, c, 2)
+    with pytest.raises(AssertionError):
+        check(a, b, offs, c)
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_after_ws_specialize(tmp, seed):
+    path = _file(tmp, gen.grouped_mm("f16", 64, 64, 32, 4), "f16_64x64x32")
+    m = compile_kernel(path, "ws-specialize{depth=2 mma-depth=1}", shared=True)
+    rng = np.random.default_rng(10 + seed)
+    a, b, offs, c = problem([0, 100, 37, 0, 5], 72, 40, "f16", rng)
+    run(m, gen.kernel_name("f16"), a, b, offs, c, 3, seed=seed)
+    check(a, b, offs, c)
+
+
+PIPELINES = ["ws-hopper", runtime.PIPELINE, "ws-hopper{cooperative=2}", "ws-hopper{depth=2 mma-depth=1}"]
+
+
+@pytest.mark.parametrize("pipeline", PIPELINES)
+@pytest.mark.parametrize("dtype", sorted(DTYPES))
+def test_bundled_after_ws_hopper(dtype, pipeline):
+    """The bundled 128x256x64 kernels after ws-hopper's variants, at small ragged shapes."""
+    name = gen.kernel_name(dtype)
+    m = compile_kernel(KERNELS / f"{name}.mlir", pipeline, shared=True)
+    rng = np.random.default_rng(20)
+    a, b, offs, c = problem([0, 130, 5, 0, 256], 264, 136, dtype, rng, extra_rows=3)
+    run(m, name, a, b, offs, c, 3, seed=1)
+    check(a, b, offs, c)
+
+
+@pytest.mark.parametrize("pipeline", PIPELINES[:2])
+@pytest.mark.parametrize("dtype", sorted(DTYPES))
+def test_ptxas(dtype, pipeline):
+    ptxas = shutil.which("ptxas")
+    if ptxas is None:
+        pytest.skip("ptxas not installed")
+    ptx = compile_ptx(str(KERNELS / f"{gen.kernel_name(dtype)}.mlir"), pipeline)
+    assert "wgmma.mma_async" in ptx and "setmaxnreg" in ptx
+    assert "ld.global.b32" in ptx  # the offsets, read on the device
+    rc, report = run_ptxas(ptx, ptxas)
+    assert rc == 0, report
+    assert "0 bytes spill stores" in report, report
+
+
+def test_launch_plan_interpreted(tmp):
+    """runtime.launches' grid and argument order, run in the interpreter on numpy arrays."""
+    path = _file(tmp, gen.grouped_mm("bf16", 64, 64, 32, 4), "bf16_64x64x32")
+    m = parse_kernel(path, shared=True)
+    rng = np.random.default_rng(30)
+    a, b, offs, c = problem([17, 0, 80], 64, 32, "bf16", rng)
+    plan = runtime.launches(a, b, offs, c, 5)
+    assert [grid for grid, _ in plan] == [5]
+    for grid, args in plan:
+        wsdialects.interpret(m, gen.kernel_name("bf16"), grid, args)
+    check(a, b, offs, c)
+    assert runtime.launches(a[:0], b, offs, c[:0], 5) == []
+
+
+@pytest.mark.parametrize("kwargs,msg", [
+    (dict(dtype="f32"), "f16 or bf16"),
+    (dict(block_m=96), "powers of two"),
+    (dict(block_m=64, num_warps=8), "multiple of 16 \\* num_warps"),
+])
+def test_generator_rejects(kwargs, msg):
+    with pytest.raises(ValueError, match=msg):
+        gen.grouped_mm(**kwargs)

@@ -1,0 +1,130 @@
+"""Grouped GEMM (Mixture-of-Experts layers) on torch tensors, one persistent launch for all
+groups (the kernel: wsdialects/runtime/grouped_gemm_kernels.py):
+
+    from wsdialects.runtime import grouped_gemm
+    c = grouped_gemm(a, b, offs)          # a [sum M_g, K], b [G, N, K], offs int32 [G] -> c [sum M_g, N]
+    cs = grouped_gemm([a0, a1, a2], b)    # a_g [M_g, K], b [G, N, K] or [b0, b1, b2] -> [c0, c1, c2]
+
+The first form is `torch._grouped_mm(a, b.transpose(-2, -1), offs)`: the tokens of all experts
+in one tensor, `offs[g]` the cumulative end row of group g (non-decreasing, at most a.shape[0];
+empty groups allowed), kept on the device: nothing waits for the host. C[rows of g] = A[rows of
+g] @ B[g]^T, fp32 accumulation, a's dtype out (float16 or bfloat16). The list form copies the
+a_g into one tensor (and a list of b_g into one [G, N, K]) and gives back views of one output;
+every group has the same N and K.
+
+The kernel is compiled once per (dtype, pipeline) and launched on the current stream with one
+program per SM. Compiling needs no GPU; launching needs torch and cuda-python (runtime/launch.py).
+"""
+
+from __future__ import annotations
+
+import threading
+
+PIPELINE = "ws-hopper{cooperative=2 pingpong=true}"  # the GEMM's ping-pong team (bench/grouped_gemm.py)
+_compiled: dict = {}
+_lock = threading.Lock()
+
+
+def compiled_kernel(dtype: str, pipeline: str = PIPELINE):
+    """The Compiled grouped GEMM kernel for dtype 'f16' or 'bf16', made once and kept."""
+    from wsdialects.runtime import grouped_gemm_kernels as kernels
+
+    key = (dtype, pipeline)
+    with _lock:
+        hit = _compiled.get(key)
+    if hit is None:
+        from wsdialects.runtime.compiler import compile_module
+
+        hit = compile_module(kernels.grouped_mm(dtype), pipeline)
+        with _lock:
+            hit = _compiled.setdefault(key, hit)
+    return hit
+
+
+def launches(a, b, offs, c, num_programs: int) -> list:
+    """[(grid, arguments)] of the grouped GEMM on a [S, K], b [G, N, K], offs [G], c [S, N]
+    (torch tensors, or numpy arrays for the interpreter); c is written (rows of no group are not)."""
+    S, K = a.shape
+    G, N, _ = b.shape
+    if not (S and G and N):
+        return []
+    return [(max(1, num_programs), [a, b, c, offs, G, S, N, K])]
+
+
+def _dtype_name(torch, t) -> str:
+    names = {torch.float16: "f16", torch.bfloat16: "bf16"}
+    if t.dtype not in names:
+        raise TypeError(f"grouped_gemm takes float16 or bfloat16 tensors, got {t.dtype}")
+    return names[t.dtype]
+
+
+def _check(torch, a, b, offs) -> None:
+    if a.dim() != 2:
+        raise ValueError(f"a must be [sum M_g, K], got shape {tuple(a.shape)}")
+    if b.dim() != 3:
+        raise ValueError(f"b must be [G, N, K], got shape {tuple(b.shape)}")
+    if b.dtype != a.dtype or b.device != a.device:
+        raise ValueError(f"b must have a's dtype and device ({a.dtype}, {a.device}), got ({b.dtype}, {b.device})")
+    if b.shape[2] != a.shape[1]:
+        raise ValueError(f"a is [{a.shape[0]}, {a.shape[1]}] but b is {list(b.shape)}: K differs")
+    if offs.dtype != torch.int32 or offs.dim() != 1 or offs.shape[0] != b.shape[0] or offs.device != a.device:
+        raise ValueError(f"offs must be int32 [G] = [{b.shape[0]}] on {a.device}, got {offs.dtype} "
+                         f"{list(offs.shape)} on {offs.device}")
+    if (a.shape[1] * a.element_size()) % 16:
+        raise ValueError(f"K = {a.shape[1]}: rows of a and b must be a multiple of 16 bytes (TMA); "
+                         f"pad K to a multiple of {16 // a.element_size()}")
+    if a.shape[0] * b.shape[1] >= 2**31 or b.numel() >= 2**31 or a.numel() >= 2**31:
+        raise ValueError("grouped_gemm takes tensors of fewer than 2^31 elements (32-bit offsets in the kernel), "
+                         f"got a {list(a.shape)}, b {list(b.shape)}")
+
+
+def grouped_gemm(a, b, offs=None, *, out=None, pipeline: str = PIPELINE, num_programs: int | None = None):
+    """C = the grouped product (module docstring): `grouped_gemm(a, b, offs)` with a [sum M_g, K],
+    b [G, N, K], offs int32 [G] gives c [sum M_g, N] (`out=`: a contiguous tensor to write it into;
+    rows past offs[-1] are left as they are); `grouped_gemm([a_g], b)` gives [c_g].
+    `num_programs` defaults to the number of SMs."""
+    from wsdialects.runtime.launch import _torch
+
+    torch = _torch()
+    if isinstance(a, (list, tuple)):
+        return _grouped_list(torch, list(a), b, out, pipeline, num_programs)
+    if offs is None:
+        raise TypeError("grouped_gemm(a, b, offs): a [sum M_g, K] needs the int32 offsets of the groups")
+    if isinstance(b, (list, tuple)):
+        b = torch.stack(list(b))
+    _check(torch, a, b, offs)
+    dt = _dtype_name(torch, a)
+    a, b = a.contiguous(), b.contiguous()
+    if out is None:
+        out = torch.empty((a.shape[0], b.shape[1]), dtype=a.dtype, device=a.device)
+    elif tuple(out.shape) != (a.shape[0], b.shape[1]) or out.dtype != a.dtype or not out.is_contiguous():
+        raise ValueError(f"out must be a contiguous {a.dtype} [{a.shape[0]}, {b.shape[1]}], got {out.dtype} "
+                         f"{list(out.shape)}")
+    if num_programs is None:
+        num_programs = torch.cuda.get_device_properties(a.device).multi_processor_count
+    kernel = compiled_kernel(dt, pipeline)
+    for grid, args in launches(a, b, offs, out, num_programs):
+        kernel[grid](*args)
+    return out
+
+
+def _grouped_list(torch, a_list, b, out, pipeline, num_programs):
+    if not a_list:
+        raise ValueError("grouped_gemm: the list of a's is empty")
+    if isinstance(b, (list, tuple)):
+        if len(b) != len(a_list):
+            raise ValueError(f"grouped_gemm: {len(a_list)} a's but {len(b)} b's")
+        shapes = {tuple(x.shape) for x in b}
+        if len(shapes) != 1:
+            raise ValueError(f"grouped_gemm: every b_g must have one shape [N, K] (one launch), got {sorted(shapes)}")
+        b = torch.stack(list(b))
+    if b.dim() != 3 or b.shape[0] != len(a_list):
+        raise ValueError(f"grouped_gemm: b must be [G, N, K] with G = {len(a_list)}, got {list(b.shape)}")
+    for g, x in enumerate(a_list):
+        if x.dim() != 2 or x.shape[1] != b.shape[2]:
+            raise ValueError(f"grouped_gemm: a[{g}] must be [M_{g}, K] with K = {b.shape[2]}, got {list(x.shape)}")
+    sizes = [x.shape[0] for x in a_list]
+    a = torch.cat(a_list) if len(a_list) > 1 else a_list[0]
+    offs = torch.tensor(sizes, dtype=torch.int64).cumsum(0).to(device=a.device, dtype=torch.int32)
+    c = grouped_gemm(a, b, offs, out=out, pipeline=pipeline, num_programs=num_programs)
+    return list(torch.split(c, sizes))
