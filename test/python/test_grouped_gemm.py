@@ -174,3 +174,21 @@ def test_launch_plan_interpreted(tmp):
 def test_generator_rejects(kwargs, msg):
     with pytest.raises(ValueError, match=msg):
         gen.grouped_mm(**kwargs)
+
+
+def test_bench_dry_run(tmp_path, capsys):
+    """bench/grouped_gemm.py --dry-run imports, compiles our kernel per pipeline (no GPU), draws
+    the group sizes the issue asks for and writes its table."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("grouped_gemm_bench", ROOT / "bench" / "grouped_gemm.py")
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    for G in (4, 32):
+        sizes = bench.group_sizes(G, 0)
+        assert len(sizes) == G and all(m % 512 == 0 and 512 <= m <= 4096 for m in sizes)
+        assert sizes == bench.group_sizes(G, 0)
+    assert bench.main(["--dry-run", "--groups", "4", "--out", str(tmp_path), "--date", "D"]) == 0
+    out = capsys.readouterr().out
+    assert "would time G=4" in out and "n/a" not in out
+    assert "| 4 | 512 x [" in (tmp_path / "D-grouped-gemm-dry-run.md").read_text()

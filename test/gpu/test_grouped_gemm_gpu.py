@@ -1,0 +1,103 @@
+"""GPU correctness of the grouped GEMM (wsdialects/runtime/grouped.py, torch._grouped_mm's form:
+a [sum M_g, K], b [G, N, K], int32 cumulative offsets on the device) against torch: each group's
+rows within 1e-2 relative error of float32 matmuls (and of torch._grouped_mm where this torch has
+it), f16 and bf16, the default ping-pong pipeline and plain ws-hopper; ragged groups (empty ones,
+groups smaller than a tile, tiles cut by a group's end and by N); the output poisoned with NaN,
+its rows past the last group checked untouched; the list form; bad inputs refused before a
+launch. Skips without torch or a Hopper GPU."""
+
+from __future__ import annotations
+
+import pytest
+
+from hopper_env import rel_err, torch_on_hopper
+
+torch = torch_on_hopper()
+
+from wsdialects.runtime import grouped_gemm  # noqa: E402
+from wsdialects.runtime.grouped import PIPELINE  # noqa: E402
+
+DTYPES = {"f16": torch.float16, "bf16": torch.bfloat16}
+# (group sizes, N, K): empty groups first, last and between; groups smaller than a tile (128 rows);
+# groups cutting tiles; N not a multiple of 256; K not a multiple of 64; many groups
+SHAPES = [([0, 1, 127, 0, 129, 300], 512, 256), ([5], 200, 136), ([0, 0, 64], 256, 64),
+          ([512, 0, 1024, 17, 333], 1024, 1024), ([97] * 32, 384, 512), ([0, 4096, 2048, 0], 4096, 4096)]
+
+
+def problem(sizes, N, K, dtype, extra_rows=5):
+    S = sum(sizes)
+    a = torch.randn(S, K, device="cuda", dtype=dtype)
+    b = (torch.randn(len(sizes), N, K, device="cuda") * K ** -0.5).to(dtype)
+    offs = torch.tensor(sizes, device="cuda").cumsum(0).to(torch.int32)
+    out = torch.full((S + extra_rows, N), float("nan"), device="cuda", dtype=dtype)
+    return a, b, offs, out
+
+
+def reference(a, b, sizes):
+    outs, start = [], 0
+    for g, m in enumerate(sizes):
+        outs.append(a[start:start + m].float() @ b[g].float().T)
+        start += m
+    return torch.cat(outs)
+
+
+@pytest.mark.parametrize("pipeline", [PIPELINE, "ws-hopper"])
+@pytest.mark.parametrize("dtype", sorted(DTYPES))
+@pytest.mark.parametrize("shape", SHAPES, ids=lambda s: f"G{len(s[0])}_N{s[1]}_K{s[2]}")
+def test_grouped_mm_form(shape, dtype, pipeline):
+    sizes, N, K = shape
+    a, b, offs, out = problem(sizes, N, K, DTYPES[dtype])
+    S = sum(sizes)
+    c = grouped_gemm(a, b, offs, out=out[:S], pipeline=pipeline)
+    torch.cuda.synchronize()
+    assert c.data_ptr() == out.data_ptr()
+    if S:
+        assert rel_err(c, reference(a, b, sizes)) < 1e-2
+    assert torch.isnan(out[S:]).all(), "rows past the last group were written"
+
+
+def test_against_torch_grouped_mm():
+    if not hasattr(torch, "_grouped_mm"):
+        pytest.skip("this torch has no _grouped_mm")
+    sizes, N, K = [0, 128, 77, 640, 0, 256], 1024, 512
+    a, b, offs, _ = problem(sizes, N, K, torch.bfloat16)
+    want = torch._grouped_mm(a, b.transpose(-2, -1), offs)
+    got = grouped_gemm(a, b, offs)
+    torch.cuda.synchronize()
+    assert rel_err(got, want) < 1e-2
+
+
+def test_offsets_past_the_rows_write_nothing():
+    """offs[-1] > a.shape[0]: the kernel clips the store at a's rows (no write past c)."""
+    a, b, offs, out = problem([100, 100], 256, 128, torch.bfloat16, extra_rows=64)
+    offs[1] = 260  # past a's 200 rows
+    grouped_gemm(a, b, offs, out=out[:200])
+    torch.cuda.synchronize()
+    assert torch.isnan(out[200:]).all()
+    assert rel_err(out[:200], reference(a, b, [100, 100])) < 1e-2
+
+
+@pytest.mark.parametrize("dtype", sorted(DTYPES))
+def test_list_form(dtype):
+    sizes, N, K = [3, 0, 200, 128], 256, 192
+    a_list = [torch.randn(m, K, device="cuda", dtype=DTYPES[dtype]) for m in sizes]
+    b_list = [(torch.randn(N, K, device="cuda") * K ** -0.5).to(DTYPES[dtype]) for _ in sizes]
+    cs = grouped_gemm(a_list, b_list)
+    torch.cuda.synchronize()
+    assert [tuple(c.shape) for c in cs] == [(m, N) for m in sizes]
+    for x, w, c in zip(a_list, b_list, cs):
+        if x.shape[0]:
+            assert rel_err(c, x.float() @ w.float().T) < 1e-2
+
+
+@pytest.mark.parametrize("bad,msg", [
+    (lambda a, b, o: (a.float(), b.float(), o), "float16 or bfloat16"),
+    (lambda a, b, o: (a[:, :100], b[:, :, :100], o), "multiple of 16 bytes"),
+    (lambda a, b, o: (a, b, o.long()), "offs must be int32"),
+    (lambda a, b, o: (a, b[:, :, :64], o), "K differs"),
+    (lambda a, b, o: (a, b[0], o), r"b must be \[G, N, K\]"),
+])
+def test_bad_inputs_refused(bad, msg):
+    a, b, offs, _ = problem([10, 20], 128, 128, torch.bfloat16)
+    with pytest.raises((ValueError, TypeError), match=msg):
+        grouped_gemm(*bad(a, b, offs))
