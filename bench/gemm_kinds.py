@@ -11,6 +11,8 @@ Kinds (kernels in test/Inputs/kernels/gemm_kinds/, peers in bench/gemm_kinds_spe
        vs F.gelu(F.linear(x, w, bias), approximate="tanh") (and torch._addmm_activation)
   b  batched, 3-D TMA descriptors, TMA-store epilogue, 128x256x64 (fp16), 8 x 4096 x 4096
        vs torch.bmm
+  g  batched at Tawa's setting (Fig. 9): the kernel of b at batch 8 x M = N = K, K from --ks
+       (`--kinds g --ks 1024,2048,4096,8192,16384`) vs torch.bmm
   c  fp8 e4m3, per-tensor scales in the epilogue, 128x256x128, bf16 out vs torch._scaled_mm
   d  64x128x64 tiles, f32 output vs torch.mm(a, b.t(), out_dtype=torch.float32)
   e  gated MLP silu(x W1^T) * (x W3^T), one x load for both dots, 128x128x64
@@ -399,7 +401,7 @@ def write_report(args, kinds, results, variants, path_holder, final=False):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--kinds", default=",".join(KINDS), help="comma-separated kinds (a..f)")
+    ap.add_argument("--kinds", default=",".join(KINDS), help="comma-separated kinds (a..g)")
     ap.add_argument("--ks", default="1024,4096,16384")
     ap.add_argument("--variants", default=DEFAULT_VARIANTS, help="';'-separated ws-opt pipelines")
     ap.add_argument("--out", default=str(ROOT / "bench" / "results"))

@@ -87,6 +87,21 @@ def setup_b(torch, K):
             "peers": [("torch.bmm", lambda: torch.bmm(a, b.transpose(1, 2)))]}
 
 
+# ---- (g) batched at Tawa's setting: batch 8, M = N = K (the "K" of --ks)
+def setup_g(torch, K):
+    B, M, N = BATCH, K, K
+    a = torch.randn(B, M, K, device="cuda", dtype=torch.float16)
+    b = (torch.randn(B, N, K, device="cuda") * K ** -0.5).half()
+    c = torch.empty(B, M, N, device="cuda", dtype=torch.float16)
+    # a float32 reference (no TF32): float64 copies of 8 x 16k x 16k would need ~100 GB at K = 16k
+    ref = torch.bmm(a.float(), b.float().transpose(1, 2))
+    grid = (cdiv(M, 128), cdiv(N, 256), B)
+    return {"out": c, "ref": ref,
+            "launcher": lambda k: (lambda: k[grid](a, b, c, K)),
+            "triton": lambda tp, st, nw: (lambda: tp.tma_persistent_matmul(a, b, c, KINDS["g"].block, st, nw)),
+            "peers": [("torch.bmm", lambda: torch.bmm(a, b.transpose(1, 2)))]}
+
+
 # ---- (c) fp8 e4m3 with per-tensor scales
 _SCALED_MM_FORM: list = []  # which scale shape this torch takes, found on the first call
 
@@ -229,4 +244,11 @@ KINDS = {k.key: k for k in [
          _F2, "`torch.matmul(a, b.T)` (cuBLAS)",
          lambda K: 2.0 * MN * MN * K, setup_f, (128, 256, 64), ((3, 8), (2, 8), (3, 16)),
          "bf16 in and out, TMA store"),
+    Kind("g", "batched GEMM at Tawa's setting, batch 8, M = N = K (fp16)", "batched_tma_gemm.mlir",
+         "128x256x64 tiles, 8 consumer warps, TMA store (the kernel of kind b)",
+         f"batch {BATCH} x M = N = K (the K column; Tawa Fig. 9 runs 1k to 16k), fp16 in and out, float32 "
+         "reference", "2·batch·K³ FLOPs", "`torch.bmm(a, b.transpose(1, 2))`",
+         lambda K: 2.0 * BATCH * K * K * K, setup_g, (128, 256, 64), ((3, 8), (2, 8), (3, 16)),
+         "3-D descriptors (a [1, BM, BK] box per access, batch first, as ours), the persistent loop running "
+         "over batch x tiles, TMA store"),
 ]}
