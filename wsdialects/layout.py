@@ -9,6 +9,7 @@ tile-level verifiers and the interpreter compare tiles without their encodings.
     #layout.slice<dim = 1, parent = #layout.wgmma<...>>   the rows of it (dim 1 removed)
     #layout.permute<order = [1, 0], parent = ...>         a transposition of a register layout
     #layout.pair<parent = ...>                             a minor dim of 2 in two registers of a thread
+    #layout.operand_a<parent = #layout.wgmma<...>>         wgmma's 8-bit register-A fragment (fp8 P in P·V)
     #layout.shared<swizzle = 128, order = [1, 0]>         a tile in swizzled shared memory
 """
 
@@ -231,6 +232,48 @@ class PairLayout(Layout):
 
 
 @irdl_attr_definition
+class OperandALayout(Layout):
+    """wgmma's register-A fragment for 8-bit elements (e4m3 / e5m2) over the warp groups of
+    `parent` (a `#layout.wgmma`): per k-block of 32 columns a thread holds four 32-bit
+    registers of four bytes, rows base and base + 8 (base as in the accumulator), columns
+    4 (l % 4) + 0..3 and 16 + 4 (l % 4) + 0..3. For 16-bit elements the accumulator
+    fragment is the A fragment already; for 8-bit ones the columns differ (the accumulator
+    holds 2 (l % 4) + 8 j + 0..1), so an fp8 P reaches P·V through a conversion
+    (`nvgpu.convert_layout`: byte permutes and shuffles in the quad of lanes that share a row).
+
+    Example:
+
+        tensor<128x128xf8E4M3FN, #layout.operand_a<parent = #layout.wgmma<warp_groups = 2>>>
+    """
+
+    name = "layout.operand_a"
+    parent: Layout = param_def(Layout)
+
+    def __init__(self, parent: Layout):
+        super().__init__(parent)
+
+    def rank(self) -> int | None:
+        return 2
+
+    @classmethod
+    def parse_parameters(cls, parser: AttrParser) -> Sequence[Attribute]:
+        parser.parse_punctuation("<")
+        _parse_key(parser, "parent")
+        p = parser.parse_attribute()
+        parser.parse_punctuation(">")
+        return (p,)
+
+    def print_parameters(self, printer: Printer) -> None:
+        printer.print_string("<parent = ")
+        printer.print_attribute(self.parent)
+        printer.print_string(">")
+
+    def verify(self) -> None:
+        if not isinstance(self.parent, WgmmaLayout):
+            raise VerifyException("#layout.operand_a: the parent must be a #layout.wgmma accumulator fragment")
+
+
+@irdl_attr_definition
 class SharedLayout(Layout):
     """A tile in shared memory, rows of `swizzle` bytes XOR-swizzled in 16-byte chunks the way
     TMA writes and wgmma reads them (128, 64 or 32; 0: not swizzled, e.g. a tile staged for
@@ -321,7 +364,8 @@ def plain(t: Attribute) -> Attribute:
     return t
 
 
-LayoutDialect = Dialect("layout", [], [WgmmaLayout, SliceLayout, PermuteLayout, PairLayout, SharedLayout])
+LayoutDialect = Dialect("layout", [], [WgmmaLayout, SliceLayout, PermuteLayout, PairLayout, OperandALayout,
+                                       SharedLayout])
 
 
 # ---- facts the lowering uses: which registers of a thread hold which elements
@@ -350,6 +394,20 @@ def acc_fragment_offsets(rows: int, cols: int, warp_groups: int) -> list[tuple[i
     for rep in range(rows // (64 * warp_groups)):
         for r in range(cols // 2):
             out.append((rep * warp_groups * 64 + 8 * ((r >> 1) & 1), 8 * (r >> 2) + (r & 1)))
+    return out
+
+
+def operand_a8_offsets(rows: int, cols: int, warp_groups: int) -> list[tuple[int, int]]:
+    """Byte s of a rows x cols 8-bit tile in #layout.operand_a: per row block of 64 x
+    warp_groups rows and k-block kb of 32 columns, the m64nNk32 A fragment's 16 bytes,
+    register j = (s / 4) % 4 at row offset 8 (j % 2) and column offset 32 kb + 16 (j / 2)
+    + s % 4 (PTX ISA, wgmma .m64nNk32 A fragment for .e4m3 / .e5m2), counted from the row
+    base of the accumulator and the column base 4 (l % 4), twice the accumulator's."""
+    out = []
+    for rep in range(rows // (64 * warp_groups)):
+        for s in range(cols // 2):
+            j = (s >> 2) & 3
+            out.append((rep * warp_groups * 64 + 8 * (j & 1), 32 * (s >> 4) + 16 * (j >> 1) + (s & 3)))
     return out
 
 

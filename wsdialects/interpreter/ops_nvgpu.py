@@ -268,6 +268,11 @@ def _load(frame, op, a):
     return [np.array(a[0])]  # registers: a copy, later writes to the slot do not show
 
 
+@impl("nvgpu.convert_layout")
+def _convert_layout(frame, op, a):
+    return [np.array(a[0])]  # the same tile in other registers
+
+
 @impl("nvgpu.smem.store")
 def _store(frame, op, a):
     v, buf, i = a

@@ -22,8 +22,13 @@ take the layout of their use, and are copied when two uses need two layouts.
           -> tensor<128x256xf32, #layout.wgmma<warp_groups = 2>>
 
 The A operand of a dot that lives in registers (attention's P in P·V) is in the
-accumulator fragment, which is wgmma's register-A fragment; one in any other layout
-(a transposed accumulator, say) is rejected. A tile in shared memory that is read
+accumulator fragment, which is wgmma's register-A fragment for 16-bit elements; one in
+any other layout (a transposed accumulator, say) is rejected. An 8-bit one (an fp8 P)
+is converted from the accumulator fragment into wgmma's 8-bit A fragment by an
+`nvgpu.convert_layout` before the dot's wgmma group (FlashAttention-3's byte permutes):
+
+    %p8_frag = nvgpu.convert_layout %p8 : tensor<128x128xf8E4M3FN, #layout.wgmma<warp_groups = 2>>
+                 -> tensor<128x128xf8E4M3FN, #layout.operand_a<parent = #layout.wgmma<warp_groups = 2>>> A tile in shared memory that is read
 element by element (not by wgmma) is loaded into registers first (`nvgpu.smem.load`). A tile that would need two register layouts (a layout conversion)
 or that does not fit its layout is rejected with a located error. The pass changes no value: the interpreter runs the result as before.
 """
@@ -41,6 +46,7 @@ from xdsl.rewriter import Rewriter
 from wsdialects.diagnostics import error_at
 from wsdialects.layout import (
     Layout,
+    OperandALayout,
     PairLayout,
     PermuteLayout,
     SharedLayout,
@@ -51,7 +57,7 @@ from wsdialects.layout import (
     with_layout,
 )
 from wsdialects.lower.llvm.types import nbytes
-from wsdialects.nvgpu import BranchOp, SmemLoadOp
+from wsdialects.nvgpu import BranchOp, ConvertLayoutOp, SmemLoadOp
 
 # Ops whose tile result is computed from their operands element by element (a value
 # built from scalars through these alone can be evaluated in any layout).
@@ -387,6 +393,8 @@ class BranchLayouts:
         lay = self.L.get(a)
         if isinstance(lay, SharedLayout) or self.is_free(a):
             return
+        if nbytes(a.type.element_type) == 1:
+            return self.convert_a8(dot, lay)
         if lay is None:
             self.set(a, self.acc, dot)
         elif lay != self.acc:
@@ -394,6 +402,29 @@ class BranchLayouts:
                                 f"wgmma reads register A in the accumulator fragment {self.acc} (the layout of "
                                 "an earlier dot's result), and converting a tile between register layouts is "
                                 "not supported")
+
+    def convert_a8(self, dot: Operation, lay: Layout | None) -> None:
+        """An 8-bit register A (an fp8 P) computed in the accumulator fragment is converted
+        into wgmma's 8-bit A fragment (`#layout.operand_a`) by an `nvgpu.convert_layout`
+        before the dot's wgmma group; a tile in any other layout is rejected."""
+        a = dot.operands[0]
+        if lay is None:
+            self.set(a, self.acc, dot)
+        elif lay != self.acc:
+            raise error_at(dot, f"ws-lower-layouts: the A operand of this dot is an 8-bit register tile in {lay}; "
+                                f"only a tile in the accumulator fragment {self.acc} (an earlier dot's result, "
+                                "converted elementwise) is converted into wgmma's 8-bit A fragment "
+                                f"{OperandALayout(self.acc)}")
+        want = OperandALayout(self.acc)
+        conv = ConvertLayoutOp(a, with_layout(a.type, None))
+        conv.location = dot.location
+        conv.result.name_hint = (a.name_hint or "a") + "_frag"
+        at = dot  # before the wgmma group (its fence and the mma_asyncs issued with it)
+        while at.prev_op is not None and at.prev_op.name in ("nvgpu.wgmma.fence", "nvgpu.wgmma.mma_async"):
+            at = at.prev_op
+        at.parent_block().insert_op_before(conv, at)
+        dot.operands[0] = conv.result
+        self.L[conv.result] = want
 
     def is_free(self, v: SSAValue) -> bool:
         return is_free(v, self.free)
@@ -476,6 +507,12 @@ class BranchLayouts:
                 else:
                     full.insert(acc.dim.data, 1)
                 acc = acc.parent
+            if isinstance(acc, OperandALayout):
+                M, K = full
+                if M % (WGMMA_M * acc.parent.groups) or K % 32:
+                    raise error_at(where, f"ws-lower-layouts: a {M}x{K} tile does not fit wgmma's 8-bit A fragment "
+                                          f"of {acc.parent.groups} warp group(s): rows must be a multiple of "
+                                          f"{WGMMA_M * acc.parent.groups}, columns of 32")
             if isinstance(acc, WgmmaLayout):
                 M, N = full
                 if (M != 1 and M % (WGMMA_M * acc.groups)) or (N != 1 and (N % 8 or N > MAX_N)):

@@ -16,13 +16,13 @@ What wgmma needs is checked here, each failure a located error:
 - A is either a K-contiguous MxK shared-memory tile (an `nvgpu.smem.view` of a slot,
   or a `warp_group.share` of one along its rows), or, for f16 / bf16, `tile.trans [1, 0]`
   of a KxM shared-memory tile (M-contiguous: a weight gradient's Xᵀ, wgmma's transpose-A
-  bit), or, for f16 / bf16, a tile in
-  registers (FlashAttention-3's P·V: the converted accumulator of an earlier dot;
-  `ws-lower-layouts` then places it in the accumulator fragment, which is wgmma's
-  register-A fragment);
+  bit), or a tile in registers (FlashAttention-3's P·V: the converted accumulator of an
+  earlier dot; `ws-lower-layouts` then places it in the accumulator fragment, which is
+  wgmma's register-A fragment for f16 / bf16, and converts an fp8 one into the 8-bit
+  A fragment, `#layout.operand_a`);
 - B is `tile.trans [1, 0]` of an NxK shared-memory tile (K-major B) or, for f16 / bf16,
   a KxN shared-memory tile itself (N-contiguous: the MN-major B of V in P·V, wgmma's
-  transpose-B bit);
+  transpose-B bit; an fp8 V is transposed in shared memory first, `ws-stage-operands`);
 - the elements are f16, bf16, f8E4M3FN or f8E5M2 with f32 accumulation; K is a
   multiple of the wgmma K step (16, fp8: 32); N is a multiple of 8 and at most 256;
   M is a multiple of 64 x the branch's warp groups (each warp group issues m64
@@ -122,15 +122,13 @@ def check_dot(op: Operation, warp_groups: int) -> None:
             why = f"{_describe(a)}, a transposed shared-memory tile (M-contiguous), which wgmma reads for f16/bf16 only"
         elif isinstance(o, ShareOp):
             why = f"{_describe(a)} along {o.axis.value.data} (a slice across K)"
-        elif not sixteen:
-            why = f"{_describe(a)}, a {et} tile in registers (register A is lowered for f16 and bf16 only)"
         else:
-            why = None  # register A: ws-lower-layouts places it in the accumulator fragment
+            why = None  # register A: ws-lower-layouts places it in wgmma's register-A fragment
         if why is not None:
             raise error_at(op, f"{pre}: operand A must be a K-contiguous MxK shared-memory tile (an "
                                f"nvgpu.smem.view of an aref slot, or a warp_group.share of one along its rows), "
-                               f"for f16/bf16 tile.trans [1, 0] of a KxM one (M-contiguous A), or an f16/bf16 "
-                               f"tile in registers; got {why}")
+                               f"for f16/bf16 tile.trans [1, 0] of a KxM one (M-contiguous A), or a tile in "
+                               f"registers; got {why}")
     bt = b.owner
     k_major = isinstance(bt, TransOp) and list(bt.order.get_values()) == [1, 0] and smem_tile(bt.src) is not None
     if not k_major and not (smem_tile(b) is not None and sixteen):

@@ -21,6 +21,17 @@ its own and read by the wgmma from there; this pass decides it, in the IR, befor
     %st_a = tile.trans %st_s [1, 0] : tensor<128x128xf16> -> tensor<128x128xf16>
     %d = mma.async_dot %st_a, %v, %acc : ...
 
+An 8-bit B in shared memory as loaded, KxN with N contiguous (an fp8 V in P·V: fp8 wgmma
+reads both operands K-major only), is transposed into the buffer the same way: the threads
+read it from its slot in the accumulator layout of the NxK tile (`nvgpu.smem.load`, which
+ws-lower-layouts inserts) and store it K-contiguous, and the dot reads `tile.trans` of the
+buffer's view, a K-major B:
+
+    %acc2 = mma.async_dot %p8, %v, %acc : tensor<128x128xf8E4M3FN>, tensor<128x128xf8E4M3FN> -> ...
+  ==>
+    %v_t = tile.trans %v [1, 0] : ...;  nvgpu.smem.store %v_t, %v_stage[%c0];  fence;  barrier
+    %v_s = nvgpu.smem.view %v_stage[%c0];  %v_a = tile.trans %v_s [1, 0];  mma.async_dot %p8, %v_a, %acc
+
 The tile is stored as it was computed (the accumulator layout, rows of the stored tile in
 its rows, two adjacent columns per store), so a transposed A is read M-contiguous (wgmma's
 transpose-A bit, f16 / bf16), a B that is `tile.trans` of a computed NxK tile K-major, and
@@ -73,6 +84,20 @@ def is_shared(v: SSAValue) -> bool:
     return isinstance(o, Operation) and o.name in SHARED_SOURCES
 
 
+def n_major_8bit(b: SSAValue) -> bool:
+    """`b` is an 8-bit KxN tile in shared memory as loaded (N-contiguous: an fp8 V in P·V),
+    which wgmma reads K-major only."""
+    if not isinstance(b.type, TensorType) or nbytes(b.type.element_type) != 1 or not is_shared(b):
+        return False
+    o = b.owner
+    transposed = False
+    while isinstance(o, Operation) and o.name in ("tile.trans", "warp_group.share"):
+        if o.name == "tile.trans" and list(o.order.get_values()) == [1, 0]:
+            transposed = not transposed
+        o = o.operands[0].owner
+    return not transposed
+
+
 def orientation(v: SSAValue, seen: frozenset = frozenset()) -> str | None:
     """How the register tile `v` stands to the accumulator layout its values are computed
     in: "acc" (a dot's result, or computed elementwise from one), "trans" (`tile.trans` of
@@ -122,6 +147,9 @@ def plan(dot: Operation) -> list[Staging]:
     """The operands of `dot` that wgmma cannot read where they are."""
     out = []
     for index, v in enumerate(dot.operands[:2]):
+        if index == 1 and n_major_8bit(v):
+            out.append(Staging(dot, index, v, True))  # stored as trans(v): K-major
+            continue
         if is_shared(v) or not isinstance(v.type, TensorType):
             continue
         ori = orientation(v)
@@ -210,16 +238,20 @@ class BranchStaging:
         readers = self.readers.setdefault((shape, et, s.index), [])
         new: list[Operation] = []
         value = s.value
+        back = None
         if s.transposed and value is dot.operands[s.index]:  # the tile as computed: trans back
             back = TransOp(value)
             back.result.name_hint = (value.name_hint or "t") + "_t"
-            new.append(back)
             value = back.result
+            if not is_shared(s.value):
+                new.append(back)
         if in_loop(dot, self.br) or any(order[r] < order[dot] for r in readers):
             pending = pending_before(dot, set(readers) | {dot}, self.br, order)
             if pending is not None:
                 new.append(WaitOp([], pending))
             new.append(BarrierOp(self.barrier_id, self.threads))
+        if back is not None and is_shared(s.value):
+            new.append(back)  # a tile in a slot: read from there right where it is stored
         zero = _named(ConstantOp(IntegerAttr(0, i32)), None)
         view = SmemViewOp(alloc.result, zero.result)
         view.result.name_hint = (s.value.name_hint or "operand") + "_s"

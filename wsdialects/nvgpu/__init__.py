@@ -42,12 +42,12 @@ from wsdialects.nvgpu.memory import (
     staging_alloc,
 )
 from wsdialects.nvgpu.types import REG_MAX, REG_MIN, REGFILE, SMEM_SPACE, MBarriersType
-from wsdialects.nvgpu.wgmma import WgmmaCommitGroupOp, WgmmaFenceOp, WgmmaMmaAsyncOp, WgmmaWaitGroupOp
+from wsdialects.nvgpu.wgmma import ConvertLayoutOp, WgmmaCommitGroupOp, WgmmaFenceOp, WgmmaMmaAsyncOp, WgmmaWaitGroupOp
 
 NVGPU_OPS = [
     MBarrierCreateOp, MBarrierInitOp, MBarrierArriveOp, MBarrierArriveExpectTxOp, MBarrierTryWaitParityOp,
     FenceMBarrierInitOp, FenceProxyAsyncOp, SmemAllocOp, SmemViewOp, SmemStoreOp, SmemLoadOp, TmaAsyncLoadOp,
-    TmaAsyncStoreOp, TmaStoreWaitOp, WgmmaFenceOp, WgmmaMmaAsyncOp, WgmmaCommitGroupOp, WgmmaWaitGroupOp,
+    TmaAsyncStoreOp, TmaStoreWaitOp, WgmmaFenceOp, WgmmaMmaAsyncOp, WgmmaCommitGroupOp, WgmmaWaitGroupOp, ConvertLayoutOp,
     SetMaxNRegOp, BranchOp, LeadWarpOp, DispatchOp,
 ]
 Nvgpu = Dialect("nvgpu", NVGPU_OPS, [MBarriersType])

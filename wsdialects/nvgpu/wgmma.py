@@ -1,11 +1,12 @@
-"""`nvgpu` wgmma ops: the fence, the asynchronous warp-group MMA, commit and wait groups."""
+"""`nvgpu` wgmma ops: the fence, the asynchronous warp-group MMA, commit and wait groups, and
+the conversion of a register tile into wgmma's register-A fragment."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
 from xdsl.dialects.builtin import IntegerAttr, TensorType
-from xdsl.ir import SSAValue
+from xdsl.ir import Attribute, SSAValue
 from xdsl.irdl import (
     IRDLOperation,
     irdl_op_definition,
@@ -17,6 +18,7 @@ from xdsl.irdl import (
 )
 from xdsl.utils.exceptions import VerifyException
 
+from wsdialects.layout import plain
 from wsdialects.mma import WaitOp as _MmaWait
 from wsdialects.nvgpu.common import _NoOperands
 from wsdialects.syntax import BodyThenAttrs
@@ -110,3 +112,30 @@ class WgmmaWaitGroupOp(IRDLOperation):
     # Same form as mma.wait: `nvgpu.wgmma.wait_group %d {pending = 1} : T`.
     parse = classmethod(_MmaWait.parse.__func__)
     print = _MmaWait.print
+
+
+@irdl_op_definition
+class ConvertLayoutOp(IRDLOperation):
+    """Every thread of the branch exchanges elements of a register tile with the others so
+    that it ends in the result's layout; the tile itself is unchanged. `ws-lower-layouts`
+    inserts it where a dot reads an 8-bit A from registers (an fp8 P in P·V): the
+    accumulator fragment it was computed in is not wgmma's 8-bit A fragment, and the
+    emitter converts with byte permutes and two shuffles per 32-bit register among the four
+    lanes that share a row.
+
+    Example:
+
+        %a = nvgpu.convert_layout %p : tensor<128x128xf8E4M3FN, #layout.wgmma<warp_groups = 2>> -> tensor<128x128xf8E4M3FN, #layout.operand_a<parent = #layout.wgmma<warp_groups = 2>>>
+    """
+
+    name = "nvgpu.convert_layout"
+    src = operand_def(TensorType)
+    result = result_def(TensorType)
+    assembly_format = "$src attr-dict `:` type($src) `->` type($result)"
+
+    def __init__(self, src: SSAValue, result_type: Attribute):
+        super().__init__(operands=[src], result_types=[result_type])
+
+    def verify_(self) -> None:
+        if plain(self.src.type) != plain(self.result.type):
+            raise VerifyException(f"nvgpu.convert_layout keeps the tile: {self.src.type} -> {self.result.type}")

@@ -10,7 +10,7 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Block, Operation
 
-from wsdialects.lower.llvm.types import elem_of, llty
+from wsdialects.lower.llvm.types import Smem, bits_of, elem_of, llty, shape_of
 
 
 class ControlFlow:
@@ -50,6 +50,27 @@ class ControlFlow:
             self.vals[r] = self.make_frag(r.type, regs, o) if isinstance(r.type, TensorType) else regs[0]
 
     # ---- scf.for
+    def packs_bytes(self, t: TensorType, init) -> bool:
+        """A loop-carried 8-bit register tile (an fp8 P carried to the next iteration's P·V)
+        travels four elements to a 32-bit register: one register each, it would take four
+        times the registers."""
+        return bits_of(elem_of(t)) == 8 and not isinstance(self.vals.get(init), Smem) and \
+            len(shape_of(t)) == 2 and shape_of(t)[1] % 8 == 0
+
+    def pack_bytes(self, regs: list[str]) -> list[str]:
+        out = []
+        for i in range(0, len(regs), 4):
+            w = self.op(f"zext i8 {regs[i]} to i32")
+            for k in range(1, min(4, len(regs) - i)):
+                b = self.op(f"zext i8 {regs[i + k]} to i32")
+                w = self.op(f"or i32 {w}, {self.op(f'shl i32 {b}, {8 * k}')}")
+            out.append(w)
+        return out
+
+    def unpack_bytes(self, words: list[str]) -> list[str]:
+        return [self.op(f"trunc i32 {self.op(f'lshr i32 {w}, {8 * k}') if k else w} to i8")
+                for w in words for k in range(4)]
+
     def lower_for(self, o: Operation) -> None:
         lb, ub, step = (self.scalar(x) for x in o.operands[:3])
         inits = list(o.operands[3:])
@@ -58,7 +79,9 @@ class ControlFlow:
         T = llty(iv.type)
         carried = []  # (arg, kind, init list)
         for a, init in zip(body.args[1:], inits):
-            if isinstance(a.type, TensorType):
+            if isinstance(a.type, TensorType) and self.packs_bytes(a.type, init):
+                carried.append((a, "bytes", self.pack_bytes(self.frag_of(init, o))))
+            elif isinstance(a.type, TensorType):
                 carried.append((a, "frag", self.frag_of(init, o)))
             else:
                 carried.append((a, "scalar", [self.scalar(init)]))
@@ -77,7 +100,11 @@ class ControlFlow:
                 idxs.append(len(self.lines))
                 self.lines.append(None)
             phis.append((names, idxs))
-            self.vals[a] = self.make_frag(a.type, names, o) if kind == "frag" else names[0]
+            if kind != "bytes":
+                self.vals[a] = self.make_frag(a.type, names, o) if kind == "frag" else names[0]
+        for (a, kind, _), (names, _) in zip(carried, phis):  # after every phi of the header
+            if kind == "bytes":
+                self.vals[a] = self.make_frag(a.type, self.unpack_bytes(names), o)
         cond = self.op(f"icmp slt {T} {ivn}, {ub}")
         self.emit(f"br i1 {cond}, label %{bod}, label %{ext}")
         self.label(bod)
@@ -91,16 +118,17 @@ class ControlFlow:
             self.lower_op(bo)
         ynames = []
         for (a, kind, init), y in zip(carried, yielded or []):
-            ynames.append(self.frag_of(y, o) if kind == "frag" else [self.scalar(y)])
+            if kind == "bytes":
+                ynames.append(self.pack_bytes(self.frag_of(y, o)))
+            else:
+                ynames.append(self.frag_of(y, o) if kind == "frag" else [self.scalar(y)])
         nxt = self.op(f"add {T} {ivn}, {step}")
         latch = self.block
         self.emit(f"br label %{hdr}")
         self.memo.pop()
         self.lines[phi_at] = f"  {ivn} = phi {T} [{lb}, %{pre}], [{nxt}, %{latch}]"
         for (a, kind, init), (names, idxs), ys in zip(carried, phis, ynames):
-            ty = "float" if kind == "frag" else llty(a.type)
-            if kind == "frag":
-                ty = llty(elem_of(a.type))
+            ty = {"frag": llty(elem_of(a.type)), "bytes": "i32"}.get(kind) or llty(a.type)
             for nm, li, i0, y in zip(names, idxs, init, ys):
                 self.lines[li] = f"  {nm} = phi {ty} [{i0}, %{pre}], [{y}, %{latch}]"
         self.label(ext)

@@ -1,8 +1,8 @@
 """Per-thread evaluation of laid-out tiles: the registers a thread holds of a tile in the
 wgmma accumulator fragment or a row / column slice of it (`slots`), elementwise arith and
 math per register (float add / sub / mul contractible into FMA; exp, exp2, log, log2, sin,
-cos on the SFU with subnormals flushed), f32 -> f16 / bf16 truncation of fragments in
-column pairs (cvt.rn.f16x2.f32), index tiles, broadcasts and pointer loads per element (and scalar loads),
+cos on the SFU with subnormals flushed), f32 -> f16 / bf16 / fp8 truncation of fragments in
+column pairs (cvt.rn.f16x2.f32, cvt.rn.satfinite.e4m3x2.f32), index tiles, broadcasts and pointer loads per element (and scalar loads),
 and row reductions (a tree in the thread, then shfl.sync.bfly 1 and 2 across the quad)."""
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, Operation, SSAValue
 
 from wsdialects.layout import (
+    OperandALayout,
     PairLayout,
     PermuteLayout,
     SliceLayout,
@@ -25,11 +26,13 @@ from wsdialects.layout import (
     acc_fragment_offsets,
     col_slice_offsets,
     layout_of,
+    operand_a8_offsets,
     row_slice_offsets,
     with_layout,
 )
 from wsdialects.tile import PtrType
-from wsdialects.lower.llvm.types import Frag, Smem, bits_of, dense_distinct, elem_of, fconst, is_float, is_fp8, llty, shape_of, suffix, zero
+from wsdialects.lower.llvm.types import (Frag, Smem, bits_of, dense_distinct, elem_of, fconst, fp8_name, is_float, is_fp8,
+                                         llty, shape_of, suffix, zero)
 
 
 class Elementwise:
@@ -162,9 +165,12 @@ class Elementwise:
         """`nvgpu.smem.load` into registers: read where the IR reads, since the slot may be
         released (and refilled by another warp group) by the next op. A tile in another layout
         is read element by element where it is used (`_ev_op`); such a use must come before
-        the slot's release in the IR (the copies of a staged TMA store do)."""
+        the slot's release in the IR (the copies of a staged TMA store do). A tile only
+        stored into shared memory by the ops right after (ws-stage-operands' transposing copy
+        of an fp8 V) is also read where it is stored, two elements per store, so that the
+        whole tile is never live in registers."""
         t = o.results[0].type
-        if not self.in_fragment(t):
+        if not self.in_fragment(t) or _stored_next(o):
             return
         regs = [self.ev(o.results[0], idx, s) for s, idx in self.slots(t, o)]
         self.vals[o.results[0]] = self.make_frag(t, regs, o)
@@ -189,6 +195,12 @@ class Elementwise:
         if isinstance(lay, PairLayout):  # register 2s + k: element [i..., k] of register s's [i...]
             half = with_layout(TensorType(t.element_type, shape_of(t)[:-1]), lay.parent)
             return [(2 * s + k, (*idx, ("0", k))) for s, idx in self.slots(half, op) for k in (0, 1)]
+        if isinstance(lay, OperandALayout) and L is not None and lay.parent.groups == L.wg_count:
+            M, K = shape_of(t)
+            if M % (64 * L.wg_count) or K % 32:
+                self.fail(op, f"a {M}x{K} tile does not fit wgmma's 8-bit A fragment of {L.wg_count} warp group(s)")
+            return [(i, ((L.row_rt, rc), (L.col4_rt, cc)))
+                    for i, (rc, cc) in enumerate(operand_a8_offsets(M, K, L.wg_count))]
         if (L is not None and isinstance(lay, SliceLayout) and isinstance(lay.parent, WgmmaLayout)
                 and lay.parent.groups == L.wg_count and len(shape_of(t)) == 1):
             (n,) = shape_of(t)
@@ -299,6 +311,8 @@ class Elementwise:
             return self.ev_reduce(o, v, idx)
         if n == "nvgpu.smem.load":
             return self.ev(o.operands[0], idx, None)
+        if n == "nvgpu.convert_layout":
+            return self.ev_convert_layout(o, v, idx)
         if n in ("tile.reshape", "tile.join", "tile.split"):
             return self.ev_regroup(o, v, idx, slot)
         if n == "tile.trans":
@@ -347,6 +361,8 @@ class Elementwise:
         src, dst = elem_of(o.operands[0].type), elem_of(o.results[0].type)
         if not (isinstance(src, Float32Type) and isinstance(layout_of(o.results[0].type), WgmmaLayout)):
             return None
+        if is_fp8(dst):
+            return f"satfinite.{fp8_name(dst)}x2"
         return {Float16Type: "f16x2", BFloat16Type: "bf16x2"}.get(type(dst))
 
     def ev_truncf_pair(self, o: Operation, v: SSAValue, idx, slot: int) -> str:
@@ -356,11 +372,16 @@ class Elementwise:
         slots = self.slots(v.type, o)
         lo, hi = slot & ~1, slot | 1
         xs = [self.ev(o.operands[0], slots[s][1], s) for s in (lo, hi)]
-        packed = self.asm(f"cvt.rn.{self.paired_cvt(o)}.f32 $0, $1, $2;", "=r,f,f", [("float", xs[1]), ("float", xs[0])],
-                          "i32")
-        T = llty(elem_of(v.type))
-        upper = self.op(f"lshr i32 {packed}, 16")
-        halves = [self.op(f"bitcast i16 {self.op(f'trunc i32 {w} to i16')} to {T}") for w in (packed, upper)]
+        if is_fp8(elem_of(v.type)):  # two bytes in a 16-bit register (cvt.rn.satfinite.e4m3x2.f32)
+            packed = self.asm(f"cvt.rn.{self.paired_cvt(o)}.f32 $0, $1, $2;", "=h,f,f",
+                              [("float", xs[1]), ("float", xs[0])], "i16")
+            halves = [self.op(f"trunc i16 {w} to i8") for w in (packed, self.op(f"lshr i16 {packed}, 8"))]
+        else:
+            packed = self.asm(f"cvt.rn.{self.paired_cvt(o)}.f32 $0, $1, $2;", "=r,f,f",
+                              [("float", xs[1]), ("float", xs[0])], "i32")
+            T = llty(elem_of(v.type))
+            upper = self.op(f"lshr i32 {packed}, 16")
+            halves = [self.op(f"bitcast i16 {self.op(f'trunc i32 {w} to i16')} to {T}") for w in (packed, upper)]
         for s, h in zip((lo, hi), halves):
             self.memo[-1][(v, slots[s][1])] = h
         return halves[slot - lo]
@@ -415,6 +436,21 @@ class Elementwise:
         if isinstance(r, Frag):
             return r.regs
         return [self.ev(v, idx, s) for s, idx in self.slots(v.type, op, permuted=True)]
+
+
+def _stored_next(load: Operation) -> bool:
+    """Every use of `load`'s tile is an `nvgpu.smem.store` that follows it in its block with
+    only constants in between: reading it at the store reads the same bytes."""
+    users = {u.operation for u in load.results[0].uses}
+    if not users or any(u.name != "nvgpu.smem.store" or u.parent_block() is not load.parent_block() for u in users):
+        return False
+    x = load.next_op
+    while users:
+        if x is None or not (x in users or x.name == "arith.constant"):
+            return False
+        users.discard(x)
+        x = x.next_op
+    return True
 
 
 def _same_registers(trans: Operation) -> bool:

@@ -311,7 +311,9 @@ class KernelFrame:
             r2 = self.op(f"lshr i32 {lane}, 2")
             row_rt = self.op(f"add i32 {self.op(f'add i32 {r0}, {r1}')}, {r2}", "row")
             col_rt = self.op(f"shl i32 {self.op(f'and i32 {lane}, 3')}, 1", "col")
-            self.layout = BranchCoords(br.num_warps // 4, row_rt, col_rt, tip, lane, br.num_warps * 32, 1 + idx)
+            col4_rt = self.op(f"shl i32 {col_rt}, 1", "col4")
+            self.layout = BranchCoords(br.num_warps // 4, row_rt, col_rt, tip, lane, br.num_warps * 32, 1 + idx,
+                                       col4_rt)
             self.memo = [{}]
             self.stores_pending = False
             for o in br.body.blocks[0].ops:

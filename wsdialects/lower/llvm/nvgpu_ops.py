@@ -10,6 +10,7 @@ from __future__ import annotations
 from xdsl.ir import Operation
 
 from wsdialects.nvgpu import (
+    ConvertLayoutOp,
     DispatchOp,
     LeadWarpOp,
     FenceMBarrierInitOp,
@@ -104,6 +105,8 @@ class NvgpuOps:
             self.lower_smem_store(o)
         elif isinstance(o, TmaStoreWaitOp):
             self.wait_store_reads()
+        elif isinstance(o, ConvertLayoutOp):
+            return  # converted where it is first used (`ev_convert_layout`)
         else:
             self.fail(o, f"'{n}' cannot be lowered to Hopper code yet")
 

@@ -180,6 +180,7 @@ class BranchCoords:
     lane: str
     threads: int
     barrier_id: int
+    col4_rt: str = "0"  # i32: 4*(lane%4), the column base of the 8-bit A fragment (#layout.operand_a)
 
 
 # ----------------------------------------------------------------------------- constants

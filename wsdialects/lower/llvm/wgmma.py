@@ -2,7 +2,8 @@
 of the swizzle, k steps inside a column block then across blocks; M-major A and N-major B
 (a KxM / KxN tile, f16 / bf16): the transpose bit, leading offset = the column-block stride,
 stride offset 8 K rows, a warp group's 64 rows of M its column block), register A (the accumulator fragment of an
-earlier dot packed into f16x2 / bf16x2 before the fence, FlashAttention-3's P·V), one
+earlier dot packed into f16x2 / bf16x2 before the fence, FlashAttention-3's P·V; an fp8 P
+converted into the 8-bit A fragment by quad shuffles and byte permutes), one
 m64nNk16 / k32 instruction per 64-row block and K step, commit groups and
 `wgmma.wait_group N` with the accumulators passed through so nothing reads them early."""
 
@@ -17,7 +18,7 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Operation
 
 from wsdialects.arith import splat_constant
-from wsdialects.layout import SliceLayout, WgmmaLayout, layout_of
+from wsdialects.layout import OperandALayout, SliceLayout, WgmmaLayout, layout_of
 
 from wsdialects.nvgpu import (
     WgmmaFenceOp,
@@ -107,11 +108,26 @@ class Wgmma:
             (self.wgmma_acc if kind == "acc" else self.wgmma_a)[mma] = out
 
     def register_a(self, o: WgmmaMmaAsyncOp) -> list[str]:
-        """The register-A operand of `o`: its A tile is in the accumulator fragment
+        """The register-A operand of `o`: a 16-bit A tile is in the accumulator fragment
         (ws-lower-layouts), so k-block j of row block `rep` is the thread's registers
-        8j..8j+7 of that block, packed pairwise into the four .f16x2 / .bf16x2 registers."""
+        8j..8j+7 of that block, packed pairwise into the four .f16x2 / .bf16x2 registers;
+        an 8-bit one is in `#layout.operand_a`, four bytes per register in slot order (the
+        words `nvgpu.convert_layout` built, where it did)."""
         et = elem_of(o.a.type)
         T, bits = llty(et), bits_of(et)
+        if bits == 8:
+            words = self.lookup((o.a, "a8_words"))
+            if words is not None:
+                return list(words)
+            regs = self.frag_of(o.a, o)
+            out = []
+            for i in range(0, len(regs), 4):
+                w = "0"
+                for k, r in enumerate(regs[i:i + 4]):
+                    b = self.op(f"zext i8 {r} to i32")
+                    w = self.op(f"or i32 {w}, {self.op(f'shl i32 {b}, {8 * k}') if k else b}")
+                out.append(w)
+            return out
         regs = self.frag_of(o.a, o)
         out = []
         for i in range(0, len(regs), 2):
@@ -143,7 +159,7 @@ class Wgmma:
             kind, kstep = "f16.f16", 16
         elif isinstance(et, BFloat16Type):
             kind, kstep = "bf16.bf16", 16
-        elif is_fp8(et) and not reg_a and not n_major and not m_major:
+        elif is_fp8(et) and not n_major and not m_major:
             kind, kstep = f"{fp8_name(et)}.{fp8_name(et)}", 32
         else:
             self.fail(o, f"nvgpu.wgmma.mma_async on {et}: no wgmma for these operands (ws-lower-mma checks this)")
@@ -188,12 +204,15 @@ class Wgmma:
                 bstep = (ks * kstep * B.row_stride if n_major else self._k_offset(B, ks * kstep * eb)) >> 4
                 bd = self.op(f"add i64 {bdesc0}, {bstep}") if bstep else bdesc0
                 if reg_a:
-                    base = rep * (K // 2) // 2 + 4 * ks  # packed registers of k-block ks in row block rep
+                    # the packed registers of k-step ks in row block rep: a thread holds 2 rows of K / 4
+                    # elements per row block, 4 registers per k-step
+                    base = rep * (K * eb // 8) + 4 * ks
                     aregs = apacked[base:base + 4]
+                    tail = f", {int(n_major)};" if kstep == 16 else ";"  # fp8 has no transpose bits
                     text = (f"{{ .reg .pred p; setp.ne.b32 p, ${nper + 5}, 0; "
                             f"wgmma.mma_async.sync.aligned.m64n{N}k{kstep}.f32.{kind} {{{dl}}}, "
-                            f"{{${nper}, ${nper + 1}, ${nper + 2}, ${nper + 3}}}, ${nper + 4}, p, 1, 1, "
-                            f"{int(n_major)}; }}")
+                            f"{{${nper}, ${nper + 1}, ${nper + 2}, ${nper + 3}}}, ${nper + 4}, p, 1, 1"
+                            f"{tail} }}")
                     cons = ",".join(["=f"] * nper + ["r"] * 4 + ["l", "r"] + [str(i) for i in range(nper)])
                     args = [("i32", x) for x in aregs] + [("i64", bd), ("i32", scale_d)]
                 else:
@@ -206,6 +225,76 @@ class Wgmma:
                 cur = [self.op(f"extractvalue {st} {res}, {i}") for i in range(nper)]
             out[rep * nper:(rep + 1) * nper] = cur
         self.vals[o.result] = Frag(out)  # in flight until an nvgpu.wgmma.wait_group
+
+    def ev_convert_layout(self, o: Operation, v, idx) -> str:
+        """Element `idx` of `nvgpu.convert_layout` from the accumulator fragment to the 8-bit
+        A fragment (#layout.operand_a; ws-lower-layouts inserts no other). The whole tile is
+        converted at its first use: per row block, row (base, base + 8) and k-block of 32
+        columns, thread q of a quad holds the byte pairs u_j (columns 8j + 2q, + 1, j < 4)
+        and needs columns 4q..4q+3 and 16 + 4q..16 + 4q + 3, which the pairs u_(q/2) and
+        u_(2 + q/2) of threads 2 (q % 2) and 2 (q % 2) + 1 are. Each thread packs
+        X_0 = u_0 | u_2 << 16 and X_1 = u_1 | u_3 << 16; in round r thread q reads lane
+        2 (q % 2) + ((q / 2) ^ r) of its quad, which sends X_((s % 2) ^ r), so every lane is
+        read once per round and the reader gets the X it needs; two byte permutes
+        (prmt 0x5410 / 0x7632) of the two words received make the two A registers."""
+        src = o.operands[0]
+        L = self.layout
+        if not (isinstance(layout_of(src.type), WgmmaLayout) and isinstance(layout_of(v.type), OperandALayout)
+                and bits_of(elem_of(v.type)) == 8):
+            self.fail(o, f"nvgpu.convert_layout from {layout_of(src.type)} to {layout_of(v.type)}: only an 8-bit "
+                         "tile from the accumulator fragment into #layout.operand_a is lowered")
+        hit = self.lookup((v, idx))
+        if hit is not None:
+            return hit
+        M, K = shape_of(v.type)
+        regs = self.frag_of(src, o)  # accumulator order: per row block K / 2 bytes
+        q = self.op(f"and i32 {L.lane}, 3")
+        quad = self.op(f"and i32 {L.lane}, -4")
+        odd = self.op(f"icmp ne i32 {self.op(f'and i32 {q}, 1')}, 0")  # q % 2
+        high = self.op(f"icmp ne i32 {self.op(f'lshr i32 {q}, 1')}, 0")  # q / 2
+        src_lane = []
+        for r in range(2):  # lane 2 (q % 2) + ((q / 2) ^ r) of the quad
+            hq = self.op(f"xor i32 {self.op(f'lshr i32 {q}, 1')}, {r}")
+            even = self.op(f"shl i32 {self.op(f'and i32 {q}, 1')}, 1")
+            src_lane.append(self.op(f"or i32 {quad}, {self.op(f'or i32 {even}, {hq}')}"))
+
+        def pair(r0: str, r1: str) -> str:
+            lo = self.op(f"zext i8 {r0} to i32")
+            hi = self.op(f"zext i8 {r1} to i32")
+            return self.op(f"or i32 {lo}, {self.op(f'shl i32 {hi}, 8')}")
+
+        words = []
+        per_rep = K // 2
+        for rep in range(M // (64 * L.wg_count)):
+            for kb in range(K // 32):
+                got = {}
+                for h in range(2):
+                    u = [pair(*(regs[rep * per_rep + 4 * (4 * kb + j) + 2 * h + b] for b in (0, 1))) for j in range(4)]
+                    X = [self.op(f"or i32 {u[j]}, {self.op(f'shl i32 {u[j + 2]}, 16')}") for j in (0, 1)]
+                    Y = []
+                    for r in range(2):  # lane s sends X_((s % 2) ^ r)
+                        pick1 = odd if r == 0 else self.op(f"xor i1 {odd}, true")
+                        send = self.op(f"select i1 {pick1}, i32 {X[1]}, i32 {X[0]}")
+                        Y.append(self.asm("shfl.sync.idx.b32 $0, $1, $2, 31, -1;", "=r,r,r",
+                                          [("i32", send), ("i32", src_lane[r])], "i32"))
+                    ys0 = self.op(f"select i1 {high}, i32 {Y[1]}, i32 {Y[0]}")  # from lane 2 (q % 2)
+                    ys1 = self.op(f"select i1 {high}, i32 {Y[0]}, i32 {Y[1]}")  # from lane 2 (q % 2) + 1
+                    got[h] = [self.asm(f"prmt.b32 $0, $1, $2, {sel};", "=r,r,r", [("i32", ys0), ("i32", ys1)], "i32")
+                              for sel in ("0x5410", "0x7632")]
+                # A registers of the k-step: (row base, cols 4q..), (row + 8, cols 4q..), (base, 16 + 4q..), (+8, 16 + 4q..)
+                words += [got[0][0], got[1][0], got[0][1], got[1][1]]
+        self.memo[-1][(v, "a8_words")] = tuple(words)
+        slots = self.slots(v.type, o)
+        out = None
+        for s, sidx in slots:
+            w = words[s // 4]
+            byte = self.op(f"trunc i32 {self.op(f'lshr i32 {w}, {8 * (s % 4)}') if s % 4 else w} to i8")
+            self.memo[-1][(v, sidx)] = byte
+            if sidx == idx:
+                out = byte
+        if out is None:
+            self.fail(o, "an element of an 8-bit A fragment that is not in this thread's registers")
+        return out
 
     def compute_before(self, wait: Operation) -> None:
         """Tiles are computed lazily where they are used; a wait keeps the IR's order: the
