@@ -7,25 +7,6 @@
 
 // -----
 
-// An fp8 A computed in registers (register A is lowered for f16 and bf16 only).
-func.func @f() {
-  %bbuf = nvgpu.smem.alloc : memref<2x64x32xf8E4M3FN, 3 : i64>
-  nvgpu.wg.dispatch threads 128 {
-    nvgpu.wg.branch warps 0 to 4 "consumer" {
-      %s = arith.constant 0 : i32
-      %a = arith.constant dense<1.0> : tensor<64x32xf8E4M3FN>
-      %b = nvgpu.smem.view %bbuf[%s] : memref<2x64x32xf8E4M3FN, 3 : i64>
-      %bt = tile.trans %b [1, 0] : tensor<64x32xf8E4M3FN> -> tensor<32x64xf8E4M3FN>
-      %acc = arith.constant dense<0.0> : tensor<64x64xf32>
-      // expected-error-re@+1 {{ws-lower-mma: tile.dot: operand A must be a K-contiguous MxK shared-memory tile {{.*}} or an f16/bf16 tile in registers; got %a (arith.constant), a f8E4M3FN tile in registers (register A is lowered for f16 and bf16 only)}}
-      %d = tile.dot %a, %bt, %acc : tensor<64x32xf8E4M3FN>, tensor<32x64xf8E4M3FN> -> tensor<64x64xf32>
-    }
-  }
-  func.return
-}
-
-// -----
-
 // An fp8 A transposed from a KxM slot: M-contiguous, which wgmma reads for f16 / bf16 only
 // (its transpose-A bit).
 func.func @f() {

@@ -1,0 +1,25 @@
+// FP8 attention forward through ws-hopper to PTX (the bundled kernels): the scores round to
+// e4m3 two at a time, P goes from the accumulator fragment to wgmma's 8-bit A fragment by
+// quad shuffles and byte permutes, P·V is a register-A wgmma k32 on e4m3 (no transpose
+// bits: fp8 reads both operands K-major), and V, N-contiguous as loaded, is copied
+// transposed into the consumers' buffer (bytes read from the slot, pairs of keys stored)
+// between two named barriers; V^T as input needs no copy.
+//
+// RUN: ws-opt %S/../../examples/kernels/flash_attention_fp8.mlir -p ws-hopper -t ptx 2>/dev/null | filecheck %s
+// RUN: ws-opt %S/../../examples/kernels/flash_attention_fp8_vt.mlir -p ws-hopper -t ptx 2>/dev/null | filecheck %s --check-prefix=VT
+
+// CHECK: .entry flash_attention_fp8(
+// CHECK: wgmma.mma_async.sync.aligned.m64n128k32.f32.e4m3.e4m3 {{{.*}}}, %rd{{[0-9]+}}, %rd{{[0-9]+}}, p, 1, 1;
+// CHECK: cvt.rn.satfinite.e4m3x2.f32
+// CHECK: ld.shared.u8
+// CHECK: st.shared.b16
+// CHECK: bar.sync 2, 256;
+// CHECK: shfl.sync.idx.b32
+// CHECK: prmt.b32 {{.*}}, 0x5410;
+// CHECK: prmt.b32 {{.*}}, 0x7632;
+// CHECK: wgmma.mma_async.sync.aligned.m64n128k32.f32.e4m3.e4m3 {{{.*}}}, {%r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}}, %rd{{[0-9]+}}, p, 1, 1;
+
+// VT: .entry flash_attention_fp8_vt(
+// VT-NOT: ld.shared.u8
+// VT: shfl.sync.idx.b32
+// VT: wgmma.mma_async.sync.aligned.m64n128k32.f32.e4m3.e4m3 {{{.*}}}, {%r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}}, %rd{{[0-9]+}}, p, 1, 1;
