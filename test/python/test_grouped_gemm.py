@@ -192,3 +192,46 @@ def test_bench_dry_run(tmp_path, capsys):
     out = capsys.readouterr().out
     assert "would time G=4" in out and "n/a" not in out
     assert "| 4 | 512 x [" in (tmp_path / "D-grouped-gemm-dry-run.md").read_text()
+
+
+class _Desc:
+    """What a host TensorDescriptor carries (base, shape, strides, block shape)."""
+
+    def __init__(self, base, block):
+        self.base, self.block_shape = base, block
+        self.shape, self.strides = base.shape, tuple(s // base.itemsize for s in base.strides)
+
+
+TRITON = ROOT / "test" / "Inputs" / "triton"
+
+
+@pytest.mark.parametrize("pipeline", ["", "ws-hopper"])
+def test_triton_grouped_mm(pipeline):
+    """examples/triton/grouped_gemm.py's TTIR (Triton's [1, BN, BK] host descriptor over B [G, N, K])
+    interpreted as imported and after ws-hopper: 3 programs, ragged groups, c flat (a pointer)."""
+    from wsdialects.triton.launch import expand
+
+    path = TRITON / "grouped_mm_f16_64x64x32_sms3.ttir"
+    m = compile_kernel(path, pipeline, shared=True) if pipeline else parse_kernel(path, shared=True)
+    rng = np.random.default_rng(40)
+    a, b, offs, c = problem([0, 100, 37, 0, 64, 5], 72, 40, "f16", rng, extra_rows=7)
+    S = int(offs[-1])
+    sig = {"a_desc": "tensordesc<fp16[64,32]>", "b_desc": "tensordesc<fp16[1,64,32]>", "c_ptr": "*fp16",
+           "offs_ptr": "*i32", "G": "i32", "M": "i32", "N": "i32", "K": "i32"}
+    args = expand(dict(a_desc=_Desc(a, [64, 32]), b_desc=_Desc(b, [1, 64, 32]), c_ptr=c, offs_ptr=offs,
+                       G=len(offs), M=S, N=72, K=40), sig, "grouped_mm_kernel")
+    wsdialects.interpret(m, "grouped_mm_kernel", 3, args)
+    check(a[:S], b, offs, c[:S])
+    assert np.isnan(c[S:].astype(np.float32)).all()
+
+
+def test_triton_unit_block_unfolded():
+    """A [1, 64, 32] tile loaded and stored unfolded (expand_dims / reshape beside the 2-D access)."""
+    m = parse_kernel(ROOT / "test" / "triton" / "Inputs" / "unit_block_desc.ttir", shared=True)
+    rng = np.random.default_rng(41)
+    x = rng.standard_normal((3, 70, 32)).astype(np.float16)
+    y = np.full_like(x, np.nan)
+    args = [x, *x.shape, *(s // 2 for s in x.strides), y, *y.shape, *(s // 2 for s in y.strides)]
+    wsdialects.interpret(m, "unit_block", 3, args)
+    assert np.array_equal(y[:, :64], x[:, :64] + x[:, :64])
+    assert np.isnan(y[:, 64:].astype(np.float32)).all()

@@ -126,7 +126,10 @@ class _Importer:
         if isinstance(t, TTTensorDescType):  # an integer block prints signed (si32): its values are i32
             b = t.block
             e = b.element_type
-            return [DescType(TensorType(IntegerType(e.width), b.get_shape()) if isinstance(e, IntegerType) else b)]
+            shape = list(b.get_shape())
+            if len(shape) == 3 and shape[0] == 1:  # [1, B, C] over a 3-D tensor: the 2-D block its
+                shape = shape[1:]                  # loads give (Triton folds the reshape into them)
+            return [DescType(TensorType(IntegerType(e.width) if isinstance(e, IntegerType) else e, shape))]
         if isinstance(t, IntegerType) and t.signedness.data.name != "SIGNLESS":
             raise self.error(loc, f"signed or unsigned integer type {t} is not supported")
         return [t]
@@ -334,11 +337,20 @@ class _Importer:
 
     def tt_descriptor_load(self, op, loc):
         d, *idx = (self.one(v) for v in op.args)
-        return self.emit(op, DescLoadOp(d, idx))
+        load = DescLoadOp(d, idx)
+        want = self.one_type(op.outs[0].type, loc)
+        if len(want.get_shape()) == len(load.result.type.get_shape()) + 1:  # the [1, B, C] block unfolded
+            return self.emit(op, [load, ExpandDimsOp(load.result, want, 0)])
+        return self.emit(op, load)
 
     def tt_descriptor_store(self, op, loc):
         d, *idx, v = (self.one(v) for v in op.args)
-        return [DescStoreOp(d, idx, v)]
+        ops = []
+        block = d.type.block
+        if len(v.type.get_shape()) == len(block.get_shape()) + 1:  # a [1, B, C] value through the 2-D block
+            ops.append(ReshapeOp(v, TensorType(v.type.element_type, block.get_shape())))
+            v = ops[-1].result
+        return ops + [DescStoreOp(d, idx, v)]
 
     def tt_descriptor_reduce(self, op, loc):
         kind = op.attr("kind").data
