@@ -1,0 +1,142 @@
+"""GPU correctness of the FP8 attention forward kernels (examples/kernels/flash_attention_fp8*.mlir:
+e4m3 Q, K, V with q/k/v descales, O bf16 or f16; V as [B*H, L, d] or given as V^T
+[B*H, d, L]) against float32 `scaled_dot_product_attention` of the dequantized inputs, at
+ragged L, outputs poisoned with NaN; skips without torch or a Hopper GPU.
+
+Two references: float32 SDPA of the dequantized inputs (what a user compares with; the
+tolerance is what rounding P to e4m3 costs, a few percent), and the kernel's own algorithm
+in torch (blocks of 128 keys, online softmax, P rounded to e4m3 for P·V), which the result
+must match to the output's rounding: a P fragment or a V transpose in the wrong order would
+mix keys and fail it by far.
+
+    python -m pytest -q -n 0 test/gpu/test_attention_fp8_gpu.py
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import pytest
+
+from hopper_env import torch_on_hopper
+
+torch = torch_on_hopper()
+
+import torch.nn.functional as F  # noqa: E402
+
+import wsdialects  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[2]
+KERNELS = ROOT / "examples" / "kernels"
+D = 128
+SHAPES = [(1, 1, 1), (1, 2, 100), (2, 3, 384), (1, 2, 1000), (1, 2, 4096)]  # (batch, heads, L)
+VARIANTS = [("flash_attention_fp8", False, False), ("flash_attention_fp8_causal", True, False),
+            ("flash_attention_fp8_vt", False, True)]  # (kernel, causal, V given as V^T)
+PIPELINES = ["ws-hopper", "ws-hopper{cooperative=2 pingpong=true}",
+             "ws-hopper{cooperative=2 pingpong=true persistent=true programs=5}"]
+_compiled: dict = {}
+
+
+def kernel(name: str, pipeline: str, out: str, tmp_path_factory):
+    key = (name, pipeline, out)
+    if key not in _compiled:
+        path = KERNELS / f"{name}.mlir"
+        if out == "float16":  # the same kernel with an f16 O
+            path2 = tmp_path_factory.mktemp("fp8") / f"{name}_f16.mlir"
+            path2.write_text(path.read_text().replace("xbf16>", "xf16>"))
+            path = path2
+        _compiled[key] = wsdialects.compile(path, pipeline=pipeline)
+    return _compiled[key]
+
+
+def inputs(B, H, L, per_head, seed):
+    g = torch.Generator(device="cuda").manual_seed(seed)
+    q, k, v = ((torch.randn(B * H, L, D, device="cuda", generator=g) * s).to(torch.float8_e4m3fn)
+               for s in (1.0, 1.0, 2.0))
+    n = B * H if per_head else 1
+    qd, kd, vd = (torch.rand(n, device="cuda", generator=g) * 1.5 + 0.25 for _ in range(3))
+    return q, k, v, qd, kd, vd
+
+
+def modelled(q, k, v, qd, kd, vd, causal, sm_scale):
+    """The kernel's algorithm in float32 (torch): per block of 128 keys the running max, P =
+    exp2(s * scale - m) rounded to e4m3 for P·V, l summing P unrounded; O = acc * vd / l."""
+    BH, L, _ = q.shape
+    scale = (sm_scale * 1.44269504 * qd * kd).view(-1, 1, 1)
+    qf = q.float()
+    rows = torch.arange(L, device="cuda")
+    m = torch.full((BH, L, 1), -math.inf, device="cuda")
+    l_ = torch.zeros((BH, L, 1), device="cuda")
+    acc = torch.zeros((BH, L, D), device="cuda")
+    for j0 in range(0, L, 128):
+        kb, vb = k[:, j0:j0 + 128].float(), v[:, j0:j0 + 128].float()
+        s = qf @ kb.transpose(1, 2)
+        if causal:
+            cols = j0 + torch.arange(kb.shape[1], device="cuda")
+            s = s.masked_fill(cols[None, None, :] > rows[None, :, None], -math.inf)
+        m_new = torch.maximum(m, s.amax(-1, keepdim=True) * scale)
+        p = torch.nan_to_num(torch.exp2(s * scale - m_new))
+        alpha = torch.nan_to_num(torch.exp2(m - m_new), nan=1.0)
+        l_ = l_ * alpha + p.sum(-1, keepdim=True)
+        acc = acc * alpha + p.to(torch.float8_e4m3fn).float() @ vb
+        m = m_new
+    return acc * (vd.view(-1, 1, 1) / l_)
+
+
+def check(name, causal, vt, k_, out_dtype, per_head=True, seed=0):
+    errs = []
+    for B, H, L in SHAPES:
+        q, k, v, qd, kd, vd = inputs(B, H, L, per_head, seed + B * 1000 + H * 100 + L)
+        o = torch.full((B * H, L, D), float("nan"), device="cuda", dtype=out_dtype)
+        if vt:  # V^T [B*H, d, L], rows padded to 16 bytes (TMA's row stride); zeros past L
+            Lp = (L + 15) // 16 * 16
+            v_in = torch.zeros((B * H, D, Lp), device="cuda", dtype=torch.float8_e4m3fn)
+            v_in[:, :, :L] = v.transpose(1, 2)
+        else:
+            v_in = v
+        sm_scale = 1 / math.sqrt(D)
+        k_[(L + 127) // 128, B * H](q, k, v_in, o, qd, kd, vd, 1 if per_head else 0, L, sm_scale)
+        torch.cuda.synchronize()
+        assert not torch.isnan(o).any(), f"NaN in the output (unwritten elements?) at {(B, H, L)}"
+        expand = (lambda x: x) if per_head else (lambda x: x.expand(B * H))
+        deq = [(x.float() * expand(d).view(-1, 1, 1)).view(B, H, L, D) for x, d in ((q, qd), (k, kd), (v, vd))]
+        ref = F.scaled_dot_product_attention(*deq, is_causal=causal).view(B * H, L, D)
+        model = modelled(q, k, v, expand(qd), expand(kd), expand(vd), causal, sm_scale)
+        err_ref = ((o.float() - ref).norm() / ref.norm()).item()
+        err_model = ((o.float() - model).norm() / model.norm()).item()
+        assert err_model < 1e-2, (name, (B, H, L), err_model)
+        assert err_ref < 6e-2, (name, (B, H, L), err_ref)
+        errs.append((err_model, err_ref))
+    return errs
+
+
+@pytest.mark.parametrize("pipeline", PIPELINES)
+@pytest.mark.parametrize("name,causal,vt", VARIANTS, ids=[v[0] for v in VARIANTS])
+def test_fp8_attention(name, causal, vt, pipeline, tmp_path_factory):
+    check(name, causal, vt, kernel(name, pipeline, "bfloat16", tmp_path_factory), torch.bfloat16)
+
+
+@pytest.mark.parametrize("name,causal,vt", VARIANTS, ids=[v[0] for v in VARIANTS])
+def test_fp8_attention_f16_out_per_tensor_descale(name, causal, vt, tmp_path_factory):
+    check(name, causal, vt, kernel(name, "ws-hopper", "float16", tmp_path_factory), torch.float16,
+          per_head=False, seed=7)
+
+
+def test_bad_input_is_named(tmp_path_factory):
+    """An f16 Q where the kernel takes e4m3 is refused by the launch, naming the argument."""
+    k_ = kernel("flash_attention_fp8", "ws-hopper", "bfloat16", tmp_path_factory)
+    q, k, v, qd, kd, vd = inputs(1, 1, 128, True, 0)
+    o = torch.empty((1, 128, D), device="cuda", dtype=torch.bfloat16)
+    with pytest.raises(Exception, match="q_desc"):
+        k_[1, 1](q.half(), k, v, o, qd, kd, vd, 1, 128, 1 / math.sqrt(D))
+
+
+def test_unpadded_v_transposed_is_refused(tmp_path_factory):
+    """V^T rows of L bytes need L to be a multiple of 16 (TMA's row stride): an unpadded one is
+    refused by the launch, naming the argument, not read wrong."""
+    k_ = kernel("flash_attention_fp8_vt", "ws-hopper", "bfloat16", tmp_path_factory)
+    q, k, v, qd, kd, vd = inputs(1, 1, 100, True, 0)
+    o = torch.empty((1, 100, D), device="cuda", dtype=torch.bfloat16)
+    with pytest.raises(Exception, match="vt_desc"):
+        k_[1, 1](q, k, v.transpose(1, 2).contiguous(), o, qd, kd, vd, 1, 100, 1 / math.sqrt(D))
