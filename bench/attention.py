@@ -3,12 +3,17 @@ not, fp16 and bf16: wsdialects (ws-hopper pipelines of examples/kernels/flash_at
 against SDPA with the cuDNN backend, SDPA with the flash backend (FlashAttention-2), a Triton
 kernel of the tutorial's algorithm (best of a few configs) and, for bf16, FlashAttention-3
 (the PyPI package fa3-fwd, if importable), all in one run, `triton.testing.do_bench` medians.
+`--dtypes fp8` adds FP8 rows (d 128; e4m3 Q, K, V, unit per-head descales, O bf16):
+examples/kernels/flash_attention_fp8*.mlir against FA3's fp8 forward (the same
+`flash_attn_func` on e4m3 tensors) and against our bf16 kernel on the same values (the first
+variant); errors against float32 SDPA of the dequantized inputs (WRONG above 6e-2: P is e4m3).
+`--dry-run` compiles our kernels (to PTX) and exits, without a GPU.
 
     python bench/attention.py [--out DIR] [--variants 'PIPE;PIPE'] [--ls 1024,4096] [--dims 128,64]
     (a variant 'ws-schedule{arch=h100},PIPE' compiles the solver's schedule: the one kept in
     test/Inputs/kernels/scheduled/ where there is one, else solved on this machine)
                               [--dtypes fp16,bf16] [--causal 0,1] [--date D] [--name SUFFIX]
-                              [--kernel-dir DIR]
+                              [--kernel-dir DIR] [--dry-run]
     (--kernel-dir times a folder of kernel variants under the bundled names instead, e.g.
     bench/kernels/bn160; the variant `as-is` lowers a file's IR as it stands: warp-specialized
     IR edited by a script such as bench/kernels/make_ring_depth_variants.sh)
@@ -34,20 +39,23 @@ import wsdialects  # noqa: E402
 KERNELS = ROOT / "examples" / "kernels"
 
 
-def kernel_file(d: int, bf16: bool, causal: bool, kdir: Path = KERNELS) -> tuple[Path, str]:
+def kernel_file(d: int, bf16: bool, causal: bool, kdir: Path = KERNELS, fp8: bool = False) -> tuple[Path, str]:
     """The kernel of examples/kernels (or of `kdir`, a folder of variants under the same names)
     for (head dim, causal); bf16 has a kernel of its own for d = 128 non-causal, the other bf16
-    runs rename the f16 kernel's element type."""
+    runs rename the f16 kernel's element type; fp8: flash_attention_fp8[_causal] (d 128)."""
+    if fp8:
+        name = "flash_attention_fp8" + ("_causal" if causal else "") + (f"_d{d}" if d != 128 else "")
+        return kdir / f"{name}.mlir", name
     name = "flash_attention" + ("_causal" if causal else "") + (f"_d{d}" if d != 128 else "")
     if bf16 and name == "flash_attention":
         name = "flash_attention_bf16"
     return kdir / f"{name}.mlir", name
 
 
-def source_for(d: int, bf16: bool, causal: bool, kdir: Path = KERNELS) -> str:
-    path, _ = kernel_file(d, bf16, causal, kdir)
+def source_for(d: int, bf16: bool, causal: bool, kdir: Path = KERNELS, fp8: bool = False) -> str:
+    path, _ = kernel_file(d, bf16, causal, kdir, fp8)
     text = path.read_text()
-    return text.replace("xf16", "xbf16") if bf16 else text
+    return text.replace("xf16", "xbf16") if bf16 and not fp8 else text
 
 
 SCHEDULED = ROOT / "test" / "Inputs" / "kernels" / "scheduled"
@@ -63,19 +71,20 @@ def compile_all(variants, dims, dtypes, causals, kdir: Path = KERNELS):
     for dname in dtypes:
         for d in dims:
             for causal in causals:
-                path, kname = kernel_file(d, dname == "bf16", causal, kdir)
+                fp8 = dname == "fp8"
+                path, kname = kernel_file(d, dname == "bf16", causal, kdir, fp8)
                 if not path.exists():
                     print(f"no kernel {path.name} for {dname} d{d}{' causal' if causal else ''}", file=sys.stderr)
                     out[(dname, d, causal)] = [(v, None) for v in variants]
                     continue
-                text = source_for(d, dname == "bf16", causal, kdir)
+                text = source_for(d, dname == "bf16", causal, kdir, fp8)
                 row = []
                 for v in variants:
                     try:
                         src, pipe = text, ("" if v == "as-is" else v)  # as-is: the file's IR, lowered
                         prefix = next((p for p in SOLVER if v.startswith(p)), None)
                         stored = SCHEDULED / f"{path.stem}{SOLVER.get(prefix, '')}.mlir"
-                        if prefix and stored.exists() and path.parent == KERNELS:
+                        if prefix and stored.exists() and path.parent == KERNELS and not fp8:
                             # the solver's schedule kept as IR (same on every machine, no OR-Tools needed)
                             src, pipe = stored.read_text(), v[len(prefix):]
                             src = src.replace("xf16", "xbf16") if dname == "bf16" else src
@@ -162,15 +171,73 @@ def fa3():
     return flash_attn_func
 
 
+FP8_TOL = 6e-2  # rel. error of e4m3 P against float32 attention of the dequantized inputs
+
+
+def fp8_row(B, H, D, causal, L, compiled, ws_bf16, flash3, bench):
+    """One fp8 row: (peers {label: (TFLOP/s, err)}, ours [(TFLOP/s, err) or None]). Inputs are
+    bf16 random values rounded to e4m3, unit per-head descales; the reference is float32 SDPA
+    of the e4m3 values on the first heads of batch 0; ours is poisoned with NaN first."""
+    import torch
+    import torch.nn.functional as F
+    from torch.nn.attention import SDPBackend, sdpa_kernel
+
+    torch.manual_seed(L + D)
+    q, k, v_ = (torch.randn(B, H, L, D, device="cuda", dtype=torch.bfloat16).to(torch.float8_e4m3fn) for _ in range(3))
+    flops = 4.0 * B * H * L * L * D / (2 if causal else 1)
+    tf = lambda t: flops / t / 1e9  # noqa: E731
+    hs = slice(0, min(H, CHECK_HEADS))
+    with sdpa_kernel(SDPBackend.EFFICIENT_ATTENTION):
+        ref = F.scaled_dot_product_attention(q[:1, hs].float(), k[:1, hs].float(), v_[:1, hs].float(),
+                                             is_causal=causal)
+    rn = ref.norm()
+
+    def err(out, who):
+        e = ((out[:1, hs].float() - ref).norm() / rn).item()
+        if not e < FP8_TOL:
+            print(f"fp8 d{D} L={L} {who}: rel. error {e:.2e}: WRONG", file=sys.stderr)
+        return e
+
+    res = {}
+    if flash3 is not None:
+        qt, kt, vt = (x.transpose(1, 2).contiguous() for x in (q, k, v_))
+        ones = torch.ones(B, H, device="cuda", dtype=torch.float32)
+        try:
+            f = lambda: flash3(qt, kt, vt, causal=causal, q_descale=ones, k_descale=ones, v_descale=ones)  # noqa: E731
+            out = f()
+            out = out[0] if isinstance(out, tuple) else out
+            res["fa3 fp8"] = (tf(bench(f)), err(out.transpose(1, 2), "fa3"))
+        except Exception as e:  # noqa: BLE001 - a build without fp8
+            print(f"FA3 fp8: {type(e).__name__}: {e}", file=sys.stderr)
+    q3, k3, v3 = (x.reshape(B * H, L, D) for x in (q, k, v_))
+    o3 = torch.empty((B * H, L, D), device="cuda", dtype=torch.bfloat16)
+    grid = ((L + 127) // 128, B * H)
+    if ws_bf16 is not None:  # our bf16 kernel on the same values
+        qb, kb, vb = (x.to(torch.bfloat16) for x in (q3, k3, v3))
+        run = lambda: ws_bf16[grid](qb, kb, vb, o3, L, 1 / math.sqrt(D))  # noqa: E731
+        run()
+        torch.cuda.synchronize()
+        res["ws bf16"] = (tf(bench(run)), err(o3.view(B, H, L, D), "ws bf16"))
+    ones = torch.ones(B * H, device="cuda", dtype=torch.float32)
+    ours = []
+    for vname, ws in compiled:
+        if ws is None:
+            ours.append(None)
+            continue
+        o3.fill_(float("nan"))
+        run = lambda ws=ws: ws[grid](q3, k3, v3, o3, ones, ones, ones, 1, L, 1 / math.sqrt(D))  # noqa: E731
+        run()
+        torch.cuda.synchronize()
+        ours.append((tf(bench(run)), err(o3.view(B, H, L, D), vname)))
+    return res, ours
+
+
 def _worst(errs: list[float]) -> float:
     """The largest error, NaN if any is NaN (an unwritten element; Python's max would skip it)."""
     return float("nan") if not errs or any(e != e for e in errs) else max(errs)
 
 
 def main():
-    import torch
-    import torch.nn.functional as F
-
     ap = argparse.ArgumentParser()
     ap.add_argument("--out", default=str(ROOT / "bench" / "results"))
     ap.add_argument("--variants", default="ws-hopper;ws-hopper{cooperative=2 pingpong=true}",
@@ -191,7 +258,23 @@ def main():
                          "are only used for the bundled kernels")
     ap.add_argument("--date", default=datetime.date.today().isoformat())
     ap.add_argument("--name", default="")
+    ap.add_argument("--dry-run", action="store_true", help="compile our kernels (to PTX) and exit; no GPU needed")
     args = ap.parse_args()
+    if args.dry_run:
+        variants = [v.strip() for v in args.variants.split(";") if v.strip()]
+        dtypes = args.dtypes.split(",")
+        done = compile_all(variants, [int(x) for x in args.dims.split(",")], dtypes,
+                           [bool(int(c)) for c in args.causal.split(",")], args.kernel_dir.resolve())
+        if "fp8" in dtypes:  # the bf16 kernels the fp8 rows are compared with
+            done.update({("bf16 for fp8",) + k[1:]: v for k, v in
+                         compile_all(variants[:1], [128], ["bf16"], [bool(int(c)) for c in args.causal.split(",")],
+                                     KERNELS).items()})
+        bad = [(k, v) for k, row in done.items() for v, c in row if c is None]
+        for key, row in done.items():
+            print(key, ", ".join(f"{v}: {'ok' if c is not None else 'FAILED'}" for v, c in row))
+        sys.exit(1 if bad else 0)
+    import torch
+    import torch.nn.functional as F
     from torch.nn.attention import SDPBackend, sdpa_kernel
     from triton.testing import do_bench
 
@@ -207,12 +290,26 @@ def main():
     bundled = wsdialects.compile(KERNELS / "attention.mlir", pipeline="ws-hopper") if args.bundled else None
     rows = []
     bench = lambda f: do_bench(f, warmup=25, rep=200, return_mode="median")  # noqa: E731
+    bf16_for_fp8 = {}
+    if "fp8" in args.dtypes.split(","):  # our bf16 kernel (the first variant), timed beside the fp8 rows
+        bf16_for_fp8 = {c: row[0][1] for (_, _, c), row in compile_all(variants[:1], [128], ["bf16"], causals).items()}
+    fp8_rows = []
     for dname in args.dtypes.split(","):
-        dtype = {"fp16": torch.float16, "bf16": torch.bfloat16}[dname]
+        dtype = {"fp16": torch.float16, "bf16": torch.bfloat16, "fp8": None}[dname]
         for D in dims:
             for causal in causals:
-                _, kname = kernel_file(D, dname == "bf16", causal, kdir)
+                _, kname = kernel_file(D, dname == "bf16", causal, kdir, dname == "fp8")
                 compiled = all_compiled[(dname, D, causal)]
+                if dname == "fp8":
+                    for L in [int(x) for x in args.ls.split(",")]:
+                        res, ours = fp8_row(B, H, D, causal, L, list(zip(variants, [c for _, c in compiled])),
+                                            bf16_for_fp8.get(causal) if D == 128 else None, flash3, bench)
+                        fp8_rows.append((D, causal, L, res, ours))
+                        peers = "  ".join(f"{k_} {v[0]:6.1f}" for k_, v in res.items())
+                        mine = "  ".join(f"ws[{i}] " + ("n/a" if o is None else f"{o[0]:6.1f} (err {o[1]:.1e})")
+                                         for i, o in enumerate(ours))
+                        print(f"fp8 d{D} {'causal' if causal else 'full  '} L={L:6d}  {peers}  {mine}", flush=True)
+                    continue
                 for L in [int(x) for x in args.ls.split(",")]:
                     torch.manual_seed(L + D)
                     q, k, v_ = (torch.randn(B, H, L, D, device="cuda", dtype=dtype) for _ in range(3))
@@ -318,6 +415,24 @@ def main():
         lines.append(f"| {dname} | {D} | {'yes' if causal else 'no'} | {L} | {g('cudnn'):.1f} | {g('fa2'):.1f} | "
                      f"{g('triton'):.1f} | {g('fa3'):.1f} | " + " | ".join(cells) +
                      f" | {_worst(errs):.1e} |" + extra)
+    if not rows:  # fp8 only
+        lines = lines[:-2]
+    if fp8_rows:
+        lines += ["", "FP8 (e4m3 Q, K, V; unit per-head descales; O bf16; d 128): ours "
+                  "examples/kernels/flash_attention_fp8[_causal].mlir; FA3 fp8: fa3-fwd's `flash_attn_func` on "
+                  f"the e4m3 tensors; ws bf16: our bf16 kernel (`{variants[0]}`) on the same values. Errors "
+                  "against float32 SDPA of the e4m3 values.", "",
+                  "| d | causal | L | FA3 fp8 | ws bf16 | " +
+                  " | ".join(f"ws[{i}] fp8 (x FA3 fp8, x ws bf16)" for i in range(len(variants))) +
+                  " | max rel. err ws fp8 |",
+                  "|---|---|---|---|---|" + "---|" * len(variants) + "---|"]
+        for D, causal, L, res, ours in fp8_rows:
+            g = lambda k_: res[k_][0] if k_ in res else float("nan")  # noqa: E731
+            cells = ["n/a" if o is None else f"{o[0]:.1f} ({o[0] / g('fa3 fp8'):.2f}, {o[0] / g('ws bf16'):.2f})"
+                     for o in ours]
+            errs = [o[1] for o in ours if o is not None]
+            lines.append(f"| {D} | {'yes' if causal else 'no'} | {L} | {g('fa3 fp8'):.1f} | {g('ws bf16'):.1f} | "
+                         + " | ".join(cells) + f" | {_worst(errs):.1e} |")
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     f = out / f"{args.date}-attention-{slug}{args.name}.md"

@@ -138,3 +138,18 @@ def test_kernel_after_ws_hopper(name, causal, vt, pipeline, rng):
     err_model, err_exact = run(m, name, causal, vt, 300, rng, seed=5)
     assert err_model < 1e-2, err_model
     assert err_exact < 6e-2, err_exact
+
+
+def test_bench_fp8_dry_run():
+    """bench/attention.py --dtypes fp8 --dry-run compiles the fp8 kernel it would time and the
+    bf16 kernel its rows compare with, without a GPU."""
+    import subprocess
+    import sys
+
+    root = KERNELS.parents[1]
+    r = subprocess.run([sys.executable, str(root / "bench" / "attention.py"), "--dry-run", "--dtypes", "fp8",
+                        "--dims", "128", "--causal", "1", "--variants", "ws-hopper"],
+                       capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "('fp8', 128, True) ws-hopper: ok" in r.stdout
+    assert "('bf16 for fp8', 128, True) ws-hopper: ok" in r.stdout
