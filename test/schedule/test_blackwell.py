@@ -180,3 +180,63 @@ def test_hopper_passes_refuse_a_blackwell_schedule(fa4_b200):
     assert info["issuer_warp"].value.data == 4 and info["vl_warp"].value.data == 3
     with pytest.raises(wsdialects.WsError, match="issuer warp .* a Blackwell schedule"):
         build_pipeline("ws-specialize", FA4).apply(None, m)
+
+
+# ------------------------------------------------------------------ the backward (Twill §6.3)
+
+BWD = os.path.join(EXAMPLES, "flash_attention_bwd.mlir")
+
+
+def _bwd(arch, **options):
+    pytest.importorskip("ortools")
+    k, loop = loop_of(BWD)
+    lg, g, s = SchedulePass(arch=arch, **options).choose(k, loop)
+    return g, s, {n: p.warp for n, p in s.ops.items()}
+
+
+def _kind_warps(g, s, kind):
+    return {s.ops[op.name].warp for op in g.ops if op.kind == kind and op.length}
+
+
+def test_backward_on_b200_is_bound_by_the_tma_unit_and_ping_pongs():
+    """Five MMAs, an exponential and dQ's atomic add per iteration: on b200 the tensor core
+    is no longer the bound, the TMA unit (Q, dO and the atomic add) is (Twill: 'renders the
+    single-pass algorithm bandwidth-bound'). At the full budget (the kernel's two groups,
+    240 registers) the two groups form a ping-pong team, each running the whole iteration
+    on its half of the keys, one group's exponential during the other's MMAs and staging
+    (Twill's strategy), at II = ResMII. U = 48: at b200's default 12 the five 64-cycle
+    elementwise ops each round up to a unit and the ALU looks like the bound."""
+    g, s, w = _bwd("b200", normalize=48)
+    units = {u: sum(len(op.uses.get(u, ())) for op in g.ops) for u in g.units}
+    assert s.res_mii == units["TMA"] == max(units.values()) > units["TC"]
+    assert s.ii == s.res_mii
+    assert g.warps.pingpong == 2 and s.warp_count == 1  # one team of the two groups, offset by II / 2
+    assert {w["st"], w["dpt"], w["dqt_i"], w["dk_new"], w["dv_new"]} == {s.issuer_warp}
+
+
+def test_backward_on_b200_under_a_reduced_budget_needs_a_third_group():
+    """96 registers per thread: two groups cannot hold the loop at the full-budget II; with
+    three, the II is back and the third group only stages dQ for the atomic reduction while
+    the other two read S (and exponentiate) and dP (and form dS) from tensor memory: FA4's
+    backward (Twill-LR). At U = 12 (seconds; at U = 48 the same roles take minutes:
+    docs/blackwell-schedules.md)."""
+    _, full, _ = _bwd("b200")
+    _, two, _ = _bwd("b200", reg_limit=96)  # split or ping-pong, whichever is better
+    g, s, w = _bwd("b200", reg_limit=96, warp_groups=3)  # three groups form no ping-pong team
+    assert two.ii > full.ii and s.ii == full.ii
+    assert len({w[n] for n in g.index if not g.op(n).variable_latency and not g.op(n).single_thread}) == 3
+    staging = w["dqt_i.ld"]
+    assert all(w[n] != staging for n in ("st.ld", "pt_all", "dpt.ld", "dst"))
+    assert w["st.ld"] == w["pt_all"] and w["dpt.ld"] == w["dst"] and w["pt_all"] != w["dst"]
+
+
+def test_backward_on_h100_is_ilp_within_an_iteration():
+    """FA3's backward on Hopper (Twill §6.3.1): the MMAs and the exponential of one iteration
+    overlap each other, but no iteration's softmax or dS waits for the next: every op but the
+    accumulating MMAs (dK, dV) is in stage 0. At U = 300 the model is too large (the
+    normalization keeps every distinct duration: II 240): the pass falls back with a remark,
+    so this runs at U = 24."""
+    g, s, w = _bwd("h100", normalize=24)
+    late = {n for n, p in s.ops.items() if p.stage > 0 and not g.op(n).variable_latency and g.op(n).length}
+    assert late <= {"dk_new", "dv_new"}
+    assert len({w[n] for n in g.index if not g.op(n).variable_latency}) == 1  # one team of both groups

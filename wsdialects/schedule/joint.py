@@ -27,7 +27,7 @@ from .modulo import (ModuloModel, ModuloSchedule, critical_length, latest_starts
 from .solution import Placement, Schedule
 from .solvers import Backend, SolverTimeout, make_backend
 from .warp_bound import joint_bound
-from .warp_layout import WarpLayout, on_issuer, warp_layout  # noqa: F401 (WarpLayout: re-exported)
+from .warp_layout import on_issuer, warp_layout
 
 QUERY_WORK = 1.0  # deterministic seconds per query of a less preferred warp organisation
 

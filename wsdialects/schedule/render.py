@@ -32,7 +32,9 @@ def _svg(width: float, height: float, body: list[str]) -> str:
 
 
 def _warp_label(schedule: Schedule, w: int) -> str:
-    return f"warp {w} (variable latency)" if w == schedule.vl_warp else f"warp {w}"
+    if w == schedule.vl_warp:
+        return f"warp {w} (variable latency)"
+    return f"warp {w} (issuer: tcgen05.mma)" if w == schedule.issuer_warp else f"warp {w}"
 
 
 def graph_svg(graph: Graph, schedule: Schedule) -> str:

@@ -1,4 +1,4 @@
-"""`ws-schedule{arch=h100 solver=cpsat time-limit=S normalize=U pingpong=true partner-latency=auto reg-limit=R}`:
+"""`ws-schedule{arch=h100 solver=cpsat time-limit=S normalize=U pingpong=true partner-latency=auto reg-limit=R warp-groups=G}`:
 Twill's optimal schedule written on the IR (stage 8; it runs before ws-partition).
 
 For every tile kernel whose main loop (the top-level `scf.for` holding a TMA load) is
@@ -45,7 +45,8 @@ and the Hopper passes refuse such a schedule with a located error. On the bundle
 kernel it finds FA4's warp roles (docs/blackwell-schedules.md). `time-limit` and `normalize`
 default to the machine model's (`search` in its JSON: 10 s and U = 300 on h100, 60 s and
 U = 12 on b200); `reg-limit` replaces the machine's registers per thread of a compute warp group
-(a reduced budget, as Twill §6.3.2 tries; 24-255).
+(a reduced budget, as Twill §6.3.2 tries; 24-255); `warp-groups` the compute warp groups to
+schedule for (1-8; default `tile.num_warps / 4`), and the kernel's `tile.num_warps` becomes 4 times it.
 
 `time-limit` (seconds) bounds the whole search: building the graph, normalizing it and every
 solve, each of which gets the time that is left as the solver's own limit; the model at each
@@ -168,6 +169,7 @@ class SchedulePass(ModulePass):
     time_limit: int | float | None = None  # None: the machine's (10 s on h100, 60 s on b200)
     normalize: int | None = None  # None: the machine's (300 on h100, the paper's U; 12 on b200)
     reg_limit: int | None = None  # registers per thread of a compute warp group; None: the machine's share
+    warp_groups: int | None = None  # compute warp groups; None: tile.num_warps / 4
     pingpong: bool = True
     partner_latency: bool | str = "auto"
 
@@ -185,6 +187,8 @@ class SchedulePass(ModulePass):
         if self.time_limit is not None and not 0 < self.time_limit <= 86400:
             raise WsError(f"ws-schedule: time-limit must be a number of seconds from 0 to 86400, "
                           f"got {self.time_limit}", "ws-opt")
+        if self.warp_groups is not None and not 1 <= self.warp_groups <= 8:
+            raise WsError(f"ws-schedule: warp-groups must be from 1 to 8, got {self.warp_groups}", "ws-opt")
         if self.reg_limit is not None and not 24 <= self.reg_limit <= 255:
             raise WsError(f"ws-schedule: reg-limit must be from 24 to 255 registers per thread, got {self.reg_limit}",
                           "ws-opt")
@@ -222,6 +226,8 @@ class SchedulePass(ModulePass):
         """Solve the joint problem for `loop` and write the schedule on it."""
         lg, _, sched = self.choose(kernel, loop)
         self._write(loop, lg, sched)
+        if self.warp_groups is not None:  # the kernel now launches the warps it was scheduled for
+            kernel.attributes["tile.num_warps"] = IntegerAttr(4 * self.warp_groups, i32)
 
     def choose(self, kernel, loop):
         """The warp organisation the joint problem picks for `loop`: (its loop graph, the
@@ -251,10 +257,10 @@ class SchedulePass(ModulePass):
         # The warp organisations the joint problem chooses among: the compute
         # groups as independent warps (or lockstep cooperative teams, when a tile
         # needs them), and as ping-pong teams; one cost map, so IIs compare.
-        organisations = [graph_of_loop(kernel, loop, self.arch, reg_limit=self.reg_limit)]
+        organisations = [graph_of_loop(kernel, loop, self.arch, self.warp_groups, reg_limit=self.reg_limit)]
         if self.pingpong:
-            pingpong = graph_of_loop(kernel, loop, self.arch, pingpong=True, partner_latency=partner_latency,
-                                     reg_limit=self.reg_limit)
+            pingpong = graph_of_loop(kernel, loop, self.arch, self.warp_groups, pingpong=True,
+                                     partner_latency=partner_latency, reg_limit=self.reg_limit)
             # On a tie the organisation listed first wins. The ping-pong team goes
             # first when its members have work of their own besides their MMAs (the
             # softmax) for the partner's MMAs to overlap; a loop of MMAs alone has
