@@ -69,7 +69,8 @@ def test_backward_matches_autograd(B, H, L, causal, d, dt, poison):
         s = s.masked_fill(torch.ones(L, L, device="cuda", dtype=torch.bool).triu(1), float("-inf"))
     assert rel_err(lse, torch.logsumexp(s, -1) * math.log2(math.e)) < 1e-4
     for name, got, want in (("dq", dq, dq_ref), ("dk", dk, dk_ref), ("dv", dv, dv_ref)):
-        if want.norm() == 0:  # L = 1: dQ and dK are 0 (one key: P = 1, dP - Delta = 0)
+        if L == 1 and name in ("dq", "dk"):  # one key: P = 1 and dP - Delta = 0, so dQ = dK = 0 exactly
+            # (the float32 reference gives rounding noise of ~1e-7 there, not a value to compare with)
             assert not torch.isnan(got).any() and got.float().abs().max() < 1e-3, name
         else:
             assert rel_err(got, want) < 1e-2, name

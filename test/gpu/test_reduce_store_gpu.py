@@ -59,7 +59,7 @@ def _example(stem: str):
 @pytest.mark.parametrize("opts", [{}, {"cooperative": 2}, {"cooperative": 2, "team_stores": "split"},
                                   {"persistent": True}, {"persistent": True, "programs": 5},
                                   {"persistent": True, "programs": 3, "cooperative": 2, "pingpong": True}])
-@pytest.mark.parametrize("shape,kt", [((200, 136, 330), 2), ((256, 384, 1024), 4), ((128, 128, 64), 1),
+@pytest.mark.parametrize("shape,kt", [((200, 136, 336), 2), ((256, 384, 1024), 4), ((128, 128, 64), 1),
                                       ((130, 264, 2000), 3)])
 def test_splitk_reduce_gemm(shape, kt, opts):
     """C0 + A @ B^T with K cut into slices of `kt` 64-wide tiles, each slice's program
