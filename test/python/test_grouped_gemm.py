@@ -235,3 +235,99 @@ def test_triton_unit_block_unfolded():
     wsdialects.interpret(m, "unit_block", 3, args)
     assert np.array_equal(y[:, :64], x[:, :64] + x[:, :64])
     assert np.isnan(y[:, 64:].astype(np.float32)).all()
+
+
+# ---- the descriptor-array kernel (separate tensors per group, !tile.descs / tile.desc_index)
+# (M_g, N_g, K_g): an empty group, groups smaller than a tile, N and K cut by the tile, K = 0
+LIST_SIZES = [(0, 72, 40), (100, 72, 40), (37, 136, 16), (5, 8, 200), (64, 64, 0), (130, 16, 32)]
+
+
+def list_problem(sizes, dtype, rng):
+    dt = DTYPES[dtype]
+    A = [rng.standard_normal((m, k)).astype(dt) for m, n, k in sizes]
+    B = [(rng.standard_normal((n, k)) / np.sqrt(max(k, 1))).astype(dt) for m, n, k in sizes]
+    C = [np.full((m, n), np.nan, dt) for m, n, k in sizes]
+    return A, B, C, np.array(sizes, np.int32).reshape(-1, 3)
+
+
+def list_check(A, B, C):
+    for g, (a, b, c) in enumerate(zip(A, B, C)):
+        want = a.astype(np.float64) @ b.astype(np.float64).T
+        got = c.astype(np.float64)
+        assert not np.isnan(got).any(), f"group {g}: not all of C_g written"
+        assert not got.size or np.abs(got - want).max() <= 2e-2 * max(np.abs(want).max(), 1.0), f"group {g}"
+
+
+def run_list(m, name, A, B, C, S, grid, seed=None):
+    wsdialects.interpret(m, name, grid, [A, B, C, S, len(A)], seed=seed)
+
+
+@pytest.mark.parametrize("dtype", sorted(DTYPES))
+@pytest.mark.parametrize("grid", [3, 40])
+def test_descs_as_written(tmp, dtype, grid):
+    m = parse_kernel(_file(tmp, gen.grouped_list(dtype, 64, 64, 32, 4), f"list_{dtype}_64x64x32"), shared=True)
+    A, B, C, S = list_problem(LIST_SIZES, dtype, np.random.default_rng(50 + grid))
+    run_list(m, gen.list_kernel_name(dtype), A, B, C, S, grid)
+    list_check(A, B, C)
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_descs_after_ws_specialize(tmp, seed):
+    m = compile_kernel(_file(tmp, gen.grouped_list("f16", 64, 64, 32, 4), "list_f16_64x64x32"),
+                       "ws-specialize{depth=2 mma-depth=1}", shared=True)
+    A, B, C, S = list_problem(LIST_SIZES, "f16", np.random.default_rng(60 + seed))
+    run_list(m, gen.list_kernel_name("f16"), A, B, C, S, 3, seed=seed)
+    list_check(A, B, C)
+
+
+@pytest.mark.parametrize("pipeline", PIPELINES[:3])
+@pytest.mark.parametrize("dtype", sorted(DTYPES))
+def test_descs_bundled_after_ws_hopper(dtype, pipeline):
+    name = gen.list_kernel_name(dtype)
+    m = compile_kernel(KERNELS / f"{name}.mlir", pipeline, shared=True)
+    sizes = [(0, 256, 64), (130, 264, 136), (5, 16, 64), (128, 256, 0)]
+    A, B, C, S = list_problem(sizes, dtype, np.random.default_rng(70))
+    run_list(m, name, A, B, C, S, 3, seed=2)
+    list_check(A, B, C)
+
+
+def test_descs_wrong_group_is_caught(tmp):
+    """The check can fail: every tile reading group 0's descriptors gives wrong results."""
+    text = gen.grouped_list("f16", 64, 64, 32, 4).replace("%a_descs[%f#1]", "%a_descs[%c0]")
+    m = parse_kernel(_file(tmp, text, "list_wrong"), shared=True)
+    A, B, C, S = list_problem([(64, 64, 32), (64, 64, 32)], "f16", np.random.default_rng(80))
+    run_list(m, gen.list_kernel_name("f16"), A, B, C, S, 2)
+    with pytest.raises(AssertionError):
+        list_check(A, B, C)
+
+
+@pytest.mark.parametrize("pipeline", PIPELINES[:2])
+@pytest.mark.parametrize("dtype", sorted(DTYPES))
+def test_descs_ptxas(dtype, pipeline):
+    ptxas = shutil.which("ptxas")
+    if ptxas is None:
+        pytest.skip("ptxas not installed")
+    ptx = compile_ptx(str(KERNELS / f"{gen.list_kernel_name(dtype)}.mlir"), pipeline)
+    assert "cp.async.bulk.tensor.2d.global.shared::cta" in ptx  # C_g's TMA store
+    rc, report = run_ptxas(ptx, ptxas)
+    assert rc == 0, report
+    assert "0 bytes spill stores" in report, report
+
+
+def test_descs_launch_plan_interpreted(tmp):
+    m = parse_kernel(_file(tmp, gen.grouped_list("bf16", 64, 64, 32, 4), "list_bf16_64x64x32"), shared=True)
+    A, B, C, S = list_problem([(17, 64, 32), (0, 64, 32), (80, 128, 64)], "bf16", np.random.default_rng(90))
+    plan = runtime.list_launches(A, B, C, S, 5)
+    assert [grid for grid, _ in plan] == [5]
+    for grid, args in plan:
+        wsdialects.interpret(m, gen.list_kernel_name("bf16"), grid, args)
+    list_check(A, B, C)
+
+
+def test_desc_index_out_of_range_is_located(tmp):
+    m = parse_kernel(_file(tmp, gen.grouped_list("f16", 64, 64, 32, 4), "list_f16_64x64x32"), shared=True)
+    A, B, C, S = list_problem([(64, 64, 32), (64, 64, 32)], "f16", np.random.default_rng(91))
+    A, B, C = A[:1], B[:1], C[:1]  # two groups' sizes, one group's descriptors
+    with pytest.raises(wsdialects.InterpretError, match=r"grouped_list_f16_64x64x32.mlir:\d+:\d+: tile.desc_index: "
+                                                          r"index 1 outside the array of 1 descriptors"):
+        wsdialects.interpret(m, gen.list_kernel_name("f16"), 1, [A, B, C, S, 2])

@@ -50,6 +50,14 @@ def _make_desc(frame, op, a):
     return [Descriptor(view, block)]
 
 
+@impl("tile.desc_index")
+def _desc_index(frame, op, a):
+    descs, g = a[0], int(a[1])
+    if not 0 <= g < len(descs):
+        raise InterpretError(f"{where(op)}tile.desc_index: index {g} outside the array of {len(descs)} descriptors")
+    return [descs[g]]
+
+
 @impl("tile.atomic_add")
 def _atomic_add(frame, op, a):
     from wsdialects.interpreter.ops_tile import _lanes

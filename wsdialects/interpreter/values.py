@@ -20,7 +20,7 @@ from xdsl.ir import Attribute
 
 from wsdialects.scalar_args import scalar_problem
 from wsdialects.element_types import FLOAT_DTYPES, INT_DTYPES  # noqa: F401 - the interpreter's dtypes
-from wsdialects.tile import DescType, PtrType
+from wsdialects.tile import DescArrayType, DescType, PtrType
 
 
 class InterpretError(Exception):
@@ -143,6 +143,10 @@ def to_runtime(t: Attribute, arg, index: int, name: str | None = None):
         if arg.dtype != dtype_of(t.block):
             raise TypeError(f"{where}: {_dtype_mismatch(dtype_of(t.block), arg.dtype)}")
         return Descriptor(arg, block)
+    if isinstance(t, DescArrayType):  # one descriptor per array of the list (tile.desc_index picks one)
+        if not isinstance(arg, (list, tuple)):
+            raise TypeError(f"{where}: expected a list of numpy arrays (one descriptor each), got {type(arg).__name__}")
+        return tuple(to_runtime(t.element, x, index, f"{name or index}[{k}]") for k, x in enumerate(arg))
     if isinstance(t, PtrType):
         if not isinstance(arg, np.ndarray):
             raise TypeError(f"{where}: expected a numpy array for a pointer, got {type(arg).__name__}")

@@ -3,14 +3,16 @@ groups (the kernel: wsdialects/runtime/grouped_gemm_kernels.py):
 
     from wsdialects.runtime import grouped_gemm
     c = grouped_gemm(a, b, offs)          # a [sum M_g, K], b [G, N, K], offs int32 [G] -> c [sum M_g, N]
-    cs = grouped_gemm([a0, a1, a2], b)    # a_g [M_g, K], b [G, N, K] or [b0, b1, b2] -> [c0, c1, c2]
+    cs = grouped_gemm([a0, a1, a2], [b0, b1, b2])   # a_g [M_g, K_g], b_g [N_g, K_g] -> [c_g [M_g, N_g]]
 
 The first form is `torch._grouped_mm(a, b.transpose(-2, -1), offs)`: the tokens of all experts
 in one tensor, `offs[g]` the cumulative end row of group g (non-decreasing, at most a.shape[0];
-empty groups allowed), kept on the device: nothing waits for the host. C[rows of g] = A[rows of
-g] @ B[g]^T, fp32 accumulation, a's dtype out (float16 or bfloat16). The list form copies the
-a_g into one tensor (and a list of b_g into one [G, N, K]) and gives back views of one output;
-every group has the same N and K.
+empty groups allowed), kept on the device: nothing waits for the host, and no descriptor is made
+per group (grouped_gemm_kernels.grouped_mm). C[rows of g] = A[rows of g] @ B[g]^T, fp32
+accumulation, a's dtype out (float16 or bfloat16). The list form takes separate tensors, each
+group its own M_g, N_g and K_g (rows of a multiple of 16 bytes): the launch builds one TMA
+descriptor per group and operand into an array (`!tile.descs`, grouped_gemm_kernels.grouped_list)
+and C_g is written by a TMA store its own descriptor clips; nothing is copied.
 
 The kernel is compiled once per (dtype, pipeline) and launched on the current stream with one
 program per SM. Compiling needs no GPU; launching needs torch and cuda-python (runtime/launch.py).
@@ -36,6 +38,22 @@ def compiled_kernel(dtype: str, pipeline: str = PIPELINE):
         from wsdialects.runtime.compiler import compile_module
 
         hit = compile_module(kernels.grouped_mm(dtype), pipeline)
+        with _lock:
+            hit = _compiled.setdefault(key, hit)
+    return hit
+
+
+def compiled_list_kernel(dtype: str, pipeline: str = PIPELINE):
+    """The Compiled descriptor-array kernel (`grouped_gemm([a_g], [b_g])`), made once and kept."""
+    from wsdialects.runtime import grouped_gemm_kernels as kernels
+
+    key = ("list", dtype, pipeline)
+    with _lock:
+        hit = _compiled.get(key)
+    if hit is None:
+        from wsdialects.runtime.compiler import compile_module
+
+        hit = compile_module(kernels.grouped_list(dtype), pipeline)
         with _lock:
             hit = _compiled.setdefault(key, hit)
     return hit
@@ -81,7 +99,8 @@ def _check(torch, a, b, offs) -> None:
 def grouped_gemm(a, b, offs=None, *, out=None, pipeline: str = PIPELINE, num_programs: int | None = None):
     """C = the grouped product (module docstring): `grouped_gemm(a, b, offs)` with a [sum M_g, K],
     b [G, N, K], offs int32 [G] gives c [sum M_g, N] (`out=`: a contiguous tensor to write it into;
-    rows past offs[-1] are left as they are); `grouped_gemm([a_g], b)` gives [c_g].
+    rows past offs[-1] are left as they are); `grouped_gemm([a_g], [b_g])` (or b [G, N, K]) gives
+    [c_g] (`out=`: a list of tensors [M_g, N_g] to write them into).
     `num_programs` defaults to the number of SMs."""
     from wsdialects.runtime.launch import _torch
 
@@ -108,23 +127,48 @@ def grouped_gemm(a, b, offs=None, *, out=None, pipeline: str = PIPELINE, num_pro
     return out
 
 
+def list_launches(a_list, b_list, c_list, sizes, num_programs: int) -> list:
+    """[(grid, arguments)] of the grouped GEMM over separate tensors (a_g [M_g, K_g], b_g [N_g, K_g],
+    c_g [M_g, N_g]; `sizes` the int32 [G, 3] of (M_g, N_g, K_g)): torch tensors, or numpy arrays for
+    the interpreter."""
+    if not a_list:
+        return []
+    return [(max(1, num_programs), [list(a_list), list(b_list), list(c_list), sizes, len(a_list)])]
+
+
 def _grouped_list(torch, a_list, b, out, pipeline, num_programs):
+    """The list form: one descriptor per group and operand (`!tile.descs`, built at the launch),
+    every group its own M_g, N_g and K_g; nothing is copied."""
     if not a_list:
         raise ValueError("grouped_gemm: the list of a's is empty")
-    if isinstance(b, (list, tuple)):
-        if len(b) != len(a_list):
-            raise ValueError(f"grouped_gemm: {len(a_list)} a's but {len(b)} b's")
-        shapes = {tuple(x.shape) for x in b}
-        if len(shapes) != 1:
-            raise ValueError(f"grouped_gemm: every b_g must have one shape [N, K] (one launch), got {sorted(shapes)}")
-        b = torch.stack(list(b))
-    if b.dim() != 3 or b.shape[0] != len(a_list):
-        raise ValueError(f"grouped_gemm: b must be [G, N, K] with G = {len(a_list)}, got {list(b.shape)}")
-    for g, x in enumerate(a_list):
-        if x.dim() != 2 or x.shape[1] != b.shape[2]:
-            raise ValueError(f"grouped_gemm: a[{g}] must be [M_{g}, K] with K = {b.shape[2]}, got {list(x.shape)}")
-    sizes = [x.shape[0] for x in a_list]
-    a = torch.cat(a_list) if len(a_list) > 1 else a_list[0]
-    offs = torch.tensor(sizes, dtype=torch.int64).cumsum(0).to(device=a.device, dtype=torch.int32)
-    c = grouped_gemm(a, b, offs, out=out, pipeline=pipeline, num_programs=num_programs)
-    return list(torch.split(c, sizes))
+    b_list = list(b) if isinstance(b, (list, tuple)) or (hasattr(b, "dim") and b.dim() == 3) else None
+    if b_list is None or len(b_list) != len(a_list):
+        raise ValueError(f"grouped_gemm: {len(a_list)} a's need {len(a_list)} b's (a list, or a [G, N, K] tensor)")
+    dt = _dtype_name(torch, a_list[0])
+    es = a_list[0].element_size()
+    sizes = []
+    for g, (x, w) in enumerate(zip(a_list, b_list)):
+        if x.dtype != a_list[0].dtype or w.dtype != a_list[0].dtype or x.device != a_list[0].device \
+                or w.device != a_list[0].device:
+            raise ValueError(f"grouped_gemm: a[{g}] and b[{g}] must have a[0]'s dtype and device")
+        if x.dim() != 2 or w.dim() != 2 or x.shape[1] != w.shape[1]:
+            raise ValueError(f"grouped_gemm: group {g}: a [M, K] and b [N, K] with one K, got {list(x.shape)} "
+                             f"and {list(w.shape)}")
+        (m, k), n = x.shape, w.shape[0]
+        if (k * es) % 16 or (n * es) % 16:
+            raise ValueError(f"grouped_gemm: group {g}: K = {k} and N = {n} must make rows of a multiple of 16 "
+                             f"bytes (TMA): multiples of {16 // es}")
+        sizes.append((m, n, k))
+    if out is None:
+        out = [torch.empty((m, n), dtype=a_list[0].dtype, device=a_list[0].device) for m, n, _ in sizes]
+    elif [tuple(c.shape) for c in out] != [(m, n) for m, n, _ in sizes]:
+        raise ValueError(f"grouped_gemm: out must be tensors of shapes {[(m, n) for m, n, _ in sizes]}")
+    if num_programs is None:
+        num_programs = torch.cuda.get_device_properties(a_list[0].device).multi_processor_count
+    size_t = torch.tensor(sizes, dtype=torch.int32).to(a_list[0].device, non_blocking=True)
+    kernel = compiled_list_kernel(dt, pipeline)
+    a_c = [x if x.stride(-1) == 1 else x.contiguous() for x in a_list]
+    b_c = [w if w.stride(-1) == 1 else w.contiguous() for w in b_list]
+    for grid, args in list_launches(a_c, b_c, out, size_t, num_programs):
+        kernel[grid](*args)
+    return out

@@ -134,6 +134,109 @@ builtin.module {
 }
 """)
 
+_GROUPED_LIST = Template("""\
+// Grouped GEMM over separate tensors ($T): group g multiplies its own A_g [M_g, K_g] by B_g
+// [N_g, K_g]^T into C_g [M_g, N_g], every size per group. One descriptor per group and operand,
+// built by the launch from the lists of tensors (!tile.descs, tile.desc_index); sizes is int32
+// [G, 3] (M_g, N_g, K_g). One persistent launch over all groups' tiles (${BM}x${BN}x${BK}, $W
+// consumer warps), a scan over the sizes per tile; C_g is written by a TMA store that its own
+// descriptor clips at M_g and N_g. Grid: any number of programs (one per SM).
+// Arguments: a_list, b_list, c_list, sizes, G.
+// Written by wsdialects/runtime/grouped_gemm_kernels.py.
+builtin.module {
+  func.func @$name(%a_descs: !tile.descs<tensor<${BM}x${BK}x$T>>, %b_descs: !tile.descs<tensor<${BN}x${BK}x$T>>,
+                   %c_descs: !tile.descs<tensor<${BM}x${BN}x$T>>, %sizes: !tile.ptr<i32>, %G: i32)
+      attributes {tile.kernel, tile.num_warps = $W : i32} {
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %c2 = arith.constant 2 : i32
+    %c3 = arith.constant 3 : i32
+    %cBK = arith.constant $BK : i32
+    %cBM = arith.constant $BM : i32
+    %cBN = arith.constant $BN : i32
+    %pid = tile.program_id 0 : i32
+    %nprog = tile.num_programs 0 : i32
+    // The number of output tiles of all groups: sum over g of cdiv(M_g, $BM) * cdiv(N_g, $BN).
+    %total = scf.for %j = %c0 to %G step %c1 iter_args(%t = %c0) -> (i32) : i32 {
+      %row = arith.muli %j, %c3 : i32
+      %pm = tile.addptr %sizes, %row : !tile.ptr<i32>, i32
+      %m = tile.load %pm : !tile.ptr<i32> -> i32
+      %col_n = arith.addi %row, %c1 : i32
+      %pn = tile.addptr %sizes, %col_n : !tile.ptr<i32>, i32
+      %n = tile.load %pn : !tile.ptr<i32> -> i32
+      %tm = arith.ceildivsi %m, %cBM : i32
+      %tn = arith.ceildivsi %n, %cBN : i32
+      %tg = arith.muli %tm, %tn : i32
+      %t2 = arith.addi %t, %tg : i32
+      scf.yield %t2 : i32
+    }
+    scf.for %tile = %pid to %total step %nprog : i32 {
+      // The scan: the group whose tiles [base, base + tiles of g) hold %tile, its sizes and the
+      // tile's index in the group.
+      %f:6 = scf.for %j = %c0 to %G step %c1
+          iter_args(%base = %c0, %g = %c0, %local = %c0, %mg = %c0, %ng = %c0, %kg = %c0)
+          -> (i32, i32, i32, i32, i32, i32) : i32 {
+        %row = arith.muli %j, %c3 : i32
+        %pm = tile.addptr %sizes, %row : !tile.ptr<i32>, i32
+        %m = tile.load %pm : !tile.ptr<i32> -> i32
+        %col_n = arith.addi %row, %c1 : i32
+        %pn = tile.addptr %sizes, %col_n : !tile.ptr<i32>, i32
+        %n = tile.load %pn : !tile.ptr<i32> -> i32
+        %col_k = arith.addi %row, %c2 : i32
+        %pk = tile.addptr %sizes, %col_k : !tile.ptr<i32>, i32
+        %k = tile.load %pk : !tile.ptr<i32> -> i32
+        %tm = arith.ceildivsi %m, %cBM : i32
+        %tn = arith.ceildivsi %n, %cBN : i32
+        %tg = arith.muli %tm, %tn : i32
+        %next = arith.addi %base, %tg : i32
+        %ge = arith.cmpi sge, %tile, %base : i32
+        %lt = arith.cmpi slt, %tile, %next : i32
+        %hit = arith.andi %ge, %lt : i1
+        %in = arith.subi %tile, %base : i32
+        %g2 = arith.select %hit, %j, %g : i32
+        %l2 = arith.select %hit, %in, %local : i32
+        %m2 = arith.select %hit, %m, %mg : i32
+        %n2 = arith.select %hit, %n, %ng : i32
+        %k2 = arith.select %hit, %k, %kg : i32
+        scf.yield %next, %g2, %l2, %m2, %n2, %k2 : i32, i32, i32, i32, i32, i32
+      }
+      %tiles_m = arith.ceildivsi %f#3, %cBM : i32
+      %pm = arith.remsi %f#2, %tiles_m : i32
+      %pn = arith.divsi %f#2, %tiles_m : i32
+      %om = arith.muli %pm, %cBM : i32
+      %on = arith.muli %pn, %cBN : i32
+      %k_tiles = arith.ceildivsi %f#5, %cBK : i32
+      %ad = tile.desc_index %a_descs[%f#1] : !tile.descs<tensor<${BM}x${BK}x$T>> -> !tile.desc<tensor<${BM}x${BK}x$T>>
+      %bd = tile.desc_index %b_descs[%f#1] : !tile.descs<tensor<${BN}x${BK}x$T>> -> !tile.desc<tensor<${BN}x${BK}x$T>>
+      %cd = tile.desc_index %c_descs[%f#1] : !tile.descs<tensor<${BM}x${BN}x$T>> -> !tile.desc<tensor<${BM}x${BN}x$T>>
+      %zero = arith.constant dense<0.0> : tensor<${BM}x${BN}xf32>
+      %r:2 = scf.for %kk = %c0 to %k_tiles step %c1 iter_args(%acc = %zero, %ok = %c0) -> (tensor<${BM}x${BN}xf32>, i32) : i32 {
+        %a = tile.desc_load %ad[%om, %ok] : !tile.desc<tensor<${BM}x${BK}x$T>> -> tensor<${BM}x${BK}x$T>
+        %b = tile.desc_load %bd[%on, %ok] : !tile.desc<tensor<${BN}x${BK}x$T>> -> tensor<${BN}x${BK}x$T>
+        %bt = tile.trans %b [1, 0] : tensor<${BN}x${BK}x$T> -> tensor<${BK}x${BN}x$T>
+        %d = tile.dot %a, %bt, %acc : tensor<${BM}x${BK}x$T>, tensor<${BK}x${BN}x$T> -> tensor<${BM}x${BN}xf32>
+        %ok2 = arith.addi %ok, %cBK : i32
+        scf.yield %d, %ok2 : tensor<${BM}x${BN}xf32>, i32
+      }
+      %c = arith.truncf %r#0 : tensor<${BM}x${BN}xf32> to tensor<${BM}x${BN}x$T>
+      tile.desc_store %cd[%om, %on], %c : !tile.desc<tensor<${BM}x${BN}x$T>>
+    }
+    func.return
+  }
+}
+""")
+
+
+def _check(dtype: str, block_m: int, block_n: int, block_k: int, num_warps: int) -> None:
+    if dtype not in DTYPES:
+        raise ValueError(f"grouped GEMM kernels take f16 or bf16, got {dtype}")
+    for b in (block_m, block_n, block_k):
+        if b <= 0 or b & (b - 1):
+            raise ValueError(f"block sizes must be powers of two, got {b}")
+    if num_warps % 4 or block_m % (16 * num_warps):
+        raise ValueError(f"num_warps must be a multiple of 4 and block_m a multiple of 16 * num_warps, "
+                         f"got block_m {block_m}, num_warps {num_warps}")
+
 
 def kernel_name(dtype: str = "bf16") -> str:
     """The function (and bundled file) name: grouped_gemm for bf16, grouped_gemm_f16 for f16."""
@@ -144,16 +247,23 @@ def grouped_mm(dtype: str = "bf16", block_m: int = 128, block_n: int = 256, bloc
                num_warps: int = 8) -> str:
     """MLIR text of the grouped GEMM kernel (module docstring) for `dtype` and the tile
     block_m x block_n, K steps of block_k; num_warps consumer warps (64 rows each per 4)."""
-    if dtype not in DTYPES:
-        raise ValueError(f"grouped GEMM kernels take f16 or bf16, got {dtype}")
-    for b in (block_m, block_n, block_k):
-        if b <= 0 or b & (b - 1):
-            raise ValueError(f"block sizes must be powers of two, got {b}")
-    if num_warps % 4 or block_m % (16 * num_warps):
-        raise ValueError(f"num_warps must be a multiple of 4 and block_m a multiple of 16 * num_warps, "
-                         f"got block_m {block_m}, num_warps {num_warps}")
+    _check(dtype, block_m, block_n, block_k, num_warps)
     return _GROUPED_MM.substitute(T=dtype, name=kernel_name(dtype), BM=block_m, BN=block_n, BK=block_k,
                                   W=num_warps)
+
+
+def list_kernel_name(dtype: str = "bf16") -> str:
+    """The function (and bundled file) name of the descriptor-array kernel."""
+    return "grouped_gemm_descs" + ("_f16" if dtype == "f16" else "")
+
+
+def grouped_list(dtype: str = "bf16", block_m: int = 128, block_n: int = 256, block_k: int = 64,
+                 num_warps: int = 8) -> str:
+    """MLIR text of the grouped GEMM over separate tensors (one descriptor per group and
+    operand, `!tile.descs`): group g computes C_g = A_g @ B_g^T with its own M_g, N_g, K_g."""
+    _check(dtype, block_m, block_n, block_k, num_warps)
+    return _GROUPED_LIST.substitute(T=dtype, name=list_kernel_name(dtype), BM=block_m, BN=block_n, BK=block_k,
+                                    W=num_warps)
 
 
 # The variants kept in examples/kernels (the defaults' block sizes).
@@ -162,7 +272,9 @@ BUNDLED = ("bf16", "f16")
 
 def bundled() -> dict[str, str]:
     """{file name: text} of the variants kept in examples/kernels."""
-    return {f"{kernel_name(t)}.mlir": grouped_mm(t) for t in BUNDLED}
+    out = {f"{kernel_name(t)}.mlir": grouped_mm(t) for t in BUNDLED}
+    out.update({f"{list_kernel_name(t)}.mlir": grouped_list(t) for t in BUNDLED})
+    return out
 
 
 def main(argv=None) -> int:

@@ -64,6 +64,8 @@ def _identity(torch, grid, args):
             key.append((b.data_ptr(), x.shape, x.strides, b.dtype, b.device))
         elif isinstance(x, (int, float)):
             key.append((type(x), x))
+        elif isinstance(x, (list, tuple)) and all(isinstance(t, torch.Tensor) for t in x):  # a !tile.descs list
+            key.append(tuple((t.data_ptr(), t.shape, t.stride(), t.dtype, t.device) for t in x))
         else:
             return None
     return tuple(key)
@@ -250,8 +252,48 @@ class Launcher:
         return x
 
     def _desc(self, i, x, p):
-        torch = _torch()
+        key, raw = self._desc_bytes(i, x, p)
+        hit = self._descs.get(key)
+        if hit is None:
+            hit = self._upload(key, raw, x.device)
+        self._used.append(hit)
+        return hit.data_ptr()
 
+    def _upload(self, key, raw: bytes, device):
+        buf = _torch().frombuffer(bytearray(raw), dtype=_torch().uint8).to(device)
+        if len(self._descs) > 256:
+            self._descs.clear()
+        self._descs[key] = buf
+        return buf
+
+    def _descs_array(self, i, xs, p, device):
+        """A `!tile.descs` argument: a list of tensors, one descriptor each (a tensor with no
+        elements, an empty group, gets 128 zero bytes the kernel does not use), in one buffer."""
+        if not isinstance(xs, (list, tuple)) or not xs:
+            raise self._err(i, f"a !tile.descs argument takes a non-empty list of tensors, got {type(xs).__name__}")
+        keys, raws = [], []
+        for k, x in enumerate(xs):
+            try:
+                self._tensor(i, x, p.dtype, device)
+                if x.numel() == 0:
+                    keys.append(("empty", x.dim()))
+                    raws.append(bytes(128))
+                    continue
+                key, raw = self._desc_bytes(i, x, p, cached=False)
+            except LaunchError as e:
+                raise LaunchError(str(e).replace(f"({p.name}):", f"({p.name}[{k}]):", 1)) from None
+            keys.append(key)
+            raws.append(raw)
+        key = ("array", tuple(keys))
+        hit = self._descs.get(key)
+        if hit is None:
+            hit = self._upload(key, b"".join(raws), device)
+        self._used.append(hit)
+        return hit.data_ptr()
+
+    def _desc_bytes(self, i, x, p, cached: bool = True) -> tuple:
+        """(the cache key, the 128 bytes) of the TMA descriptor of tensor `x` for parameter `p`,
+        after the checks of what TMA takes (the bytes None where `cached` and the key has a buffer)."""
         rank = len(p.block)
         if x.dim() != rank:
             raise self._err(i, f"a !tile.desc with a {'x'.join(map(str, p.block))} box needs a {rank}-D tensor, "
@@ -269,10 +311,8 @@ class Launcher:
                                f"chunks: rows of {x.shape[-1] * es} bytes inside a larger row stride would be "
                                "overwritten past their end (pass a tensor whose rows end on 16 bytes)")
         key = (x.data_ptr(), tuple(x.shape), tuple(x.stride()), p.dtype, p.block, p.swizzle, x.device.index)
-        hit = self._descs.get(key)
-        if hit is not None:
-            self._used.append(hit)
-            return hit.data_ptr()
+        if cached and key in self._descs:
+            return key, None
         drv = _drv()
         sw = {0: "NONE", 32: "32B", 64: "64B", 128: "128B"}[p.swizzle]
         tmap = _check(drv.cuTensorMapEncodeTiled(
@@ -284,13 +324,7 @@ class Launcher:
             getattr(drv.CUtensorMapSwizzle, f"CU_TENSOR_MAP_SWIZZLE_{sw}"),
             drv.CUtensorMapL2promotion.CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
             drv.CUtensorMapFloatOOBfill.CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE), f"cuTensorMapEncodeTiled (argument {i})")
-        raw = struct.pack("<16Q", *[int(v) for v in tmap.opaque])
-        buf = torch.frombuffer(bytearray(raw), dtype=torch.uint8).to(x.device)
-        if len(self._descs) > 256:
-            self._descs.clear()
-        self._descs[key] = buf
-        self._used.append(buf)
-        return buf.data_ptr()
+        return key, struct.pack("<16Q", *[int(v) for v in tmap.opaque])
 
     def _tma_store_args(self, args) -> list:
         """ws-tma-store's trailing arguments: per converted store, the descriptor of the pointer
@@ -450,8 +484,11 @@ class Launcher:
             raise LaunchError(f"{info.name}: expected {len(info.params)} arguments ({names}), got {len(args)}")
         device = None
         for x in args:
-            if isinstance(x, torch.Tensor) and x.is_cuda:
-                device = x.device
+            for t in (x if isinstance(x, (list, tuple)) else (x,)):  # a !tile.descs list too
+                if isinstance(t, torch.Tensor) and t.is_cuda:
+                    device = t.device
+                    break
+            if device is not None:
                 break
         if device is None:
             raise LaunchError(f"{info.name}: no CUDA tensor among the arguments")
@@ -463,6 +500,9 @@ class Launcher:
             elif p.kind == "desc":
                 self._tensor(i, x, p.dtype, device)
                 vals.append(self._desc(i, x, p))
+                types.append(ctypes.c_void_p)
+            elif p.kind == "descs":
+                vals.append(self._descs_array(i, x, p, device))
                 types.append(ctypes.c_void_p)
             elif p.kind == "ptr":
                 self._tensor(i, x, p.dtype, device)

@@ -15,7 +15,9 @@ aref / mbarrier / named-barrier / gather / turn op:
 A scalar the skeleton cannot compute (derived from tile data) is `Unknown`, with a
 key built from how it was computed, so that the same computation cloned into two
 partitions stands for the same value; a loop bound or branch condition that is
-`Unknown` is decided from that key (both partitions decide alike).
+`Unknown` is decided from that key (both partitions decide alike). An integer scalar
+loaded from memory (`tile.load` of a group's size) is a value drawn from its key, so that
+the arithmetic on it (a trip count, the drain after a pipelined loop) is computed alike.
 """
 
 from __future__ import annotations
@@ -484,6 +486,11 @@ class Skeleton:
             except Exception:  # noqa: BLE001 - another fault leaves the value unknown
                 pass
         key = self.key(op, vals)
+        if name == "tile.load" and len(op.results) == 1 and _bits(op.results[0].type) and _is_scalar(op.results[0].type):
+            # an integer read from memory (a group's size or offset): a value from 1 to 4 drawn from
+            # the key, the same in every partition that reads it alike, so that what the partitions
+            # compute from it (a loop's trip count and the drain after it) agrees
+            return [1 + key % 4]
         return [Unknown(_mix(key, i)) for i in range(len(op.results))]
 
     def container(self, op: Operation, env: dict) -> None:

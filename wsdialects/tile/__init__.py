@@ -27,6 +27,7 @@ from xdsl.ir import Dialect
 from wsdialects.tile.atomic import AtomicAddOp
 from wsdialects.tile.common import READS, WRITES
 from wsdialects.tile.descriptor import MakeDescOp
+from wsdialects.tile.descriptor_array import DescArrayType, DescIndexOp
 from wsdialects.tile.compute import REDUCE_KINDS, DotOp, ReduceOp
 from wsdialects.tile.memory import DESC_REDUCE_KINDS, AddPtrOp, DescLoadOp, DescStoreOp, LoadOp, StoreOp
 from wsdialects.tile.program import MakeRangeOp, NumProgramsOp, ProgramIdOp
@@ -66,9 +67,10 @@ Tile = Dialect(
         JoinOp,
         SplitOp,
         MakeDescOp,
+        DescIndexOp,
         AtomicAddOp,
     ],
-    [PtrType, DescType],
+    [PtrType, DescType, DescArrayType],
 )
 
 KERNEL_ATTR = "tile.kernel"
@@ -76,11 +78,11 @@ NUM_WARPS_ATTR = "tile.num_warps"
 
 __all__ = [
     "Tile", "KERNEL_ATTR", "NUM_WARPS_ATTR",
-    "PtrType", "DescType",
+    "PtrType", "DescType", "DescArrayType",
     "ProgramIdOp", "NumProgramsOp", "MakeRangeOp",
     "SplatOp", "BroadcastOp", "ExpandDimsOp", "TransOp",
     "AddPtrOp", "LoadOp", "StoreOp", "DescLoadOp", "DescStoreOp", "DESC_REDUCE_KINDS",
-    "DotOp", "ReduceOp", "ReshapeOp", "JoinOp", "SplitOp", "MakeDescOp", "AtomicAddOp",
+    "DotOp", "ReduceOp", "ReshapeOp", "JoinOp", "SplitOp", "MakeDescOp", "DescIndexOp", "AtomicAddOp",
     "FLOAT_TYPES", "DOT_INPUT_TYPES", "INT_WIDTHS", "REDUCE_KINDS", "READS", "WRITES",
     "is_element_type", "is_scalar_type", "element_type", "shape_of", "check_tile",
 ]

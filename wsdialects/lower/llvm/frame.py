@@ -31,7 +31,7 @@ from wsdialects.nvgpu import (
     staging_alloc,
 )
 from wsdialects.layout import column_blocks, layout_of, slot_swizzle
-from wsdialects.tile import DescType, PtrType
+from wsdialects.tile import DescArrayType, DescType, PtrType
 from wsdialects.lower.llvm.shared_tiles import SHARED_TILE_OPS
 from wsdialects.attributes import ctas_per_sm
 from wsdialects.nvgpu.types import smem_per_cta
@@ -138,6 +138,14 @@ class KernelFrame:
                 params.append(ParamInfo(pname, "desc", str(elem_of(tt)), shape_of(tt), stored=stored))
                 sig.append(f"ptr %p{i}")
                 self.vals[a] = ("desc", f"%p{i}", tt, len(params) - 1)
+            elif isinstance(t, DescArrayType):  # one descriptor per group, in global memory (tile.desc_index)
+                tt = t.block
+                stored = any(u.operation.name == "tile.desc_store" and u.index == 0
+                             for i_ in a.uses if i_.operation.name == "tile.desc_index"
+                             for u in i_.operation.results[0].uses)
+                params.append(ParamInfo(pname, "descs", str(elem_of(tt)), shape_of(tt), stored=stored))
+                sig.append(f"ptr %p{i}")
+                self.vals[a] = ("descs", f"%p{i}", tt, len(params) - 1)
             elif isinstance(t, PtrType):
                 params.append(ParamInfo(pname, "ptr", str(t.parameters[0])))
                 sig.append(f"ptr addrspace(1) %p{i}")
@@ -270,7 +278,8 @@ class KernelFrame:
         """Slot `index` of buffer `buf` as a shared-memory tile."""
         off, slot_bytes, shp, et, row_bytes, swz = self.bufs[buf]
         blocks = column_blocks(row_bytes, swz)
-        return Smem(self.slot_addr(buf, index), tuple(shp), et, swz, block_bytes=shp[0] * swz if blocks > 1 else 0)
+        return Smem(self.slot_addr(buf, index), tuple(shp), et, swz, block_bytes=shp[0] * swz if blocks > 1 else 0,
+                    align=1024)
 
     def bar_addr(self, group: SSAValue, index: SSAValue) -> str:
         a = self.op(f"shl i32 {self.scalar(index)}, 3")
@@ -312,6 +321,9 @@ class KernelFrame:
             row_rt = self.op(f"add i32 {self.op(f'add i32 {r0}, {r1}')}, {r2}", "row")
             col_rt = self.op(f"shl i32 {self.op(f'and i32 {lane}, 3')}, 1", "col")
             col4_rt = self.op(f"shl i32 {col_rt}, 1", "col4")
+            # the bits each fragment base may set (acc_fragment_base): row 64 wg + 16 warp + lane / 4
+            wg_bits = ((1 << (br.num_warps // 4 - 1).bit_length()) - 1) << 6
+            self.known_bits = {row_rt: 0x37 | wg_bits, col_rt: 0x6, col4_rt: 0xC, "0": 0}
             self.layout = BranchCoords(br.num_warps // 4, row_rt, col_rt, tip, lane, br.num_warps * 32, 1 + idx,
                                        col4_rt)
             self.memo = [{}]
@@ -361,11 +373,16 @@ class KernelFrame:
             return self.lower_smem_load(o)
         if n.startswith("nvgpu.") or n.startswith("nvvm."):
             return self.lower_nvgpu(o)
+        if n == "tile.desc_index":  # the group's descriptor: 128 bytes each, in the array the launch built
+            _, base, tt, pidx = self.vals[o.operands[0]]
+            off = self.op(f"mul i64 {self.op(f'sext i32 {self.scalar(o.operands[1])} to i64')}, 128")
+            self.vals[o.results[0]] = ("desc", self.op(f"getelementptr i8, ptr {base}, i64 {off}"), tt, pidx)
+            return
         if n == "tile.trans":
             src = self.vals.get(o.operands[0])
             if isinstance(src, Smem) and list(o.order.get_values()) == [1, 0]:
                 self.vals[o.results[0]] = Smem(src.addr, shape_of(rt), src.elem, src.swizzle, not src.trans,
-                                               src.block_bytes)
+                                               src.block_bytes, src.align)
                 return
             return  # lazily (or rejected at the use)
         if n in ("tile.dot", "mma.async_dot", "mma.wait"):

@@ -117,7 +117,7 @@ SWIZZLE_CODE = {128: 1, 64: 2, 32: 3}
 class ParamInfo:
     """How the runtime must pass one kernel argument."""
     name: str
-    kind: str  # "desc" | "ptr" | "scalar"
+    kind: str  # "desc" | "descs" (an array of descriptors, one per group) | "ptr" | "scalar"
     dtype: str  # element type name as in MLIR (f16, bf16, f32, i32, f8E4M3FN, ...)
     block: tuple[int, ...] = ()
     swizzle: int = 0  # bytes (128/64/32), 0 = none
@@ -154,6 +154,7 @@ class Smem:
     swizzle: int
     trans: bool = False
     block_bytes: int = 0
+    align: int = 0  # a known alignment of `addr` in bytes (a slot or staging buffer: 1024), 0: none
 
     @property
     def row_stride(self) -> int:
