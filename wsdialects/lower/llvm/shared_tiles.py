@@ -39,7 +39,8 @@ from dataclasses import dataclass
 from xdsl.dialects.builtin import TensorType
 from xdsl.ir import Operation, SSAValue
 
-from wsdialects.layout import SWIZZLE_CHUNK_SHIFT, SWIZZLE_LINE_SHIFT, column_blocks, swizzle_bytes, swizzle_mask
+from wsdialects.layout import (SWIZZLE_CHUNK_SHIFT, SWIZZLE_LINE_SHIFT, column_blocks, swizzle_bytes, swizzle_mask,
+                               swizzle_split)
 from wsdialects.lower.llvm.types import Smem, bits_of, elem_of, is_float, llty, nbytes, prod, round_up, shape_of
 from wsdialects.nvgpu import DispatchOp
 from wsdialects.warp_group import GatherOp, ShareOp
@@ -199,6 +200,32 @@ class SharedTiles:
             off = self.op(f"add i32 {off}, {self.op(f'mul i32 {blk}, {S.block_bytes}')}")
         return self.op(f"add i32 {S.addr}, {off}")
 
+    def smem_idx_addr(self, S, ridx, cidx) -> str:
+        """`smem_elem_addr` of element (ridx, cidx), each a (runtime, constant) pair: where the
+        runtime parts are fragment bases whose bits are known and `swizzle_split` applies (a
+        slot or staging buffer, 1024-B aligned), the thread's runtime address is computed once
+        and the element's is one xor and one add from it: a copy of a whole tile then keeps a
+        few base registers, not one address per element."""
+        if S.trans:
+            ridx, cidx = cidx, ridx
+        bits = getattr(self, "known_bits", {})
+        (rr, rc), (cr, cc) = ridx, cidx
+        split = None
+        if S.align and rr in bits and cr in bits and len(S.shape) == 2:
+            split = swizzle_split(bits[rr], rc, bits[cr], cc, nbytes(S.elem), S.row_stride, S.swizzle, S.block_bytes)
+        if split is None or S.align % (1 << (SWIZZLE_LINE_SHIFT + (S.swizzle // 16).bit_length() - 1)):
+            row, col = self._index(ridx), self._index(cidx)
+            return self.smem_elem_addr(S, *((col, row) if S.trans else (row, col)))
+        key = ("smem_base", S.addr, S.trans, rr, cr)
+        base = self.lookup(key)
+        if base is None:
+            plain = Smem(S.addr, S.shape, S.elem, S.swizzle, False, S.block_bytes, S.align)
+            base = self.smem_elem_addr(plain, rr, cr)
+            self.memo[-1][key] = base
+        x, a = split
+        addr = self.op(f"xor i32 {base}, {x}") if x else base
+        return self.op(f"add i32 {addr}, {a}") if a else addr
+
     def smem_load(self, v: SSAValue, S, idx) -> str:
         """Element `idx` of the shared-memory tile `S` (the value of `v`), memoized."""
         key = (v, idx)
@@ -212,7 +239,7 @@ class SharedTiles:
             self.fail(v.owner if isinstance(v.owner, Operation) else self.func,
                       f"a {len(S.shape)}-D shared-memory tile cannot be read per element")
         else:
-            addr = self.smem_elem_addr(S, self._index(idx[0]), self._index(idx[1]))
+            addr = self.smem_idx_addr(S, idx[0], idx[1])
         bits = bits_of(S.elem)
         c = {8: "h", 16: "h", 32: "r", 64: "l"}[bits]
         it = f"i{max(bits, 16)}"
@@ -259,7 +286,7 @@ class SharedTiles:
             x0 = self._as_bits(self.ev(v, i0, s), et)
             x1 = self._as_bits(self.ev(v, i1, s + 1), et)
             (rr, rc), (cr, ccol) = i0
-            addr = self.smem_elem_addr(S, self._index((rr, rc + shift[0])), self._index((cr, ccol + shift[1])))
+            addr = self.smem_idx_addr(S, (rr, rc + shift[0]), (cr, ccol + shift[1]))
             if bits == 32:
                 self.asm("st.shared.v2.b32 [$0], {$1, $2};", "r,r,r", [("i32", addr), ("i32", x0), ("i32", x1)])
                 continue
