@@ -28,7 +28,9 @@ is converted from the accumulator fragment into wgmma's 8-bit A fragment by an
 `nvgpu.convert_layout` before the dot's wgmma group (FlashAttention-3's byte permutes):
 
     %p8_frag = nvgpu.convert_layout %p8 : tensor<128x128xf8E4M3FN, #layout.wgmma<warp_groups = 2>>
-                 -> tensor<128x128xf8E4M3FN, #layout.operand_a<parent = #layout.wgmma<warp_groups = 2>>> A tile in shared memory that is read
+                 -> tensor<128x128xf8E4M3FN, #layout.operand_a<parent = #layout.wgmma<warp_groups = 2>>>
+
+A tile in shared memory that is read
 element by element (not by wgmma) is loaded into registers first (`nvgpu.smem.load`). A tile that would need two register layouts (a layout conversion)
 or that does not fit its layout is rejected with a located error. The pass changes no value: the interpreter runs the result as before.
 """
