@@ -162,6 +162,17 @@ def _ctas_per_sm(op: Operation, a: Attribute) -> None:
         raise VerifyException(f"{OCCUPANCY_ATTR}: an SM holds at most 32 CTAs, got {_int(a)}")
 
 
+def _organisation(op: Operation, a: Attribute) -> None:
+    """`ws.organisation` (ws-choose-organisation): ws-hopper's options, each an integer or a boolean."""
+    name = "ws.organisation"
+    _on(op, func.FuncOp, "a func.func", name)
+    known = ("persistent", "cooperative", "pingpong", "depth", "mma-depth", "tile-group", "ctas-per-sm")
+    if not isinstance(a, DictionaryAttr) or any(k not in known or not isinstance(v, IntegerAttr)
+                                                for k, v in a.data.items()):
+        raise VerifyException(f"{name} must be a dictionary of ws-hopper options ({', '.join(known)}) with "
+                              f"integer or boolean values, got {a}")
+
+
 def ctas_per_sm(op: Operation) -> int:
     """How many CTAs of `op`'s kernel share an SM (`ws.ctas_per_sm` on the enclosing
     func.func, written by ws-occupancy; 1 without it)."""
@@ -239,6 +250,7 @@ CHECKS: dict[str, Callable[[Operation, Attribute], None]] = {
     "ws.carried": _carried,
     "ws.partitioned": _partitioned,
     "ws.persistent": _persistent,
+    "ws.organisation": _organisation,
     OCCUPANCY_ATTR: _ctas_per_sm,
     "ws.tma_stores": _tma_stores,
     "ws.host_descs": _host_descs,
@@ -251,7 +263,8 @@ CHECKS: dict[str, Callable[[Operation, Attribute], None]] = {
 # the passes set and read there (ws-distribute, ws-partition, ws-persistent, ws-occupancy,
 # ws-tma-store, ws-tma-load, ws-host-descriptors). `ws.note` is free-form on any op.
 KERNEL_FUNC_ATTRS = (KERNEL_ATTR, NUM_WARPS_ATTR, DISTRIBUTED_ATTR, "ws.partitioned", "ws.persistent",
-                     OCCUPANCY_ATTR, "ws.tma_stores", "ws.tma_loads", "ws.host_descs")
+                     OCCUPANCY_ATTR, "ws.tma_stores", "ws.tma_loads", "ws.host_descs",
+                     "ws.organisation")
 FREE_FORM_ATTRS = ("ws.note",)
 
 

@@ -21,6 +21,8 @@ PIPELINE: list[tuple[str, str]] = [
     ("ws-tma-load", "wsdialects.transforms.tma_load:TmaLoadPass"),
     # Tile level, first in ws-hopper: bounds-masked pointer-tile stores become TMA stores.
     ("ws-tma-store", "wsdialects.transforms.tma_store:TmaStorePass"),
+    # Tile level, first in ws-hopper where an option is left at auto: the organisation from a cost model.
+    ("ws-choose-organisation", "wsdialects.transforms.organisation:ChooseOrganisationPass"),
     ("ws-partition", "wsdialects.transforms.partition:PartitionPass"),
     ("ws-distribute", "wsdialects.transforms.distribute:DistributePass"),
     ("ws-pipeline-mma", "wsdialects.transforms.pipeline_mma:PipelineMmaPass"),

@@ -32,22 +32,22 @@ GEMM = EX / "gemm.mlir"
 # tiles (dK, dV, S^T, dP^T, dQ live at once) need a few more registers than the consumer has, and
 # ws-register-budget rightly warns (ptxas spills); test/python/test_attention_bwd_kernels.py runs them.
 ATTENTION_BWD = {p for p in EX.glob("flash_attention_bwd*.mlir") if not p.stem.endswith(("_preprocess", "_dq"))}
-CASES = [(p.stem, p, "ws-hopper") for p in sorted(EX.glob("*.mlir")) if p not in ATTENTION_BWD] + [
-    (p.stem, p, "ws-hopper") for p in (INPUTS / n for n in (
+CASES = [(p.stem, p, "ws-hopper{auto=false}") for p in sorted(EX.glob("*.mlir")) if p not in ATTENTION_BWD] + [
+    (p.stem, p, "ws-hopper{auto=false}") for p in (INPUTS / n for n in (
         "batched_gemm.mlir", "bias_gemm.mlir", "causal_attention.mlir", "dual_dot.mlir", "fp8_gemm.mlir",
         "relu_gemm.mlir", "tma_store_gemm.mlir"))] + [
-    ("gemm", GEMM, "ws-hopper{cooperative=2}"),
-    ("gemm", GEMM, "ws-hopper{cooperative=2 pingpong=true}"),
-    ("gemm", GEMM, "ws-hopper{depth=4 mma-depth=2}"),
-    ("gemm", GEMM, "ws-hopper{persistent=true}"),
-    ("flash_attention", EX / "flash_attention.mlir", "ws-hopper{cooperative=2}"),
-    ("flash_attention", EX / "flash_attention.mlir", "ws-hopper{cooperative=2 pingpong=true}"),
-    ("flash_attention_d64", EX / "flash_attention_d64.mlir", "ws-hopper{cooperative=2 pingpong=true}"),
-    ("scheduled/flash_attention", INPUTS / "scheduled" / "flash_attention.mlir", "ws-hopper"),
-    ("scheduled/flash_attention_causal", INPUTS / "scheduled" / "flash_attention_causal.mlir", "ws-hopper"),
-    ("scheduled/flash_attention_split", INPUTS / "scheduled" / "flash_attention_split.mlir", "ws-hopper"),
+    ("gemm", GEMM, "ws-hopper{auto=false cooperative=2}"),
+    ("gemm", GEMM, "ws-hopper{auto=false cooperative=2 pingpong=true}"),
+    ("gemm", GEMM, "ws-hopper{auto=false depth=4 mma-depth=2}"),
+    ("gemm", GEMM, "ws-hopper{auto=false persistent=true}"),
+    ("flash_attention", EX / "flash_attention.mlir", "ws-hopper{auto=false cooperative=2}"),
+    ("flash_attention", EX / "flash_attention.mlir", "ws-hopper{auto=false cooperative=2 pingpong=true}"),
+    ("flash_attention_d64", EX / "flash_attention_d64.mlir", "ws-hopper{auto=false cooperative=2 pingpong=true}"),
+    ("scheduled/flash_attention", INPUTS / "scheduled" / "flash_attention.mlir", "ws-hopper{auto=false}"),
+    ("scheduled/flash_attention_causal", INPUTS / "scheduled" / "flash_attention_causal.mlir", "ws-hopper{auto=false}"),
+    ("scheduled/flash_attention_split", INPUTS / "scheduled" / "flash_attention_split.mlir", "ws-hopper{auto=false}"),
     ("scheduled/flash_attention_causal_split", INPUTS / "scheduled" / "flash_attention_causal_split.mlir",
-     "ws-hopper"),
+     "ws-hopper{auto=false}"),
 ]
 # ws-schedule{pingpong=false}'s causal attention as it was chosen before 2026-11-25d (a tie of
 # the same II and L that the solver no longer picks: wsdialects/schedule/carried.py): one warp
@@ -90,7 +90,7 @@ def _ptxas() -> str:
 # ---- the estimate in the IR, without ptxas
 
 def test_default_gemm_fits(capsys):
-    m = _lower(GEMM, "ws-hopper")
+    m = _lower(GEMM, "ws-hopper{auto=false}")
     ests = check_module(m)
     assert len(ests) == 2 and not any(e.spills for e in ests)
     consumer = max(ests, key=lambda e: e.regs)
@@ -110,7 +110,7 @@ def test_no_false_warning(name, path, spec, capsys):
 
 def test_gemm_w4_warns(tmp_path, capsys):
     f = _gemm_w4(tmp_path)
-    m = _lower(f, "ws-hopper")
+    m = _lower(f, "ws-hopper{auto=false}")
     err = capsys.readouterr().err
     (w,) = [ln for ln in err.splitlines() if "warning: ws-register-budget" in ln]
     # located at the dot whose accumulator is live at the peak (line 24 of gemm.mlir)
@@ -134,7 +134,7 @@ def _gemm_256(tmp_path: Path) -> Path:
 def test_split_work_warns(tmp_path, capsys):
     """Where the work is already split between warp groups, the advice is not more warps."""
     f = _gemm_256(tmp_path)
-    _lower(f, "ws-hopper{cooperative=2}")
+    _lower(f, "ws-hopper{auto=false cooperative=2}")
     ws = [ln for ln in capsys.readouterr().err.splitlines() if "warning: ws-register-budget" in ln]
     dot = next(i for i, ln in enumerate(f.read_text().splitlines(), 1) if "tile.dot" in ln)
     assert len(ws) == 2 and all(w.startswith(f"{f}:{dot}:") for w in ws), ws
@@ -146,7 +146,7 @@ def test_split_work_warns(tmp_path, capsys):
 
 def test_gemm_w4_cooperative_fits(tmp_path, capsys):
     """The remedy the warning names: two consumer warp groups share the accumulator."""
-    _lower(_gemm_w4(tmp_path), "ws-hopper{cooperative=2}")
+    _lower(_gemm_w4(tmp_path), "ws-hopper{auto=false cooperative=2}")
     assert "ws-register-budget" not in capsys.readouterr().err
 
 
@@ -232,7 +232,7 @@ def _ws_opt_ptx(path: Path, tmp_path: Path, env_extra: dict | None = None) -> su
     import os
 
     env = {**os.environ, **(env_extra or {})}
-    return subprocess.run([sys.executable, "-m", "wsdialects.tools.ws_opt", str(path), "-p", "ws-hopper", "-t", "ptx",
+    return subprocess.run([sys.executable, "-m", "wsdialects.tools.ws_opt", str(path), "-p", "ws-hopper{auto=false}", "-t", "ptx",
                            "-o", str(tmp_path / "k.ptx")], capture_output=True, text=True, env=env, cwd=ROOT)
 
 
@@ -243,7 +243,7 @@ def _ws_opt_ptx_here(path: Path, tmp_path: Path, capsys, monkeypatch) -> subproc
 
     capsys.readouterr()
     with pytest.raises(SystemExit) as exit_:
-        ws_opt.main([str(path), "-p", "ws-hopper", "-t", "ptx", "-o", str(tmp_path / "k.ptx")])
+        ws_opt.main([str(path), "-p", "ws-hopper{auto=false}", "-t", "ptx", "-o", str(tmp_path / "k.ptx")])
     out = capsys.readouterr()
     return subprocess.CompletedProcess(["ws-opt"], exit_.value.code, out.out, out.err)
 
@@ -319,10 +319,10 @@ def _need(ptx: str, ptxas: str) -> int | None:
 
 # one kernel of each family (the whole table: `python test/lower/test_register_budget.py`)
 NEAR = [c for c in CASES if (c[0], c[2]) in {
-    ("gemm", "ws-hopper"), ("gemm", "ws-hopper{cooperative=2 pingpong=true}"), ("bias_gemm", "ws-hopper"),
-    ("dual_dot", "ws-hopper"), ("tma_store_gemm", "ws-hopper"), ("flash_attention", "ws-hopper"),
-    ("flash_attention_d64", "ws-hopper"), ("flash_attention_d256", "ws-hopper"), ("causal_attention", "ws-hopper"),
-    ("scheduled/flash_attention_causal", "ws-hopper")}]
+    ("gemm", "ws-hopper{auto=false}"), ("gemm", "ws-hopper{auto=false cooperative=2 pingpong=true}"), ("bias_gemm", "ws-hopper{auto=false}"),
+    ("dual_dot", "ws-hopper{auto=false}"), ("tma_store_gemm", "ws-hopper{auto=false}"), ("flash_attention", "ws-hopper{auto=false}"),
+    ("flash_attention_d64", "ws-hopper{auto=false}"), ("flash_attention_d256", "ws-hopper{auto=false}"), ("causal_attention", "ws-hopper{auto=false}"),
+    ("scheduled/flash_attention_causal", "ws-hopper{auto=false}")}]
 
 
 @pytest.mark.parametrize("name,path,spec", NEAR, ids=[f"{n}-{s}" for n, _, s in NEAR])
@@ -340,9 +340,9 @@ def test_estimate_near_ptxas(name, path, spec, capsys):
 # counted an accumulator computed into the wgmma, acc * alpha, and its operand both); the
 # solver's stored d64 / causal d64 schedules too (260 against a budget of 232; ptxas: no spill).
 VERDICT = NEAR + [c for c in CASES if c[0] == "scheduled/flash_attention_split"] + [
-    ("scheduled/flash_attention_causal_split", SPLIT_CAUSAL, "ws-hopper"), ("gemm_w4", None, "ws-hopper"),
-    ("gemm_256", None, "ws-hopper{cooperative=2}")] + [
-    (f"scheduled/{k}", INPUTS / "scheduled" / f"{k}.mlir", "ws-hopper")
+    ("scheduled/flash_attention_causal_split", SPLIT_CAUSAL, "ws-hopper{auto=false}"), ("gemm_w4", None, "ws-hopper{auto=false}"),
+    ("gemm_256", None, "ws-hopper{auto=false cooperative=2}")] + [
+    (f"scheduled/{k}", INPUTS / "scheduled" / f"{k}.mlir", "ws-hopper{auto=false}")
     for k in ("flash_attention_d64", "flash_attention_causal_d64", "flash_attention_d256")]
 
 
@@ -367,8 +367,8 @@ def calibrate() -> None:
         sys.exit("ptxas not installed")
     with tempfile.TemporaryDirectory() as d:
         cases = CASES + [c for c in VERDICT if c[0].startswith("scheduled/flash_attention_") and c not in CASES] + [
-            ("gemm tile.num_warps = 4", _gemm_w4(Path(d)), "ws-hopper"),
-            ("gemm 256x256 tiles", _gemm_256(Path(d)), "ws-hopper{cooperative=2}")]
+            ("gemm tile.num_warps = 4", _gemm_w4(Path(d)), "ws-hopper{auto=false}"),
+            ("gemm 256x256 tiles", _gemm_256(Path(d)), "ws-hopper{auto=false cooperative=2}")]
         print(f"{'kernel':34} {'pipeline':40} {'est':>4} {'budget':>6} {'need':>4} {'used':>4} {'spill':>5}")
         for name, path, spec in cases:
             est, ptx, info = _compiled(path, spec, ptxas)

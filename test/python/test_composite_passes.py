@@ -41,8 +41,8 @@ def _break_dominance(module) -> None:
 @pytest.mark.parametrize("pipeline,culprit", [
     ("ws-specialize", "wsdialects.transforms.pipeline_coarse:PipelineCoarsePass"),
     ("ws-specialize", "wsdialects.transforms.partition:PartitionPass"),
-    ("ws-hopper", "wsdialects.transforms.distribute:DistributePass"),
-    ("ws-hopper", "wsdialects.lower.lower_mma:LowerMmaPass"),
+    ("ws-hopper{auto=false}", "wsdialects.transforms.distribute:DistributePass"),
+    ("ws-hopper{auto=false}", "wsdialects.lower.lower_mma:LowerMmaPass"),
 ])
 def test_broken_sub_pass_is_an_internal_error_at_the_op(pipeline, culprit, capsys, monkeypatch):
     import importlib
@@ -58,7 +58,8 @@ def test_broken_sub_pass_is_an_internal_error_at_the_op(pipeline, culprit, capsy
     monkeypatch.setattr(cls, "apply", broken)
     code, out, err = opt([KERNELS / "gemm.mlir", "-p", pipeline], capsys)
     assert code == 2 and out == ""
-    assert re.search(rf"gemm\.mlir:\d+:\d+: error: internal compiler error: {pipeline} produced IR that does not "
+    assert re.search(rf"gemm\.mlir:\d+:\d+: error: internal compiler error: {pipeline.split('{')[0]} produced IR that "
+                     r"does not "
                      r"verify: '[\w.]+' operand #\d+ does not dominate this use", err), err
     assert err.count("\n") == 1 and "Traceback" not in err
 
@@ -83,12 +84,12 @@ def test_hopper_depth_that_fits_is_the_depth_asked_for(capsys):
     """Attention's rings of depth 4 do not fit: ws-hopper undoes that trial and gives exactly
     what ws-hopper{depth=2} gives, saying so in one remark; ws-partition's remark on a kernel
     it leaves alone is printed once, not once per trial."""
-    code, chosen, err = opt([KERNELS / "flash_attention.mlir", "-p", "ws-hopper"], capsys)
+    code, chosen, err = opt([KERNELS / "flash_attention.mlir", "-p", "ws-hopper{auto=false}"], capsys)
     assert code == 0 and err.count("remark: ws-hopper: rings of depth 4 need") == 1 and "using depth 2" in err
-    code, asked, err2 = opt([KERNELS / "flash_attention.mlir", "-p", "ws-hopper{depth=2}"], capsys)
+    code, asked, err2 = opt([KERNELS / "flash_attention.mlir", "-p", "ws-hopper{auto=false depth=2}"], capsys)
     assert code == 0 and "remark" not in err2 and chosen == asked
 
-    code, _, err = opt([INPUTS / "no_loop.mlir", "-p", "ws-hopper"], capsys)
+    code, _, err = opt([INPUTS / "no_loop.mlir", "-p", "ws-hopper{auto=false}"], capsys)
     assert code == 0 and err.count("remark: ws-partition: @scale has no loop with a TMA load") == 1, err
 
 
@@ -168,5 +169,5 @@ def test_a_failing_trial_prints_its_remarks_once(capsys, monkeypatch):
 
     monkeypatch.setattr(PipelineCoarsePass, "apply", failing)
     monkeypatch.setattr(diagnostics, "note_at", counted)
-    code, _, err = opt([KERNELS / "gemm.mlir", "-p", "ws-hopper"], capsys)
+    code, _, err = opt([KERNELS / "gemm.mlir", "-p", "ws-hopper{auto=false}"], capsys)
     assert code == 1 and err.count("a remark before the failure") == 1 and "error: the failure" in err, err

@@ -65,7 +65,7 @@ def test_lower_mma_persistent_and_cooperative(extra, name, rng):
 
 def test_ws_hopper_runs_the_pass(shared, rng):
     case = CASES[0]
-    after = transform(case.path(), "ws-hopper")
+    after = transform(case.path(), "ws-hopper{auto=false}")
     names = {op.name for op in after.walk()}
     assert not names & TILE_LEVEL and WGMMA <= names
     grid, args = case.make(rng)
@@ -148,7 +148,7 @@ def test_synchronous_dot_not_waited_for_fails(shared, rng):
 def test_register_a_and_n_major_b_reach_wgmma(shared):
     """Attention after ws-hopper: P.V's A operand is the truncated softmax in registers and
     its B the V slot itself (N-major), both in the one wgmma op."""
-    after = transform(shared / "kernels" / "attention.mlir", "ws-hopper")
+    after = transform(shared / "kernels" / "attention.mlir", "ws-hopper{auto=false}")
     def made_by(v):
         return getattr(v.owner, "name", "block argument")
 

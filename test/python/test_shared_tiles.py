@@ -27,7 +27,7 @@ def _f16(rng, *shape):
     return rng.standard_normal(shape).astype(np.float16)
 
 
-@pytest.mark.parametrize("spec", ["ws-hopper{cooperative=2}", "ws-hopper{cooperative=2 persistent=true programs=3}"])
+@pytest.mark.parametrize("spec", ["ws-hopper{auto=false cooperative=2}", "ws-hopper{auto=false cooperative=2 persistent=true programs=3}"])
 def test_tma_store_gemm_cooperative_interpreted(spec, rng):
     M, N, K = 200, 136, 200
     a, b = _f16(rng, M, K), _f16(rng, N, K)
@@ -55,7 +55,7 @@ def test_relu_gemm_interpreted(relu, rng):
     M, N, K = 100, 70, 130
     a, b = _f16(rng, M, K), _f16(rng, N, K)
     c = np.full((M, N), np.nan, np.float32)
-    m = lowered(INPUTS / "relu_gemm.mlir", "ws-hopper")
+    m = lowered(INPUTS / "relu_gemm.mlir", "ws-hopper{auto=false}")
     wsdialects.interpret(m, "relu_gemm", (cdiv(M, 64), cdiv(N, 64)), [a, b, c, K, relu])
     ref = a.astype(np.float32) @ b.astype(np.float32).T
     if relu:
@@ -67,7 +67,7 @@ def test_gather_llvm_structure():
     """One team barrier id past the branches' (3 branches: ids 1-3 -> 4), 256 threads,
     waited on by group 0 and arrived at by group 1; the TMA store in group 0 only: one box per 128-B column block of the
     staged 256-byte f32 rows, one commit."""
-    ll = lower_module(lowered(INPUTS / "tma_store_gemm.mlir", "ws-hopper{cooperative=2}")).llvm_ir
+    ll = lower_module(lowered(INPUTS / "tma_store_gemm.mlir", "ws-hopper{auto=false cooperative=2}")).llvm_ir
     # group 0 waits for the slices, group 1 only arrives (the gather is not in a loop)
     assert ll.count("bar.sync 4, 256;") == 1 and ll.count("bar.arrive 4, 256;") == 1
     assert ll.count("cp.async.bulk.tensor.2d.global.shared::cta.bulk_group") == 2
@@ -78,7 +78,7 @@ def test_gather_llvm_structure():
     # is free again; every barrier is a handshake, one group waits and the other arrives
     # (synccheck reports two groups' bar.sync on one barrier from different code)
     ll = lower_module(lowered(INPUTS / "tma_store_gemm.mlir",
-                              "ws-hopper{cooperative=2 persistent=true}")).llvm_ir
+                              "ws-hopper{auto=false cooperative=2 persistent=true}")).llvm_ir
     assert ll.count("bar.sync 4, 256;") == 1 and ll.count("bar.arrive 4, 256;") == 1
     assert ll.count("bar.arrive 5, 256;") == 1 and ll.count("bar.sync 5, 256;") == 1
     # the store does not wait for its reads: the storing thread waits before the next tile
@@ -100,7 +100,7 @@ def test_gather_llvm_structure():
 
 
 def test_share_is_a_shifted_slot():
-    ll = lower_module(lowered(INPUTS / "tma_store_gemm.mlir", "ws-hopper{cooperative=2}")).llvm_ir
+    ll = lower_module(lowered(INPUTS / "tma_store_gemm.mlir", "ws-hopper{auto=false cooperative=2}")).llvm_ir
     shifts = re.findall(r"%share\d+ = add i32 %slot\d+, (\d+)", ll)
     assert shifts == ["8192"]  # group 1 only: 64 rows of 128 bytes
 

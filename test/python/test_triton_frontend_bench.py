@@ -130,9 +130,10 @@ def test_footnotes_name_what_is_compared():
 
 
 def test_hand_written_kernels_compile_as_the_bench_compiles_them():
-    """The renamed bf16 causal kernel compiles in bf16; the persistent row's kernel is persistent."""
+    """The renamed bf16 causal kernel compiles in bf16; the persistent row's kernel is persistent; the
+    others are ws-hopper's default, the organisation ws-choose-organisation decided (on the kernel)."""
     cases = tf.plan([256], [1024], ["bf16"], [True], {"gemm_desc", "gemm_persistent", "attention_desc"})
     got = {c.family: c.hand.compile() for c in cases}
     assert got["gemm_persistent"].kernel().info.persistent_programs > 0
-    assert got["gemm_desc"].kernel().info.persistent_programs == 0
+    assert "ws.organisation" in got["gemm_desc"].ir
     assert "xbf16" in got["attention_desc"].ir and "xf16" not in got["attention_desc"].ir

@@ -35,12 +35,12 @@ INPUTS = REPO / "test" / "Inputs" / "kernels"
 
 CASES = [
     (GEMM, "ws-specialize"),
-    (GEMM, "ws-hopper"),
+    (GEMM, "ws-hopper{auto=false}"),
     (GEMM, "ws-specialize{cooperative=2 pingpong=true}"),
-    (GEMM, "ws-hopper{cooperative=2 pingpong=true}"),
-    (GEMM, "ws-hopper{persistent=true}"),
+    (GEMM, "ws-hopper{auto=false cooperative=2 pingpong=true}"),
+    (GEMM, "ws-hopper{auto=false persistent=true}"),
     (FLASH, "ws-specialize{depth=2 mma-depth=1}"),
-    (FLASH, "ws-hopper{cooperative=2}"),
+    (FLASH, "ws-hopper{auto=false cooperative=2}"),
     (FLASH, "ws-specialize{cooperative=2 pingpong=true}"),
     (FLASH, "ws-specialize{persistent=true}"),
     (INPUTS / "scheduled" / "flash_attention.mlir", "ws-specialize"),
@@ -235,8 +235,8 @@ def test_ir_mutants_are_the_text_mutants(path, pipeline):
 
 KERNELS = sorted(p for p in [*(REPO / "examples" / "kernels").glob("*.mlir"), *INPUTS.glob("*.mlir")]
                  if not p.name.startswith("bad_"))
-PIPELINES = ["ws-hopper", "ws-hopper{cooperative=2}", "ws-hopper{cooperative=2 pingpong=true}",
-             "ws-hopper{persistent=true}"]
+PIPELINES = ["ws-hopper{auto=false}", "ws-hopper{auto=false cooperative=2}", "ws-hopper{auto=false cooperative=2 pingpong=true}",
+             "ws-hopper{auto=false persistent=true}"]
 
 
 @pytest.mark.parametrize("pipeline", PIPELINES)
@@ -256,7 +256,7 @@ def test_bundled_kernels_are_accepted(path, pipeline):
 SCHEDULED = sorted(p for p in (INPUTS / "scheduled").glob("*.mlir") if "bad" not in p.stem)
 
 
-@pytest.mark.parametrize("pipeline", ["ws-specialize{cooperative=2}", "ws-hopper"])
+@pytest.mark.parametrize("pipeline", ["ws-specialize{cooperative=2}", "ws-hopper{auto=false}"])
 @pytest.mark.parametrize("path", SCHEDULED, ids=[p.stem for p in SCHEDULED])
 def test_scheduled_kernels_are_accepted(path, pipeline):
     m = compile_kernel(path, pipeline, shared=True)  # only checked
@@ -293,7 +293,7 @@ def test_s2_put_back_is_an_internal_error_at_the_put_value(monkeypatch, capsys):
     monkeypatch.setattr("wsdialects.transforms.cooperative.PutOp", type("NoPut", (), {}))
     kernel = INPUTS / "scheduled" / "flash_attention_p_on_w1.mlir"
     with pytest.raises(SystemExit) as exit_:
-        ws_opt.main([str(kernel), "-p", "ws-hopper{cooperative=2}"])
+        ws_opt.main([str(kernel), "-p", "ws-hopper{auto=false cooperative=2}"])
     err = capsys.readouterr().err
     assert exit_.value.code == 2, err
     assert (f"{kernel}:43:7: error: internal compiler error: ws-verify-sync: ring %aref_p is put into by partition 2 "

@@ -3,16 +3,16 @@
 // with relaxed gpu-scope atomics between two fence.acq_rel.gpu (Triton's acq_rel, gpu scope):
 // `red` where the old values are not read, `atom` where they are (a row slice's shuffled from
 // lane 4q to its quad), f32 / i32 (.s32) / f16 (.noftz.f16), a scalar from thread 0.
-// RUN: ws-opt %S/Inputs/atomics.mlir --split-input-file -p ws-hopper | filecheck %s --check-prefix=IR
-// RUN: ws-opt %S/Inputs/atomics.mlir --split-input-file -p ws-hopper -t ptx | filecheck %s --check-prefix=PTX
-// RUN: ws-opt %S/Inputs/atomics.mlir --split-input-file -p ws-hopper -t llvm | filecheck %s --check-prefix=LL
-// RUN: ws-opt %S/Inputs/atomics.mlir --split-input-file -p "ws-hopper{cooperative=2}" 2>&1 | filecheck %s --check-prefix=COOP
-// RUN: not ws-opt %S/Inputs/atomics-refused.mlir --split-input-file -p ws-hopper -t ptx 2>&1 | filecheck %s --check-prefix=ERR
+// RUN: ws-opt %S/Inputs/atomics.mlir --split-input-file -p ws-hopper{auto=false} | filecheck %s --check-prefix=IR
+// RUN: ws-opt %S/Inputs/atomics.mlir --split-input-file -p ws-hopper{auto=false} -t ptx | filecheck %s --check-prefix=PTX
+// RUN: ws-opt %S/Inputs/atomics.mlir --split-input-file -p ws-hopper{auto=false} -t llvm | filecheck %s --check-prefix=LL
+// RUN: ws-opt %S/Inputs/atomics.mlir --split-input-file -p "ws-hopper{auto=false cooperative=2}" 2>&1 | filecheck %s --check-prefix=COOP
+// RUN: not ws-opt %S/Inputs/atomics-refused.mlir --split-input-file -p ws-hopper{auto=false} -t ptx 2>&1 | filecheck %s --check-prefix=ERR
 // Triton's split-K GEMM and split-N row sum (examples/triton/gemm_splitk.py):
-// RUN: ws-opt %S/../Inputs/triton/gemm_splitk_f16_64x64x32_s3.ttir -p ws-hopper | filecheck %s --check-prefix=SPLITK-IR
-// RUN: ws-opt %S/../Inputs/triton/gemm_splitk_f16_64x64x32_s3.ttir -p ws-hopper -t ptx | filecheck %s --check-prefix=SPLITK
-// RUN: ws-opt %S/../Inputs/triton/gemm_splitk_f16_128x128x64_s4.ttir -p "ws-hopper{cooperative=2}" | filecheck %s --check-prefix=SPLITK-COOP
-// RUN: ws-opt %S/../Inputs/triton/row_sum_splitn_f16_128x64_s4.ttir -p ws-hopper -t ptx | filecheck %s --check-prefix=ROWSUM
+// RUN: ws-opt %S/../Inputs/triton/gemm_splitk_f16_64x64x32_s3.ttir -p ws-hopper{auto=false} | filecheck %s --check-prefix=SPLITK-IR
+// RUN: ws-opt %S/../Inputs/triton/gemm_splitk_f16_64x64x32_s3.ttir -p ws-hopper{auto=false} -t ptx | filecheck %s --check-prefix=SPLITK
+// RUN: ws-opt %S/../Inputs/triton/gemm_splitk_f16_128x128x64_s4.ttir -p "ws-hopper{auto=false cooperative=2}" | filecheck %s --check-prefix=SPLITK-COOP
+// RUN: ws-opt %S/../Inputs/triton/row_sum_splitn_f16_128x64_s4.ttir -p ws-hopper{auto=false} -t ptx | filecheck %s --check-prefix=ROWSUM
 
 // IR-LABEL: func.func @old_values
 // IR:       nvgpu.wg.branch warps 4 to 8 "consumer"

@@ -1,5 +1,5 @@
-// RUN: ws-opt %S/../../examples/kernels/flash_attention.mlir -p 'ws-hopper' -t llvm 2>/dev/null | filecheck %s --check-prefix=ATTN
-// RUN: ws-opt %S/../../examples/kernels/flash_attention.mlir -p 'ws-hopper' -t ptx 2>/dev/null > %t.attn.ptx
+// RUN: ws-opt %S/../../examples/kernels/flash_attention.mlir -p 'ws-hopper{auto=false}' -t llvm 2>/dev/null | filecheck %s --check-prefix=ATTN
+// RUN: ws-opt %S/../../examples/kernels/flash_attention.mlir -p 'ws-hopper{auto=false}' -t ptx 2>/dev/null > %t.attn.ptx
 // RUN: filecheck %s --check-prefix=ATTN-PTX < %t.attn.ptx
 // RUN: filecheck %s --check-prefix=ATTN-ORDER < %t.attn.ptx
 // (Split from ws-hopper.mlir so that lit runs the attention compiles beside the GEMM ones.)
@@ -54,8 +54,8 @@
 // group, the accumulator rescale and P.V on another; the row rescale `alpha` (1-D f32) goes
 // through an aref slot that is a plain shared-memory array: written from the row slice by
 // lane 4q of each quad, read back per element into the other group's row slice.
-// RUN: ws-opt %S/../Inputs/kernels/scheduled/flash_attention_split.mlir -p ws-hopper 2>&1 | filecheck %s --check-prefix=SCHED
-// RUN: ws-opt %S/../Inputs/kernels/scheduled/flash_attention_split.mlir -p ws-hopper -t llvm 2>&1 | filecheck %s --check-prefix=SCHEDLL
+// RUN: ws-opt %S/../Inputs/kernels/scheduled/flash_attention_split.mlir -p ws-hopper{auto=false} 2>&1 | filecheck %s --check-prefix=SCHED
+// RUN: ws-opt %S/../Inputs/kernels/scheduled/flash_attention_split.mlir -p ws-hopper{auto=false} -t llvm 2>&1 | filecheck %s --check-prefix=SCHEDLL
 // SCHED: %aref_alpha_buf0 = nvgpu.smem.alloc : memref<{{[0-9]+}}x128xf32, 3 : i64>
 // SCHED: nvgpu.smem.store %alpha, %aref_alpha_buf0[%{{.*}}] : tensor<128xf32, #layout.slice<dim = 1, parent = #layout.wgmma<warp_groups = 1>>>
 // SCHED: %[[A:.*]] = nvgpu.smem.view %aref_alpha_buf0[%{{.*}}] : memref<{{[0-9]+}}x128xf32, 3 : i64> -> tensor<128xf32, #layout.shared<swizzle = 0, order = [0]>>

@@ -6,13 +6,13 @@
 // with two consumer groups the gathered tile is reduced by group 0. ptxas accepts it
 // (test/lower/test_ptxas.py).
 // RUN: ws-opt %S/../Inputs/kernels/splitk_reduce_gemm.mlir -p ws-partition | filecheck %s --check-prefix=PART
-// RUN: ws-opt %S/../Inputs/kernels/splitk_reduce_gemm.mlir -p ws-hopper | filecheck %s --check-prefix=IR
-// RUN: ws-opt %S/../Inputs/kernels/splitk_reduce_gemm.mlir -p ws-hopper -t ptx | filecheck %s --check-prefix=PTX
-// RUN: ws-opt %S/../Inputs/kernels/splitk_reduce_gemm.mlir -p "ws-hopper{cooperative=2}" -t llvm | filecheck %s --check-prefix=COOP
-// RUN: ws-opt %S/../Inputs/kernels/splitk_reduce_gemm.mlir -p "ws-hopper{persistent=true}" -t ptx | filecheck %s --check-prefix=PERSIST
+// RUN: ws-opt %S/../Inputs/kernels/splitk_reduce_gemm.mlir -p ws-hopper{auto=false} | filecheck %s --check-prefix=IR
+// RUN: ws-opt %S/../Inputs/kernels/splitk_reduce_gemm.mlir -p ws-hopper{auto=false} -t ptx | filecheck %s --check-prefix=PTX
+// RUN: ws-opt %S/../Inputs/kernels/splitk_reduce_gemm.mlir -p "ws-hopper{auto=false cooperative=2}" -t llvm | filecheck %s --check-prefix=COOP
+// RUN: ws-opt %S/../Inputs/kernels/splitk_reduce_gemm.mlir -p "ws-hopper{auto=false persistent=true}" -t ptx | filecheck %s --check-prefix=PERSIST
 // Overlapping tiles reduce-added in f32, f16 and bf16 (the element type is the descriptor's: one
 // instruction for all three; 128-byte rows of f16 / bf16 are one column block):
-// RUN: ws-opt %S/../Inputs/kernels/overlap_reduce_gemm.mlir --split-input-file -p ws-hopper -t ptx | filecheck %s --check-prefix=OVERLAP
+// RUN: ws-opt %S/../Inputs/kernels/overlap_reduce_gemm.mlir --split-input-file -p ws-hopper{auto=false} -t ptx | filecheck %s --check-prefix=OVERLAP
 
 // PART:      tile.desc_store add %c_desc[%om, %on], %r : !tile.desc<tensor<128x128xf32>> {ws.partition = array<i32: 1>, ws.role = "tile"}
 

@@ -1,27 +1,27 @@
-// RUN: ws-opt %shared/kernels/gemm.mlir -p 'ws-hopper' | filecheck %s --check-prefix=IR
-// RUN: ws-opt %shared/kernels/gemm.mlir -p 'ws-hopper' -t llvm | filecheck %s --check-prefix=LL
-// RUN: ws-opt %shared/kernels/gemm.mlir -p 'ws-hopper{depth=3 mma-depth=2}' -t llvm | filecheck %s --check-prefix=TAWA
-// RUN: env WSDIALECTS_SCALAR_STORES=1 ws-opt %shared/kernels/gemm.mlir -p 'ws-hopper' -t llvm | filecheck %s --check-prefix=SCALAR
-// RUN: ws-opt %shared/kernels/gemm.mlir -p 'ws-hopper{depth=5}' 2>&1 >/dev/null | filecheck %s --check-prefix=FIT
+// RUN: ws-opt %shared/kernels/gemm.mlir -p 'ws-hopper{auto=false}' | filecheck %s --check-prefix=IR
+// RUN: ws-opt %shared/kernels/gemm.mlir -p 'ws-hopper{auto=false}' -t llvm | filecheck %s --check-prefix=LL
+// RUN: ws-opt %shared/kernels/gemm.mlir -p 'ws-hopper{auto=false depth=3 mma-depth=2}' -t llvm | filecheck %s --check-prefix=TAWA
+// RUN: env WSDIALECTS_SCALAR_STORES=1 ws-opt %shared/kernels/gemm.mlir -p 'ws-hopper{auto=false}' -t llvm | filecheck %s --check-prefix=SCALAR
+// RUN: ws-opt %shared/kernels/gemm.mlir -p 'ws-hopper{auto=false depth=5}' 2>&1 >/dev/null | filecheck %s --check-prefix=FIT
 // RUN: not ws-opt %shared/kernels/gemm.mlir -p 'ws-specialize{depth=5 mma-depth=1}' -t llvm 2>&1 | filecheck %s --check-prefix=SMEM
-// RUN: ws-opt %shared/kernels/attention.mlir -p 'ws-hopper' 2>&1 >/dev/null | filecheck %s --check-prefix=FIT-ATTN
-// RUN: ws-opt %S/../Inputs/kernels/no_loop.mlir -p ws-hopper 2>&1 >/dev/null | filecheck %s --check-prefix=ONCE
+// RUN: ws-opt %shared/kernels/attention.mlir -p 'ws-hopper{auto=false}' 2>&1 >/dev/null | filecheck %s --check-prefix=FIT-ATTN
+// RUN: ws-opt %S/../Inputs/kernels/no_loop.mlir -p ws-hopper{auto=false} 2>&1 >/dev/null | filecheck %s --check-prefix=ONCE
 // RUN: ws-opt %shared/kernels/gemm.mlir -p 'ws-partition,ws-distribute{depth=2}' -t ptx | filecheck %s --check-prefix=PTX
 // RUN: ws-opt %shared/kernels/gemm.mlir -p 'ws-partition,ws-distribute{depth=2}' -t llvm | filecheck %s --check-prefix=NOPIPE
-// RUN: ws-opt %shared/kernels/gemm.mlir -p 'ws-hopper{persistent=true}' -t llvm | filecheck %s --check-prefix=PERSIST
-// RUN: ws-opt %S/../Inputs/kernels/fp8_gemm.mlir -p 'ws-hopper' -t llvm | filecheck %s --check-prefix=FP8
-// RUN: ws-opt %S/../Inputs/kernels/batched_gemm.mlir -p 'ws-hopper' -t llvm | filecheck %s --check-prefix=TMASTORE
-// RUN: ws-opt %S/../Inputs/kernels/bias_gemm.mlir -p 'ws-hopper' -t llvm | filecheck %s --check-prefix=BIAS
-// RUN: ws-opt %S/../Inputs/kernels/mean_gemm.mlir -p 'ws-hopper' -t llvm 2>&1 | filecheck %s --check-prefix=MEAN
-// RUN: not ws-opt %S/../Inputs/kernels/no_loop.mlir -p 'ws-hopper' -t ptx 2>&1 | filecheck %s --check-prefix=NOWS
-// RUN: ws-opt %shared/kernels/gemm.mlir -p 'ws-hopper{cooperative=2}' -t llvm | filecheck %s --check-prefix=COOP
-// RUN: ws-opt %shared/kernels/gemm.mlir -p 'ws-sched''ule{arch=h100},ws-hopper' -t llvm > %t.sched.ll
-// RUN: ws-opt %shared/kernels/gemm.mlir -p ws-hopper -t llvm > %t.heur.ll
+// RUN: ws-opt %shared/kernels/gemm.mlir -p 'ws-hopper{auto=false persistent=true}' -t llvm | filecheck %s --check-prefix=PERSIST
+// RUN: ws-opt %S/../Inputs/kernels/fp8_gemm.mlir -p 'ws-hopper{auto=false}' -t llvm | filecheck %s --check-prefix=FP8
+// RUN: ws-opt %S/../Inputs/kernels/batched_gemm.mlir -p 'ws-hopper{auto=false}' -t llvm | filecheck %s --check-prefix=TMASTORE
+// RUN: ws-opt %S/../Inputs/kernels/bias_gemm.mlir -p 'ws-hopper{auto=false}' -t llvm | filecheck %s --check-prefix=BIAS
+// RUN: ws-opt %S/../Inputs/kernels/mean_gemm.mlir -p 'ws-hopper{auto=false}' -t llvm 2>&1 | filecheck %s --check-prefix=MEAN
+// RUN: not ws-opt %S/../Inputs/kernels/no_loop.mlir -p 'ws-hopper{auto=false}' -t ptx 2>&1 | filecheck %s --check-prefix=NOWS
+// RUN: ws-opt %shared/kernels/gemm.mlir -p 'ws-hopper{auto=false cooperative=2}' -t llvm | filecheck %s --check-prefix=COOP
+// RUN: ws-opt %shared/kernels/gemm.mlir -p 'ws-sched''ule{arch=h100},ws-hopper{auto=false}' -t llvm > %t.sched.ll
+// RUN: ws-opt %shared/kernels/gemm.mlir -p ws-hopper{auto=false} -t llvm > %t.heur.ll
 // RUN: diff %t.sched.ll %t.heur.ll
-// RUN: ws-opt %S/../Inputs/kernels/tma_store_gemm.mlir -p 'ws-hopper{cooperative=2}' -t llvm | filecheck %s --check-prefix=GATHER
+// RUN: ws-opt %S/../Inputs/kernels/tma_store_gemm.mlir -p 'ws-hopper{auto=false cooperative=2}' -t llvm | filecheck %s --check-prefix=GATHER
 // RUN: ws-opt %S/../Inputs/kernels/computed_dot.mlir -p 'ws-lower-aref,ws-lower-warp-groups' -t llvm | filecheck %s --check-prefix=CPUT
 // RUN: ws-opt %S/../Inputs/kernels/computed_put.mlir -p 'ws-lower-aref,ws-lower-warp-groups' -t llvm | filecheck %s --check-prefix=CPUTLD
-// RUN: ws-opt %S/../Inputs/kernels/relu_gemm.mlir -p 'ws-hopper' -t llvm | filecheck %s --check-prefix=IFRES
+// RUN: ws-opt %S/../Inputs/kernels/relu_gemm.mlir -p 'ws-hopper{auto=false}' -t llvm | filecheck %s --check-prefix=IFRES
 // RUN: not ws-opt %S/../Inputs/kernels/bad_gather.mlir -t llvm 2>&1 | filecheck %s --check-prefix=BADGATHER
 // RUN: not ws-opt %S/../Inputs/kernels/bad_gather_order.mlir -t llvm 2>&1 | filecheck %s --check-prefix=GATHERORDER
 // RUN: not ws-opt %S/../Inputs/kernels/bad_share_cols.mlir -p 'ws-lower-aref,ws-lower-warp-groups' -t llvm 2>&1 | filecheck %s --check-prefix=SHARECOLS

@@ -1,17 +1,17 @@
 // RUN: ws-opt %shared/kernels/gemm.mlir -p 'ws-specialize,ws-lower-aref,ws-lower-warp-groups,ws-lower-mma,ws-lower-layouts' | filecheck %s
-// RUN: ws-opt %S/../Inputs/kernels/softmax_gemm.mlir -p 'ws-hopper' | filecheck %s --check-prefix=RED
+// RUN: ws-opt %S/../Inputs/kernels/softmax_gemm.mlir -p 'ws-hopper{auto=false}' | filecheck %s --check-prefix=RED
 // RUN: ws-opt %S/../Inputs/kernels/causal_attention.mlir -p 'ws-specialize,ws-lower-aref,ws-lower-warp-groups,ws-lower-layouts' | filecheck %s --check-prefix=TWIN
-// RUN: ws-opt %shared/kernels/gemm.mlir -p 'ws-hopper{cooperative=2}' | filecheck %s --check-prefix=COOP
-// RUN: ws-opt %S/../Inputs/kernels/mean_gemm.mlir -p 'ws-hopper' | filecheck %s --check-prefix=LOAD
-// RUN: ws-opt %S/../Inputs/kernels/softmax_gemm.mlir -p 'ws-hopper' --print-op-generic | ws-opt | filecheck %s --check-prefix=RED
-// RUN: ws-opt %S/../Inputs/kernels/softmax_gemm.mlir -p 'ws-hopper,ws-lower-layouts' | filecheck %s --check-prefix=RED
-// RUN: not ws-opt %S/Inputs/layout_conflict.mlir -p ws-hopper 2>&1 | filecheck %s --check-prefix=CONFLICT
-// RUN: not ws-opt %S/Inputs/layout_fit.mlir -p ws-hopper 2>&1 | filecheck %s --check-prefix=FIT
+// RUN: ws-opt %shared/kernels/gemm.mlir -p 'ws-hopper{auto=false cooperative=2}' | filecheck %s --check-prefix=COOP
+// RUN: ws-opt %S/../Inputs/kernels/mean_gemm.mlir -p 'ws-hopper{auto=false}' | filecheck %s --check-prefix=LOAD
+// RUN: ws-opt %S/../Inputs/kernels/softmax_gemm.mlir -p 'ws-hopper{auto=false}' --print-op-generic | ws-opt | filecheck %s --check-prefix=RED
+// RUN: ws-opt %S/../Inputs/kernels/softmax_gemm.mlir -p 'ws-hopper{auto=false},ws-lower-layouts' | filecheck %s --check-prefix=RED
+// RUN: not ws-opt %S/Inputs/layout_conflict.mlir -p ws-hopper{auto=false} 2>&1 | filecheck %s --check-prefix=CONFLICT
+// RUN: not ws-opt %S/Inputs/layout_fit.mlir -p ws-hopper{auto=false} 2>&1 | filecheck %s --check-prefix=FIT
 // Without ws-stage-operands (which ws-hopper runs) a transposed register A is a layout conversion:
 // RUN: not ws-opt %S/Inputs/layout_register_a.mlir -p 'ws-specialize,ws-lower-aref,ws-lower-warp-groups,ws-lower-mma,ws-lower-layouts' 2>&1 | filecheck %s --check-prefix=REGA
-// RUN: ws-opt %S/Inputs/layout_register_a.mlir -p ws-hopper | filecheck %s --check-prefix=REGASTAGED
-// RUN: ws-opt %shared/kernels/attention.mlir -p ws-hopper | filecheck %s --check-prefix=ATTN
-// RUN: ws-opt %S/Inputs/layout_relay_row.mlir -p ws-hopper 2>&1 | filecheck %s --check-prefix=RELAY
+// RUN: ws-opt %S/Inputs/layout_register_a.mlir -p ws-hopper{auto=false} | filecheck %s --check-prefix=REGASTAGED
+// RUN: ws-opt %shared/kernels/attention.mlir -p ws-hopper{auto=false} | filecheck %s --check-prefix=ATTN
+// RUN: ws-opt %S/Inputs/layout_relay_row.mlir -p ws-hopper{auto=false} 2>&1 | filecheck %s --check-prefix=RELAY
 
 // The GEMM consumer (2 warp groups): aref slots are 128B-swizzled shared memory, B's
 // transposition is the column-major view of its slot, the accumulator chain is the

@@ -2,11 +2,11 @@
 // X^T as tile.trans of X's KxM slot; ws-lower-mma keeps it as the wgmma's A (no copy), and
 // the emitter reads it through an MN-major descriptor with imm-trans-a = 1.
 //
-// RUN: ws-opt %S/../../examples/kernels/gemm_weight_grad.mlir -p ws-hopper | filecheck %s
-// RUN: ws-opt %S/../../examples/kernels/gemm_weight_grad.mlir -p 'ws-hopper{cooperative=2}' | filecheck %s --check-prefix=COOP
-// RUN: ws-opt %S/../../examples/kernels/gemm_weight_grad.mlir -p ws-hopper -t llvm 2>/dev/null | filecheck %s --check-prefix=LLVM
-// RUN: ws-opt %S/../../examples/kernels/gemm_weight_grad_bf16.mlir -p ws-hopper -t llvm 2>/dev/null | filecheck %s --check-prefix=BF16
-// RUN: ws-opt %S/../../examples/kernels/gemm_weight_grad.mlir -p 'ws-hopper{cooperative=2}' -t llvm 2>/dev/null | filecheck %s --check-prefix=COOPLL
+// RUN: ws-opt %S/../../examples/kernels/gemm_weight_grad.mlir -p ws-hopper{auto=false} | filecheck %s
+// RUN: ws-opt %S/../../examples/kernels/gemm_weight_grad.mlir -p 'ws-hopper{auto=false cooperative=2}' | filecheck %s --check-prefix=COOP
+// RUN: ws-opt %S/../../examples/kernels/gemm_weight_grad.mlir -p ws-hopper{auto=false} -t llvm 2>/dev/null | filecheck %s --check-prefix=LLVM
+// RUN: ws-opt %S/../../examples/kernels/gemm_weight_grad_bf16.mlir -p ws-hopper{auto=false} -t llvm 2>/dev/null | filecheck %s --check-prefix=BF16
+// RUN: ws-opt %S/../../examples/kernels/gemm_weight_grad.mlir -p 'ws-hopper{auto=false cooperative=2}' -t llvm 2>/dev/null | filecheck %s --check-prefix=COOPLL
 
 // The slot holds X's 64x128 tile row-major (M contiguous); its transpose is the A operand.
 // CHECK:      %x = nvgpu.smem.view %{{.*}} : memref<{{[0-9]+}}x64x128xf16, 3 : i64> -> tensor<64x128xf16, #layout.shared<swizzle = 128, order = [1, 0]>>

@@ -1,14 +1,14 @@
-// RUN: ws-opt %shared/kernels/gemm.mlir -p 'ws-hopper' | filecheck %s
-// RUN: ws-opt %shared/kernels/gemm.mlir -p 'ws-hopper' | filecheck %s --check-prefix=NOMMA
+// RUN: ws-opt %shared/kernels/gemm.mlir -p 'ws-hopper{auto=false}' | filecheck %s
+// RUN: ws-opt %shared/kernels/gemm.mlir -p 'ws-hopper{auto=false}' | filecheck %s --check-prefix=NOMMA
 // RUN: ws-opt %shared/kernels/gemm.mlir -p 'ws-specialize{depth=3 mma-depth=2},ws-lower-aref,ws-lower-warp-groups,ws-lower-mma' | filecheck %s --check-prefix=TAWA
 // RUN: ws-opt %shared/kernels/gemm.mlir -p 'ws-partition,ws-distribute{depth=2},ws-lower-aref,ws-lower-warp-groups,ws-lower-mma' | filecheck %s --check-prefix=SYNC
-// RUN: ws-opt %shared/kernels/gemm.mlir -p 'ws-hopper{cooperative=2}' | filecheck %s --check-prefix=COOP
-// RUN: ws-opt %S/../Inputs/kernels/fp8_gemm.mlir -p 'ws-hopper' | filecheck %s --check-prefix=FP8
-// RUN: ws-opt %S/../Inputs/kernels/batched_gemm.mlir -p 'ws-hopper' | filecheck %s --check-prefix=BF16
+// RUN: ws-opt %shared/kernels/gemm.mlir -p 'ws-hopper{auto=false cooperative=2}' | filecheck %s --check-prefix=COOP
+// RUN: ws-opt %S/../Inputs/kernels/fp8_gemm.mlir -p 'ws-hopper{auto=false}' | filecheck %s --check-prefix=FP8
+// RUN: ws-opt %S/../Inputs/kernels/batched_gemm.mlir -p 'ws-hopper{auto=false}' | filecheck %s --check-prefix=BF16
 // RUN: ws-opt %S/Inputs/lower-mma-ok.mlir -p ws-lower-mma | filecheck %s --check-prefix=OK
 // The generic form round-trips: printed generically, re-parsed, printed again = the custom form.
-// RUN: ws-opt %shared/kernels/gemm.mlir -p 'ws-hopper' --print-op-generic | filecheck %s --check-prefix=GENERIC
-// RUN: ws-opt %shared/kernels/gemm.mlir -p 'ws-hopper' --print-op-generic | ws-opt | filecheck %s
+// RUN: ws-opt %shared/kernels/gemm.mlir -p 'ws-hopper{auto=false}' --print-op-generic | filecheck %s --check-prefix=GENERIC
+// RUN: ws-opt %shared/kernels/gemm.mlir -p 'ws-hopper{auto=false}' --print-op-generic | ws-opt | filecheck %s
 // Not warp specialized (no nvgpu.wg.branch): the dots are left as they are.
 // RUN: ws-opt %shared/kernels/gemm.mlir > %t.plain.mlir
 // RUN: ws-opt %shared/kernels/gemm.mlir -p ws-lower-mma > %t.lowered.mlir
@@ -97,7 +97,7 @@
 // Attention (Tawa's coarse pipeline): QK^T reads Q and K^T from slots (K-major), P.V
 // reads P from registers and V as an N-major slot; T_j and U_{j-1} are issued together
 // and the wait for T_j leaves U_{j-1} in flight (pending = 1).
-// RUN: ws-opt %shared/kernels/attention.mlir -p ws-hopper | filecheck %s --check-prefix=ATTN
+// RUN: ws-opt %shared/kernels/attention.mlir -p ws-hopper{auto=false} | filecheck %s --check-prefix=ATTN
 // ATTN: scf.for %j_1
 // ATTN: nvgpu.wgmma.fence
 // ATTN-NEXT: %qk_2 = nvgpu.wgmma.mma_async %q, %kt_1, %zero_qk

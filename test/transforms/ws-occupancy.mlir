@@ -18,13 +18,13 @@
 // ws-hopper: rings in a C-th of the shared memory (depth 3 instead of 4), the dispatch checks the
 // budgets against the CTA's share, the consumer takes its 216 with setmaxnreg, and ptxas is asked
 // for two CTAs per SM (.minnctapersm 2: at most 128 registers a thread at launch).
-// RUN: ws-opt %S/../Inputs/kernels/gemm_kinds/f32out_gemm.mlir -p 'ws-hopper{ctas-per-sm=2}' 2>&1 | filecheck %s --check-prefix=HOPPER
+// RUN: ws-opt %S/../Inputs/kernels/gemm_kinds/f32out_gemm.mlir -p 'ws-hopper{auto=false ctas-per-sm=2}' 2>&1 | filecheck %s --check-prefix=HOPPER
 // HOPPER: remark: ws-hopper: rings of depth 4 need 132160 bytes of shared memory, more than the 115712 a block can have at 2 CTAs per SM; using depth 3
 // HOPPER: nvgpu.smem.alloc : memref<3x64x64xf16, 3 : i64>
 // HOPPER: nvgpu.wg.dispatch threads 256 ctas_per_sm 2 {
 // HOPPER: nvgpu.setmaxnreg dec 40
 // HOPPER: nvgpu.setmaxnreg inc 216
-// RUN: ws-opt %S/../Inputs/kernels/gemm_kinds/f32out_gemm.mlir -p 'ws-hopper{ctas-per-sm=2}' -t ptx 2>/dev/null | filecheck %s --check-prefix=PTX
+// RUN: ws-opt %S/../Inputs/kernels/gemm_kinds/f32out_gemm.mlir -p 'ws-hopper{auto=false ctas-per-sm=2}' -t ptx 2>/dev/null | filecheck %s --check-prefix=PTX
 // PTX: .maxntid 256
 // PTX-NEXT: .minnctapersm 2
 // PTX: setmaxnreg.inc.sync.aligned.u32 216;
@@ -38,7 +38,7 @@
 // RUN: not ws-opt %shared/kernels/gemm.mlir -p 'ws-occupancy{ctas-per-sm=0}' 2>&1 | filecheck %s --check-prefix=RANGE
 // RUN: not ws-opt %shared/kernels/gemm.mlir -p 'ws-occupancy{ctas-per-sm=33}' 2>&1 | filecheck %s --check-prefix=RANGE
 // RANGE: error: ws-occupancy: ctas-per-sm must be from 1 to 32, got {{0|33}}
-// RUN: not ws-opt %shared/kernels/attention.mlir -p 'ws-hopper{ctas-per-sm=2}' 2>&1 | filecheck %s --check-prefix=SMEM
+// RUN: not ws-opt %shared/kernels/attention.mlir -p 'ws-hopper{auto=false ctas-per-sm=2}' 2>&1 | filecheck %s --check-prefix=SMEM
 // SMEM: attention.mlir:{{[0-9]+}}:{{[0-9]+}}: error: ws-hopper: at 2 CTAs per SM a block has 115712 bytes of shared memory, and rings of one slot already need {{[0-9]+}}: the kernel cannot share an SM (use fewer CTAs per SM, or smaller tiles)
 // RUN: ws-opt %shared/kernels/gemm.mlir -p 'ws-occupancy{ctas-per-sm=2}' 2>&1 >/dev/null | filecheck %s --check-prefix=PLAIN
 // PLAIN: gemm.mlir:{{[0-9]+}}:{{[0-9]+}}: remark: ws-occupancy: kernel not warp-specialized (run ws-distribute first); its CTAs per SM are left to the hardware

@@ -1,8 +1,8 @@
-// RUN: ws-opt %s -p ws-hopper -o %t 2>&1 | filecheck %s --check-prefix=WARN
-// RUN: ws-opt %s -p ws-hopper 2>/dev/null | filecheck %s --check-prefix=IR
-// RUN: ws-opt %s -p 'ws-hopper{cooperative=2}' 2>&1 | filecheck %s --check-prefix=COOP
-// RUN: ws-opt %shared/kernels/gemm.mlir -p ws-hopper 2>&1 | filecheck %s --check-prefix=GEMM
-// RUN: ws-opt %S/../../examples/kernels/flash_attention.mlir -p ws-hopper 2>&1 | filecheck %s --check-prefix=FA
+// RUN: ws-opt %s -p ws-hopper{auto=false} -o %t 2>&1 | filecheck %s --check-prefix=WARN
+// RUN: ws-opt %s -p ws-hopper{auto=false} 2>/dev/null | filecheck %s --check-prefix=IR
+// RUN: ws-opt %s -p 'ws-hopper{auto=false cooperative=2}' 2>&1 | filecheck %s --check-prefix=COOP
+// RUN: ws-opt %shared/kernels/gemm.mlir -p ws-hopper{auto=false} 2>&1 | filecheck %s --check-prefix=GEMM
+// RUN: ws-opt %S/../../examples/kernels/flash_attention.mlir -p ws-hopper{auto=false} 2>&1 | filecheck %s --check-prefix=FA
 // RUN: ws-opt %s -p ws-register-budget 2>&1 | filecheck %s --check-prefix=EARLY
 // RUN: not ws-opt %S/Inputs/regs_per_thread_misplaced.mlir 2>&1 | filecheck %s --check-prefix=BAD
 
@@ -104,4 +104,4 @@ builtin.module {
 // take) is left out.
 // HOPPER-ONLY: not-specialized.mlir:2:1: remark: ws-partition: @softmax has no loop with a TMA load
 // HOPPER-ONLY-NOT: ws-register-budget
-// RUN: ws-opt %S/Inputs/not-specialized.mlir -p ws-hopper 2>&1 >/dev/null | filecheck %s --check-prefix=HOPPER-ONLY
+// RUN: ws-opt %S/Inputs/not-specialized.mlir -p ws-hopper{auto=false} 2>&1 >/dev/null | filecheck %s --check-prefix=HOPPER-ONLY

@@ -3,7 +3,7 @@
 // deterministic on a loaded machine; the default, 10 s, is for compiles.)
 // RUN: ws-opt %S/../../examples/kernels/flash_attention.mlir -p 'ws-sched''ule{arch=h100 time-limit=120}' -o %t.fa3
 // RUN: filecheck %s --input-file %t.fa3 --check-prefix=FA3
-// RUN: ws-opt %t.fa3 -p ws-hopper 2>&1 | filecheck %s --check-prefix=FA3H
+// RUN: ws-opt %t.fa3 -p ws-hopper{auto=false} 2>&1 | filecheck %s --check-prefix=FA3H
 // (Split from ws-schedule.mlir so that lit runs its solver calls beside the others.)
 
 // On the bundled flash attention (the QK^T scale folded into the exponent, masked

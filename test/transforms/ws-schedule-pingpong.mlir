@@ -3,7 +3,7 @@
 // deterministic on a loaded machine; the default, 10 s, is for compiles.)
 // RUN: ws-opt %shared/kernels/attention.mlir -p 'ws-sched''ule{arch=h100 time-limit=120}' -o %t.pp
 // RUN: filecheck %s --input-file %t.pp --check-prefix=PP
-// RUN: ws-opt %t.pp -p ws-hopper 2>&1 | filecheck %s --check-prefix=PPH
+// RUN: ws-opt %t.pp -p ws-hopper{auto=false} 2>&1 | filecheck %s --check-prefix=PPH
 // (Split from ws-schedule.mlir so that lit runs its solver calls beside the others.)
 
 // The joint problem's own choice for attention (pingpong=true, the default): the two

@@ -1,10 +1,10 @@
 // RUN: ws-opt %S/../../examples/kernels/flash_attention_bf16.mlir -p 'ws-specialize{depth=2 mma-depth=1},ws-stage-in-slot' 2>&1 | filecheck %s --check-prefix=ONE
 // RUN: ws-opt %S/../../examples/kernels/flash_attention_bf16.mlir -p 'ws-specialize{depth=2 mma-depth=1 cooperative=2 pingpong=true},ws-stage-in-slot' 2>&1 | filecheck %s --check-prefix=TEAM
 // RUN: ws-opt %S/../../examples/kernels/flash_attention_bf16.mlir -p 'ws-specialize{depth=2 mma-depth=1 cooperative=2 pingpong=true persistent=true},ws-stage-in-slot' 2>&1 | filecheck %s --check-prefix=PERSISTENT
-// RUN: ws-opt %S/../Inputs/kernels/flash_attention_bf16_bn176.mlir -p 'ws-hopper{cooperative=2 pingpong=true}' 2>&1 | filecheck %s --check-prefix=HOPPER
-// RUN: ws-opt %S/../../examples/kernels/flash_attention_bf16.mlir -p 'ws-hopper{cooperative=2 pingpong=true}' 2>&1 | filecheck %s --check-prefix=FITS
-// RUN: ws-opt %S/../Inputs/kernels/flash_attention_bf16_bn176.mlir -p 'ws-hopper{cooperative=2 pingpong=true team-stores=split}' 2>&1 | filecheck %s --check-prefix=SPLIT
-// RUN: ws-opt %S/../../examples/kernels/flash_attention_bf16.mlir -p 'ws-hopper{cooperative=2 pingpong=true team-stores=split}' 2>&1 | filecheck %s --check-prefix=SPLITFITS
+// RUN: ws-opt %S/../Inputs/kernels/flash_attention_bf16_bn176.mlir -p 'ws-hopper{auto=false cooperative=2 pingpong=true}' 2>&1 | filecheck %s --check-prefix=HOPPER
+// RUN: ws-opt %S/../../examples/kernels/flash_attention_bf16.mlir -p 'ws-hopper{auto=false cooperative=2 pingpong=true}' 2>&1 | filecheck %s --check-prefix=FITS
+// RUN: ws-opt %S/../Inputs/kernels/flash_attention_bf16_bn176.mlir -p 'ws-hopper{auto=false cooperative=2 pingpong=true team-stores=split}' 2>&1 | filecheck %s --check-prefix=SPLIT
+// RUN: ws-opt %S/../../examples/kernels/flash_attention_bf16.mlir -p 'ws-hopper{auto=false cooperative=2 pingpong=true team-stores=split}' 2>&1 | filecheck %s --check-prefix=SPLITFITS
 // RUN: ws-opt %S/../../examples/kernels/gemm.mlir -p 'ws-specialize,ws-stage-in-slot' 2>&1 | filecheck %s --check-prefix=NONE
 
 // One consumer: O is staged in the slot that brought Q; Q is released after the store

@@ -60,7 +60,7 @@
 
 // ...and ws-hopper warp-specializes it and lowers it to PTX (both tile shapes of the example, and
 // the 64x64x32 one as Triton 3.4 and 3.6 print it).
-// RUN: ws-opt %S/../Inputs/triton/gemm_pointer_f16_64x64x32_g2.ttir -p ws-hopper 2>&1 | filecheck %s --check-prefix=TUTWS
+// RUN: ws-opt %S/../Inputs/triton/gemm_pointer_f16_64x64x32_g2.ttir -p ws-hopper{auto=false} 2>&1 | filecheck %s --check-prefix=TUTWS
 // TUTWS-NOT: remark
 // TUTWS: nvgpu.wg.dispatch
 // TUTWS: nvgpu.wg.branch
@@ -68,10 +68,10 @@
 // TUTWS: nvgpu.tma.async_load
 // TUTWS: nvgpu.wg.branch
 // TUTWS: nvgpu.wgmma.mma_async
-// RUN: ws-opt %S/../Inputs/triton/gemm_pointer_f16_64x64x32_g2.ttir -p ws-hopper -t ptx 2>&1 | filecheck %s --check-prefix=PTX
-// RUN: ws-opt %S/../Inputs/triton/gemm_pointer_f16_128x256x64_g8.ttir -p ws-hopper -t ptx 2>&1 | filecheck %s --check-prefix=PTX
-// RUN: ws-opt %S/../Inputs/triton/v3.4/gemm_pointer_f16_64x64x32_g2.ttir -p ws-hopper -t ptx 2>&1 | filecheck %s --check-prefix=PTX
-// RUN: ws-opt %S/../Inputs/triton/v3.6/gemm_pointer_f16_64x64x32_g2.ttir -p ws-hopper -t ptx 2>&1 | filecheck %s --check-prefix=PTX
+// RUN: ws-opt %S/../Inputs/triton/gemm_pointer_f16_64x64x32_g2.ttir -p ws-hopper{auto=false} -t ptx 2>&1 | filecheck %s --check-prefix=PTX
+// RUN: ws-opt %S/../Inputs/triton/gemm_pointer_f16_128x256x64_g8.ttir -p ws-hopper{auto=false} -t ptx 2>&1 | filecheck %s --check-prefix=PTX
+// RUN: ws-opt %S/../Inputs/triton/v3.4/gemm_pointer_f16_64x64x32_g2.ttir -p ws-hopper{auto=false} -t ptx 2>&1 | filecheck %s --check-prefix=PTX
+// RUN: ws-opt %S/../Inputs/triton/v3.6/gemm_pointer_f16_64x64x32_g2.ttir -p ws-hopper{auto=false} -t ptx 2>&1 | filecheck %s --check-prefix=PTX
 // PTX-NOT: remark
 // PTX: .entry gemm_pointer_kernel(
 // PTX: cp.async.bulk.tensor.2d
@@ -135,7 +135,7 @@
 // ...and ws-hopper warp-specializes it, as Triton 3.4 prints it too: a producer issuing the
 // three TMA loads (Q once, K and V per iteration), a consumer running the wgmmas on the
 // transposed K.
-// RUN: ws-opt %S/../Inputs/triton/v3.4/attention_block_ptr_f16_d32_64x32.ttir -p ws-hopper 2>&1 | filecheck %s --check-prefix=BPWS
+// RUN: ws-opt %S/../Inputs/triton/v3.4/attention_block_ptr_f16_d32_64x32.ttir -p ws-hopper{auto=false} 2>&1 | filecheck %s --check-prefix=BPWS
 // BPWS-NOT: remark
 // BPWS: nvgpu.wg.branch warps 0 to 4 "producer"
 // BPWS: nvgpu.tma.async_load %arg0_tma

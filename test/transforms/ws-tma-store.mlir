@@ -31,18 +31,18 @@
 
 // ws-hopper runs it on persistent kernels (tma-store=auto): the epilogue's TMA store overlaps the
 // next tile; rings of depth 3 leave room for its staging.
-// RUN: ws-opt %shared/kernels/gemm.mlir -p 'ws-hopper{persistent=true}' -t ptx 2>&1 | filecheck %s --check-prefix=PTX
+// RUN: ws-opt %shared/kernels/gemm.mlir -p 'ws-hopper{auto=false persistent=true}' -t ptx 2>&1 | filecheck %s --check-prefix=PTX
 // PTX: remark: ws-hopper: rings of depth 4 need {{[0-9]+}} bytes of shared memory, more than the 232448 a block can have; using depth 3
 // PTX: cp.async.bulk.tensor.2d.global.shared::cta.bulk_group
 // and the pointer store for launches TMA cannot take (element stores: no room left to stage them)
 // PTX: st.global.b16
 // One tile per program keeps the pointer store (tma-store=true asks for the TMA store there too).
-// RUN: ws-opt %shared/kernels/gemm.mlir -p 'ws-hopper' 2>&1 | filecheck %s --check-prefix=PLAIN
+// RUN: ws-opt %shared/kernels/gemm.mlir -p 'ws-hopper{auto=false}' 2>&1 | filecheck %s --check-prefix=PLAIN
 // PLAIN-NOT: ws.tma_stores
 // PLAIN-NOT: remark
-// RUN: ws-opt %shared/kernels/gemm.mlir -p 'ws-hopper{tma-store=true}' 2>&1 | filecheck %s --check-prefix=FORCED
+// RUN: ws-opt %shared/kernels/gemm.mlir -p 'ws-hopper{auto=false tma-store=true}' 2>&1 | filecheck %s --check-prefix=FORCED
 // FORCED: ws.tma_stores
-// RUN: not ws-opt %shared/kernels/gemm.mlir -p 'ws-hopper{tma-store=sometimes}' 2>&1 | filecheck %s --check-prefix=BADOPT
+// RUN: not ws-opt %shared/kernels/gemm.mlir -p 'ws-hopper{auto=false tma-store=sometimes}' 2>&1 | filecheck %s --check-prefix=BADOPT
 // BADOPT: error: ws-hopper: tma-store must be true, false or auto, got 'sometimes'
 
 // A store that is not exactly c + (r0 + i) * S + (c0 + j) under (r0 + i < M) & (c0 + j < N) stays,

@@ -5,7 +5,7 @@
 // RUN: ws-opt %S/Inputs/masks.mlir -p ws-version-masks | ws-opt --print-op-generic | ws-opt -p ws-version-masks | filecheck %s --check-prefix=TWICE
 // RUN: ws-opt %shared/kernels/gemm.mlir -p ws-version-masks 2>&1 | filecheck %s --check-prefix=NONE
 // RUN: ws-opt %s -p ws-version-masks 2>&1 | filecheck %s --check-prefix=NOKERNEL
-// RUN: ws-opt %S/../../examples/kernels/flash_attention_causal.mlir -p ws-hopper 2>/dev/null | filecheck %s --check-prefix=CAUSAL
+// RUN: ws-opt %S/../../examples/kernels/flash_attention_causal.mlir -p ws-hopper{auto=false} 2>/dev/null | filecheck %s --check-prefix=CAUSAL
 
 // The key bound cols < L: the last column of the tile (on + 63) below L.
 // CHECK: %in_nb = tile.broadcast

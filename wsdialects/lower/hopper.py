@@ -1,6 +1,22 @@
 """`ws-hopper{depth=D mma-depth=P cooperative=G pingpong=true|false team-stores=gather|split
 persistent=true|false programs=N tile-group=T ctas-per-sm=C lead-warp=true|false
-tma-store=auto|true|false}`: the whole path from a tile kernel to Hopper code.
+tma-store=auto|true|false auto=true|false}`: the whole path from a tile kernel to Hopper code.
+
+The organisation options (depth, mma-depth, cooperative, pingpong, persistent, tile-group,
+ctas-per-sm) default to `auto`: `ws-choose-organisation` decides them per kernel from its cost
+model first (persistent or not, a ping-pong team, ring depth, tile order, CTAs per SM), writes the
+decision on the kernel as `ws.organisation` and explains it in a remark; an option written
+explicitly overrides the model's value (with a remark naming what the model chose), and
+`auto=false` gives every option left at auto the fixed organisation instead (depth 4, mma-depth
+1, one consumer partition, one tile per CTA, one CTA per SM). Where the model's organisation does
+not build on a kernel (a sub-pass rejects it), the fixed one is built, with a remark. After
+ws-hopper, `ws.organisation` says what was built:
+
+    func.func @matmul(...) attributes {tile.kernel, tile.num_warps = 8 : i32}
+      ==> ws-hopper
+    func.func @matmul(..., %ws_grid_x: i32, ...) attributes {..., ws.organisation = {depth = 3 : i32,
+        "mma-depth" = 1 : i32, cooperative = 2 : i32, pingpong = true, persistent = true, "tile-group" = 8 : i32,
+        "ctas-per-sm" = 1 : i32}, ws.persistent = {programs = 132 : i32}}
 
 `ws-hopper` is `ws-specialize` plus the lowering. It runs `ws-host-descriptors` (descriptors the
 kernel makes from its arguments, `tile.make_desc`, become arguments the launch builds),
@@ -24,7 +40,7 @@ interpreter, and `-t llvm` / `-t ptx` then write each op per thread (`wsdialects
                                                  nvgpu.wg.branch warps 4 to 12 "consumer" {... nvgpu.wgmma.mma_async ...}
                                                }
 
-Its defaults differ from ws-specialize's (Tawa's D = 3, P = 2): depth = 4, mma-depth = 1. A
+Its fixed depths differ from ws-specialize's (Tawa's D = 3, P = 2): depth = 4, mma-depth = 1. A
 consumer that keeps P wgmma batches in flight still holds P ring slots while it waits for the
 next one, so only D - P TMA loads can be in flight: with D = 3, P = 2 that is one load, and a
 GEMM with 48 KB slots waits on TMA latency every iteration. One batch in flight (CUTLASS's
@@ -49,7 +65,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from xdsl.dialects.builtin import ModuleOp, TensorType
+from xdsl.dialects.builtin import DictionaryAttr, ModuleOp, TensorType
 from xdsl.passes import ModulePass
 
 from wsdialects.nvgpu import STAGING_ATTR
@@ -100,13 +116,22 @@ def lowering_passes(lead_warp: bool = True) -> list[ModulePass]:
 
 @dataclass(frozen=True)
 class HopperPass(SpecializePass):
-    """ws-specialize (with ws-stage-in-slot where two slots per ring would not fit otherwise), then
+    """The organisation ws-choose-organisation's cost model picks per kernel (for options left at
+    auto), ws-specialize with it (ws-stage-in-slot where two slots per ring would not fit otherwise), then
     ws-lower-aref, -warp-groups, ws-lead-warp, ws-stage-operands, ws-lower-mma, -layouts and ws-version-masks:
     IR ready for -t ptx."""
 
     name = "ws-hopper"
-    depth: int = 4
-    mma_depth: int = 1
+    # auto: chosen per kernel by ws-choose-organisation's cost model (with auto=false, the fixed
+    # organisation: depth 4, mma-depth 1, one consumer partition, one tile per CTA, 1 CTA per SM)
+    depth: int | str = "auto"
+    mma_depth: int | str = "auto"
+    cooperative: int | str = "auto"
+    pingpong: bool | str = "auto"
+    persistent: bool | str = "auto"
+    tile_group: int | str = "auto"
+    ctas_per_sm: int | str = "auto"
+    auto: bool = True  # options left at auto are the model's choice; false: the fixed organisation
     lead_warp: bool = True  # ws-lead-warp: a TMA producer runs in one warp
     # ws-tma-store first (bounds-masked pointer-tile stores as TMA stores): auto = in persistent
     # kernels, where the store overlaps the next tile
@@ -116,6 +141,36 @@ class HopperPass(SpecializePass):
         return [*super().passes(), *lowering_passes(lead_warp=self.lead_warp)]
 
     def apply(self, ctx, op: ModuleOp) -> None:
+        """The organisation (options left at auto: ws-choose-organisation's), then the build; where
+        the model's choice does not build on this kernel (a WsError of a sub-pass), the fixed
+        organisation is built instead, with a remark saying why."""
+        from wsdialects.diagnostics import PassDefect, WsError, collect_notes
+
+        me, chosen = resolve_options(self, ctx, op)
+        if not chosen:
+            return me.build(ctx, op)
+        original = op.clone()
+        try:
+            with collect_notes() as notes:
+                me.build(ctx, op)
+        except PassDefect:
+            _replay(notes)
+            raise
+        except WsError as e:
+            from wsdialects.transforms.organisation import FIXED, ORGANISATION_ATTR, to_attr
+            from wsdialects.transforms.partition import kernels, remark
+
+            _restore(op, original)
+            fixed = replace(me, **{f: FIXED[_dashed(f)] for f in chosen})
+            for k in kernels(op):
+                k.attributes[ORGANISATION_ATTR] = to_attr(_options_of(fixed))
+                remark(k, f"ws-hopper: the organisation the model chose does not build here ({e.message}); "
+                          f"built with the fixed one for {', '.join(_dashed(f) for f in chosen)}")
+            fixed.build(ctx, op)
+            return
+        _replay(notes)
+
+    def build(self, ctx, op: ModuleOp) -> None:
         """ws-specialize at the deepest depth whose rings fit, then the lowering. A depth that
         does not fit is undone (the module is restored from a copy) and its remarks dropped,
         so each remark is printed once."""
@@ -185,7 +240,13 @@ class HopperPass(SpecializePass):
                                            f"shared memory, and rings of one slot already need {need[1]}: the kernel "
                                            f"cannot share an SM (use fewer CTAs per SM, or smaller tiles)")
         if depth != self.depth:
+            from wsdialects.transforms.organisation import ORGANISATION_ATTR, from_attr, to_attr
             from wsdialects.transforms.partition import kernels, remark
+
+            for k in kernels(op):  # the organisation says what is built
+                if isinstance(org := k.attributes.get(ORGANISATION_ATTR), DictionaryAttr):
+                    built = dict(from_attr(org), depth=depth, **{"mma-depth": min(self.mma_depth, max(depth - 1, 0))})
+                    k.attributes[ORGANISATION_ATTR] = to_attr(built)
 
             per_sm = f" at {self.ctas_per_sm} CTAs per SM" if self.ctas_per_sm > 1 else ""
             for k in kernels(op)[:1]:
@@ -194,6 +255,66 @@ class HopperPass(SpecializePass):
         _replay(notes)
         # ws-verify-sync runs on the aref IR before ws-lower-aref, and on the result
         run_composite(self.name, ctx, op, lowering_passes(lead_warp=self.lead_warp), check=True)
+
+
+AUTO_FIELDS = ("depth", "mma_depth", "cooperative", "pingpong", "persistent", "tile_group", "ctas_per_sm")
+
+
+def _dashed(f: str) -> str:
+    return f.replace("_", "-")
+
+
+def _options_of(p: HopperPass) -> dict:
+    return {_dashed(f): getattr(p, f) for f in AUTO_FIELDS}
+
+
+def resolve_options(p: HopperPass, ctx, op: ModuleOp) -> tuple[HopperPass, list[str]]:
+    """`p` with every option left at auto decided, and the fields the model decided: from
+    `ws.organisation` on the kernels (ws-choose-organisation writes it where it is missing), or
+    the fixed organisation with auto=false. Options given explicitly stay; the ones the model
+    would have set otherwise are named in a remark. The kernels' `ws.organisation` then says
+    what is built."""
+    from wsdialects.diagnostics import WsError
+    from wsdialects.transforms.organisation import (FIXED, OPTIONS, ORGANISATION_ATTR, ChooseOrganisationPass,
+                                                    from_attr, to_attr)
+    from wsdialects.transforms.partition import kernels, remark
+
+    for f in AUTO_FIELDS:
+        v, want = getattr(p, f), OPTIONS[_dashed(f)]
+        if v != "auto" and not (isinstance(v, want) and (want is bool or not isinstance(v, bool))):
+            kind = "true, false" if want is bool else "an integer"
+            raise WsError(f"ws-hopper: {_dashed(f)} must be {kind} or auto, got '{str(v).lower()}'", "ws-opt")
+    auto = [f for f in AUTO_FIELDS if getattr(p, f) == "auto"]
+    ks = kernels(op)
+    if not auto and not ks:
+        return p, []
+    if not p.auto or not ks:
+        chosen = dict(FIXED)
+    else:
+        ChooseOrganisationPass().apply(ctx, op)  # kernels that carry a decision keep it
+        decisions = [dict(FIXED, **from_attr(k.attributes[ORGANISATION_ATTR])) for k in ks]
+        chosen = {o: decisions[0][o] if all(d[o] == decisions[0][o] for d in decisions) else FIXED[o]
+                  for o in FIXED}  # one option set per module: where kernels differ, the fixed value
+    values = {f: chosen[_dashed(f)] for f in auto}
+    given = {f: getattr(p, f) for f in AUTO_FIELDS if f not in auto}
+    # the model's team and tile order follow the options they depend on
+    if "pingpong" in values and given.get("cooperative", 2) < 2:
+        values["pingpong"] = False
+    if "cooperative" in values and given.get("pingpong") is True and values["cooperative"] < 2:
+        values["cooperative"] = 2
+    persistent = given.get("persistent", values.get("persistent"))
+    if "tile_group" in values and not persistent:
+        values["tile_group"] = -1
+    me = replace(p, **values)
+    overridden = [f"{_dashed(f)}={str(v).lower()}" for f, v in given.items()
+                  if p.auto and ks and v != chosen[_dashed(f)]]
+    for k in ks if p.auto else []:  # the model's decision, and what is built of it
+        if overridden:
+            remark(k, f"ws-hopper: {' '.join(overridden)} given: the model chose "
+                      + ", ".join(f"{_dashed(f)}={str(chosen[_dashed(f)]).lower()}" for f in given
+                                  if f"{_dashed(f)}={str(given[f]).lower()}" in overridden))
+        k.attributes[ORGANISATION_ATTR] = to_attr(_options_of(me))
+    return me, (auto if p.auto else [])
 
 
 def _restore(op: ModuleOp, fresh: ModuleOp) -> None:

@@ -110,8 +110,13 @@
 // OPTION-TYPE: ws-opt: error: option 'mma-depth' of ws-specialize expects an integer, got 'x'
 // RUN: not ws-opt %S/Inputs/ok.mlir -p 'ws-specialize{depth=1,2}' 2>&1 | filecheck %s --check-prefixes=NOTB,OPTION-LIST
 // OPTION-LIST: ws-opt: error: option 'depth' of ws-specialize takes one value, an integer; got 2 values (1,2)
-// RUN: not ws-opt %S/Inputs/ok.mlir -p 'ws-hopper{pingpong=3}' 2>&1 | filecheck %s --check-prefixes=NOTB,OPTION-BOOL
-// OPTION-BOOL: ws-opt: error: option 'pingpong' of ws-hopper expects true or false, got '3'
+// RUN: not ws-opt %S/Inputs/ok.mlir -p 'ws-specialize{pingpong=3}' 2>&1 | filecheck %s --check-prefixes=NOTB,OPTION-BOOL
+// OPTION-BOOL: ws-opt: error: option 'pingpong' of ws-specialize expects true or false, got '3'
+// ws-hopper's organisation options also take `auto` (the model's choice): anything else is named.
+// RUN: not ws-opt %S/Inputs/ok.mlir -p 'ws-hopper{pingpong=3}' 2>&1 | filecheck %s --check-prefixes=NOTB,OPTION-AUTO-BOOL
+// OPTION-AUTO-BOOL: ws-opt: error: ws-hopper: pingpong must be true, false or auto, got '3'
+// RUN: not ws-opt %S/Inputs/ok.mlir -p 'ws-hopper{depth=deep}' 2>&1 | filecheck %s --check-prefixes=NOTB,OPTION-AUTO-INT
+// OPTION-AUTO-INT: ws-opt: error: ws-hopper: depth must be an integer or auto, got 'deep'
 // An underscore spelling is still accepted (xDSL's), and means the same option.
 // RUN: ws-opt %S/Inputs/ok.mlir -p 'ws-specialize{mma_depth=1}' 2>&1 | filecheck %s --check-prefixes=NOTB,OK
 
@@ -165,7 +170,7 @@
 // HELP-NEXT:      Partition, distribute, pipeline
 // HELP-NEXT:      options: depth=3  mma-depth=2  cooperative=1  pingpong=false  persistent=false  programs=0
 // HELP:       ws-hopper
-// HELP:           options: depth=4  mma-depth=1
+// HELP:           options: depth=auto  mma-depth=auto
 // HELP:       ws-register-budget
 // A narrow terminal wraps between words, never inside a pass or flag name.
 // RUN: env COLUMNS=40 ws-opt --help | filecheck %s --check-prefixes=NARROW

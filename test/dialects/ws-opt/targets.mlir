@@ -14,11 +14,11 @@
 // So with ws-hopper's ring depths the two give the same LLVM IR, and ws-hopper's
 // output is lowered as it is (no remark).
 // RUN: ws-opt %shared/kernels/gemm.mlir -p 'ws-specialize{depth=4 mma-depth=1}' -t llvm -o %t.specialize.ll
-// RUN: ws-opt %shared/kernels/gemm.mlir -p ws-hopper -t llvm -o %t.hopper.ll 2>&1 | filecheck %s --check-prefix=QUIET --allow-empty
+// RUN: ws-opt %shared/kernels/gemm.mlir -p ws-hopper{auto=false} -t llvm -o %t.hopper.ll 2>&1 | filecheck %s --check-prefix=QUIET --allow-empty
 // QUIET-NOT: remark
 // RUN: diff %t.specialize.ll %t.hopper.ll
 // Also where the lowering half does more than lower (causal attention: ws-version-masks
 // versions the key and diagonal masks, ws-lead-warp runs the producer in one warp).
 // RUN: ws-opt %S/../../../examples/kernels/flash_attention_causal.mlir -p 'ws-specialize{depth=2 mma-depth=1}' -t llvm -o %t.attn-specialize.ll
-// RUN: ws-opt %S/../../../examples/kernels/flash_attention_causal.mlir -p ws-hopper -t llvm -o %t.attn-hopper.ll
+// RUN: ws-opt %S/../../../examples/kernels/flash_attention_causal.mlir -p ws-hopper{auto=false} -t llvm -o %t.attn-hopper.ll
 // RUN: diff %t.attn-specialize.ll %t.attn-hopper.ll
