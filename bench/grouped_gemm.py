@@ -3,10 +3,11 @@ groups whose M_g are multiples of 512 in [512, 4096] drawn with a fixed seed: ws
 (`grouped_gemm(a, b, offs)`, one persistent launch, wsdialects/runtime/grouped.py) against
 `torch._grouped_mm` (one launch, offsets on the device, as ours) and a loop of `torch.matmul`
 over the groups (cuBLAS, sizes known to the host), in one run, `triton.testing.do_bench`
-medians; TFLOP/s = 2·(sum M_g)·N·K / t.
+medians; TFLOP/s = 2·(sum M_g)·N·K / t. Also ours in the list form (`grouped_gemm(a_list,
+b_list)`: the same problem as separate tensors, a descriptor per group and operand).
 
     python bench/grouped_gemm.py [--out DIR] [--groups 4,8,16,32] [--n 4096] [--k 4096] [--seed S]
-                                 [--pipelines 'PIPE;PIPE'] [--dtype bf16|fp16] [--date D] [--name SUFFIX]
+                                 [--pipelines 'PIPE;PIPE'] [--dtype bf16|fp16] [--list 0|1] [--date D] [--name SUFFIX]
     python bench/grouped_gemm.py --dry-run   # no GPU: compiles our kernel per pipeline to PTX and says
                                              # what it would time (writes nothing unless --out)
 
@@ -42,7 +43,7 @@ def flops(sizes, N: int, K: int) -> float:
 
 
 def table(rows, args, pipelines, dev: str, versions: str) -> list[str]:
-    ours = [f"ws ({i + 1})" for i in range(len(pipelines))]
+    ours = [f"ws ({i + 1})" for i in range(len(pipelines))] + (["ws list"] if args.list else [])
     lines = [f"# Grouped GEMM, {args.dtype}, N = {args.n}, K = {args.k}: wsdialects vs torch._grouped_mm and a loop "
              f"of torch.matmul ({dev}, {args.date})", "",
              f"Command: `python bench/grouped_gemm.py {' '.join(sys.argv[1:])}` (one run; `triton.testing.do_bench` "
@@ -52,7 +53,9 @@ def table(rows, args, pipelines, dev: str, versions: str) -> list[str]:
              "wsdialects: `grouped_gemm(a, b, offs)` (a [sum M_g, K], b [G, N, K], int32 offsets on the device; "
              "128x256x64 tiles, one persistent launch over all groups' tiles). "
              + "; ".join(f"ws ({i + 1}) = `{p}`" for i, p in enumerate(pipelines)) + ". "
-             "torch._grouped_mm: `torch._grouped_mm(a, b.transpose(-2, -1), offs)`. loop: `torch.matmul(a_g, b[g].T, "
+             + ("ws list: `grouped_gemm(a_list, b_list)` on the same problem as separate tensors (one TMA "
+                f"descriptor per group and operand, `!tile.descs`; `{pipelines[0]}`). " if args.list else "")
+             + "torch._grouped_mm: `torch._grouped_mm(a, b.transpose(-2, -1), offs)`. loop: `torch.matmul(a_g, b[g].T, "
              "out=c_g)` per group.", "", versions, "",
              "| G | M_g | sum M_g | _grouped_mm | loop | " + " | ".join(ours) + " | best ws / _grouped_mm | "
              "best ws / loop | max rel. err ws |",
@@ -78,6 +81,7 @@ def main(argv=None) -> int:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--dtype", default="bf16", choices=sorted(DTYPES))
     ap.add_argument("--pipelines", default=DEFAULT_PIPELINES, help="our kernel's pipelines, ';'-separated")
+    ap.add_argument("--list", type=int, default=1, help="also time the list form (1) or not (0)")
     ap.add_argument("--date", default=datetime.date.today().isoformat())
     ap.add_argument("--name", default="")
     ap.add_argument("--dry-run", action="store_true", help="no GPU: compile our kernel and say what would run")
@@ -89,6 +93,8 @@ def main(argv=None) -> int:
     for p in pipelines:
         try:
             grouped.compiled_kernel(DTYPES[args.dtype], p)
+            if args.list and p == pipelines[0]:
+                grouped.compiled_list_kernel(DTYPES[args.dtype], p)
             compiled[p] = None
         except Exception as e:  # noqa: BLE001 - report and go on
             compiled[p] = f"{type(e).__name__}: {e}"
@@ -157,10 +163,19 @@ def main(argv=None) -> int:
             torch.cuda.synchronize()
             e = err(out, f"ws ({p})")
             res[f"ws ({i + 1})"] = (tf(bench(run)), e)
+        if args.list and compiled.get(pipelines[0]) is None:
+            # the list form: the same problem as separate tensors (views), one descriptor per group
+            out = torch.full((S, N), float("nan"), device="cuda", dtype=dtype)
+            a_list = [a[bounds[g]:bounds[g + 1]] for g in range(G)]
+            b_list = [b[g] for g in range(G)]
+            c_list = [out[bounds[g]:bounds[g + 1]] for g in range(G)]
+            run = lambda: grouped.grouped_gemm(a_list, b_list, out=c_list, pipeline=pipelines[0])  # noqa: E731
+            run()
+            torch.cuda.synchronize()
+            res["ws list"] = (tf(bench(run)), err(out, "ws list"))
         rows.append((G, sizes, res))
         print(f"G={G:2d} sum M={S:6d}  " + "  ".join(f"{k_} {v_[0]:6.1f} (err {v_[1]:.1e})" for k_, v_ in res.items()),
               flush=True)
-        del a, b, c, ref
         torch.cuda.empty_cache()
     versions = f"torch {torch.__version__}, triton {triton.__version__}."
     write(table(rows, args, pipelines, dev, versions), args, slug)

@@ -3,8 +3,8 @@ a [sum M_g, K], b [G, N, K], int32 cumulative offsets on the device) against tor
 rows within 1e-2 relative error of float32 matmuls (and of torch._grouped_mm where this torch has
 it), f16 and bf16, the default ping-pong pipeline and plain ws-hopper; ragged groups (empty ones,
 groups smaller than a tile, tiles cut by a group's end and by N); the output poisoned with NaN,
-its rows past the last group checked untouched; the list form; bad inputs refused before a
-launch. Skips without torch or a Hopper GPU."""
+its rows past the last group checked untouched; the list form (separate tensors, each group its
+own M, N, K: one descriptor per group, !tile.descs); bad inputs refused before a launch. Skips without torch or a Hopper GPU."""
 
 from __future__ import annotations
 
@@ -77,17 +77,40 @@ def test_offsets_past_the_rows_write_nothing():
     assert rel_err(out[:200], reference(a, b, [100, 100])) < 1e-2
 
 
+# (M_g, N_g, K_g) of the list form (one descriptor per group, !tile.descs): an empty group, groups
+# smaller than a tile, N and K cut by the tile, K = 0, a group of several tiles
+LIST_SIZES = [(3, 256, 192), (0, 64, 64), (200, 136, 72), (128, 512, 1024), (77, 8, 16), (64, 64, 0),
+              (1000, 1000, 512)]
+
+
+@pytest.mark.parametrize("pipeline", [PIPELINE, "ws-hopper"])
 @pytest.mark.parametrize("dtype", sorted(DTYPES))
-def test_list_form(dtype):
-    sizes, N, K = [3, 0, 200, 128], 256, 192
-    a_list = [torch.randn(m, K, device="cuda", dtype=DTYPES[dtype]) for m in sizes]
-    b_list = [(torch.randn(N, K, device="cuda") * K ** -0.5).to(DTYPES[dtype]) for _ in sizes]
-    cs = grouped_gemm(a_list, b_list)
+def test_list_form(dtype, pipeline):
+    """Separate tensors, each group its own M, N, K; outputs poisoned with NaN."""
+    t = DTYPES[dtype]
+    a_list = [torch.randn(m, k, device="cuda", dtype=t) for m, n, k in LIST_SIZES]
+    b_list = [(torch.randn(n, k, device="cuda") * max(k, 1) ** -0.5).to(t) for m, n, k in LIST_SIZES]
+    out = [torch.full((m, n), float("nan"), device="cuda", dtype=t) for m, n, k in LIST_SIZES]
+    cs = grouped_gemm(a_list, b_list, out=out, pipeline=pipeline)
     torch.cuda.synchronize()
-    assert [tuple(c.shape) for c in cs] == [(m, N) for m in sizes]
-    for x, w, c in zip(a_list, b_list, cs):
+    assert [c.data_ptr() for c in cs] == [c.data_ptr() for c in out]
+    for g, (x, w, c) in enumerate(zip(a_list, b_list, cs)):
+        if c.numel():
+            want = x.float() @ w.float().T
+            err = rel_err(c, want) if want.norm() > 0 else c.abs().max().item()
+            assert err < 1e-2, f"group {g} {tuple(x.shape)} x {tuple(w.shape)}: {err}"
+
+
+def test_list_form_with_one_weight_tensor():
+    """b as one [G, N, K] tensor (its groups' views), the a's of different M."""
+    sizes, N, K = [3, 0, 200, 128], 256, 192
+    a_list = [torch.randn(m, K, device="cuda", dtype=torch.bfloat16) for m in sizes]
+    b = (torch.randn(len(sizes), N, K, device="cuda") * K ** -0.5).to(torch.bfloat16)
+    cs = grouped_gemm(a_list, b)
+    torch.cuda.synchronize()
+    for g, (x, c) in enumerate(zip(a_list, cs)):
         if x.shape[0]:
-            assert rel_err(c, x.float() @ w.float().T) < 1e-2
+            assert rel_err(c, x.float() @ b[g].float().T) < 1e-2
 
 
 @pytest.mark.parametrize("bad,msg", [
@@ -96,6 +119,8 @@ def test_list_form(dtype):
     (lambda a, b, o: (a, b, o.long()), "offs must be int32"),
     (lambda a, b, o: (a, b[:, :, :64], o), "K differs"),
     (lambda a, b, o: (a, b[0], o), r"b must be \[G, N, K\]"),
+    (lambda a, b, o: ([a[:, :100]], [b[0, :, :100]], None), "multiples of 8"),
+    (lambda a, b, o: ([a, a], [b[0]], None), "2 a's need 2 b's"),
 ])
 def test_bad_inputs_refused(bad, msg):
     a, b, offs, _ = problem([10, 20], 128, 128, torch.bfloat16)

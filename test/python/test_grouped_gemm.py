@@ -331,3 +331,43 @@ def test_desc_index_out_of_range_is_located(tmp):
     with pytest.raises(wsdialects.InterpretError, match=r"grouped_list_f16_64x64x32.mlir:\d+:\d+: tile.desc_index: "
                                                           r"index 1 outside the array of 1 descriptors"):
         wsdialects.interpret(m, gen.list_kernel_name("f16"), 1, [A, B, C, S, 2])
+
+
+def test_descs_launch_host_path(monkeypatch):
+    """The runtime's launch of a !tile.descs argument on the test doubles (no GPU, torch or
+    cuda-python; test/python/launch_doubles.py): one descriptor encoded per non-empty tensor of
+    each list, each list one buffer; a repeated launch encodes nothing; a bad tensor of a list is
+    named with its index."""
+    import launch_doubles
+    import wsdialects.runtime.compiler as compiler
+    from wsdialects.runtime.launch import LaunchError
+
+    info = {}
+    torch, _drv, counts, launches = launch_doubles.install(monkeypatch, lambda: info["k"])
+    monkeypatch.setattr(compiler, "_ptx_cached", lambda llvm_ir: "")
+    name = gen.list_kernel_name("bf16")
+    k = wsdialects.compile(str(KERNELS / f"{name}.mlir"), runtime.PIPELINE)
+    info["k"] = k.kernels[name]
+    assert [p.kind for p in info["k"].params] == ["descs", "descs", "descs", "ptr", "scalar"]
+    assert info["k"].params[2].stored and not info["k"].params[0].stored
+    bf = torch.bfloat16
+    sizes = [(0, 256, 64), (300, 256, 64), (64, 128, 128)]
+    A = [torch.empty((m, kk), bf) for m, n, kk in sizes]
+    B = [torch.empty((n, kk), bf) for m, n, kk in sizes]
+    C = [torch.empty((m, n), bf) for m, n, kk in sizes]
+    S = torch.empty((3, 3), torch.int32)
+    launcher = k.kernel(name)
+    launcher[(132,)](A, B, C, S, 3)
+    assert counts["cuTensorMapEncodeTiled"] == 2 + 3 + 2  # the empty A_0 and C_0 get placeholders
+    p = launches[-1].params
+    assert len(set(p[:3])) == 3 and all(p[:3]) and p[4] == 3
+    counts.clear()
+    launcher[(132,)](A, B, C, S, 3)
+    assert dict(counts) == {"cuLaunchKernel": 1}
+    assert launches[-1].params == p
+    bad = [A[0], torch.empty((10, 64), torch.float16), A[2]]
+    with pytest.raises(LaunchError, match=r"argument 0 \(a_descs\[1\]\): expected dtype torch.bfloat16"):
+        launcher[(132,)](bad, B, C, S, 3)
+    odd = [A[0], A[1], torch.Tensor((64, 128), bf, (132, 1))]  # rows 264 bytes apart
+    with pytest.raises(LaunchError, match=r"a_descs\[2\]\): .*16"):
+        launcher[(132,)](odd, B, C, S, 3)

@@ -101,10 +101,13 @@ class DescIndexOp(BodyThenAttrs):
         parser.parse_punctuation(":")
         at = parser.parse_type()
         parser.parse_punctuation("->")
+        pos = parser.pos
         rt = parser.parse_type()
+        if not isinstance(at, DescArrayType):
+            parser.raise_error(f"tile.desc_index takes a !tile.descs array, got {at}", pos, parser.pos)
         op = cls(parser.resolve_operand(descs, at), parser.resolve_operand(index, i32))
         if rt != op.result.type:
-            parser.raise_error(f"desc_index of {at} gives {op.result.type}, not {rt}")
+            parser.raise_error(f"desc_index of {at} gives {op.result.type}, not {rt}", pos, parser.pos)
         return op
 
     def print_body(self, printer: Printer) -> None:
