@@ -140,3 +140,48 @@ def test_unpadded_v_transposed_is_refused(tmp_path_factory):
     o = torch.empty((1, 100, D), device="cuda", dtype=torch.bfloat16)
     with pytest.raises(Exception, match="vt_desc"):
         k_[1, 1](q, k, v.transpose(1, 2).contiguous(), o, qd, kd, vd, 1, 100, 1 / math.sqrt(D))
+
+
+def _sdpa_masked(q, k, v, mask):
+    return F.scaled_dot_product_attention(q, k, v, attn_mask=mask)
+
+
+@pytest.mark.parametrize("pipeline", PIPELINES[:2])
+@pytest.mark.parametrize("H,Hkv", [(8, 2), (4, 1)])
+def test_fp8_gqa(H, Hkv, pipeline, tmp_path_factory):
+    """flash_attention_fp8_gqa: K/V [B*Hkv, L, d], query head b*H + h reads K/V head b*Hkv + h/(H/Hkv)."""
+    k_ = kernel("flash_attention_fp8_gqa", pipeline, "bfloat16", tmp_path_factory)
+    for B, L in ((2, 100), (1, 1000)):
+        g = torch.Generator(device="cuda").manual_seed(L + H)
+        q = torch.randn(B * H, L, D, device="cuda", generator=g).to(torch.float8_e4m3fn)
+        k, v = (torch.randn(B * Hkv, L, D, device="cuda", generator=g).to(torch.float8_e4m3fn) for _ in range(2))
+        qd = torch.rand(B * H, device="cuda", generator=g) + 0.5
+        kd, vd = (torch.rand(B * Hkv, device="cuda", generator=g) + 0.5 for _ in range(2))
+        o = torch.full((B * H, L, D), float("nan"), device="cuda", dtype=torch.bfloat16)
+        k_[(L + 127) // 128, B * H](q, k, v, o, qd, kd, vd, 1, H, Hkv, L, 1 / math.sqrt(D))
+        torch.cuda.synchronize()
+        idx = torch.tensor([(bh // H) * Hkv + (bh % H) // (H // Hkv) for bh in range(B * H)], device="cuda")
+        model = modelled(q, k[idx], v[idx], qd, kd[idx], vd[idx], False, 1 / math.sqrt(D))
+        deq = [x.float() * d.view(-1, 1, 1) for x, d in ((q, qd), (k[idx], kd[idx]), (v[idx], vd[idx]))]
+        ref = F.scaled_dot_product_attention(*deq)
+        assert not torch.isnan(o).any()
+        assert ((o.float() - model).norm() / model.norm()).item() < 1e-2
+        assert ((o.float() - ref).norm() / ref.norm()).item() < 6e-2
+
+
+@pytest.mark.parametrize("pipeline", PIPELINES)
+@pytest.mark.parametrize("window", [1, 100, 256, 5000])
+def test_fp8_sliding_window(window, pipeline, tmp_path_factory):
+    """flash_attention_fp8_window: query m attends keys m - window < n <= m."""
+    k_ = kernel("flash_attention_fp8_window", pipeline, "bfloat16", tmp_path_factory)
+    for B, H, L in ((1, 2, 300), (2, 2, 1000), (1, 1, 4096)):
+        q, k, v, qd, kd, vd = inputs(B, H, L, True, window + L)
+        o = torch.full((B * H, L, D), float("nan"), device="cuda", dtype=torch.bfloat16)
+        k_[(L + 127) // 128, B * H](q, k, v, o, qd, kd, vd, 1, window, L, 1 / math.sqrt(D))
+        torch.cuda.synchronize()
+        m_, n_ = torch.arange(L, device="cuda")[:, None], torch.arange(L, device="cuda")[None, :]
+        allowed = (n_ <= m_) & (n_ > m_ - window)
+        deq = [x.float() * d.view(-1, 1, 1) for x, d in ((q, qd), (k, kd), (v, vd))]
+        ref = _sdpa_masked(*deq, allowed)
+        assert not torch.isnan(o).any()
+        assert ((o.float() - ref).norm() / ref.norm()).item() < 6e-2

@@ -42,23 +42,28 @@ def inputs(rng, BH, L, per_head):
     return q, k, v, qd, kd, vd
 
 
-def modelled(q, k, v, qd, kd, vd, causal, sm_scale):
+def allowed(L, causal, window=None):
+    """[L, L] bool: which keys (columns) each query (row) attends."""
+    m, n = np.arange(L)[:, None], np.arange(L)[None, :]
+    ok = (n <= m) if causal or window else np.ones((L, L), bool)
+    return ok & (n > m - window) if window else ok
+
+
+def modelled(q, k, v, qd, kd, vd, causal, sm_scale, window=None):
     """The kernel's algorithm: per block of 128 keys, f32 scores of the e4m3 inputs, the
     running max, P = exp2(s * scale - m) rounded to e4m3 for P·V (l sums P unrounded), then
     O = acc * v_descale / l."""
     BH, L, _ = q.shape
     f = np.float32
     scale = f(f(f(sm_scale) * f(1.44269504)) * qd[:, None, None]) * kd[:, None, None]
-    rows = np.arange(L)
+    mask = allowed(L, causal, window)
     m = np.full((BH, L, 1), -np.inf, f)
     l = np.zeros((BH, L, 1), f)
     acc = np.zeros((BH, L, D), f)
     for j0 in range(0, L, 128):
         kb, vb = k[:, j0:j0 + 128].astype(f), v[:, j0:j0 + 128].astype(f)
         s = np.einsum("bld,bmd->blm", q.astype(f), kb)
-        cols = j0 + np.arange(kb.shape[1])
-        ok = (cols[None, :] <= rows[:, None]) if causal else np.ones((L, len(cols)), bool)
-        s = np.where(ok[None], s, -np.inf)
+        s = np.where(mask[None, :, j0:j0 + 128], s, -np.inf)
         m_new = np.maximum(m, s.max(-1, keepdims=True) * scale)
         with np.errstate(invalid="ignore"):
             p = np.exp2(s * scale - m_new).astype(f)
@@ -71,12 +76,10 @@ def modelled(q, k, v, qd, kd, vd, causal, sm_scale):
     return acc * (vd[:, None, None] / l)
 
 
-def dequantized(q, k, v, qd, kd, vd, causal, sm_scale):
+def dequantized(q, k, v, qd, kd, vd, causal, sm_scale, window=None):
     qf, kf, vf = (x.astype(np.float64) * d[:, None, None] for x, d in ((q, qd), (k, kd), (v, vd)))
     s = np.einsum("bld,bmd->blm", qf, kf) * sm_scale
-    if causal:
-        L = s.shape[1]
-        s = np.where(np.tril(np.ones((L, L), bool)), s, -np.inf)
+    s = np.where(allowed(s.shape[1], causal, window)[None], s, -np.inf)
     p = np.exp(s - s.max(-1, keepdims=True))
     return (p / p.sum(-1, keepdims=True)) @ vf
 
@@ -153,3 +156,51 @@ def test_bench_fp8_dry_run():
     assert r.returncode == 0, r.stdout + r.stderr
     assert "('fp8', 128, True) ws-hopper: ok" in r.stdout
     assert "('bf16 for fp8', 128, True) ws-hopper: ok" in r.stdout
+
+
+def kv_heads_of(B, H, Hkv):
+    """The K/V head each query head (b * H + h) reads: b * Hkv + h / (H / Hkv)."""
+    return np.array([(bh // H) * Hkv + (bh % H) // (H // Hkv) for bh in range(B * H)])
+
+
+@pytest.mark.parametrize("pipeline", ["", "ws-hopper", "ws-hopper{cooperative=2 pingpong=true depth=2}"])
+@pytest.mark.parametrize("H,Hkv", [(4, 2), (4, 1), (2, 2)])
+def test_gqa(pipeline, H, Hkv, rng):
+    """flash_attention_fp8_gqa: query heads b * H + h read K/V head b * Hkv + h / (H / Hkv), whose
+    k/v descales they use."""
+    name, B, L = "flash_attention_fp8_gqa", 2, 200
+    m = compile_kernel(KERNELS / f"{name}.mlir", pipeline, file=name, shared=True)
+    q = rng.standard_normal((B * H, L, D)).astype(E4M3)
+    k, v = ((rng.standard_normal((B * Hkv, L, D)) * s).astype(E4M3) for s in (1.0, 2.0))
+    qd = rng.uniform(0.2, 2.0, B * H).astype(np.float32)
+    kd, vd = (rng.uniform(0.2, 2.0, B * Hkv).astype(np.float32) for _ in range(2))
+    o = np.full((B * H, L, D), np.nan, ml_dtypes.bfloat16)
+    sm = float(1 / np.sqrt(D))
+    wsdialects.interpret(m, name, grid=(-(-L // 128), B * H), args=[q, k, v, o, qd, kd, vd, 1, H, Hkv, L, sm],
+                         seed=3 if pipeline else None)
+    got = o.astype(np.float64)
+    assert not np.isnan(got).any()
+    g = kv_heads_of(B, H, Hkv)
+    want = modelled(q, k[g], v[g], qd, kd[g], vd[g], False, sm)
+    assert np.linalg.norm(got - want) / np.linalg.norm(want) < 1e-2
+
+
+@pytest.mark.parametrize("pipeline", ["", "ws-hopper", "ws-hopper{cooperative=2 pingpong=true depth=2}"])
+@pytest.mark.parametrize("window,L", [(1, 200), (50, 300), (128, 257), (200, 400), (1000, 300)])
+def test_sliding_window(pipeline, window, L, rng):
+    """flash_attention_fp8_window: query m attends keys m - window < n <= m; the loop starts
+    at the first key block the query block reaches, and rows with no key in a block stay
+    finite (window 1: a row attends only itself; window past L: causal)."""
+    name = "flash_attention_fp8_window"
+    m = compile_kernel(KERNELS / f"{name}.mlir", pipeline, file=name, shared=True)
+    q, k, v, qd, kd, vd = inputs(rng, 2, L, True)
+    o = np.full((2, L, D), np.nan, ml_dtypes.bfloat16)
+    sm = float(1 / np.sqrt(D))
+    wsdialects.interpret(m, name, grid=(-(-L // 128), 2), args=[q, k, v, o, qd, kd, vd, 1, window, L, sm],
+                         seed=4 if pipeline else None)
+    got = o.astype(np.float64)
+    assert not np.isnan(got).any()
+    want = modelled(q, k, v, qd, kd, vd, True, sm, window)
+    exact = dequantized(q, k, v, qd, kd, vd, True, sm, window)
+    assert np.linalg.norm(got - want) / np.linalg.norm(want) < 1e-2
+    assert np.linalg.norm(got - exact) / np.linalg.norm(exact) < 6e-2
