@@ -205,13 +205,15 @@ class SharedTiles:
         runtime parts are fragment bases whose bits are known and `swizzle_split` applies (a
         slot or staging buffer, 1024-B aligned), the thread's runtime address is computed once
         and the element's is one xor and one add from it: a copy of a whole tile then keeps a
-        few base registers, not one address per element."""
+        few base registers, not one address per element. Used for 8-bit tiles (the fp8 V
+        copy, one access per byte or pair); wider tiles keep the address arithmetic LLVM
+        schedules well for them (on a 255-register GEMM the split cost a spill)."""
         if S.trans:
             ridx, cidx = cidx, ridx
         bits = getattr(self, "known_bits", {})
         (rr, rc), (cr, cc) = ridx, cidx
         split = None
-        if S.align and rr in bits and cr in bits and len(S.shape) == 2:
+        if S.align and rr in bits and cr in bits and len(S.shape) == 2 and nbytes(S.elem) == 1:
             split = swizzle_split(bits[rr], rc, bits[cr], cc, nbytes(S.elem), S.row_stride, S.swizzle, S.block_bytes)
         if split is None or S.align % (1 << (SWIZZLE_LINE_SHIFT + (S.swizzle // 16).bit_length() - 1)):
             row, col = self._index(ridx), self._index(cidx)
