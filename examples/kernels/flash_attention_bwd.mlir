@@ -1,19 +1,20 @@
 // Attention backward, the main kernel (FlashAttention-2/3's algorithm): one program per key
 // block K_j, V_j of 128 keys (kept for the whole loop), grid (cdiv(L, 128), B*H); a loop over the
-// query blocks of 64. Q, K, V, dO, dK, dV are [B*H, L, 128] f16 tensors; LSE (log2 units,
-// as flash_attention_fwd_lse stores it) and Delta = rowsum(dO * O) are [B*H, L] f32; dQ is an
-// f32 [B*H, L, 128] buffer the kernel adds dS K_j into (unscaled: flash_attention_bwd_dq scales it).
-//   Pt = exp2(K_j Q_i^T * sm_scale * log2(e) - LSE_i)   (0 for queries past L)
+// query blocks of 64. Q, K, V, dO, dK, dV are [B*H, L, 128] f16 tensors; LSE (log2 units)
+// and Delta = rowsum(dO * O) are [B*H, Lp] f32 rows padded to Lp with zeros (flash_attention_bwd_preprocess's);
+// dQ^T is an f32 [B*H, 128, Lp] buffer (Lp = L rounded up to 4) the kernel reduce-adds into (unscaled: flash_attention_bwd_dq scales it).
+//   Pt = exp2(K_j Q_i^T * sm_scale * log2(e) - LSE_i)
 //   dPt = V_j dO_i^T,  dSt = Pt * (dPt - Delta_i)
-//   dV_j += Pt dO_i,  dK_j += dSt Q_i,  dQ_i^T += K_j^T dSt  (through transposed offsets, atomically)
+//   dV_j += Pt dO_i,  dK_j += dSt Q_i,  dQ_i^T += K_j^T dSt  (a [d, BM] box, by TMA reduce-add)
 //   dK_j = sm_scale * dK_j
 // Keys past L read zeros (their dK, dV rows are not stored; their dQ terms multiply zero rows of K).
+// Queries past L read zero Q, dO, LSE and Delta rows: Pt = 1, dPt = 0, dSt = 0 there, so they add nothing.
 // Written by wsdialects/runtime/attention_bwd_kernels.py.
 builtin.module {
   func.func @flash_attention_bwd(%q_desc: !tile.desc<tensor<64x128xf16>>, %k_desc: !tile.desc<tensor<128x128xf16>>,
                    %v_desc: !tile.desc<tensor<128x128xf16>>, %do_desc: !tile.desc<tensor<64x128xf16>>,
                    %dk_desc: !tile.desc<tensor<128x128xf16>>, %dv_desc: !tile.desc<tensor<128x128xf16>>,
-                   %lse_ptr: !tile.ptr<f32>, %delta_ptr: !tile.ptr<f32>, %dq_ptr: !tile.ptr<f32>,
+                   %lse_desc: !tile.desc<tensor<1x64xf32>>, %delta_desc: !tile.desc<tensor<1x64xf32>>, %dqt_desc: !tile.desc<tensor<128x64xf32>>,
                    %L: i32, %sm_scale: f32)
       attributes {tile.kernel, tile.num_warps = 8 : i32} {
     %c0 = arith.constant 0 : i32
@@ -31,24 +32,7 @@ builtin.module {
     %scale_t = tile.splat %qk_scale : f32 -> tensor<128x64xf32>
     %zero_s = arith.constant dense<0.000000e+00> : tensor<128x64xf32>
     %zero_kv = arith.constant dense<0.000000e+00> : tensor<128x128xf32>
-    %rows_m = tile.make_range 0 to 64 : tensor<64xi32>
-    %cols_d = tile.make_range 0 to 128 : tensor<128xi32>
-    %L_m = tile.splat %L : i32 -> tensor<64xi32>
-    // this head's rows of LSE, Delta (row bh of [B*H, L]) and dQ (slice bh of [B*H, L, d])
-    %row0 = arith.muli %bh, %L : i32
-    %lse_row = tile.addptr %lse_ptr, %row0 : !tile.ptr<f32>, i32
-    %delta_row = tile.addptr %delta_ptr, %row0 : !tile.ptr<f32>, i32
-    %elem0 = arith.muli %row0, %Dh : i32
-    %dq_head = tile.addptr %dq_ptr, %elem0 : !tile.ptr<f32>, i32
-    // offsets of the d x BM block of dQ^T: row (query) * d + column
     %zero_qt = arith.constant dense<0.000000e+00> : tensor<128x64xf32>
-    %Dh_v = tile.splat %Dh : i32 -> tensor<64xi32>
-    %row_elems = arith.muli %rows_m, %Dh_v : tensor<64xi32>
-    %row_e = tile.expand_dims %row_elems, 0 : tensor<64xi32> -> tensor<1x64xi32>
-    %row_b = tile.broadcast %row_e : tensor<1x64xi32> -> tensor<128x64xi32>
-    %col_e = tile.expand_dims %cols_d, 1 : tensor<128xi32> -> tensor<128x1xi32>
-    %col_b = tile.broadcast %col_e : tensor<128x1xi32> -> tensor<128x64xi32>
-    %dqt_offs = arith.addi %row_b, %col_b : tensor<128x64xi32>
     %i_start = arith.constant 0 : i32
     %n_q = arith.ceildivsi %L, %Bm : i32
     %r:2 = scf.for %i = %i_start to %n_q step %c1 iter_args(%dk = %zero_kv, %dv = %zero_kv)
@@ -56,49 +40,32 @@ builtin.module {
       %q_off = arith.muli %i, %Bm : i32
       %q = tile.desc_load %q_desc[%bh, %q_off, %c0] : !tile.desc<tensor<64x128xf16>> -> tensor<64x128xf16>
       %do = tile.desc_load %do_desc[%bh, %q_off, %c0] : !tile.desc<tensor<64x128xf16>> -> tensor<64x128xf16>
-      %q_off_v = tile.splat %q_off : i32 -> tensor<64xi32>
-      %offs_m = arith.addi %q_off_v, %rows_m : tensor<64xi32>
-      %in_m = arith.cmpi slt, %offs_m, %L_m : tensor<64xi32>
-      %lse_base = tile.splat %lse_row : !tile.ptr<f32> -> tensor<64x!tile.ptr<f32>>
-      %lse_ptrs = tile.addptr %lse_base, %offs_m : tensor<64x!tile.ptr<f32>>, tensor<64xi32>
-      %lse = tile.load %lse_ptrs, %in_m : tensor<64x!tile.ptr<f32>> -> tensor<64xf32>
-      %delta_base = tile.splat %delta_row : !tile.ptr<f32> -> tensor<64x!tile.ptr<f32>>
-      %delta_ptrs = tile.addptr %delta_base, %offs_m : tensor<64x!tile.ptr<f32>>, tensor<64xi32>
-      %delta = tile.load %delta_ptrs, %in_m : tensor<64x!tile.ptr<f32>> -> tensor<64xf32>
+      %lse_e = tile.desc_load %lse_desc[%bh, %q_off] : !tile.desc<tensor<1x64xf32>> -> tensor<1x64xf32>
+      %delta_e = tile.desc_load %delta_desc[%bh, %q_off] : !tile.desc<tensor<1x64xf32>> -> tensor<1x64xf32>
       // Pt = exp2(K_j Q_i^T * sm_scale * log2(e) - LSE_i), masked
       %qt = tile.trans %q [1, 0] : tensor<64x128xf16> -> tensor<128x64xf16>
       %st = tile.dot %k, %qt, %zero_s : tensor<128x128xf16>, tensor<128x64xf16> -> tensor<128x64xf32>
-      %st_s = arith.mulf %st, %scale_t : tensor<128x64xf32>
-      %lse_e = tile.expand_dims %lse, 0 : tensor<64xf32> -> tensor<1x64xf32>
-      %lse_b = tile.broadcast %lse_e : tensor<1x64xf32> -> tensor<128x64xf32>
-      %st_c = arith.subf %st_s, %lse_b : tensor<128x64xf32>
-      %pt_all = math.exp2 %st_c : tensor<128x64xf32>
-      %in_m2 = tile.expand_dims %in_m, 0 : tensor<64xi1> -> tensor<1x64xi1>
-      %in_mb = tile.broadcast %in_m2 : tensor<1x64xi1> -> tensor<128x64xi1>
-      %pt = arith.select %in_mb, %pt_all, %zero_s : tensor<128x64xi1>, tensor<128x64xf32>
+      %nlse = arith.negf %lse_e : tensor<1x64xf32>
+      %nlse_b = tile.broadcast %nlse : tensor<1x64xf32> -> tensor<128x64xf32>
+      %st_c = math.fma %st, %scale_t, %nlse_b : tensor<128x64xf32>
+      %pt = math.exp2 %st_c : tensor<128x64xf32>
       // dV_j += Pt dO_i
       %pt16 = arith.truncf %pt : tensor<128x64xf32> to tensor<128x64xf16>
       %dv_new = tile.dot %pt16, %do, %dv : tensor<128x64xf16>, tensor<64x128xf16> -> tensor<128x128xf32>
       // dSt = Pt * (V_j dO_i^T - Delta_i)
       %dot = tile.trans %do [1, 0] : tensor<64x128xf16> -> tensor<128x64xf16>
       %dpt = tile.dot %v, %dot, %zero_s : tensor<128x128xf16>, tensor<128x64xf16> -> tensor<128x64xf32>
-      %delta_e = tile.expand_dims %delta, 0 : tensor<64xf32> -> tensor<1x64xf32>
-      %delta_b = tile.broadcast %delta_e : tensor<1x64xf32> -> tensor<128x64xf32>
-      %dpt_c = arith.subf %dpt, %delta_b : tensor<128x64xf32>
+      %ndelta = arith.negf %delta_e : tensor<1x64xf32>
+      %ndelta_b = tile.broadcast %ndelta : tensor<1x64xf32> -> tensor<128x64xf32>
+      %dpt_c = arith.addf %dpt, %ndelta_b : tensor<128x64xf32>
       %dst = arith.mulf %pt, %dpt_c : tensor<128x64xf32>
       %dst16 = arith.truncf %dst : tensor<128x64xf32> to tensor<128x64xf16>
       // dK_j += dSt Q_i
       %dk_new = tile.dot %dst16, %q, %dk : tensor<128x64xf16>, tensor<64x128xf16> -> tensor<128x128xf32>
-      // dQ_i^T += K_j^T dS^T, added into the f32 buffer (queries below L)
+      // dQ_i^T += K_j^T dS^T, reduce-added into the f32 [B*H, d, Lp] buffer by TMA
       %kt = tile.trans %k [1, 0] : tensor<128x128xf16> -> tensor<128x128xf16>
       %dqt_i = tile.dot %kt, %dst16, %zero_qt : tensor<128x128xf16>, tensor<128x64xf16> -> tensor<128x64xf32>
-      %q_elem = arith.muli %q_off, %Dh : i32
-      %dq_blk = tile.addptr %dq_head, %q_elem : !tile.ptr<f32>, i32
-      %dq_base = tile.splat %dq_blk : !tile.ptr<f32> -> tensor<128x64x!tile.ptr<f32>>
-      %dq_ptrs = tile.addptr %dq_base, %dqt_offs : tensor<128x64x!tile.ptr<f32>>, tensor<128x64xi32>
-      %in_q2 = tile.expand_dims %in_m, 0 : tensor<64xi1> -> tensor<1x64xi1>
-      %in_q = tile.broadcast %in_q2 : tensor<1x64xi1> -> tensor<128x64xi1>
-      %old = tile.atomic_add %dq_ptrs, %dqt_i, %in_q : tensor<128x64x!tile.ptr<f32>>, tensor<128x64xf32> -> tensor<128x64xf32>
+      tile.desc_store add %dqt_desc[%bh, %c0, %q_off], %dqt_i : !tile.desc<tensor<128x64xf32>>
       scf.yield %dk_new, %dv_new : tensor<128x128xf32>, tensor<128x128xf32>
     }
     %scale_kv = tile.splat %sm_scale : f32 -> tensor<128x128xf32>

@@ -1,10 +1,12 @@
-// Attention backward, preprocess: Delta = rowsum(dO * O) in f32. O and dO are [B*H, L, 128] f16
-// tensors (read 64 columns at a time), Delta is [B*H, L] f32, stored below L. One program
-// per (query block of 128, batch*head); grid (cdiv(L, 128), B*H).
+// Attention backward, preprocess: Delta = rowsum(dO * O) in f32, and LSE copied, into rows padded
+// to Lp (L rounded up to 4: 16-byte TMA strides) that flash_attention_bwd reads as [1, BM] boxes. O
+// and dO are [B*H, L, 128] f16 tensors (read 64 columns at a time, zeros past L), LSE the forward's
+// [B*H, L] f32; LSEp and Delta are [B*H, Lp] f32, written below Lp (0 from L on). One program per
+// (query block of 128, batch*head); grid (cdiv(L, 128), B*H).
 // Written by wsdialects/runtime/attention_bwd_kernels.py.
 builtin.module {
   func.func @flash_attention_bwd_preprocess(%o_desc: !tile.desc<tensor<128x64xf16>>, %do_desc: !tile.desc<tensor<128x64xf16>>,
-                   %delta_ptr: !tile.ptr<f32>, %L: i32)
+                   %lse_ptr: !tile.ptr<f32>, %lsep_ptr: !tile.ptr<f32>, %delta_ptr: !tile.ptr<f32>, %L: i32, %Lp: i32)
       attributes {tile.kernel, tile.num_warps = 4 : i32} {
     %c0 = arith.constant 0 : i32
     %c1 = arith.constant 1 : i32
@@ -31,11 +33,22 @@ builtin.module {
     %offs_m = arith.addi %q_off_v, %rows : tensor<128xi32>
     %L_m = tile.splat %L : i32 -> tensor<128xi32>
     %in_m = arith.cmpi slt, %offs_m, %L_m : tensor<128xi32>
+    %Lp_m = tile.splat %Lp : i32 -> tensor<128xi32>
+    %in_p = arith.cmpi slt, %offs_m, %Lp_m : tensor<128xi32>
     %row0 = arith.muli %bh, %L : i32
-    %delta_row = tile.addptr %delta_ptr, %row0 : !tile.ptr<f32>, i32
+    %lse_row = tile.addptr %lse_ptr, %row0 : !tile.ptr<f32>, i32
+    %lse_base = tile.splat %lse_row : !tile.ptr<f32> -> tensor<128x!tile.ptr<f32>>
+    %lse_ptrs = tile.addptr %lse_base, %offs_m : tensor<128x!tile.ptr<f32>>, tensor<128xi32>
+    %lse = tile.load %lse_ptrs, %in_m : tensor<128x!tile.ptr<f32>> -> tensor<128xf32>
+    %rowp = arith.muli %bh, %Lp : i32
+    %lsep_row = tile.addptr %lsep_ptr, %rowp : !tile.ptr<f32>, i32
+    %lsep_base = tile.splat %lsep_row : !tile.ptr<f32> -> tensor<128x!tile.ptr<f32>>
+    %lsep_ptrs = tile.addptr %lsep_base, %offs_m : tensor<128x!tile.ptr<f32>>, tensor<128xi32>
+    tile.store %lsep_ptrs, %lse, %in_p : tensor<128x!tile.ptr<f32>>
+    %delta_row = tile.addptr %delta_ptr, %rowp : !tile.ptr<f32>, i32
     %delta_base = tile.splat %delta_row : !tile.ptr<f32> -> tensor<128x!tile.ptr<f32>>
     %delta_ptrs = tile.addptr %delta_base, %offs_m : tensor<128x!tile.ptr<f32>>, tensor<128xi32>
-    tile.store %delta_ptrs, %delta, %in_m : tensor<128x!tile.ptr<f32>>
+    tile.store %delta_ptrs, %delta, %in_p : tensor<128x!tile.ptr<f32>>
     func.return
   }
 }

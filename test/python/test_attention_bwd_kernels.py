@@ -16,7 +16,7 @@ import pytest
 import wsdialects
 from kernel_cache import compile_kernel, parse_kernel
 from wsdialects.runtime import attention_bwd_kernels as gen
-from wsdialects.runtime.attention_bwd import FORWARD_PIPELINE
+from wsdialects.runtime.attention_bwd import BACKWARD_PIPELINE, FORMS, FORWARD_PIPELINE
 
 ROOT = Path(__file__).resolve().parents[2]
 KERNELS = ROOT / "examples" / "kernels"
@@ -53,18 +53,22 @@ def _close(got, want, tol, what):
 
 
 class Kernels:
-    """The four kernels of one configuration, as modules, and their block sizes."""
+    """The four kernels of one configuration, as modules, their block sizes and the backward's
+    form (FORMS of the runtime: how dQ is added and LSE / Delta are read)."""
 
-    def __init__(self, modules: dict, dtype: str, d: int, causal: bool, bm: int, bn: int, bm_pre: int):
+    def __init__(self, modules: dict, dtype: str, d: int, causal: bool, bm: int, bn: int, bm_pre: int,
+                 form: str = "tma", dqt: bool | None = None):
         self.m, self.dtype, self.d, self.causal = modules, dtype, d, causal
-        self.bm, self.bn, self.bm_pre = bm, bn, bm_pre
+        self.bm, self.bn, self.bm_pre, self.form = bm, bn, bm_pre, form
+        self.dqt = gen.dq_is_transposed(d, bm, 4 if bn < 128 else 8) if dqt is None else dqt
 
     def name(self, kind):
         return gen.kernel_name(kind, self.dtype, self.d, self.causal)
 
 
 def run_chain(ks: Kernels, L: int, BH: int, rng, seed=None, inputs=None):
-    """Forward (O, LSE), then the three backward kernels; returns the outputs and the inputs."""
+    """Forward (O, LSE), then the three backward kernels; returns the outputs and the inputs.
+    The scratch buffers start as NaN where the kernels must write them (zeros: dQ's sum)."""
     dt, D = DTYPES[ks.dtype], ks.d
     q, k, v, do = inputs or [rng.standard_normal((BH, L, D)).astype(dt) for _ in range(4)]
     scale = float(1 / np.sqrt(D))
@@ -72,17 +76,26 @@ def run_chain(ks: Kernels, L: int, BH: int, rng, seed=None, inputs=None):
     lse = np.full((BH, L), np.nan, np.float32)
     wsdialects.interpret(ks.m["forward_lse"], ks.name("forward_lse"), (cdiv(L, 128), BH),
                          [q, k, v, o, lse, L, scale], seed=seed)
-    delta = np.full((BH, L), np.nan, np.float32)
-    wsdialects.interpret(ks.m["preprocess"], ks.name("preprocess"), (cdiv(L, ks.bm_pre), BH), [o, do, delta, L],
-                         seed=seed)
-    dq_acc = np.zeros((BH, L, D), np.float32)
+    form = FORMS[ks.form]
+    Lp = gen.padded_length(L)
+    grid_pre = (cdiv(L, ks.bm_pre), BH)
+    if form["stats"] == "tma":
+        lsep, delta = np.full((BH, Lp), np.nan, np.float32), np.full((BH, Lp), np.nan, np.float32)
+        wsdialects.interpret(ks.m["preprocess"], ks.name("preprocess"), grid_pre, [o, do, lse, lsep, delta, L, Lp],
+                             seed=seed)
+        stats = [lsep, delta]
+    else:
+        delta = np.full((BH, L), np.nan, np.float32)
+        wsdialects.interpret(ks.m["preprocess"], ks.name("preprocess"), grid_pre, [o, do, delta, L], seed=seed)
+        stats = [lse, delta]
+    transposed = form["dq"] == "tma" and ks.dqt
+    dq_acc = np.zeros((BH, D, Lp) if transposed else (BH, L, D), np.float32)
     dk, dv = np.full((BH, L, D), np.nan, dt), np.full((BH, L, D), np.nan, dt)
     wsdialects.interpret(ks.m["backward"], ks.name("backward"), (cdiv(L, ks.bn), BH),
-                         [q, k, v, do, dk, dv, lse, delta, dq_acc, L, scale], seed=seed)
+                         [q, k, v, do, dk, dv, *stats, dq_acc, L, scale], seed=seed)
     dq = np.full((BH, L, D), np.nan, dt)
-    wsdialects.interpret(ks.m["dq_convert"], ks.name("dq_convert"), (cdiv(L, ks.bm_pre), BH), [dq_acc, dq, scale],
-                         seed=seed)
-    return dict(o=o, lse=lse, delta=delta, dq=dq, dk=dk, dv=dv), (q, k, v, do)
+    wsdialects.interpret(ks.m["dq_convert"], ks.name("dq_convert"), grid_pre, [dq_acc, dq, scale], seed=seed)
+    return dict(o=o, lse=lse, delta=delta[:, :L], dq=dq, dk=dk, dv=dv), (q, k, v, do)
 
 
 def check_chain(out, inputs, causal, dtype):
@@ -102,18 +115,22 @@ def _write(tmp: Path, kind: str, text: str, tag: str) -> Path:
     return path
 
 
-def generated(tmp: Path, dtype, d, causal, bm, bn, bm_pre, pipeline: str = "", dqt=None) -> Kernels:
-    """The kernels at these block sizes (the forward at its lowered 128x128), written to files and
-    put through `pipeline` (compile_kernel's cache keys on the file's bytes)."""
+def generated(tmp: Path, dtype, d, causal, bm, bn, bm_pre, pipeline: str = "", dqt=None, form="tma") -> Kernels:
+    """The kernels at these block sizes (the forward at its lowered 128x128) in backward form
+    `form`, written to files and put through `pipeline` (compile_kernel's cache keys on the
+    file's bytes)."""
+    nw = 4 if bn < 128 else 8
+    ks = Kernels({}, dtype, d, causal, bm, bn, bm_pre, form, dqt)
+    f = FORMS[form]
     texts = {"forward_lse": gen.forward_lse(dtype, d, causal),
-             "preprocess": gen.preprocess(dtype, d, block_m=bm_pre),
-             "backward": gen.backward(dtype, d, causal, block_m=bm, block_n=bn, num_warps=4 if bn < 128 else 8,
-                                      dq_transposed=dqt),
-             "dq_convert": gen.dq_convert(dtype, d, block_m=bm_pre)}
-    tag = f"{dtype}_d{d}_{int(causal)}_{bm}x{bn}_{bm_pre}_{dqt}"
-    mods = {kind: (compile_kernel(_write(tmp, kind, t, tag), pipeline, shared=True) if pipeline
+             "preprocess": gen.preprocess(dtype, d, block_m=bm_pre, stats=f["stats"]),
+             "backward": gen.backward(dtype, d, causal, block_m=bm, block_n=bn, num_warps=nw, dq_transposed=ks.dqt,
+                                      **f),
+             "dq_convert": gen.dq_convert(dtype, d, block_m=bm_pre, transposed=f["dq"] == "tma" and ks.dqt)}
+    tag = f"{dtype}_d{d}_{int(causal)}_{bm}x{bn}_{bm_pre}_{ks.dqt}_{form}"
+    ks.m = {kind: (compile_kernel(_write(tmp, kind, t, tag), pipeline, shared=True) if pipeline
                    else parse_kernel(_write(tmp, kind, t, tag), shared=True)) for kind, t in texts.items()}
-    return Kernels(mods, dtype, d, causal, bm, bn, bm_pre)
+    return ks
 
 
 @pytest.fixture(scope="module")
@@ -132,16 +149,20 @@ def test_bundled_kernels_parse(name):
     assert any(getattr(o, "sym_name", None) and o.sym_name.data == name[:-5] for o in m.walk())
 
 
-# (dtype, d, causal, query block, key block, dQ as dS K or (K^T dS^T)^T): different query and key
-# blocks both ways, both forms of dQ.
-AS_WRITTEN = [("f16", 64, False, 32, 64, False), ("f16", 64, True, 64, 32, True), ("bf16", 64, True, 32, 32, False),
-              ("f16", 128, True, 32, 64, True), ("bf16", 128, False, 64, 32, False), ("f16", 64, False, 64, 32, True)]
+# (dtype, d, causal, query block, key block, dQ as dS K or (K^T dS^T)^T, form): different query
+# and key blocks both ways, both products of dQ, both forms of the backward (L = 1, 100 and 161
+# cut the last blocks, and the padded rows of the "tma" form: Lp = 4, 100, 164).
+AS_WRITTEN = [("f16", 64, False, 32, 64, False, "tma"), ("f16", 64, True, 64, 32, True, "tma"),
+              ("bf16", 64, True, 32, 32, False, "tma"), ("f16", 128, True, 32, 64, True, "tma"),
+              ("bf16", 128, False, 64, 32, False, "tma"), ("f16", 64, False, 64, 32, True, "tma"),
+              ("f16", 128, False, 64, 32, True, "tma"), ("f16", 64, True, 64, 32, True, "atomic"),
+              ("bf16", 64, False, 32, 32, False, "atomic")]
 
 
-@pytest.mark.parametrize("dtype,d,causal,bm,bn,dqt", AS_WRITTEN, ids=lambda x: str(x))
+@pytest.mark.parametrize("dtype,d,causal,bm,bn,dqt,form", AS_WRITTEN, ids=lambda x: str(x))
 @pytest.mark.parametrize("L", [1, 100, 161])
-def test_chain_as_written(dtype, d, causal, bm, bn, dqt, L, tmp, rng):
-    ks = generated(tmp, dtype, d, causal, bm, bn, bm_pre=64, dqt=dqt)
+def test_chain_as_written(dtype, d, causal, bm, bn, dqt, form, L, tmp, rng):
+    ks = generated(tmp, dtype, d, causal, bm, bn, bm_pre=64, dqt=dqt, form=form)
     out, inputs = run_chain(ks, L, 2, rng)
     check_chain(out, inputs, causal, dtype)
 
@@ -151,7 +172,7 @@ def test_bundled_chain(causal, rng):
     """The bundled kernels themselves (128x128 blocks) at a ragged L."""
     mods = {kind: parse_kernel(KERNELS / f"{gen.kernel_name(kind, 'f16', 128, causal)}.mlir", shared=True)
             for kind in gen.KINDS}
-    ks = Kernels(mods, "f16", 128, causal, 128, 128, 128)
+    ks = Kernels(mods, "f16", 128, causal, gen.default_block_m(128), 128, 128)
     out, inputs = run_chain(ks, 200, 1, rng)
     check_chain(out, inputs, causal, "f16")
 
@@ -164,14 +185,16 @@ def test_bwd_kernel_catches_a_wrong_mask(tmp, rng):
         check_chain(out, inputs, False, "f16")
 
 
-@pytest.mark.parametrize("dtype,d,causal,bm,bn,dqt", [("f16", 64, True, 64, 64, False),
-                                                     ("bf16", 128, False, 64, 64, True)], ids=lambda x: str(x))
+@pytest.mark.parametrize("dtype,d,causal,bm,bn,dqt,form", [("f16", 64, True, 64, 64, False, "tma"),
+                                                          ("bf16", 128, False, 64, 64, True, "tma"),
+                                                          ("f16", 128, True, 64, 64, True, "atomic")],
+                         ids=lambda x: str(x))
 @pytest.mark.parametrize("pipeline", ["ws-specialize{depth=2 mma-depth=1}", "ws-specialize{depth=3 cooperative=2}"])
-def test_chain_after_ws_specialize(dtype, d, causal, bm, bn, dqt, pipeline, tmp, rng):
+def test_chain_after_ws_specialize(dtype, d, causal, bm, bn, dqt, form, pipeline, tmp, rng):
     """ws-specialize (partition, rings, pipelining) on every kernel: the same outputs as the
     kernels as written, bit for bit, under several interleavings of the partitions."""
-    before = generated(tmp, dtype, d, causal, bm, bn, 64, dqt=dqt)
-    after = generated(tmp, dtype, d, causal, bm, bn, 64, pipeline, dqt=dqt)
+    before = generated(tmp, dtype, d, causal, bm, bn, 64, dqt=dqt, form=form)
+    after = generated(tmp, dtype, d, causal, bm, bn, 64, pipeline, dqt=dqt, form=form)
     assert any(o.name == "aref.create" for o in after.m["backward"].walk()), "not warp-specialized"
     want, inputs = run_chain(before, 130, 2, rng)
     check_chain(want, inputs, causal, dtype)
@@ -181,27 +204,31 @@ def test_chain_after_ws_specialize(dtype, d, causal, bm, bn, dqt, pipeline, tmp,
             assert np.array_equal(got[key], want[key], equal_nan=True), key
 
 
-@pytest.mark.parametrize("kind,pipeline", [("forward_lse", "ws-hopper"), ("forward_lse", FORWARD_PIPELINE),
-                                           ("preprocess", "ws-hopper"), ("dq_convert", "ws-hopper"),
-                                           ("backward", "ws-hopper"), ("backward", "ws-hopper{cooperative=2}")])
+@pytest.mark.parametrize("kind,pipeline,form", [
+    ("forward_lse", "ws-hopper", "tma"), ("forward_lse", FORWARD_PIPELINE, "tma"),
+    ("preprocess", "ws-hopper", "tma"), ("dq_convert", "ws-hopper", "tma"),
+    ("preprocess", "ws-hopper", "atomic"), ("dq_convert", "ws-hopper", "atomic"),
+    ("backward", BACKWARD_PIPELINE, "tma"), ("backward", BACKWARD_PIPELINE, "atomic"),
+    ("backward", "ws-hopper{cooperative=2}", "tma")])
 @pytest.mark.parametrize("causal", [False, True])
-def test_after_ws_hopper(kind, pipeline, causal, tmp, rng):
-    """Each kernel at its bundled block sizes after ws-hopper (the runtime's pipelines), in the
-    chain of the others as written: the same outputs. Where the main kernel does not lower
-    whole (issue 38), the test says where ws-hopper stops."""
+def test_after_ws_hopper(kind, pipeline, form, causal, tmp, rng):
+    """Each kernel at its bundled block sizes after ws-hopper (the runtime's pipelines), in both
+    forms of the backward, in the chain of the others as written: the same outputs. Where the
+    main kernel does not lower whole (issue 38), the test says where ws-hopper stops."""
     if causal and kind in ("preprocess", "dq_convert"):
         pytest.skip("no causal form")
-    text = gen.kernel_text(kind, "f16", 128, causal)
-    path = _write(tmp, kind, text, f"bundled_{int(causal)}")
+    text = gen.kernel_text(kind, "f16", 128, causal, **gen.form_options(kind, 128, **FORMS[form]))
+    path = _write(tmp, kind, text, f"bundled_{int(causal)}_{form}")
     try:
         lowered = compile_kernel(path, pipeline, shared=True)
     except wsdialects.WsError as e:
         assert kind == "backward", str(e)
         pytest.xfail(f"ws-hopper stops: {e}")
     assert any(o.name.startswith("nvgpu.") for o in lowered.walk())
-    mods = {k: parse_kernel(_write(tmp, k, gen.kernel_text(k, "f16", 128, causal), f"bundled_{int(causal)}"),
-                            shared=True) for k in gen.KINDS}
-    ks = Kernels(mods, "f16", 128, causal, 128, 128, 128)
+    mods = {k: parse_kernel(_write(tmp, k, gen.kernel_text(k, "f16", 128, causal,
+                                                           **gen.form_options(k, 128, **FORMS[form])),
+                                   f"bundled_{int(causal)}_{form}"), shared=True) for k in gen.KINDS}
+    ks = Kernels(mods, "f16", 128, causal, gen.default_block_m(128), 128, 128, form)
     want, inputs = run_chain(ks, 200, 1, rng)
     check_chain(want, inputs, causal, "f16")
     ks.m = {**mods, kind: lowered}
@@ -214,33 +241,41 @@ def test_after_ws_hopper(kind, pipeline, causal, tmp, rng):
     (lambda: gen.backward("f32"), "f16 or bf16"),
     (lambda: gen.backward("f16", 72), "multiple of 16"),
     (lambda: gen.forward_lse("f16", 64, block_m=96), "powers of two"),
+    (lambda: gen.backward("f16", 64, dq="red"), "dq must be one of"),
+    (lambda: gen.backward("f16", 64, dq="atomic", stats="tma"), "row mask"),
+    (lambda: gen.preprocess("f16", 64, stats="desc"), "stats must be one of"),
 ])
 def test_generator_refuses_bad_parameters(call, message):
     with pytest.raises(ValueError, match=message):
         call()
 
 
-@pytest.mark.parametrize("causal", [False, True])
-def test_runtime_launch_plan(causal, rng):
+@pytest.mark.parametrize("form", sorted(FORMS))
+@pytest.mark.parametrize("causal,D", [(False, 64), (True, 128)])
+def test_runtime_launch_plan(causal, D, form, rng):
     """The runtime's launches (wsdialects/runtime/attention_bwd.py: kernels, grids, argument
-    order), run in the interpreter on numpy arrays where the GPU path passes torch tensors."""
-    from wsdialects.runtime.attention_bwd import backward_launches, forward_launches
+    order, scratch shapes) in each form, run in the interpreter on numpy arrays where the GPU
+    path passes torch tensors."""
+    from wsdialects.runtime.attention_bwd import backward_launches, forward_launches, scratch_shapes
 
-    BH, L, D = 2, 150, 64
+    BH, L = 1, 150
     q, k, v, do = (rng.standard_normal((BH, L, D)).astype(np.float16) for _ in range(4))
     scale = float(1 / np.sqrt(D))
 
     def run(launches):
         for kind, grid, args in launches:
             name = gen.kernel_name(kind, "f16", D, causal)
-            wsdialects.interpret(wsdialects.parse(gen.kernel_text(kind, "f16", D, causal)), name, grid, args)
+            text = gen.kernel_text(kind, "f16", D, causal, **gen.form_options(kind, D, **FORMS[form]))
+            wsdialects.interpret(wsdialects.parse(text), name, grid, args)
 
     o, lse = np.full((BH, L, D), np.nan, np.float16), np.full((BH, L), np.nan, np.float32)
     run(forward_launches(q, k, v, o, lse, scale))
-    delta, dq_acc = np.full((BH, L), np.nan, np.float32), np.zeros((BH, L, D), np.float32)
+    shapes = scratch_shapes(BH, L, D, form)
+    lsep = np.full(shapes["lsep"], np.nan, np.float32) if shapes["lsep"] else None
+    delta, dq_acc = np.full(shapes["delta"], np.nan, np.float32), np.zeros(shapes["dq_acc"], np.float32)
     dq, dk, dv = (np.full((BH, L, D), np.nan, np.float16) for _ in range(3))
-    run(backward_launches(q, k, v, do, lse, delta, dq_acc, dq, dk, dv, scale, o=o))
-    check_chain(dict(o=o, lse=lse, delta=delta, dq=dq, dk=dk, dv=dv), (q, k, v, do), causal, "f16")
+    run(backward_launches(q, k, v, do, lse, delta, dq_acc, dq, dk, dv, scale, o=o, lsep=lsep, form=form))
+    check_chain(dict(o=o, lse=lse, delta=delta[:, :L], dq=dq, dk=dk, dv=dv), (q, k, v, do), causal, "f16")
     assert forward_launches(q[:0], k[:0], v[:0], o[:0], lse[:0], scale) == []
 
 

@@ -12,11 +12,12 @@ row log-sum-exp in log2 units of the scaled scores, as `attention_forward` retur
 (log2(e) times the natural-log LSE that torch's flash kernels keep). sm_scale defaults to
 1/sqrt(d). The backward launches
 
-    flash_attention_bwd_preprocess  Delta = rowsum(dO * O)            grid (cdiv(L, 128), B*H)
-    flash_attention_bwd             dK, dV; dQ added into f32 zeros   grid (cdiv(L, 128), B*H)
-    flash_attention_bwd_dq          dQ = sm_scale * dQacc as q.dtype   grid (cdiv(L, 128), B*H)
+    flash_attention_bwd_preprocess  Delta = rowsum(dO * O), LSE padded  grid (cdiv(L, 128), B*H)
+    flash_attention_bwd             dK, dV; dQ^T added into f32 zeros   grid (cdiv(L, 128), B*H)
+    flash_attention_bwd_dq          dQ = sm_scale * dQacc^T as q.dtype   grid (cdiv(L, 128), B*H)
 
-on the current stream, each compiled once per (kernel, dtype, d, causal, pipeline) and kept.
+on the current stream, each compiled once per (kernel, dtype, d, causal, pipeline, form) and kept
+(FORMS: form="atomic" is the first form, dQ by red.global.add, LSE / Delta by pointer loads).
 Compiling needs no GPU; launching needs torch and cuda-python (runtime/launch.py).
 """
 
@@ -29,19 +30,33 @@ _BLOCK = 128  # the bundled kernels' query and key blocks
 _compiled: dict = {}
 _lock = threading.Lock()
 
+# The main kernel's organisation, explicit (not the cost model's choice): one consumer partition
+# of two warp groups (64 keys each) and a producer, rings of depth 2, one wgmma group in flight,
+# one key block per CTA. The model's ping-pong team of two groups does not build on this kernel
+# (a 64-query tile is not a two-group accumulator) and its persistent form spills more.
+BACKWARD_PIPELINE = "ws-hopper{depth=2 mma-depth=1 cooperative=1 pingpong=false persistent=false ctas-per-sm=1}"
+# The backward's forms (attention_bwd_kernels.backward's dq and stats): "tma" adds dQ^T with TMA
+# reduce-adds and reads LSE / Delta as TMA boxes of padded rows; "atomic" (the first form) adds dQ
+# with red.global.add through pointer tiles and reads LSE / Delta with masked pointer loads.
+FORMS = {"tma": {"dq": "tma", "stats": "tma"}, "atomic": {"dq": "atomic", "stats": "ptr"}}
+DEFAULT_FORM = "tma"
 
-def compiled_kernel(kind: str, dtype: str, d: int, causal: bool = False, pipeline: str = "ws-hopper"):
-    """The Compiled of kernel `kind` (a key of attention_bwd_kernels.KINDS), made once and kept."""
+
+def compiled_kernel(kind: str, dtype: str, d: int, causal: bool = False, pipeline: str = "ws-hopper",
+                    form: str = DEFAULT_FORM):
+    """The Compiled of kernel `kind` (a key of attention_bwd_kernels.KINDS) in backward form
+    `form` (a key of FORMS), made once and kept."""
     from wsdialects.runtime import attention_bwd_kernels as kernels
 
     causal = causal and kind in ("forward_lse", "backward")
-    key = (kind, dtype, d, causal, pipeline)
+    key = (kind, dtype, d, causal, pipeline, form)
     with _lock:
         hit = _compiled.get(key)
     if hit is None:
         from wsdialects.runtime.compiler import compile_module
 
-        hit = compile_module(kernels.kernel_text(kind, dtype, d, causal), pipeline)
+        text = kernels.kernel_text(kind, dtype, d, causal, **kernels.form_options(kind, d, **FORMS[form]))
+        hit = compile_module(text, pipeline)
         with _lock:
             hit = _compiled.setdefault(key, hit)
     return hit
@@ -56,16 +71,37 @@ def forward_launches(q, k, v, o, lse, scale: float) -> list:
     return [("forward_lse", (math.ceil(L / _BLOCK), bh), [q, k, v, o, lse, L, scale])]
 
 
-def backward_launches(q, k, v, do, lse, delta, dq_acc, dq, dk, dv, scale: float, *, o) -> list:
+def scratch_shapes(bh: int, L: int, d: int, form: str = DEFAULT_FORM) -> dict:
+    """The shapes of the backward's f32 scratch in form `form`: the padded LSE copy (None where
+    the form reads the forward's LSE), Delta, and the dQ accumulator (zeros), which is dQ^T,
+    [B*H, d, Lp], where the main kernel reduce-adds dQ^T (Lp: L rounded up to 4)."""
+    from wsdialects.runtime.attention_bwd_kernels import dq_is_transposed, padded_length
+
+    f = FORMS[form]
+    Lp = padded_length(L)
+    rows = (bh, Lp) if f["stats"] == "tma" else (bh, L)
+    acc = (bh, d, Lp) if f["dq"] == "tma" and dq_is_transposed(d) else (bh, L, d)
+    return {"lsep": rows if f["stats"] == "tma" else None, "delta": rows, "dq_acc": acc}
+
+
+def backward_launches(q, k, v, do, lse, delta, dq_acc, dq, dk, dv, scale: float, *, o, lsep=None,
+                      form: str = DEFAULT_FORM) -> list:
     """[(kernel kind, grid, arguments)] of the backward on [B*H, L, d] arrays (torch tensors, or
-    numpy arrays for the interpreter): Delta ([B*H, L] f32) and dQacc (f32, zeros) are the
-    kernels' scratch, dQ, dK, dV are written."""
+    numpy arrays for the interpreter) in form `form`: lsep, Delta and dQacc (zeros) are the
+    kernels' scratch of `scratch_shapes`, dQ, dK, dV are written."""
+    from wsdialects.runtime.attention_bwd_kernels import padded_length
+
     bh, L, _ = q.shape
     if not (bh and L):
         return []
     grid = (math.ceil(L / _BLOCK), bh)
-    return [("preprocess", grid, [o, do, delta, L]),
-            ("backward", grid, [q, k, v, do, dk, dv, lse, delta, dq_acc, L, scale]),
+    if FORMS[form]["stats"] == "tma":
+        pre = [o, do, lse, lsep, delta, L, padded_length(L)]
+        stats = [lsep, delta]
+    else:
+        pre, stats = [o, do, delta, L], [lse, delta]
+    return [("preprocess", grid, pre),
+            ("backward", grid, [q, k, v, do, dk, dv, *stats, dq_acc, L, scale]),
             ("dq_convert", grid, [dq_acc, dq, scale])]
 
 
@@ -124,14 +160,17 @@ def attention_forward(q, k, v, causal: bool = False, sm_scale: float | None = No
 
 
 def attention_backward(q, k, v, o, lse, do, causal: bool = False, sm_scale: float | None = None,
-                       pipeline: str = "ws-hopper", out=None):
+                       pipeline: str = BACKWARD_PIPELINE, out=None, form: str = DEFAULT_FORM):
     """(dQ, dK, dV) of attention at (q, k, v) with output o, LSE `lse` (attention_forward's) and
-    output gradient do; `pipeline` compiles the main kernel (the two small ones take ws-hopper).
+    output gradient do; `pipeline` compiles the main kernel (the two small ones take ws-hopper),
+    `form` (a key of FORMS) chooses how it adds dQ and reads LSE / Delta.
     `out=(dq, dk, dv)`: contiguous tensors like q to write the gradients into (returned)."""
     from wsdialects.runtime.launch import _torch
 
     torch = _torch()
     dt = _dtype_name(torch, q)
+    if form not in FORMS:
+        raise ValueError(f"form must be one of {sorted(FORMS)}, got {form!r}")
     for x, w in ((k, "k"), (v, "v"), (o, "o"), (do, "do")):
         _check_like(q, x, w)
     _check_size(q)
@@ -154,10 +193,14 @@ def attention_backward(q, k, v, o, lse, do, causal: bool = False, sm_scale: floa
             if not x.is_contiguous():
                 raise ValueError(f"out's {w} must be contiguous")
         dq, dk, dv = (x.view(bh, L, d) for x in out)
-    delta = torch.empty((bh, L), dtype=torch.float32, device=q.device)
-    dq_acc = torch.zeros((bh, L, d), dtype=torch.float32, device=q.device)
-    for kind, grid, args in backward_launches(q3, k3, v3, do3, lse2, delta, dq_acc, dq, dk, dv, scale, o=o3):
-        compiled_kernel(kind, dt, d, causal, pipeline if kind == "backward" else "ws-hopper")[grid](*args)
+    shapes = scratch_shapes(bh, L, d, form)
+    f32 = dict(dtype=torch.float32, device=q.device)
+    lsep = torch.empty(shapes["lsep"], **f32) if shapes["lsep"] else None
+    delta = torch.empty(shapes["delta"], **f32)
+    dq_acc = torch.zeros(shapes["dq_acc"], **f32)
+    for kind, grid, args in backward_launches(q3, k3, v3, do3, lse2, delta, dq_acc, dq, dk, dv, scale, o=o3,
+                                              lsep=lsep, form=form):
+        compiled_kernel(kind, dt, d, causal, pipeline if kind == "backward" else "ws-hopper", form)[grid](*args)
     return dq.view(shape), dk.view(shape), dv.view(shape)
 
 

@@ -144,7 +144,7 @@ class Elementwise:
 
     # ---- per-element evaluation of tensors in the fragment layout
     def make_frag(self, t: TensorType, regs: list[str], op: Operation) -> Frag:
-        if isinstance(layout_of(t), SliceLayout):
+        if isinstance(layout_of(t), SliceLayout) or (isinstance(layout_of(t), WgmmaLayout) and shape_of(t)[0] == 1):
             return Frag(regs, {idx: s for s, idx in self.slots(t, op)})
         if isinstance(layout_of(t), PermuteLayout):  # also found by element (a transposing read)
             return Frag(regs, {idx: s for s, idx in self.slots(t, op, permuted=True)})
@@ -215,6 +215,8 @@ class Elementwise:
             self.fail(op, f"{t} is not in the wgmma accumulator fragment of this branch"
                           + ("" if lay is not None else " (it has no layout: run ws-lower-layouts)"))
         M, N = shape_of(t)
+        if M == 1 and N % 8 == 0 and N <= 256:  # one row (a 1xN tile a broadcast reads): each thread's columns
+            return [(i, (("0", 0), (L.col_rt, c))) for i, c in enumerate(col_slice_offsets(N))]
         if M % (64 * L.wg_count) or N % 8 or N > 256:
             self.fail(op, f"a {M}x{N} tile does not fit the wgmma accumulator layout of {L.wg_count} warp group(s): "
                           f"rows must be a multiple of {64 * L.wg_count}, columns a multiple of 8 and at most 256")

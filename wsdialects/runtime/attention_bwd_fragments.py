@@ -1,0 +1,179 @@
+"""The variable parts of the main attention-backward kernel (attention_bwd_kernels.backward):
+MLIR text fragments, `string.Template`s over $BM (queries per iteration), $BN (keys per
+program), $D (head dim) and $T (element type), for each form of reading the row statistics
+(LSE, Delta: masked pointer loads, or TMA boxes of padded rows) and of adding dQ (tile.atomic_add
+through pointer tiles, or TMA's reduce-add, tile.desc_store add), dQ_i or dQ_i^T."""
+
+# Row statistics (LSE, Delta) through pointers: masked 1-D loads at L, P masked at L.
+_STAT_ARGS_PTR = "%lse_ptr: !tile.ptr<f32>, %delta_ptr: !tile.ptr<f32>"
+
+_STAT_SETUP_PTR = """\
+    %rows_m = tile.make_range 0 to $BM : tensor<${BM}xi32>
+    %cols_d = tile.make_range 0 to $D : tensor<${D}xi32>
+    %L_m = tile.splat %L : i32 -> tensor<${BM}xi32>
+    // this head's rows of LSE and Delta (row bh of [B*H, L])
+    %row0 = arith.muli %bh, %L : i32
+    %lse_row = tile.addptr %lse_ptr, %row0 : !tile.ptr<f32>, i32
+    %delta_row = tile.addptr %delta_ptr, %row0 : !tile.ptr<f32>, i32
+"""
+
+_STAT_LOAD_PTR = """\
+      %q_off_v = tile.splat %q_off : i32 -> tensor<${BM}xi32>
+      %offs_m = arith.addi %q_off_v, %rows_m : tensor<${BM}xi32>
+      %in_m = arith.cmpi slt, %offs_m, %L_m : tensor<${BM}xi32>
+      %lse_base = tile.splat %lse_row : !tile.ptr<f32> -> tensor<${BM}x!tile.ptr<f32>>
+      %lse_ptrs = tile.addptr %lse_base, %offs_m : tensor<${BM}x!tile.ptr<f32>>, tensor<${BM}xi32>
+      %lse = tile.load %lse_ptrs, %in_m : tensor<${BM}x!tile.ptr<f32>> -> tensor<${BM}xf32>
+      %delta_base = tile.splat %delta_row : !tile.ptr<f32> -> tensor<${BM}x!tile.ptr<f32>>
+      %delta_ptrs = tile.addptr %delta_base, %offs_m : tensor<${BM}x!tile.ptr<f32>>, tensor<${BM}xi32>
+      %delta = tile.load %delta_ptrs, %in_m : tensor<${BM}x!tile.ptr<f32>> -> tensor<${BM}xf32>
+      %lse_e = tile.expand_dims %lse, 0 : tensor<${BM}xf32> -> tensor<1x${BM}xf32>
+      %delta_e = tile.expand_dims %delta, 0 : tensor<${BM}xf32> -> tensor<1x${BM}xf32>
+"""
+
+_ST_C_PTR = """\
+      %st_s = arith.mulf %st, %scale_t : tensor<${BN}x${BM}xf32>
+      %lse_b = tile.broadcast %lse_e : tensor<1x${BM}xf32> -> tensor<${BN}x${BM}xf32>
+      %st_c = arith.subf %st_s, %lse_b : tensor<${BN}x${BM}xf32>
+"""
+
+_DPT_C_PTR = """\
+      %delta_b = tile.broadcast %delta_e : tensor<1x${BM}xf32> -> tensor<${BN}x${BM}xf32>
+      %dpt_c = arith.subf %dpt, %delta_b : tensor<${BN}x${BM}xf32>
+"""
+
+_P_MASK_PTR = """\
+      %pt_all = math.exp2 %st_c : tensor<${BN}x${BM}xf32>
+      %in_m2 = tile.expand_dims %in_m, 0 : tensor<${BM}xi1> -> tensor<1x${BM}xi1>
+      %in_mb = tile.broadcast %in_m2 : tensor<1x${BM}xi1> -> tensor<${BN}x${BM}xi1>
+$seen      %pt = arith.select %$keep, %pt_all, %zero_s : tensor<${BN}x${BM}xi1>, tensor<${BN}x${BM}xf32>
+"""
+
+_SEEN_PTR = """\
+      %offs_m2 = tile.expand_dims %offs_m, 0 : tensor<${BM}xi32> -> tensor<1x${BM}xi32>
+      %offs_mb = tile.broadcast %offs_m2 : tensor<1x${BM}xi32> -> tensor<${BN}x${BM}xi32>
+      %seen = arith.cmpi sge, %offs_mb, %offs_nb : tensor<${BN}x${BM}xi32>
+      %keep = arith.andi %seen, %in_mb : tensor<${BN}x${BM}xi1>
+"""
+
+# Row statistics through [1, BM] boxes of 2-D descriptors over the padded [B*H, Lp] rows (the
+# producer's TMA loads, in the same ring as Q and dO): no mask at L. Past L, Q and dO read zeros
+# and the padded LSE and Delta are 0 (flash_attention_bwd_preprocess writes them up to Lp; TMA
+# reads 0 past Lp), so Pt = 1, dPt = 0, dSt = 0 there, and every term of a query past L is 0.
+_STAT_ARGS_TMA = "%lse_desc: !tile.desc<tensor<1x${BM}xf32>>, %delta_desc: !tile.desc<tensor<1x${BM}xf32>>"
+
+_STAT_LOAD_TMA = """\
+      %lse_e = tile.desc_load %lse_desc[%bh, %q_off] : !tile.desc<tensor<1x${BM}xf32>> -> tensor<1x${BM}xf32>
+      %delta_e = tile.desc_load %delta_desc[%bh, %q_off] : !tile.desc<tensor<1x${BM}xf32>> -> tensor<1x${BM}xf32>
+"""
+
+# -LSE and -Delta computed from the slot's row (one value per thread and column) before they are
+# broadcast: Pt's exponent is one fma, S^T * scale + (-LSE).
+_ST_C_TMA = """\
+      %nlse = arith.negf %lse_e : tensor<1x${BM}xf32>
+      %nlse_b = tile.broadcast %nlse : tensor<1x${BM}xf32> -> tensor<${BN}x${BM}xf32>
+      %st_c = math.fma %st, %scale_t, %nlse_b : tensor<${BN}x${BM}xf32>
+"""
+
+_DPT_C_TMA = """\
+      %ndelta = arith.negf %delta_e : tensor<1x${BM}xf32>
+      %ndelta_b = tile.broadcast %ndelta : tensor<1x${BM}xf32> -> tensor<${BN}x${BM}xf32>
+      %dpt_c = arith.addf %dpt, %ndelta_b : tensor<${BN}x${BM}xf32>
+"""
+
+_P_MASK_TMA = """\
+      %pt = math.exp2 %st_c : tensor<${BN}x${BM}xf32>
+"""
+
+_P_MASK_TMA_CAUSAL = """\
+      %pt_all = math.exp2 %st_c : tensor<${BN}x${BM}xf32>
+      %rows_m = tile.make_range 0 to $BM : tensor<${BM}xi32>
+      %q_off_v = tile.splat %q_off : i32 -> tensor<${BM}xi32>
+      %offs_m = arith.addi %q_off_v, %rows_m : tensor<${BM}xi32>
+      %offs_m2 = tile.expand_dims %offs_m, 0 : tensor<${BM}xi32> -> tensor<1x${BM}xi32>
+      %offs_mb = tile.broadcast %offs_m2 : tensor<1x${BM}xi32> -> tensor<${BN}x${BM}xi32>
+      %seen = arith.cmpi sge, %offs_mb, %offs_nb : tensor<${BN}x${BM}xi32>
+      %pt = arith.select %seen, %pt_all, %zero_s : tensor<${BN}x${BM}xi1>, tensor<${BN}x${BM}xf32>
+"""
+
+# dQ added with tile.atomic_add through pointer tiles into an f32 [B*H, L, d] buffer.
+_DQ_ARG_ATOMIC = "%dq_ptr: !tile.ptr<f32>"
+
+_DQ_HEAD_ATOMIC = """\
+    // this head's slice of dQ (slice bh of [B*H, L, d])
+    %dq_row0 = arith.muli %bh, %L : i32
+    %elem0 = arith.muli %dq_row0, %Dh : i32
+    %dq_head = tile.addptr %dq_ptr, %elem0 : !tile.ptr<f32>, i32
+"""
+
+_DQ_SETUP = """\
+    // offsets of a BM x d block of dQ: row * d + column
+    %zero_q = arith.constant dense<0.000000e+00> : tensor<${BM}x${D}xf32>
+    %Dh_v = tile.splat %Dh : i32 -> tensor<${BM}xi32>
+    %row_elems = arith.muli %rows_m, %Dh_v : tensor<${BM}xi32>
+    %row_e = tile.expand_dims %row_elems, 1 : tensor<${BM}xi32> -> tensor<${BM}x1xi32>
+    %row_b = tile.broadcast %row_e : tensor<${BM}x1xi32> -> tensor<${BM}x${D}xi32>
+    %col_e = tile.expand_dims %cols_d, 0 : tensor<${D}xi32> -> tensor<1x${D}xi32>
+    %col_b = tile.broadcast %col_e : tensor<1x${D}xi32> -> tensor<${BM}x${D}xi32>
+    %dq_offs = arith.addi %row_b, %col_b : tensor<${BM}x${D}xi32>"""
+
+_DQ_BODY = """\
+      // dQ_i += dS K_j, added into the f32 buffer (rows below L)
+      %ds16 = tile.trans %dst16 [1, 0] : tensor<${BN}x${BM}x$T> -> tensor<${BM}x${BN}x$T>
+      %dq_i = tile.dot %ds16, %k, %zero_q : tensor<${BM}x${BN}x$T>, tensor<${BN}x${D}x$T> -> tensor<${BM}x${D}xf32>
+      %q_elem = arith.muli %q_off, %Dh : i32
+      %dq_blk = tile.addptr %dq_head, %q_elem : !tile.ptr<f32>, i32
+      %dq_base = tile.splat %dq_blk : !tile.ptr<f32> -> tensor<${BM}x${D}x!tile.ptr<f32>>
+      %dq_ptrs = tile.addptr %dq_base, %dq_offs : tensor<${BM}x${D}x!tile.ptr<f32>>, tensor<${BM}x${D}xi32>
+      %in_q2 = tile.expand_dims %in_m, 1 : tensor<${BM}xi1> -> tensor<${BM}x1xi1>
+      %in_q = tile.broadcast %in_q2 : tensor<${BM}x1xi1> -> tensor<${BM}x${D}xi1>
+      %old = tile.atomic_add %dq_ptrs, %dq_i, %in_q : tensor<${BM}x${D}x!tile.ptr<f32>>, tensor<${BM}x${D}xf32> -> tensor<${BM}x${D}xf32>"""
+
+# dQ_i^T = K_j^T dS^T (d x BM): the same sum with d as the dot's M, for query blocks too small
+# to be the M of the consumer's warp groups; added through transposed offsets.
+_DQT_SETUP = """\
+    // offsets of the d x BM block of dQ^T: row (query) * d + column
+    %zero_qt = arith.constant dense<0.000000e+00> : tensor<${D}x${BM}xf32>
+    %Dh_v = tile.splat %Dh : i32 -> tensor<${BM}xi32>
+    %row_elems = arith.muli %rows_m, %Dh_v : tensor<${BM}xi32>
+    %row_e = tile.expand_dims %row_elems, 0 : tensor<${BM}xi32> -> tensor<1x${BM}xi32>
+    %row_b = tile.broadcast %row_e : tensor<1x${BM}xi32> -> tensor<${D}x${BM}xi32>
+    %col_e = tile.expand_dims %cols_d, 1 : tensor<${D}xi32> -> tensor<${D}x1xi32>
+    %col_b = tile.broadcast %col_e : tensor<${D}x1xi32> -> tensor<${D}x${BM}xi32>
+    %dqt_offs = arith.addi %row_b, %col_b : tensor<${D}x${BM}xi32>"""
+
+_DQT_BODY = """\
+      // dQ_i^T += K_j^T dS^T, added into the f32 buffer (queries below L)
+      %kt = tile.trans %k [1, 0] : tensor<${BN}x${D}x$T> -> tensor<${D}x${BN}x$T>
+      %dqt_i = tile.dot %kt, %dst16, %zero_qt : tensor<${D}x${BN}x$T>, tensor<${BN}x${BM}x$T> -> tensor<${D}x${BM}xf32>
+      %q_elem = arith.muli %q_off, %Dh : i32
+      %dq_blk = tile.addptr %dq_head, %q_elem : !tile.ptr<f32>, i32
+      %dq_base = tile.splat %dq_blk : !tile.ptr<f32> -> tensor<${D}x${BM}x!tile.ptr<f32>>
+      %dq_ptrs = tile.addptr %dq_base, %dqt_offs : tensor<${D}x${BM}x!tile.ptr<f32>>, tensor<${D}x${BM}xi32>
+      %in_q2 = tile.expand_dims %in_m, 0 : tensor<${BM}xi1> -> tensor<1x${BM}xi1>
+      %in_q = tile.broadcast %in_q2 : tensor<1x${BM}xi1> -> tensor<${D}x${BM}xi1>
+      %old = tile.atomic_add %dq_ptrs, %dqt_i, %in_q : tensor<${D}x${BM}x!tile.ptr<f32>>, tensor<${D}x${BM}xf32> -> tensor<${D}x${BM}xf32>"""
+
+# dQ added with TMA's reduce-add (tile.desc_store add) through a 3-D descriptor: dQ_i into
+# [B*H, L, d], or dQ_i^T into [B*H, d, Lp] (rows of Lp, a multiple of 4: 16-byte TMA strides).
+# TMA clips at the tensor's end: no mask, no offsets.
+_DQ_ARG_TMA = "%dq_desc: !tile.desc<tensor<${BM}x${D}xf32>>"
+_DQT_ARG_TMA = "%dqt_desc: !tile.desc<tensor<${D}x${BM}xf32>>"
+
+_DQ_SETUP_TMA = """\
+    %zero_q = arith.constant dense<0.000000e+00> : tensor<${BM}x${D}xf32>"""
+
+_DQT_SETUP_TMA = """\
+    %zero_qt = arith.constant dense<0.000000e+00> : tensor<${D}x${BM}xf32>"""
+
+_DQ_BODY_TMA = """\
+      // dQ_i += dS K_j, reduce-added into the f32 [B*H, L, d] buffer by TMA
+      %ds16 = tile.trans %dst16 [1, 0] : tensor<${BN}x${BM}x$T> -> tensor<${BM}x${BN}x$T>
+      %dq_i = tile.dot %ds16, %k, %zero_q : tensor<${BM}x${BN}x$T>, tensor<${BN}x${D}x$T> -> tensor<${BM}x${D}xf32>
+      tile.desc_store add %dq_desc[%bh, %q_off, %c0], %dq_i : !tile.desc<tensor<${BM}x${D}xf32>>"""
+
+_DQT_BODY_TMA = """\
+      // dQ_i^T += K_j^T dS^T, reduce-added into the f32 [B*H, d, Lp] buffer by TMA
+      %kt = tile.trans %k [1, 0] : tensor<${BN}x${D}x$T> -> tensor<${D}x${BN}x$T>
+      %dqt_i = tile.dot %kt, %dst16, %zero_qt : tensor<${D}x${BN}x$T>, tensor<${BN}x${BM}x$T> -> tensor<${D}x${BM}xf32>
+      tile.desc_store add %dqt_desc[%bh, %c0, %q_off], %dqt_i : !tile.desc<tensor<${D}x${BM}xf32>>"""
