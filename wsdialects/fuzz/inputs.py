@@ -51,13 +51,17 @@ def make_inputs(kernel, rng: np.random.Generator) -> tuple[tuple[int, ...], list
     """(grid, args) for ``kernel`` (a ``func.func``), random but valid."""
     from xdsl.dialects.builtin import TensorType
 
-    from wsdialects.tile import DescType, PtrType
+    from wsdialects.tile import DescArrayType, DescType, PtrType
 
     size = int(rng.choice(SIZES))
     args: list = []
     for arg in kernel.body.block.args:
         t = arg.type
-        if isinstance(t, DescType):
+        if isinstance(t, DescArrayType):  # a few groups' arrays, each as a descriptor argument's
+            block = [int(d) for d in t.block.get_shape()]
+            args.append([_random_array(rng, [max(1, int(b * rng.choice([0.5, 1, 1.5]))) for b in block],
+                                       dtype_of(t.block)) for _ in range(int(rng.integers(1, 4)))])
+        elif isinstance(t, DescType):
             block = [int(d) for d in t.block.get_shape()]
             shape = [max(1, int(b * rng.choice([0.5, 1, 1.5, 2, 2.5]))) for b in block]
             if len(block) == 2 and _index_count(kernel, arg) == 3:
