@@ -126,3 +126,26 @@ def test_bad_inputs_refused(bad, msg):
     a, b, offs, _ = problem([10, 20], 128, 128, torch.bfloat16)
     with pytest.raises((ValueError, TypeError), match=msg):
         grouped_gemm(*bad(a, b, offs))
+
+
+def test_triton_grouped_mm():
+    """examples/triton/grouped_gemm.py's kernel through wsdialects.compile (the @triton.jit
+    function, launched as Triton launches it) and through Triton itself, against torch."""
+    pytest.importorskip("triton")
+    import importlib.util
+    from pathlib import Path
+
+    import wsdialects
+
+    path = Path(__file__).resolve().parents[2] / "examples" / "triton" / "grouped_gemm.py"
+    spec = importlib.util.spec_from_file_location("examples_triton_grouped_gemm", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    sizes, N, K = [0, 300, 5, 1024, 0, 129], 512, 256
+    a, b, offs, _ = problem(sizes, N, K, torch.bfloat16)
+    want = reference(a, b, sizes)
+    ours = mod.grouped_mm(a, b, offs, kernel=wsdialects.compile(mod.grouped_mm_kernel))
+    theirs = mod.grouped_mm(a, b, offs)
+    torch.cuda.synchronize()
+    assert rel_err(ours, want) < 1e-2
+    assert rel_err(theirs, want) < 1e-2
