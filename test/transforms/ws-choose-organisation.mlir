@@ -1,0 +1,108 @@
+// ws-choose-organisation: each kernel's organisation from the cost model, written as
+// ws.organisation (the options ws-hopper builds it with) and explained in a remark that gives the
+// numbers compared. Inputs are kernels written the ordinary way; the decision follows what the
+// kernel is, never its name.
+
+// A GEMM with a bias + ReLU epilogue (128-row tiles, two consumer warp groups): persistent, a
+// ping-pong team (one group's epilogue under the other's MMAs), tiles in L2 bands (A depends on
+// the tile's x alone, B on its y alone).
+// RUN: ws-opt %S/../Inputs/kernels/organisation/gemm_bias_relu.mlir -p ws-choose-organisation 2>&1 | filecheck %s --check-prefix=EPI
+// EPI: gemm_bias_relu.mlir:4:1: remark: ws-choose-organisation: persistent, a ping-pong team of 2 groups, depth 4, mma-depth 1, tiles in bands of 8, 1 CTA per SM: per iteration tc 512, tma 1024, softmax/regs 0
+// EPI-SAME: one tile per CTA {{.*}}k (worst loss {{[1-9][0-9.]*}} %); persistent {{.*}}; persistent + ping-pong team {{.*}} (worst loss 0.0 %)
+// EPI: func.func @gemm_bias_relu
+// EPI-SAME: ws.organisation = {persistent = true, cooperative = 2 : i32, pingpong = true, depth = 4 : i32, "mma-depth" = 1 : i32, "tile-group" = 8 : i32, "ctas-per-sm" = 1 : i32}
+
+// The same GEMM in a launch of 64 tiles (fewer than the SMs): nothing to overlap across tiles,
+// so one tile per CTA; the team stays.
+// RUN: ws-opt %S/../Inputs/kernels/organisation/gemm_bias_relu.mlir -p 'ws-choose-organisation{tiles=64}' 2>&1 | filecheck %s --check-prefix=TINY
+// TINY: remark: ws-choose-organisation: one tile per CTA, a ping-pong team of 2 groups,
+// TINY-SAME: 64 tiles:
+// TINY: ws.organisation = {persistent = false, cooperative = 2 : i32, pingpong = true, depth = 4 : i32, "mma-depth" = 1 : i32, "tile-group" = -1 : i32
+
+// A GEMM whose K loop runs a constant two iterations: the trip count is used as it is.
+// RUN: ws-opt %S/../Inputs/kernels/organisation/small_k_gemm.mlir -p ws-choose-organisation 2>&1 | filecheck %s --check-prefix=SMALLK
+// SMALLK: remark: ws-choose-organisation: persistent, a ping-pong team of 2 groups,
+// SMALLK-SAME: predicted cycles per SM at 2 K-loop iterations, 2112 tiles (launch assumed large)
+
+// A batched GEMM (3-D grid).
+// RUN: ws-opt %S/../Inputs/kernels/gemm_kinds/batched_tma_gemm.mlir -p ws-choose-organisation 2>&1 | filecheck %s --check-prefix=BATCHED
+// BATCHED: remark: ws-choose-organisation: persistent, a ping-pong team of 2 groups, depth 3, mma-depth 1, tiles in bands of 8
+// BATCHED: ws.organisation = {persistent = true, cooperative = 2 : i32, pingpong = true, depth = 3 : i32
+
+// 64-row tiles cannot be split between two groups: two CTAs share the SM instead (one CTA's
+// epilogue under the other's loop); the rings get what half the shared memory holds.
+// RUN: ws-opt %S/../Inputs/kernels/gemm_kinds/f32out_gemm.mlir -p ws-choose-organisation 2>&1 | filecheck %s --check-prefix=ROWS64
+// ROWS64: remark: ws-choose-organisation: persistent, depth 3, mma-depth 1, tiles in bands of 8, 2 CTAs per SM:
+// ROWS64-SAME: no team: 64-row tile of 1 warp group
+// ROWS64: ws.organisation = {persistent = true, cooperative = 1 : i32, pingpong = false, depth = 3 : i32, "mma-depth" = 1 : i32, "tile-group" = 8 : i32, "ctas-per-sm" = 2 : i32}
+
+// Attention (a softmax between QK^T and P.V): the softmax's SFU work goes under the partner
+// group's MMAs in a ping-pong team; K and V depend on the tile's y alone: serpentine order. Head
+// dimension 64 halves the MMAs beside the same softmax: the team no longer pays.
+// RUN: ws-opt %S/../Inputs/kernels/causal_attention.mlir -p ws-choose-organisation 2>&1 | filecheck %s --check-prefix=ATTN
+// ATTN: remark: ws-choose-organisation: persistent, a ping-pong team of 2 groups, depth 2, mma-depth 1, tiles in serpentine order, 1 CTA per SM: per iteration tc 2048, tma 2048, softmax/regs {{[0-9]+}} (tc after it 1024)
+// ATTN: ws.organisation = {persistent = true, cooperative = 2 : i32, pingpong = true, depth = 2 : i32, "mma-depth" = 1 : i32, "tile-group" = 0 : i32
+// RUN: ws-opt %S/../../examples/kernels/flash_attention_d64.mlir -p ws-choose-organisation 2>&1 | filecheck %s --check-prefix=D64
+// D64: remark: ws-choose-organisation: persistent, depth {{[0-9]}}, mma-depth 1, tiles in serpentine order, 1 CTA per SM: per iteration tc 1024
+
+// No tensor-core loop: nothing to organise.
+// RUN: ws-opt %S/../Inputs/kernels/no_loop.mlir -p ws-choose-organisation 2>&1 | filecheck %s --check-prefix=NOLOOP
+// NOLOOP: remark: ws-choose-organisation: one tile per CTA, depth 4, mma-depth 1, 1 CTA per SM: no tensor-core loop
+
+// Under ws-hopper: options left at auto are the model's, an option given wins (a remark names what
+// the model chose), and ws.organisation says what was built.
+// RUN: ws-opt %S/../Inputs/kernels/organisation/small_k_gemm.mlir -p 'ws-hopper{persistent=false}' 2>&1 | filecheck %s --check-prefix=GIVEN
+// GIVEN: remark: ws-hopper: persistent=false given: the model chose persistent=true
+// GIVEN: func.func @small_k_gemm
+// GIVEN-SAME: ws.organisation = {depth = 4 : i32, "mma-depth" = 1 : i32, cooperative = 2 : i32, pingpong = true, persistent = false, "tile-group" = -1 : i32, "ctas-per-sm" = 1 : i32}
+// GIVEN-NOT: ws.persistent
+// RUN: ws-opt %S/../Inputs/kernels/organisation/small_k_gemm.mlir -p 'ws-hopper{cooperative=1 depth=3}' 2>&1 | filecheck %s --check-prefix=GIVEN2
+// GIVEN2: ws.organisation = {depth = 3 : i32, "mma-depth" = 1 : i32, cooperative = 1 : i32, pingpong = false, persistent = true, "tile-group" = 8 : i32, "ctas-per-sm" = 1 : i32}
+// GIVEN2-SAME: ws.persistent = {programs = 132 : i32}
+// RUN: ws-opt %S/../Inputs/kernels/organisation/small_k_gemm.mlir -p 'ws-hopper{auto=false}' 2>&1 | filecheck %s --check-prefix=FIXED
+// FIXED-NOT: ws-choose-organisation
+// FIXED-NOT: ws.organisation
+// FIXED-NOT: ws.persistent
+// FIXED: nvgpu.wg.dispatch
+
+// A decision already on the kernel is kept (and built by ws-hopper).
+// RUN: ws-opt %s -p ws-choose-organisation 2>&1 | filecheck %s --check-prefix=KEEP
+// RUN: ws-opt %s -p ws-hopper 2>&1 | filecheck %s --check-prefix=KEEP-BUILT
+// KEEP-NOT: remark
+// KEEP: ws.organisation = {persistent = false, cooperative = 1 : i32, pingpong = false, depth = 2 : i32, "mma-depth" = 0 : i32, "tile-group" = -1 : i32, "ctas-per-sm" = 1 : i32}
+// KEEP-BUILT-NOT: ws.persistent
+// KEEP-BUILT: ws.organisation = {depth = 2 : i32, "mma-depth" = 0 : i32, cooperative = 1 : i32, pingpong = false, persistent = false
+// KEEP-BUILT: nvgpu.wg.dispatch
+
+// Bad options and a malformed decision are the user's errors.
+// RUN: not ws-opt %s -p 'ws-choose-organisation{tiles=-1}' 2>&1 | filecheck %s --check-prefix=BAD-TILES
+// BAD-TILES: error: ws-choose-organisation: tiles (output tiles of the launch; 0: a large launch) must be >= 0, got -1
+// RUN: not ws-opt %s -p 'ws-choose-organisation{arch=h300}' 2>&1 | filecheck %s --check-prefix=BAD-ARCH
+// BAD-ARCH: error: ws-choose-organisation: unknown machine 'h300'
+// RUN: not ws-opt %S/Inputs/bad-organisation.mlir -p ws-hopper 2>&1 | filecheck %s --check-prefix=BAD-ATTR
+// BAD-ATTR: bad-organisation.mlir:3:1: error: {{.*}}ws.organisation must be a dictionary of ws-hopper options
+
+func.func @k(%a_desc: !tile.desc<tensor<64x64xf16>>, %b_desc: !tile.desc<tensor<64x64xf16>>,
+             %c_desc: !tile.desc<tensor<64x64xf16>>, %K: i32)
+    attributes {tile.kernel, tile.num_warps = 4 : i32,
+                ws.organisation = {persistent = false, cooperative = 1 : i32, pingpong = false, depth = 2 : i32,
+                                   "mma-depth" = 0 : i32, "tile-group" = -1 : i32, "ctas-per-sm" = 1 : i32}} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %c64 = arith.constant 64 : i32
+  %pid = tile.program_id 0 : i32
+  %om = arith.muli %pid, %c64 : i32
+  %kt = arith.ceildivsi %K, %c64 : i32
+  %zero = arith.constant dense<0.0> : tensor<64x64xf32>
+  %r:2 = scf.for %k = %c0 to %kt step %c1 iter_args(%acc = %zero, %ok = %c0) -> (tensor<64x64xf32>, i32) : i32 {
+    %a = tile.desc_load %a_desc[%om, %ok] : !tile.desc<tensor<64x64xf16>> -> tensor<64x64xf16>
+    %b = tile.desc_load %b_desc[%c0, %ok] : !tile.desc<tensor<64x64xf16>> -> tensor<64x64xf16>
+    %bt = tile.trans %b [1, 0] : tensor<64x64xf16> -> tensor<64x64xf16>
+    %d = tile.dot %a, %bt, %acc : tensor<64x64xf16>, tensor<64x64xf16> -> tensor<64x64xf32>
+    %ok2 = arith.addi %ok, %c64 : i32
+    scf.yield %d, %ok2 : tensor<64x64xf32>, i32
+  }
+  %out = arith.truncf %r#0 : tensor<64x64xf32> to tensor<64x64xf16>
+  tile.desc_store %c_desc[%om, %c0], %out : !tile.desc<tensor<64x64xf16>>
+  func.return
+}
