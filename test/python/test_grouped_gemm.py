@@ -365,6 +365,10 @@ def test_descs_launch_host_path(monkeypatch):
     launcher[(132,)](A, B, C, S, 3)
     assert dict(counts) == {"cuLaunchKernel": 1}
     assert launches[-1].params == p
+    launcher[(132,)](A, B, C, torch.empty((3, 3), torch.int32), 3)  # a new sizes tensor: checked again,
+    assert counts["cuTensorMapEncodeTiled"] == 0                      # the descriptors kept
+    launcher[(132,)](A, [B[0], torch.empty((256, 64), bf), B[2]], C, S, 3)
+    assert counts["cuTensorMapEncodeTiled"] == 3  # a new B list: its three descriptors encoded again
     bad = [A[0], torch.empty((10, 64), torch.float16), A[2]]
     with pytest.raises(LaunchError, match=r"argument 0 \(a_descs\[1\]\): expected dtype torch.bfloat16"):
         launcher[(132,)](bad, B, C, S, 3)

@@ -136,6 +136,19 @@ def list_launches(a_list, b_list, c_list, sizes, num_programs: int) -> list:
     return [(max(1, num_programs), [list(a_list), list(b_list), list(c_list), sizes, len(a_list)])]
 
 
+_sizes: dict = {}  # (sizes, device) -> the int32 [G, 3] device tensor (a repeated launch reuses it)
+
+
+def _sizes_tensor(torch, sizes: tuple, device):
+    key = (sizes, str(device))
+    hit = _sizes.get(key)
+    if hit is None:
+        if len(_sizes) > 64:
+            _sizes.clear()
+        hit = _sizes[key] = torch.tensor(sizes, dtype=torch.int32).to(device)
+    return hit
+
+
 def _grouped_list(torch, a_list, b, out, pipeline, num_programs):
     """The list form: one descriptor per group and operand (`!tile.descs`, built at the launch),
     every group its own M_g, N_g and K_g; nothing is copied."""
@@ -165,7 +178,7 @@ def _grouped_list(torch, a_list, b, out, pipeline, num_programs):
         raise ValueError(f"grouped_gemm: out must be tensors of shapes {[(m, n) for m, n, _ in sizes]}")
     if num_programs is None:
         num_programs = torch.cuda.get_device_properties(a_list[0].device).multi_processor_count
-    size_t = torch.tensor(sizes, dtype=torch.int32).to(a_list[0].device, non_blocking=True)
+    size_t = _sizes_tensor(torch, tuple(sizes), a_list[0].device)
     kernel = compiled_list_kernel(dt, pipeline)
     a_c = [x if x.stride(-1) == 1 else x.contiguous() for x in a_list]
     b_c = [w if w.stride(-1) == 1 else w.contiguous() for w in b_list]

@@ -271,29 +271,31 @@ class Launcher:
         elements, an empty group, gets 128 zero bytes the kernel does not use), in one buffer."""
         if not isinstance(xs, (list, tuple)) or not xs:
             raise self._err(i, f"a !tile.descs argument takes a non-empty list of tensors, got {type(xs).__name__}")
-        keys, raws = [], []
-        for k, x in enumerate(xs):
-            try:
-                self._tensor(i, x, p.dtype, device)
-                if x.numel() == 0:
-                    keys.append(("empty", x.dim()))
-                    raws.append(bytes(128))
-                    continue
-                key, raw = self._desc_bytes(i, x, p, cached=False)
-            except LaunchError as e:
-                raise LaunchError(str(e).replace(f"({p.name}):", f"({p.name}[{k}]):", 1)) from None
-            keys.append(key)
-            raws.append(raw)
-        key = ("array", tuple(keys))
+
+        def each(encode: bool):
+            out = []
+            for k, x in enumerate(xs):
+                try:
+                    self._tensor(i, x, p.dtype, device)
+                    if x.numel() == 0:
+                        out.append((("empty", x.dim()), bytes(128)))
+                        continue
+                    out.append(self._desc_bytes(i, x, p, cached=False if encode else None))
+                except LaunchError as e:
+                    raise LaunchError(str(e).replace(f"({p.name}):", f"({p.name}[{k}]):", 1)) from None
+            return out
+
+        key = ("array", tuple(k for k, _ in each(encode=False)))  # the checks and keys only
         hit = self._descs.get(key)
-        if hit is None:
-            hit = self._upload(key, b"".join(raws), device)
+        if hit is None:  # encoded only for a list of tensors not seen before
+            hit = self._upload(key, b"".join(raw for _, raw in each(encode=True)), device)
         self._used.append(hit)
         return hit.data_ptr()
 
-    def _desc_bytes(self, i, x, p, cached: bool = True) -> tuple:
+    def _desc_bytes(self, i, x, p, cached: bool | None = True) -> tuple:
         """(the cache key, the 128 bytes) of the TMA descriptor of tensor `x` for parameter `p`,
-        after the checks of what TMA takes (the bytes None where `cached` and the key has a buffer)."""
+        after the checks of what TMA takes (the bytes None where `cached` and the key has a
+        buffer, and always where `cached` is None: the checks and the key only)."""
         rank = len(p.block)
         if x.dim() != rank:
             raise self._err(i, f"a !tile.desc with a {'x'.join(map(str, p.block))} box needs a {rank}-D tensor, "
@@ -311,7 +313,7 @@ class Launcher:
                                f"chunks: rows of {x.shape[-1] * es} bytes inside a larger row stride would be "
                                "overwritten past their end (pass a tensor whose rows end on 16 bytes)")
         key = (x.data_ptr(), tuple(x.shape), tuple(x.stride()), p.dtype, p.block, p.swizzle, x.device.index)
-        if cached and key in self._descs:
+        if cached is None or (cached and key in self._descs):
             return key, None
         drv = _drv()
         sw = {0: "NONE", 32: "32B", 64: "64B", 128: "128B"}[p.swizzle]
