@@ -2,13 +2,14 @@
 // the small kernel docs/passes.md runs most passes on. Grid: (cdiv(M, 64), cdiv(N, 64)).
 // Each `docs:` line is one example: the pipeline shown, after the passes that prepare
 // its input (`python -m wsdialects.docgen` runs them).
+// docs: ws-choose-organisation
 // docs: ws-partition
 // docs: ws-distribute{depth=2} after ws-partition
 // docs: ws-pipeline-mma{depth=1} after ws-partition,ws-distribute{depth=2}
 // docs: ws-persistent{programs=132} after ws-partition,ws-distribute{depth=2}
 // docs: ws-specialize{depth=2 mma-depth=1} as ws-partition,ws-distribute{depth=2},ws-pipeline-mma{depth=1}
 // docs: ws-schedule
-// docs: ws-hopper{depth=2} as ws-specialize{depth=2 mma-depth=1},ws-lower-aref,ws-lower-warp-groups,ws-lead-warp,ws-lower-mma,ws-lower-layouts,ws-version-masks,ws-register-budget
+// docs: ws-hopper{auto=false depth=2} as ws-specialize{depth=2 mma-depth=1},ws-lower-aref,ws-lower-warp-groups,ws-lead-warp,ws-lower-mma,ws-lower-layouts,ws-version-masks,ws-register-budget
 // docs: ws-lower-aref after ws-partition,ws-distribute{depth=2}
 // docs: ws-verify-sync after ws-specialize{depth=2 mma-depth=1}
 // docs: ws-lower-warp-groups after ws-specialize{depth=2 mma-depth=1},ws-lower-aref
