@@ -34,8 +34,9 @@
 // LLVM:      %[[AD:desc[0-9]+]] = or i64 %{{.*}}, 4611686293338849280
 // imm-scale-a, imm-scale-b, imm-trans-a = 1 (M-major A), imm-trans-b = 1 (N-major B)
 // LLVM:      wgmma.mma_async.sync.aligned.m64n256k16.f32.f16.f16 {{.*}}, $128, $129, p, 1, 1, 1, 1; }{{.*}}(i64 %[[AD]], i64 %[[BD]], i32 1,
-// The next K step of 16 rows: 16 x 128 B = 2048 B = 128 in the descriptor's 16-byte units.
-// LLVM:      add i64 %[[AD]], 128
+// The next K step of 16 rows: 16 x 128 B = 2048 B = 128 in the descriptor's 16-byte units, added
+// by an asm where it is used (LLVM keeps one descriptor per operand, not one per K step).
+// LLVM:      asm sideeffect "add.s64 $0, $1, 128;", "=l,l"(i64 %[[AD]])
 // LLVM-NOT:  f32.f16.f16 {{.*}} p, 1, 1, 0,
 
 // BF16: {{.*}}.f32.bf16.bf16 {{.*}}, p, 1, 1, 1, 1; }

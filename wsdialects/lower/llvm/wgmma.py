@@ -42,6 +42,14 @@ class Wgmma:
             hi -= 1 << 64
         return self.op(f"or i64 {lo64}, {hi}", "desc")
 
+    def _stepped(self, desc: str, step: int) -> str:
+        """The descriptor `desc` + `step` (a K step's), computed where it is used: an asm add, which
+        LLVM does not hoist out of a loop (a loop-invariant tile's K-step descriptors, one per K
+        step and operand, two registers each, would otherwise all be held across the loop)."""
+        if not step:
+            return desc
+        return self.asm(f"add.s64 $0, $1, {step};", "=l,l", [("i64", desc)], "i64")
+
     @staticmethod
     def _k_offset(S: Smem, kbytes: int) -> int:
         """Bytes from a K-major tile's start to its K offset `kbytes` (in the column block
@@ -200,9 +208,9 @@ class Wgmma:
                 scale_d = "0" if fresh and ks == 0 else "1"
                 if not reg_a:
                     astep = (ks * kstep * A.row_stride if m_major else self._k_offset(A, ks * kstep * eb)) >> 4
-                    ad = self.op(f"add i64 {adesc0}, {astep}") if astep else adesc0
+                    ad = self._stepped(adesc0, astep)
                 bstep = (ks * kstep * B.row_stride if n_major else self._k_offset(B, ks * kstep * eb)) >> 4
-                bd = self.op(f"add i64 {bdesc0}, {bstep}") if bstep else bdesc0
+                bd = self._stepped(bdesc0, bstep)
                 if reg_a:
                     # the packed registers of k-step ks in row block rep: a thread holds 2 rows of K / 4
                     # elements per row block, 4 registers per k-step
