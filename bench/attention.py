@@ -5,8 +5,9 @@ kernel of the tutorial's algorithm (best of a few configs) and, for bf16, FlashA
 (the PyPI package fa3-fwd, if importable), all in one run, `triton.testing.do_bench` medians.
 `--dtypes fp8` adds FP8 rows (d 128; e4m3 Q, K, V, unit per-head descales, O bf16):
 examples/kernels/flash_attention_fp8*.mlir against FA3's fp8 forward (the same
-`flash_attn_func` on e4m3 tensors) and against our bf16 kernel on the same values (the first
-variant); errors against float32 SDPA of the dequantized inputs (WRONG above 6e-2: P is e4m3).
+`flash_attn_func` on e4m3 tensors), against our bf16 kernel on the same values (the first
+variant) and, non-causal, beside our kernel that takes V^T (flash_attention_fp8_vt); errors
+against float32 SDPA of the dequantized inputs (WRONG above 6e-2: P is e4m3).
 `--dry-run` compiles our kernels (to PTX) and exits, without a GPU.
 
     python bench/attention.py [--out DIR] [--variants 'PIPE;PIPE'] [--ls 1024,4096] [--dims 128,64]
@@ -174,7 +175,7 @@ def fa3():
 FP8_TOL = 6e-2  # rel. error of e4m3 P against float32 attention of the dequantized inputs
 
 
-def fp8_row(B, H, D, causal, L, compiled, ws_bf16, flash3, bench):
+def fp8_row(B, H, D, causal, L, compiled, ws_bf16, flash3, bench, ws_vt=None):
     """One fp8 row: (peers {label: (TFLOP/s, err)}, ours [(TFLOP/s, err) or None]). Inputs are
     bf16 random values rounded to e4m3, unit per-head descales; the reference is float32 SDPA
     of the e4m3 values on the first heads of batch 0; ours is poisoned with NaN first."""
@@ -219,6 +220,15 @@ def fp8_row(B, H, D, causal, L, compiled, ws_bf16, flash3, bench):
         torch.cuda.synchronize()
         res["ws bf16"] = (tf(bench(run)), err(o3.view(B, H, L, D), "ws bf16"))
     ones = torch.ones(B * H, device="cuda", dtype=torch.float32)
+    if ws_vt is not None:  # flash_attention_fp8_vt: V given transposed (rows padded to 16 bytes), no copy
+        Lp = (L + 15) // 16 * 16
+        vt3 = torch.zeros((B * H, D, Lp), device="cuda", dtype=torch.float8_e4m3fn)
+        vt3[:, :, :L] = v3.transpose(1, 2)
+        o3.fill_(float("nan"))
+        run = lambda: ws_vt[grid](q3, k3, vt3, o3, ones, ones, ones, 1, L, 1 / math.sqrt(D))  # noqa: E731
+        run()
+        torch.cuda.synchronize()
+        res["ws fp8 V^T"] = (tf(bench(run)), err(o3.view(B, H, L, D), "ws fp8 V^T"))
     ours = []
     for vname, ws in compiled:
         if ws is None:
@@ -269,6 +279,12 @@ def main():
             done.update({("bf16 for fp8",) + k[1:]: v for k, v in
                          compile_all(variants[:1], [128], ["bf16"], [bool(int(c)) for c in args.causal.split(",")],
                                      KERNELS).items()})
+            try:
+                vt = wsdialects.compile(KERNELS / "flash_attention_fp8_vt.mlir", pipeline=variants[0])
+            except Exception as e:  # noqa: BLE001 - reported as FAILED
+                print(f"flash_attention_fp8_vt: {e}", file=sys.stderr)
+                vt = None
+            done[("fp8 V^T", 128, False)] = [(variants[0], vt)]
         bad = [(k, v) for k, row in done.items() for v, c in row if c is None]
         for key, row in done.items():
             print(key, ", ".join(f"{v}: {'ok' if c is not None else 'FAILED'}" for v, c in row))
@@ -290,9 +306,13 @@ def main():
     bundled = wsdialects.compile(KERNELS / "attention.mlir", pipeline="ws-hopper") if args.bundled else None
     rows = []
     bench = lambda f: do_bench(f, warmup=25, rep=200, return_mode="median")  # noqa: E731
-    bf16_for_fp8 = {}
+    bf16_for_fp8, vt_for_fp8 = {}, None
     if "fp8" in args.dtypes.split(","):  # our bf16 kernel (the first variant), timed beside the fp8 rows
         bf16_for_fp8 = {c: row[0][1] for (_, _, c), row in compile_all(variants[:1], [128], ["bf16"], causals).items()}
+        try:  # and the fp8 kernel that takes V^T (non-causal)
+            vt_for_fp8 = wsdialects.compile(KERNELS / "flash_attention_fp8_vt.mlir", pipeline=variants[0])
+        except Exception as e:  # noqa: BLE001 - report and go on
+            print(f"flash_attention_fp8_vt: {variants[0]} does not compile: {e}", file=sys.stderr)
     fp8_rows = []
     for dname in args.dtypes.split(","):
         dtype = {"fp16": torch.float16, "bf16": torch.bfloat16, "fp8": None}[dname]
@@ -303,7 +323,8 @@ def main():
                 if dname == "fp8":
                     for L in [int(x) for x in args.ls.split(",")]:
                         res, ours = fp8_row(B, H, D, causal, L, list(zip(variants, [c for _, c in compiled])),
-                                            bf16_for_fp8.get(causal) if D == 128 else None, flash3, bench)
+                                            bf16_for_fp8.get(causal) if D == 128 else None, flash3, bench,
+                                            vt_for_fp8 if D == 128 and not causal else None)
                         fp8_rows.append((D, causal, L, res, ours))
                         peers = "  ".join(f"{k_} {v[0]:6.1f}" for k_, v in res.items())
                         mine = "  ".join(f"ws[{i}] " + ("n/a" if o is None else f"{o[0]:6.1f} (err {o[1]:.1e})")
@@ -420,18 +441,20 @@ def main():
     if fp8_rows:
         lines += ["", "FP8 (e4m3 Q, K, V; unit per-head descales; O bf16; d 128): ours "
                   "examples/kernels/flash_attention_fp8[_causal].mlir; FA3 fp8: fa3-fwd's `flash_attn_func` on "
-                  f"the e4m3 tensors; ws bf16: our bf16 kernel (`{variants[0]}`) on the same values. Errors "
+                  f"the e4m3 tensors; ws bf16: our bf16 kernel (`{variants[0]}`) on the same values; ws fp8 V^T: "
+                  "flash_attention_fp8_vt.mlir (V given as V^T, no in-kernel transpose; non-causal). Errors "
                   "against float32 SDPA of the e4m3 values.", "",
-                  "| d | causal | L | FA3 fp8 | ws bf16 | " +
+                  "| d | causal | L | FA3 fp8 | ws bf16 | ws fp8 V^T | " +
                   " | ".join(f"ws[{i}] fp8 (x FA3 fp8, x ws bf16)" for i in range(len(variants))) +
                   " | max rel. err ws fp8 |",
-                  "|---|---|---|---|---|" + "---|" * len(variants) + "---|"]
+                  "|---|---|---|---|---|---|" + "---|" * len(variants) + "---|"]
         for D, causal, L, res, ours in fp8_rows:
             g = lambda k_: res[k_][0] if k_ in res else float("nan")  # noqa: E731
             cells = ["n/a" if o is None else f"{o[0]:.1f} ({o[0] / g('fa3 fp8'):.2f}, {o[0] / g('ws bf16'):.2f})"
                      for o in ours]
             errs = [o[1] for o in ours if o is not None]
             lines.append(f"| {D} | {'yes' if causal else 'no'} | {L} | {g('fa3 fp8'):.1f} | {g('ws bf16'):.1f} | "
+                         f"{g('ws fp8 V^T'):.1f} | "
                          + " | ".join(cells) + f" | {_worst(errs):.1e} |")
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)

@@ -156,6 +156,7 @@ def test_bench_fp8_dry_run():
     assert r.returncode == 0, r.stdout + r.stderr
     assert "('fp8', 128, True) ws-hopper: ok" in r.stdout
     assert "('bf16 for fp8', 128, True) ws-hopper: ok" in r.stdout
+    assert "('fp8 V^T', 128, False) ws-hopper: ok" in r.stdout
 
 
 def kv_heads_of(B, H, Hkv):
