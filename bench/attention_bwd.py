@@ -9,6 +9,12 @@ when causal): TFLOP/s = 10·B·H·L²·d / t (/ 2 causal).
                                   [--causal 0,1] [--pipeline PIPE] [--date D] [--name SUFFIX]
     python bench/attention_bwd.py --dry-run    # no GPU: imports, compiles our kernels to PTX, says
                                                # what it would time (writes nothing unless --out)
+    python bench/attention_bwd.py --variants [--dry-run] [--out DIR]
+                                  # our backward's forms and organisations (VARIANTS) against each
+                                  # other and cuDNN: correctness vs torch on small shapes, then
+                                  # bf16 d 128, L 4k and 16k, causal and not; DIR/variants.md
+    python bench/attention_bwd.py --profile-one VARIANT   # one backward (B 4, H 32, L 4k, d 128,
+                                  # bf16), for ncu (bench/attention_bwd_variants.sh)
 
 Correctness first: ours (outputs poisoned with NaN before the run) and each peer's dQ, dK, dV
 are compared with torch autograd of float32 SDPA on the first heads of batch 0 of the same
@@ -57,6 +63,105 @@ def compile_all(dims, dtypes, causals, pipeline: str) -> dict:
     return out
 
 
+# Our backward's variants: (form of attention_bwd.FORMS, main kernel's pipeline). "atomic" is
+# the first GPU run's (dQ by red.global.add, LSE / Delta by pointer loads).
+_ORG = "ws-hopper{{depth=2 mma-depth=1 cooperative=1 pingpong=false persistent={p} ctas-per-sm=1}}"
+VARIANTS = {"atomic": ("atomic", _ORG.format(p="false")), "tma": ("tma", _ORG.format(p="false")),
+            "atomic-persistent": ("atomic", _ORG.format(p="true")), "tma-persistent": ("tma", _ORG.format(p="true"))}
+VARIANT_CHECKS = [(1, 2, 1), (1, 2, 100), (2, 2, 1000), (1, 2, 4096)]  # (B, H, L) checked against torch
+
+
+def _variant_rows(args) -> int:
+    """--variants: correctness of each variant against torch autograd of float32 SDPA, then
+    TFLOP/s of each and of cuDNN (bf16, d 128, B x H, L from --ls, causal and not); a table in
+    DIR/variants.md. With --dry-run: compile every variant (no GPU)."""
+    names = args.variant_names.split(",")
+    for n in names:
+        form, pipe = VARIANTS[n]
+        for causal in (False, True):
+            for kind in KINDS:
+                attention_bwd.compiled_kernel(kind, "bf16", 128, causal, pipe if kind == "backward" else "ws-hopper",
+                                              form)
+        print(f"variant {n}: compiled ({form}, {pipe})", flush=True)
+    if args.dry_run:
+        return 0
+    import torch
+    import torch.nn.functional as F
+    from torch.nn.attention import SDPBackend, sdpa_kernel
+    from triton.testing import do_bench
+
+    lines = [f"# Attention backward variants ({torch.cuda.get_device_name()}, {args.date})", "",
+             f"Command: `python bench/attention_bwd.py {' '.join(sys.argv[1:])}`; bf16, d 128; do_bench medians; "
+             "rel. error = largest of dQ, dK, dV against torch autograd of float32 SDPA (poisoned outputs).", "",
+             "| variant | form | pipeline |", "|---|---|---|"]
+    lines += [f"| {n} | {VARIANTS[n][0]} | `{VARIANTS[n][1]}` |" for n in names]
+    lines += ["", "## Correctness", "", "| variant | causal | B, H, L | max rel. err |", "|---|---|---|---|"]
+    for n in names:
+        form, pipe = VARIANTS[n]
+        for causal in (False, True):
+            for B, H, L in VARIANT_CHECKS:
+                torch.manual_seed(L)
+                q, k, v, do = (torch.randn(B, H, L, 128, device="cuda", dtype=torch.bfloat16) for _ in range(4))
+                qf, kf, vf = (x.float().requires_grad_(True) for x in (q, k, v))
+                ref = torch.autograd.grad(F.scaled_dot_product_attention(qf, kf, vf, is_causal=causal), (qf, kf, vf),
+                                          do.float())
+                o, lse = attention_bwd.attention_forward(q, k, v, causal=causal)
+                grads = tuple(torch.full_like(q, float("nan")) for _ in range(3))
+                attention_bwd.attention_backward(q, k, v, o, lse, do, causal=causal, pipeline=pipe, out=grads, form=form)
+                torch.cuda.synchronize()
+                errs = [((g.float() - r).norm() / r.norm()).item() if r.norm() > 0 else g.float().abs().max().item()
+                        for g, r in zip(grads, ref)]
+                e = max(errs)
+                ok = "" if e < 1e-2 else " WRONG"
+                lines.append(f"| {n} | {causal} | {B}, {H}, {L} | {e:.1e}{ok} |")
+                print(lines[-1], flush=True)
+    B, H = args.batch, args.heads
+    lines += ["", "## TFLOP/s", "", "| causal | L | cuDNN | " + " | ".join(names) + " | best / cuDNN |",
+              "|---|---|---|" + "---|" * len(names) + "---|"]
+    bench = lambda f: do_bench(f, warmup=25, rep=200, return_mode="median")  # noqa: E731
+    for causal in (False, True):
+        for L in [int(x) for x in args.ls.split(",")]:
+            torch.manual_seed(L)
+            q, k, v, do = (torch.randn(B, H, L, 128, device="cuda", dtype=torch.bfloat16) for _ in range(4))
+            tf = lambda t: flops(B, H, L, 128, causal) / t / 1e9  # noqa: E731
+            with sdpa_kernel(SDPBackend.CUDNN_ATTENTION):
+                qg, kg, vg = (x.detach().requires_grad_(True) for x in (q, k, v))
+                oc = F.scaled_dot_product_attention(qg, kg, vg, is_causal=causal)
+                cudnn = tf(bench(lambda: torch.autograd.grad(oc, (qg, kg, vg), do, retain_graph=True)))
+            o, lse = attention_bwd.attention_forward(q, k, v, causal=causal)
+            outs = tuple(torch.empty_like(q) for _ in range(3))
+            ours = []
+            for n in names:
+                form, pipe = VARIANTS[n]
+                ours.append(tf(bench(lambda: attention_bwd.attention_backward(q, k, v, o, lse, do, causal=causal,
+                                                                              pipeline=pipe, out=outs, form=form))))
+            lines.append(f"| {causal} | {L} | {cudnn:.1f} | " + " | ".join(f"{x:.1f}" for x in ours) +
+                         f" | {max(ours) / cudnn:.2f} |")
+            print(lines[-1], flush=True)
+            del q, k, v, do, o, lse, outs, qg, kg, vg, oc
+            torch.cuda.empty_cache()
+    out = Path(args.out or ROOT / "bench" / "results")
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "variants.md").write_text("\n".join(lines) + "\n")
+    print(f"wrote {out / 'variants.md'}")
+    return 0
+
+
+def _profile_one(name: str, causal: bool = False) -> int:
+    """One backward of variant `name` (B 4, H 32, L 4096, d 128, bf16), after a warm-up call
+    (compiles and caches descriptors), for a profiler to catch its main kernel."""
+    import torch
+
+    form, pipe = VARIANTS[name]
+    torch.manual_seed(0)
+    q, k, v, do = (torch.randn(4, 32, 4096, 128, device="cuda", dtype=torch.bfloat16) for _ in range(4))
+    o, lse = attention_bwd.attention_forward(q, k, v, causal=causal)
+    for _ in range(2):
+        attention_bwd.attention_backward(q, k, v, o, lse, do, causal=causal, pipeline=pipe, form=form)
+    torch.cuda.synchronize()
+    return 0
+
+
 def table(rows, args, dev: str, versions: str) -> list[str]:
     lines = [f"# Attention backward, batch {args.batch}, {args.heads} heads: wsdialects vs SDPA backward (cuDNN, "
              f"flash) ({dev}, {args.date})", "",
@@ -65,7 +170,7 @@ def table(rows, args, dev: str, versions: str) -> list[str]:
              "halved when causal; rel. error of dQ, dK, dV (the largest) against torch autograd of float32 SDPA on "
              "the first heads of batch 0, ours poisoned with NaN before the run).", "",
              f"wsdialects: `attention_backward` (flash_attention_bwd_preprocess, flash_attention_bwd through "
-             f"`{args.pipeline}`, flash_attention_bwd_dq; 128x128 tiles), dQ accumulated in f32 with atomics. "
+             f"`{args.pipeline}`, flash_attention_bwd_dq; 128 keys x 64 queries), dQ accumulated in f32 by TMA reduce-adds. "
              "cuDNN / FA2: `torch.autograd.grad` of `scaled_dot_product_attention` under "
              "`sdpa_kernel(CUDNN_ATTENTION)` / `(FLASH_ATTENTION)`.", "", versions, "",
              "| dtype | d | causal | L | cuDNN | FA2 | ws | ws / cuDNN | ws / FA2 | max rel. err ws |",
@@ -89,11 +194,21 @@ def main(argv=None) -> int:
     ap.add_argument("--causal", default="0,1")
     ap.add_argument("--batch", type=int, default=4)
     ap.add_argument("--heads", type=int, default=32)
-    ap.add_argument("--pipeline", default="ws-hopper", help="the main backward kernel's pipeline")
+    ap.add_argument("--pipeline", default=attention_bwd.BACKWARD_PIPELINE, help="the main backward kernel's pipeline")
     ap.add_argument("--date", default=datetime.date.today().isoformat())
     ap.add_argument("--name", default="")
     ap.add_argument("--dry-run", action="store_true", help="no GPU: compile our kernels and say what would run")
+    ap.add_argument("--variants", action="store_true", help="compare our backward's variants (VARIANTS) and cuDNN")
+    ap.add_argument("--variant-names", default=",".join(VARIANTS), help="the variants --variants runs")
+    ap.add_argument("--profile-one", default=None, help="run one backward of this variant (for ncu) and exit")
+    ap.add_argument("--profile-causal", action="store_true", help="--profile-one: the causal kernel")
     args = ap.parse_args(argv)
+    if args.profile_one:
+        return _profile_one(args.profile_one, args.profile_causal)
+    if args.variants:
+        if args.ls == ap.get_default("ls"):
+            args.ls = "4096,16384"
+        return _variant_rows(args)
     dims = [int(x) for x in args.dims.split(",")]
     dtypes = args.dtypes.split(",")
     causals = [bool(int(c)) for c in args.causal.split(",")]

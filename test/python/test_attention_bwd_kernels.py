@@ -292,3 +292,16 @@ def test_bench_dry_run(tmp_path, capsys):
                        "--out", str(tmp_path), "--date", "D"]) == 0
     assert "would time fp16 d64 causal L=1024" in capsys.readouterr().out
     assert "| fp16 | 64 | yes | 1024 |" in (tmp_path / "D-attention-bwd-dry-run.md").read_text()
+
+
+def test_bench_variants_dry_run(capsys):
+    """bench/attention_bwd.py --variants --dry-run compiles the variants it would compare (the
+    GPU script bench/attention_bwd_variants.sh runs it without --dry-run)."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("attention_bwd_bench", ROOT / "bench" / "attention_bwd.py")
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    assert {f for f, _ in bench.VARIANTS.values()} == set(FORMS)
+    assert bench.main(["--variants", "--dry-run", "--variant-names", "tma"]) == 0
+    assert "variant tma: compiled (tma, " in capsys.readouterr().out
