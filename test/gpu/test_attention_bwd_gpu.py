@@ -1,8 +1,9 @@
 """GPU correctness of attention training (wsdialects/runtime/attention_bwd.py: the forward
 that stores LSE and the three backward kernels) against torch autograd of float32
 `scaled_dot_product_attention`: O, dQ, dK, dV within 1e-2 relative error, for several (B, H, L)
-including L = 1 and L not a multiple of the 128-row blocks, causal and not, f16 and bf16,
-d 64 and 128; every output poisoned with NaN first (an element not written fails). Skips
+including L = 1 and L not a multiple of the 128-row blocks (nor of 4: the padded rows of the
+TMA form), causal and not, f16 and bf16, d 64 and 128, both forms of the backward; every output
+poisoned with NaN first (an element not written fails). Skips
 without torch or a Hopper GPU."""
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ import torch.nn.functional as F  # noqa: E402
 from wsdialects.runtime import attention_bwd  # noqa: E402
 from wsdialects.runtime.attention_bwd import attention, attention_backward, attention_forward  # noqa: E402
 
-SHAPES = [(1, 1, 1), (1, 2, 100), (2, 2, 1000), (1, 2, 4096)]  # (batch, heads, L)
+SHAPES = [(1, 1, 1), (1, 2, 100), (1, 2, 333), (2, 2, 1000), (1, 2, 4096)]  # (batch, heads, L)
 DTYPES = {"f16": torch.float16, "bf16": torch.bfloat16}
 
 
@@ -51,15 +52,18 @@ def poison(monkeypatch):
     monkeypatch.setattr(torch, "empty", nan_empty)
 
 
+@pytest.mark.parametrize("form", sorted(attention_bwd.FORMS))
 @pytest.mark.parametrize("dt", ["f16", "bf16"])
 @pytest.mark.parametrize("d", [128, 64])
 @pytest.mark.parametrize("causal", [False, True], ids=["full", "causal"])
 @pytest.mark.parametrize("B,H,L", SHAPES)
-def test_backward_matches_autograd(B, H, L, causal, d, dt, poison):
+def test_backward_matches_autograd(B, H, L, causal, d, dt, form, poison):
+    """Both forms of the backward (dQ by TMA reduce-add and LSE / Delta as TMA boxes of padded
+    rows, the default; dQ by red.global.add and pointer loads)."""
     torch.manual_seed(L + d)
     q, k, v, do = (torch.randn(B, H, L, d, device="cuda", dtype=DTYPES[dt]) for _ in range(4))
     o, lse = attention_forward(q, k, v, causal=causal)
-    dq, dk, dv = attention_backward(q, k, v, o, lse, do, causal=causal)
+    dq, dk, dv = attention_backward(q, k, v, o, lse, do, causal=causal, form=form)
     torch.cuda.synchronize()
     o_ref, dq_ref, dk_ref, dv_ref = reference(q, k, v, do, causal)
     assert rel_err(o, o_ref) < 1e-2
@@ -108,6 +112,8 @@ def test_bad_inputs_are_named():
         attention_backward(q, q, q, o, lse.half(), q)
     with pytest.raises(ValueError, match="must match q"):
         attention_backward(q, q[..., :32], q, o, lse, q)
+    with pytest.raises(ValueError, match="form must be one of"):
+        attention_backward(q, q, q, o, lse, q, form="red")
 
 
 def test_autograd_op():
