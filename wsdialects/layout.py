@@ -10,6 +10,7 @@ tile-level verifiers and the interpreter compare tiles without their encodings.
     #layout.permute<order = [1, 0], parent = ...>         a transposition of a register layout
     #layout.pair<parent = ...>                             a minor dim of 2 in two registers of a thread
     #layout.operand_a<parent = #layout.wgmma<...>>         wgmma's 8-bit register-A fragment (fp8 P in P·V)
+    #layout.blocked<lanes = [8, 4], warps = [4, 2]>        4x4 blocks per thread (a copy with 32-bit accesses)
     #layout.shared<swizzle = 128, order = [1, 0]>         a tile in swizzled shared memory
 """
 
@@ -274,6 +275,60 @@ class OperandALayout(Layout):
 
 
 @irdl_attr_definition
+class BlockedLayout(Layout):
+    """Each thread holds 4 x 4 blocks of a 2-D tile: lane l of warp w holds the block at
+    rows 4 (wr tr + l / tc), columns 4 (wc tc + l % tc) (tr x tc = `lanes`, wr = w / wc,
+    wc = w % wc over `warps`), and the same block every 4 tr x (warps rows) rows and 4 tc x
+    (warps columns) columns after (register 16 b + 4 i + j: element (i, j) of the thread's
+    b-th block, blocks row by row). Four elements along either dimension are contiguous in
+    one thread, so a copy between two shared-memory layouts reads and writes 32 bits at a
+    time whichever dimension each stores contiguously (ws-stage-operands' transposing copy
+    of an fp8 V).
+
+    Example:
+
+        tensor<128x128xf8E4M3FN, #layout.blocked<lanes = [8, 4], warps = [4, 2]>>
+    """
+
+    name = "layout.blocked"
+    lanes: ArrayAttr[IntAttr] = param_def(ArrayAttr[IntAttr])
+    warps: ArrayAttr[IntAttr] = param_def(ArrayAttr[IntAttr])
+
+    def __init__(self, lanes: Sequence[int], warps: Sequence[int]):
+        super().__init__(ArrayAttr([IntAttr(x) for x in lanes]), ArrayAttr([IntAttr(x) for x in warps]))
+
+    def lane_dims(self) -> list[int]:
+        return [x.data for x in self.lanes.data]
+
+    def warp_dims(self) -> list[int]:
+        return [x.data for x in self.warps.data]
+
+    def rank(self) -> int | None:
+        return 2
+
+    @classmethod
+    def parse_parameters(cls, parser: AttrParser) -> Sequence[Attribute]:
+        parser.parse_punctuation("<")
+        _parse_key(parser, "lanes")
+        lanes = _parse_order(parser)
+        parser.parse_punctuation(",")
+        _parse_key(parser, "warps")
+        warps = _parse_order(parser)
+        parser.parse_punctuation(">")
+        return (lanes, warps)
+
+    def print_parameters(self, printer: Printer) -> None:
+        printer.print_string(f"<lanes = {_order_str(self.lanes)}, warps = {_order_str(self.warps)}>")
+
+    def verify(self) -> None:
+        lanes, warps = self.lane_dims(), self.warp_dims()
+        if len(lanes) != 2 or len(warps) != 2 or lanes[0] * lanes[1] != 32:
+            raise VerifyException(f"#layout.blocked: lanes must be two numbers whose product is 32, got {lanes}")
+        if any(x < 1 for x in warps) or any(x & (x - 1) for x in lanes + warps):
+            raise VerifyException(f"#layout.blocked: lanes and warps must be powers of two, got {lanes}, {warps}")
+
+
+@irdl_attr_definition
 class SharedLayout(Layout):
     """A tile in shared memory, rows of `swizzle` bytes XOR-swizzled in 16-byte chunks the way
     TMA writes and wgmma reads them (128, 64 or 32; 0: not swizzled, e.g. a tile staged for
@@ -365,7 +420,7 @@ def plain(t: Attribute) -> Attribute:
 
 
 LayoutDialect = Dialect("layout", [], [WgmmaLayout, SliceLayout, PermuteLayout, PairLayout, OperandALayout,
-                                       SharedLayout])
+                                       BlockedLayout, SharedLayout])
 
 
 # ---- facts the lowering uses: which registers of a thread hold which elements
@@ -409,6 +464,40 @@ def operand_a8_offsets(rows: int, cols: int, warp_groups: int) -> list[tuple[int
             j = (s >> 2) & 3
             out.append((rep * warp_groups * 64 + 8 * (j & 1), 32 * (s >> 4) + 16 * (j >> 1) + (s & 3)))
     return out
+
+
+def blocked_base(tid: int, lanes: Sequence[int], warps: Sequence[int]) -> tuple[int, int]:
+    """(row, column) of thread `tid`'s first block in #layout.blocked<lanes, warps>."""
+    (tr, tc), (_, wc) = lanes, warps
+    lane, warp = tid % 32, tid // 32
+    return 4 * ((warp // wc) * tr + lane // tc), 4 * ((warp % wc) * tc + lane % tc)
+
+
+def blocked_offsets(rows: int, cols: int, lanes: Sequence[int], warps: Sequence[int]) -> list[tuple[int, int]]:
+    """Register s of a rows x cols tile in #layout.blocked<lanes, warps>: block b = s / 16
+    (blocks row by row over the repetitions), element (i, j) = ((s / 4) % 4, s % 4), at
+    (row, column) offsets from `blocked_base`."""
+    (tr, tc), (wr, wc) = lanes, warps
+    step_r, step_c = 4 * tr * wr, 4 * tc * wc
+    out = []
+    for br in range(rows // step_r):
+        for bc in range(cols // step_c):
+            for i in range(4):
+                for j in range(4):
+                    out.append((br * step_r + i, bc * step_c + j))
+    return out
+
+
+def blocked_for(rows: int, cols: int, warps: int) -> BlockedLayout | None:
+    """A #layout.blocked over `warps` warps for a rows x cols tile: 8 x 4 lanes (a warp's row
+    of 32 bytes in each of 8 rows, 2-way bank conflicts at most for either dimension
+    contiguous), the warps along the rows first; None where the tile does not divide."""
+    tr, tc = 8, 4
+    for wr in sorted({w for w in (1, 2, 4, 8, 16) if warps % w == 0}, reverse=True):
+        wc = warps // wr
+        if rows % (4 * tr * wr) == 0 and cols % (4 * tc * wc) == 0:
+            return BlockedLayout((tr, tc), (wr, wc))
+    return None
 
 
 def row_slice_offsets(rows: int, warp_groups: int) -> list[int]:

@@ -2,8 +2,9 @@
 // e4m3 two at a time, P goes from the accumulator fragment to wgmma's 8-bit A fragment by
 // quad shuffles and byte permutes, P·V is a register-A wgmma k32 on e4m3 (no transpose
 // bits: fp8 reads both operands K-major), and V, N-contiguous as loaded, is copied
-// transposed into the consumers' buffer (bytes read from the slot, pairs of keys stored)
-// between two named barriers; V^T as input needs no copy.
+// transposed into the consumers' buffer between two named barriers (4 x 4 blocks per thread:
+// 32-bit loads along V's rows, three prmt per word, 32-bit stores along V^T's rows); V^T as
+// input needs no copy.
 //
 // RUN: ws-opt %S/../../examples/kernels/flash_attention_fp8.mlir -p ws-hopper -t ptx 2>/dev/null | filecheck %s
 // RUN: ws-opt %S/../../examples/kernels/flash_attention_fp8_vt.mlir -p ws-hopper -t ptx 2>/dev/null | filecheck %s --check-prefix=VT
@@ -11,8 +12,12 @@
 // CHECK: .entry flash_attention_fp8(
 // CHECK: wgmma.mma_async.sync.aligned.m64n128k32.f32.e4m3.e4m3 {{{.*}}}, %rd{{[0-9]+}}, %rd{{[0-9]+}}, p, 1, 1;
 // CHECK: cvt.rn.satfinite.e4m3x2.f32
-// CHECK: ld.shared.u8
-// CHECK: st.shared.b16
+// CHECK: bar.sync 2, 256;
+// CHECK-NOT: ld.shared.u8
+// CHECK: ld.shared.b32
+// CHECK: prmt.b32
+// CHECK: prmt.b32 {{.*}}, 0x5410;
+// CHECK: st.shared.b32
 // CHECK: bar.sync 2, 256;
 // CHECK: shfl.sync.idx.b32
 // CHECK: prmt.b32 {{.*}}, 0x5410;
@@ -20,6 +25,6 @@
 // CHECK: wgmma.mma_async.sync.aligned.m64n128k32.f32.e4m3.e4m3 {{{.*}}}, {%r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}}, %rd{{[0-9]+}}, p, 1, 1;
 
 // VT: .entry flash_attention_fp8_vt(
-// VT-NOT: ld.shared.u8
+// VT-NOT: bar.sync 2, 256;
 // VT: shfl.sync.idx.b32
 // VT: wgmma.mma_async.sync.aligned.m64n128k32.f32.e4m3.e4m3 {{{.*}}}, {%r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}}, %rd{{[0-9]+}}, p, 1, 1;

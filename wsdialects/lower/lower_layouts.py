@@ -47,6 +47,7 @@ from xdsl.rewriter import Rewriter
 
 from wsdialects.diagnostics import error_at
 from wsdialects.layout import (
+    BlockedLayout,
     Layout,
     OperandALayout,
     PairLayout,
@@ -54,6 +55,7 @@ from wsdialects.layout import (
     SharedLayout,
     SliceLayout,
     WgmmaLayout,
+    blocked_for,
     layout_of,
     slot_swizzle,
     with_layout,
@@ -316,6 +318,20 @@ class BranchLayouts:
                 o.parent_block().insert_op_after(load, o)
                 for u in readers:
                     u.operation.operands[u.index] = load.result
+                copy = self.copy_layout(v, readers)
+                if copy is not None:
+                    self.L[load.result] = copy
+
+    def copy_layout(self, v: SSAValue, readers) -> Layout | None:
+        """The register layout of an 8-bit shared-memory tile read only to be stored into
+        shared memory again (ws-stage-operands' transposed copy of an fp8 V): 4 x 4 blocks
+        per thread (#layout.blocked), so that both sides move 32 bits at a time whichever
+        dimension each stores contiguously; None: the layout its readers give it."""
+        shape = v.type.get_shape()
+        if nbytes(v.type.element_type) != 1 or len(shape) != 2 or \
+                any(u.operation.name != "nvgpu.smem.store" or u.index != 0 for u in readers):
+            return None
+        return blocked_for(shape[0], shape[1], self.branch.num_warps)
 
     def keeps_shared(self, user: Operation, index: int) -> bool:
         n = user.name
@@ -509,6 +525,11 @@ class BranchLayouts:
                 else:
                     full.insert(acc.dim.data, 1)
                 acc = acc.parent
+            if isinstance(acc, BlockedLayout):
+                (tr, tc), (wr, wc) = acc.lane_dims(), acc.warp_dims()
+                if full[0] % (4 * tr * wr) or full[1] % (4 * tc * wc) or wr * wc * 32 != 32 * (self.branch.num_warps):
+                    raise error_at(where, f"ws-lower-layouts: {lay} does not fit {v.type} in a branch of "
+                                          f"{self.branch.num_warps} warps")
             if isinstance(acc, OperandALayout):
                 M, K = full
                 if M % (WGMMA_M * acc.parent.groups) or K % 32:

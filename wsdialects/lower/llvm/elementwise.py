@@ -18,12 +18,14 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, Operation, SSAValue
 
 from wsdialects.layout import (
+    BlockedLayout,
     OperandALayout,
     PairLayout,
     PermuteLayout,
     SliceLayout,
     WgmmaLayout,
     acc_fragment_offsets,
+    blocked_offsets,
     col_slice_offsets,
     layout_of,
     operand_a8_offsets,
@@ -170,6 +172,9 @@ class Elementwise:
         of an fp8 V) is also read where it is stored, two elements per store, so that the
         whole tile is never live in registers."""
         t = o.results[0].type
+        if isinstance(layout_of(t), BlockedLayout):
+            # a tile only stored right after is copied block by block there (`store_blocked`)
+            return None if _stored_next(o) else self.load_blocked(o)
         if not self.in_fragment(t) or _stored_next(o):
             return
         regs = [self.ev(o.results[0], idx, s) for s, idx in self.slots(t, o)]
@@ -195,6 +200,11 @@ class Elementwise:
         if isinstance(lay, PairLayout):  # register 2s + k: element [i..., k] of register s's [i...]
             half = with_layout(TensorType(t.element_type, shape_of(t)[:-1]), lay.parent)
             return [(2 * s + k, (*idx, ("0", k))) for s, idx in self.slots(half, op) for k in (0, 1)]
+        if isinstance(lay, BlockedLayout) and L is not None and lay in self.blocked_bases:
+            row_rt, col_rt = self.blocked_bases[lay]
+            M, N = shape_of(t)
+            return [(i, ((row_rt, rc), (col_rt, cc)))
+                    for i, (rc, cc) in enumerate(blocked_offsets(M, N, lay.lane_dims(), lay.warp_dims()))]
         if isinstance(lay, OperandALayout) and L is not None and lay.parent.groups == L.wg_count:
             M, K = shape_of(t)
             if M % (64 * L.wg_count) or K % 32:

@@ -30,7 +30,7 @@ from wsdialects.nvgpu import (
     SmemViewOp,
     staging_alloc,
 )
-from wsdialects.layout import column_blocks, layout_of, slot_swizzle
+from wsdialects.layout import BlockedLayout, column_blocks, layout_of, slot_swizzle
 from wsdialects.tile import DescArrayType, DescType, PtrType
 from wsdialects.lower.llvm.shared_tiles import SHARED_TILE_OPS
 from wsdialects.attributes import ctas_per_sm
@@ -59,6 +59,9 @@ class KernelFrame:
         self.store_stage: dict[Operation, tuple[int, dict]] = {}  # tile.store -> (smem offset, plan)
         self.wgmma_acc: dict[Operation, list[str]] = {}  # wgmma.mma_async -> accumulator computed before its fence
         self.wgmma_a: dict[Operation, list[str]] = {}  # wgmma.mma_async -> packed register A, before its fence
+        self.byte_src: dict[str, tuple[str, int]] = {}  # an i8 register -> (the 32-bit word, byte) it came from
+        self.known_bits: dict[str, int] = {}  # runtime fragment bases -> the bits they may set
+        self.blocked_bases: dict = {}  # #layout.blocked -> the thread's (row, column) base registers
         self.stores_pending = False  # the branch has committed TMA stores it has not waited for
 
     # ---- text helpers
@@ -324,6 +327,10 @@ class KernelFrame:
             # the bits each fragment base may set (acc_fragment_base): row 64 wg + 16 warp + lane / 4
             wg_bits = ((1 << (br.num_warps // 4 - 1).bit_length()) - 1) << 6
             self.known_bits = {row_rt: 0x37 | wg_bits, col_rt: 0x6, col4_rt: 0xC, "0": 0}
+            self.blocked_bases = {}
+            for lay in sorted({lay for o in br.walk() for v in o.results if isinstance(lay := layout_of(v.type),
+                                                                                     BlockedLayout)}, key=str):
+                self.blocked_bases[lay] = self.blocked_base(lay, tip, lane)
             self.layout = BranchCoords(br.num_warps // 4, row_rt, col_rt, tip, lane, br.num_warps * 32, 1 + idx,
                                        col4_rt)
             self.memo = [{}]
@@ -337,6 +344,21 @@ class KernelFrame:
             self.layout = None
         self.emit(f"br label %{done}")
         self.label(done)
+
+    def blocked_base(self, lay: BlockedLayout, tip: str, lane: str) -> tuple[str, str]:
+        """The runtime (row, column) of the thread's first block in `lay`
+        (wsdialects.layout.blocked_base), with the bits each may set."""
+        (tr, tc), (wr, wc) = lay.lane_dims(), lay.warp_dims()
+        warp = self.op(f"lshr i32 {tip}, 5")
+        lr = self.op(f"udiv i32 {lane}, {tc}")
+        lc = self.op(f"urem i32 {lane}, {tc}")
+        wr_i = self.op(f"mul i32 {self.op(f'udiv i32 {warp}, {wc}')}, {tr}")
+        wc_i = self.op(f"mul i32 {self.op(f'urem i32 {warp}, {wc}')}, {tc}")
+        row = self.op(f"shl i32 {self.op(f'add i32 {wr_i}, {lr}')}, 2", "brow")
+        col = self.op(f"shl i32 {self.op(f'add i32 {wc_i}, {lc}')}, 2", "bcol")
+        self.known_bits[row] = (tr * wr - 1) << 2
+        self.known_bits[col] = (tc * wc - 1) << 2
+        return row, col
 
     def lower_lead_warp(self, o: Operation) -> None:
         """`nvgpu.wg.lead_warp`: the branch's first warp runs the body, the others jump past it."""

@@ -39,9 +39,9 @@ from dataclasses import dataclass
 from xdsl.dialects.builtin import TensorType
 from xdsl.ir import Operation, SSAValue
 
-from wsdialects.layout import (SWIZZLE_CHUNK_SHIFT, SWIZZLE_LINE_SHIFT, column_blocks, swizzle_bytes, swizzle_mask,
-                               swizzle_split)
-from wsdialects.lower.llvm.types import Smem, bits_of, elem_of, is_float, llty, nbytes, prod, round_up, shape_of
+from wsdialects.layout import (SWIZZLE_CHUNK_SHIFT, SWIZZLE_LINE_SHIFT, BlockedLayout, column_blocks, layout_of,
+                               swizzle_bytes, swizzle_mask, swizzle_split)
+from wsdialects.lower.llvm.types import Frag, Smem, bits_of, elem_of, is_float, llty, nbytes, prod, round_up, shape_of
 from wsdialects.nvgpu import DispatchOp
 from wsdialects.warp_group import GatherOp, ShareOp
 
@@ -210,7 +210,7 @@ class SharedTiles:
         schedules well for them (on a 255-register GEMM the split cost a spill)."""
         if S.trans:
             ridx, cidx = cidx, ridx
-        bits = getattr(self, "known_bits", {})
+        bits = self.known_bits
         (rr, rc), (cr, cc) = ridx, cidx
         split = None
         if S.align and rr in bits and cr in bits and len(S.shape) == 2 and nbytes(S.elem) == 1:
@@ -275,11 +275,78 @@ class SharedTiles:
             self.asm(f"{{ .reg .pred p; setp.ne.b32 p, $0, 0; @p st.shared.b{bits} [$1], $2; }}",
                      f"r,r,{'h' if bits == 16 else 'r'}", [("i32", first), ("i32", addr), (f"i{bits}", x)])
 
+    def blocked_words(self, S, idxs: list) -> list[list[int]]:
+        """The elements of a #layout.blocked tile (`idxs`, slot order) grouped by four that lie
+        side by side in `S`: per 4 x 4 block, the four stored rows (the block's rows, or its
+        columns where `S` is transposed), each four slots in stored order."""
+        out = []
+        for b in range(0, len(idxs), 16):
+            if S.trans:  # stored row = the block's column j: slots i * 4 + j, i = 0..3
+                out += [[b + 4 * i + j for i in range(4)] for j in range(4)]
+            else:
+                out += [[b + 4 * i + j for j in range(4)] for i in range(4)]
+        return out
+
+    def load_blocked(self, o: Operation, blocks: range | None = None) -> None:
+        """`nvgpu.smem.load` of an 8-bit tile into #layout.blocked: one 32-bit load per four
+        elements side by side in the slot (`blocked_words`), its bytes the elements; `blocks`:
+        only those 4 x 4 blocks (a copy loads each block right before storing it)."""
+        v = o.results[0]
+        S = self.vals.get(o.operands[0])
+        if not isinstance(S, Smem) or bits_of(S.elem) != 8:
+            self.fail(o, "nvgpu.smem.load into #layout.blocked reads an 8-bit tile of a slot or staging buffer")
+        idxs = [idx for _, idx in self.slots(v.type, o)]
+        for group in self.blocked_words(S, idxs):
+            if blocks is not None and group[0] // 16 not in blocks:
+                continue
+            addr = self.smem_idx_addr(S, *idxs[group[0]])
+            w = self.asm("ld.shared.b32 $0, [$1];", "=r,r", [("i32", addr)], "i32")
+            for k, s in enumerate(group):
+                x = self.op(f"trunc i32 {self.op(f'lshr i32 {w}, {8 * k}') if k else w} to i8")
+                self.byte_src[x] = (w, k)
+                self.memo[-1][(v, idxs[s])] = x
+        if blocks is None:
+            self.vals[v] = Frag([self.memo[-1][(v, idx)] for idx in idxs])
+
+    def store_blocked(self, v: SSAValue, S, op: Operation) -> None:
+        """A #layout.blocked 8-bit tile into `S`: one 32-bit store per four elements side by
+        side there (a transposing copy's bytes regrouped in registers)."""
+        if bits_of(elem_of(v.type)) != 8:
+            self.fail(op, "a #layout.blocked tile is stored into shared memory only with 8-bit elements")
+        slots = self.slots(v.type, op)
+        idxs = [idx for _, idx in slots]
+        load = v.owner if isinstance(v.owner, Operation) and v.owner.name == "nvgpu.smem.load" else None
+        copy = load is not None and v not in self.vals  # read block by block here (`_stored_next`)
+        if copy:
+            # the buffer's address, opaque to LLVM here: the store addresses are computed in
+            # the copy (an xor and an add each), not hoisted out of the loop one register each
+            addr = self.asm("mov.b32 $0, $1;", "=r,r", [("i32", S.addr)], "i32")
+            S = Smem(addr, S.shape, S.elem, S.swizzle, S.trans, S.block_bytes, S.align)
+        for group in self.blocked_words(S, idxs):
+            if copy and group[0] % 16 == 0 and self.lookup((v, idxs[group[0]])) is None:
+                self.load_blocked(load, range(group[0] // 16, group[0] // 16 + 1))
+            xs = [self._as_bits(self.ev(v, idxs[s], s), elem_of(v.type)) for s in group]
+            src = [self.byte_src.get(x) for x in xs]
+            if all(src):  # bytes of loaded words (a copy): three byte permutes
+                (a, ka), (b, kb), (c, kc), (d, kd) = src
+                lo = self.asm(f"prmt.b32 $0, $1, $2, {hex(ka | (4 + kb) << 4)};", "=r,r,r", [("i32", a), ("i32", b)], "i32")
+                hi = self.asm(f"prmt.b32 $0, $1, $2, {hex(kc | (4 + kd) << 4)};", "=r,r,r", [("i32", c), ("i32", d)], "i32")
+                w = self.asm("prmt.b32 $0, $1, $2, 0x5410;", "=r,r,r", [("i32", lo), ("i32", hi)], "i32")
+            else:
+                w = "0"
+                for k, x in enumerate(xs):
+                    b = self.op(f"zext i8 {x} to i32")
+                    w = self.op(f"or i32 {w}, {self.op(f'shl i32 {b}, {8 * k}') if k else b}")
+            addr = self.smem_idx_addr(S, *idxs[group[0]])
+            self.asm("st.shared.b32 [$0], $1;", "r,r", [("i32", addr), ("i32", w)])
+
     def store_fragment(self, v: SSAValue, S, op: Operation, shift: tuple[int, int] = (0, 0)) -> None:
         """Every thread writes its fragment elements of tile `v` into `S` (its layout) at
         their index + `shift` (rows, columns), two adjacent columns per store."""
         if len(shape_of(v.type)) == 1:
             return self.store_row_slice(v, S, op)
+        if isinstance(layout_of(v.type), BlockedLayout) and shift == (0, 0):
+            return self.store_blocked(v, S, op)
         et = elem_of(v.type)
         bits = bits_of(et)
         slots = self.slots(v.type, op)
