@@ -339,3 +339,27 @@ def test_cooperative_tma_store_is_gathered(shared, rng):
     gathers[1].erase()
     with pytest.raises(wsdialects.Deadlock, match=r"warp_group.gather #0 \(1 of 2 groups arrived\)"):
         run(module, case, grid, args)
+
+
+@pytest.mark.parametrize("pipeline", ["ws-partition,ws-distribute{depth=2}", "ws-specialize{depth=3 cooperative=2}"])
+def test_kernel_async_dots_hold_their_slot_until_the_wait(pipeline, rng):
+    """A kernel's own mma.async_dot reads its ring slot until the mma.wait retiring it:
+    ws-distribute releases the slot after the wait (else the interpreter reports a release
+    while the dot is in flight), and the outputs are dual_dot's as written."""
+    from cases import INPUTS, dual_dot_args
+
+    path = INPUTS / "dual_dot_async.mlir"
+    before = parse_kernel(path, shared=True)
+    after = shared_transform(path, pipeline)
+    assert any(isinstance(op, RegionOp) for op in after.walk()), "kernel was not warp-specialized"
+    grid, args = dual_dot_args(rng)
+    fresh = lambda: [a.copy() if isinstance(a, np.ndarray) else a for a in args]  # noqa: E731
+    want = fresh()
+    wsdialects.interpret(before, "dual_dot_async", grid, want)
+    assert rel_err(want[3], (want[0].astype(np.float32) @ want[1].astype(np.float32).T)
+                   * (want[0].astype(np.float32) @ want[2].astype(np.float32).T)) < 1e-3
+    for seed in (None, 1, 2):
+        got = fresh()
+        wsdialects.interpret(after, "dual_dot_async", grid, got, seed=seed)
+        assert np.array_equal(want[3], got[3])
+

@@ -131,6 +131,7 @@
 // ring, each used by its put only (a TMA copy into the slot), not one load into registers
 // stored into both rings.
 // RUN: ws-opt %S/../Inputs/kernels/scheduled/two_dots_shared_load.mlir -p 'ws-partition,ws-distribute{depth=2}' | filecheck %s --check-prefix=SHARED
+// RUN: ws-opt %S/../Inputs/kernels/dual_dot_async.mlir -p 'ws-partition,ws-distribute{depth=2}' | filecheck %s --check-prefix=ASYNC
 // SHARED:      warp_group.partition 0 producer
 // SHARED:        %[[X:.*]] = tile.desc_load %x_desc
 // SHARED-NEXT:   aref.put %[[R0:aref_x[_0-9]*]][%{{.*}}], %[[X]]
@@ -138,3 +139,11 @@
 // SHARED-NEXT:   aref.put %[[R1:aref_x[_0-9]*]][%{{.*}}], %[[X1]]
 // SHARED-NOT:    aref.put %{{.*}}, %[[X]]
 // SHARED:      warp_group.partition 1
+
+// The kernel's own async dots read the slot until the wait that retires them: the release
+// follows the wait, not the dots' issue.
+// ASYNC: %[[A:.*]], %[[WG:.*]], %[[WU:.*]] = aref.get %aref_a_wg_wu[%[[K:.*]]]
+// ASYNC: %g_f = mma.async_dot %[[A]]
+// ASYNC-NEXT: %u_f = mma.async_dot %[[A]]
+// ASYNC-NEXT: %g2, %u2 = mma.wait %g_f, %u_f {pending = 0}
+// ASYNC-NEXT: aref.consumed %aref_a_wg_wu[%[[K]]]

@@ -4,7 +4,8 @@
 only after `aref.consumed`, so that release must follow the last op reading the
 tiles -- or anything that may hold them: a view of them (`tile.trans`, read in
 shared memory by the lowering), the result of an `scf.if` / inner `scf.for` that
-yields them, an inner loop's iter_arg they enter. ws-distribute places each
+yields them, an inner loop's iter_arg they enter -- and an `mma.async_dot` written in the
+kernel reads them until the `mma.wait` retiring it. ws-distribute places each
 `consumed` after that last use; ws-pipeline-mma, ws-pipeline-coarse and the stage
 ordering ask which ops read a slot:
 
@@ -20,6 +21,7 @@ from xdsl.dialects import scf
 from xdsl.ir import Block, Operation, SSAValue
 
 from wsdialects.aref import ConsumedOp, GetOp
+from wsdialects.mma import AsyncDotOp, WaitOp
 from wsdialects.tile import TransOp
 
 # Ops that only re-view a tile the consumer borrowed (the lowering reads them in
@@ -79,7 +81,38 @@ def users_in(block: Block, values: set[SSAValue]) -> list[Operation]:
     return [op for op in block.ops if op in tops]
 
 
+def retiring_waits(block: Block, users: list[Operation]) -> list[Operation]:
+    """The ops of `block` (top level) holding the `mma.wait`s that retire the `mma.async_dot`s
+    among (or inside) `users`: an async dot reads its operands until then. Found through the
+    dot's result: a wait taking it, or the next async dot taking it as its accumulator (a chain
+    retires with its last dot). A dot whose result leaves `block` in flight (yielded: ws-pipeline-
+    mma's own dots, whose slots it releases itself) has none here."""
+    work = [d for u in users for d in ([u] if isinstance(u, AsyncDotOp) else u.walk()) if isinstance(d, AsyncDotOp)]
+    found, seen = [], set()
+    while work:
+        d = work.pop()
+        if d in seen:
+            continue
+        seen.add(d)
+        for use in d.result.uses:
+            o = use.operation
+            if isinstance(o, WaitOp):
+                found.append(_top_in(block, o))
+            elif isinstance(o, AsyncDotOp) and use.index == 2:
+                work.append(o)
+    return [o for o in found if o is not None]
+
+
 def release_after_last_use(block: Block, get: GetOp, consumed: ConsumedOp, views=VIEW_OPS) -> None:
-    """Insert `consumed` right after the last op of `block` using the get's tiles."""
+    """Insert `consumed` right after the last op of `block` using the get's tiles, or retiring
+    an `mma.async_dot` that reads them (the kernel's own async dots: the wait, not the issue,
+    ends the read):
+
+        %d = mma.async_dot %a, %bt, %acc ...     // reads the slot's %a, %bt ...
+        %r = mma.wait %d {pending = 0} ...        // ... until here
+        aref.consumed %ab[%k] ...
+    """
     users = users_in(block, borrowed(block, get, views))
+    late = set(users) | set(retiring_waits(block, users))
+    users = [op for op in block.ops if op in late]
     block.insert_op_after(consumed, users[-1] if users else get)
