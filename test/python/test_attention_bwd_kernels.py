@@ -156,7 +156,8 @@ AS_WRITTEN = [("f16", 64, False, 32, 64, False, "tma"), ("f16", 64, True, 64, 32
               ("bf16", 64, True, 32, 32, False, "tma"), ("f16", 128, True, 32, 64, True, "tma"),
               ("bf16", 128, False, 64, 32, False, "tma"), ("f16", 64, False, 64, 32, True, "tma"),
               ("f16", 128, False, 64, 32, True, "tma"), ("f16", 64, True, 64, 32, True, "atomic"),
-              ("bf16", 64, False, 32, 32, False, "atomic")]
+              ("bf16", 64, False, 32, 32, False, "atomic"), ("f16", 128, True, 32, 64, True, "tma-overlap"),
+              ("bf16", 64, False, 64, 32, False, "tma-overlap")]
 
 
 @pytest.mark.parametrize("dtype,d,causal,bm,bn,dqt,form", AS_WRITTEN, ids=lambda x: str(x))
@@ -187,7 +188,9 @@ def test_bwd_kernel_catches_a_wrong_mask(tmp, rng):
 
 @pytest.mark.parametrize("dtype,d,causal,bm,bn,dqt,form", [("f16", 64, True, 64, 64, False, "tma"),
                                                           ("bf16", 128, False, 64, 64, True, "tma"),
-                                                          ("f16", 128, True, 64, 64, True, "atomic")],
+                                                          ("f16", 128, True, 64, 64, True, "atomic"),
+                                                          ("f16", 128, False, 64, 64, True, "tma-overlap"),
+                                                          ("bf16", 64, True, 64, 64, False, "tma-overlap")],
                          ids=lambda x: str(x))
 @pytest.mark.parametrize("pipeline", ["ws-specialize{depth=2 mma-depth=1}", "ws-specialize{depth=3 cooperative=2}"])
 def test_chain_after_ws_specialize(dtype, d, causal, bm, bn, dqt, form, pipeline, tmp, rng):
@@ -209,7 +212,7 @@ def test_chain_after_ws_specialize(dtype, d, causal, bm, bn, dqt, form, pipeline
     ("preprocess", "ws-hopper", "tma"), ("dq_convert", "ws-hopper", "tma"),
     ("preprocess", "ws-hopper", "atomic"), ("dq_convert", "ws-hopper", "atomic"),
     ("backward", BACKWARD_PIPELINE, "tma"), ("backward", BACKWARD_PIPELINE, "atomic"),
-    ("backward", "ws-hopper{cooperative=2}", "tma")])
+    ("backward", "ws-hopper{cooperative=2}", "tma"), ("backward", BACKWARD_PIPELINE, "tma-overlap")])
 @pytest.mark.parametrize("causal", [False, True])
 def test_after_ws_hopper(kind, pipeline, form, causal, tmp, rng):
     """Each kernel at its bundled block sizes after ws-hopper (the runtime's pipelines), in both

@@ -38,7 +38,10 @@ BACKWARD_PIPELINE = "ws-hopper{depth=2 mma-depth=1 cooperative=1 pingpong=false 
 # The backward's forms (attention_bwd_kernels.backward's dq and stats): "tma" adds dQ^T with TMA
 # reduce-adds and reads LSE / Delta as TMA boxes of padded rows; "atomic" (the first form) adds dQ
 # with red.global.add through pointer tiles and reads LSE / Delta with masked pointer loads.
-FORMS = {"tma": {"dq": "tma", "stats": "tma"}, "atomic": {"dq": "atomic", "stats": "ptr"}}
+# "tma-overlap" is "tma" with the five dots issued as FlashAttention-3 orders them, each waited
+# for where first needed (attention_bwd_kernels.backward's overlap).
+FORMS = {"tma": {"dq": "tma", "stats": "tma"}, "atomic": {"dq": "atomic", "stats": "ptr"},
+         "tma-overlap": {"dq": "tma", "stats": "tma", "overlap": True}}
 DEFAULT_FORM = "tma"
 
 

@@ -177,3 +177,62 @@ _DQT_BODY_TMA = """\
       %kt = tile.trans %k [1, 0] : tensor<${BN}x${D}x$T> -> tensor<${D}x${BN}x$T>
       %dqt_i = tile.dot %kt, %dst16, %zero_qt : tensor<${D}x${BN}x$T>, tensor<${BN}x${BM}x$T> -> tensor<${D}x${BM}xf32>
       tile.desc_store add %dqt_desc[%bh, %c0, %q_off], %dqt_i : !tile.desc<tensor<${D}x${BM}xf32>>"""
+
+
+def overlap_dots(text: str) -> str:
+    """The main kernel's loop with its five dots issued as FlashAttention-3 orders them, each
+    waited for where its result is first needed (`mma.async_dot`, `mma.wait`; wgmma groups
+    retire in issue order): S^T and dP^T issued together, S^T waited for (dP^T may run on)
+    while P is computed, dV's dot issued before dP^T is waited for, dK's and dQ's issued
+    together and all three waited for at the end of the iteration:
+
+        %st_f = mma.async_dot %k, %qt, %zero_s         // S^T
+        %dpt_f = mma.async_dot %v, %dot, %zero_s       // dP^T
+        %st = mma.wait %st_f {pending = 1}             // S^T retired, dP^T in flight
+        ... Pt ...
+        %dv_f = mma.async_dot %pt16, %do, %dv
+        %dpt = mma.wait %dpt_f {pending = 1}           // dP^T retired, dV in flight
+        ... dSt ...
+        %dk_f = mma.async_dot %dst16, %q, %dk
+        %dqt_f = mma.async_dot %kt, %dst16, %zero_qt
+        %dv_new, %dk_new, %dqt_i = mma.wait %dv_f, %dk_f, %dqt_f {pending = 0}
+
+    `text` is the kernel as `backward` writes it (one tile.dot per product, in that order)."""
+    lines = text.split("\n")
+    by_name = {}
+    for i, line in enumerate(lines):
+        head = line.strip().split(" = tile.dot ", 1)
+        if len(head) == 2:
+            by_name[head[0]] = i
+    dq = "%dqt_i" if "%dqt_i" in by_name else "%dq_i"
+    if set(by_name) != {"%st", "%dv_new", "%dpt", "%dk_new", dq}:
+        raise ValueError(f"overlap_dots: expected the backward's five dots, got {sorted(by_name)}")
+    ind = lines[by_name["%st"]][:len(lines[by_name["%st"]]) - len(lines[by_name["%st"]].lstrip())]
+
+    def issue(name: str, new: str) -> str:
+        return lines[by_name[name]].replace(f"{name} = tile.dot ", f"{new} = mma.async_dot ")
+
+    def result_type(name: str) -> str:
+        return lines[by_name[name]].rsplit("-> ", 1)[1]
+
+    trans = next(i for i, line in enumerate(lines) if line.strip().startswith("%dot = tile.trans %do "))
+    out = []
+    for i, line in enumerate(lines):
+        if i == by_name["%st"]:
+            out += [issue("%st", "%st_f"), lines[trans], issue("%dpt", "%dpt_f"),
+                    f"{ind}%st = mma.wait %st_f {{pending = 1}} : {result_type('%st')}"]
+        elif i == trans:
+            continue
+        elif i == by_name["%dpt"]:
+            out.append(f"{ind}%dpt = mma.wait %dpt_f {{pending = 1}} : {result_type('%dpt')}")
+        elif i == by_name["%dv_new"]:
+            out.append(issue("%dv_new", "%dv_f"))
+        elif i == by_name["%dk_new"]:
+            out.append(issue("%dk_new", "%dk_f"))
+        elif i == by_name[dq]:
+            out += [issue(dq, f"{dq}_f"),
+                    f"{ind}%dv_new, %dk_new, {dq} = mma.wait %dv_f, %dk_f, {dq}_f {{pending = 0}} : "
+                    f"{result_type('%dv_new')}, {result_type('%dk_new')}, {result_type(dq)}"]
+        else:
+            out.append(line)
+    return "\n".join(out)

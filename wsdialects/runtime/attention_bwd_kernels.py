@@ -40,7 +40,7 @@ from wsdialects.runtime.attention_bwd_fragments import (
     _STAT_ARGS_PTR, _STAT_SETUP_PTR, _STAT_LOAD_PTR, _ST_C_PTR, _DPT_C_PTR, _P_MASK_PTR, _SEEN_PTR,
     _STAT_ARGS_TMA, _STAT_LOAD_TMA, _ST_C_TMA, _DPT_C_TMA, _P_MASK_TMA, _P_MASK_TMA_CAUSAL, _DQ_ARG_ATOMIC,
     _DQ_HEAD_ATOMIC, _DQ_SETUP, _DQ_BODY, _DQT_SETUP, _DQT_BODY, _DQ_ARG_TMA, _DQT_ARG_TMA, _DQ_SETUP_TMA,
-    _DQT_SETUP_TMA, _DQ_BODY_TMA, _DQT_BODY_TMA
+    _DQT_SETUP_TMA, _DQ_BODY_TMA, _DQT_BODY_TMA, overlap_dots
 )
 
 DTYPES = ("f16", "bf16")
@@ -414,14 +414,15 @@ def dq_is_transposed(d: int, block_m: int | None = None, num_warps: int = 8) -> 
 
 def backward(dtype: str = "f16", d: int = 128, causal: bool = False, block_m: int | None = None,
              block_n: int = 128, num_warps: int = 8, dq_transposed: bool | None = None,
-             dq: str = "tma", stats: str = "tma") -> str:
+             dq: str = "tma", stats: str = "tma", overlap: bool = False) -> str:
     """MLIR text of the main backward kernel (module docstring): `block_n` keys per program,
     `block_m` queries per iteration (default_block_m). dQ_i is computed as dS K_j, or with
     `dq_transposed` as (K_j^T dS^T)^T (default: dq_is_transposed). `dq="tma"` adds it with TMA's
     reduce-add (tile.desc_store add; dQ^T into a [B*H, d, Lp] buffer), `dq="atomic"` with
     tile.atomic_add through pointer tiles into [B*H, L, d]; `stats="tma"` reads LSE and Delta as
     [1, block_m] boxes of padded [B*H, Lp] rows (the producer's loads; no mask at L),
-    `stats="ptr"` as masked pointer loads of [B*H, L] rows."""
+    `stats="ptr"` as masked pointer loads of [B*H, L] rows. `overlap`: the dots issued as
+    FlashAttention-3 orders them and waited for where first needed (fragments.overlap_dots)."""
     block_m = block_m or default_block_m(d)
     _check(dtype, d, block_m, block_n)
     if dq not in DQ_FORMS or stats not in STAT_FORMS:
@@ -464,13 +465,14 @@ def backward(dtype: str = "f16", d: int = 128, causal: bool = False, block_m: in
         how = ", by TMA reduce-add"
     dq_what = ("dQ_i^T += K_j^T dSt  (through transposed offsets" if dq_transposed and dq == "atomic" else
                "dQ_i^T += K_j^T dSt  (a [d, BM] box" if dq_transposed else "dQ_i += dS K_j  (dS = dSt^T") + how
-    return _subst(_BWD, dtype, d, name=kernel_name("backward", dtype, d, causal), W=num_warps,
+    text = _subst(_BWD, dtype, d, name=kernel_name("backward", dtype, d, causal), W=num_warps,
                   what=" (causal)" if causal else "",
                   loop_what=" from the one holding key kv_off (causal)" if causal else "",
                   stat_what=stat_what, dq_buf=dq_buf, p_what=p_what, pad_what=pad_what, dq_what=dq_what,
                   stat_args=sub(stat_args), dq_arg=sub(dq_arg), stat_setup=stat_setup,
                   dq_setup=dq_head + sub(dq_setup), dq_body=sub(dq_body), stat_load=stat_load,
                   p_mask=sub(p_mask), st_c=sub(st_c), dpt_c=sub(dpt_c), bwd_setup=setup, **blocks)
+    return overlap_dots(text) if overlap else text
 
 
 _DQ = Template("""\
@@ -559,12 +561,12 @@ def kernel_text(kind: str, dtype: str = "f16", d: int = 128, causal: bool = Fals
     return fn(dtype, d, **options)
 
 
-def form_options(kind: str, d: int, dq: str = "tma", stats: str = "tma") -> dict:
+def form_options(kind: str, d: int, dq: str = "tma", stats: str = "tma", overlap: bool = False) -> dict:
     """The generator options of kernel `kind` in the backward of one form (dq, stats: see
-    `backward`): the preprocess pads the row statistics for stats="tma", the dQ conversion
+    `backward`; overlap: its dots overlapped): the preprocess pads the row statistics for stats="tma", the dQ conversion
     reads a transposed buffer where the main kernel reduce-adds dQ^T."""
     if kind == "backward":
-        return {"dq": dq, "stats": stats}
+        return {"dq": dq, "stats": stats, **({"overlap": True} if overlap else {})}
     if kind == "preprocess":
         return {"stats": stats}
     if kind == "dq_convert":
