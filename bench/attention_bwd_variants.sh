@@ -4,8 +4,8 @@
 #                          torch autograd of float32 SDPA, then TFLOP/s of each and of cuDNN
 #                          (bf16, B 4, H 32, d 128, L 4k and 16k, causal and not)
 #   ncu-<variant>.txt      Nsight Compute of the main kernel (SpeedOfLight, WarpStateStats,
-#                          SchedulerStats) for the TMA form (the wrapper's default) and the
-#                          atomic one (the first GPU run's form)
+#                          SchedulerStats) for tma-overlap, tma (the wrapper's default) and
+#                          atomic (the first GPU run's form)
 #   variants.log, ncu-*.log
 # Run from the repository root with xdsl, torch, triton and cuda-python importable:
 #   OUT=/tmp/out bash bench/attention_bwd_variants.sh
@@ -16,7 +16,7 @@ nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv > "$OUT/de
 timeout 200 python bench/attention_bwd.py --variants --out "$OUT" 2>&1 | grep -v "remark:" > "$OUT/variants.log"
 echo "variants: rc ${PIPESTATUS[0]}" >> "$OUT/variants.log"
 NCU=$(command -v ncu || ls /usr/local/cuda*/bin/ncu 2>/dev/null | head -1)
-for v in tma atomic; do
+for v in tma-overlap tma atomic; do
   if [ -z "$NCU" ]; then echo "no ncu on this machine" > "$OUT/ncu-$v.txt"; continue; fi
   timeout 60 "$NCU" --section SpeedOfLight --section WarpStateStats --section SchedulerStats \
       -k regex:'^flash_attention_bwd$' --launch-count 1 \
