@@ -31,7 +31,10 @@ is converted from the accumulator fragment into wgmma's 8-bit A fragment by an
                  -> tensor<128x128xf8E4M3FN, #layout.operand_a<parent = #layout.wgmma<warp_groups = 2>>>
 
 A tile in shared memory that is read
-element by element (not by wgmma) is loaded into registers first (`nvgpu.smem.load`). A tile that would need two register layouts (a layout conversion)
+element by element (not by wgmma) is loaded into registers first (`nvgpu.smem.load`); an
+8-bit one read only to be stored into shared memory again (ws-stage-operands' transposed
+copy of an fp8 V) is loaded in 4 x 4 blocks per thread, `#layout.blocked`, so that the copy
+reads and writes 32 bits at a time on both sides. A tile that would need two register layouts (a layout conversion)
 or that does not fit its layout is rejected with a located error. The pass changes no value: the interpreter runs the result as before.
 """
 
