@@ -4,7 +4,8 @@
 // exponential on a compute group of its own, both rescales on a third; QK^T one stage ahead of
 // P.V. The Hopper passes refuse the schedule (located, exit 1); bad options are errors.
 // (ws-sched''ule: the split keeps lit from substituting the tool path into the pass name.)
-// RUN: ws-opt %S/../../examples/kernels/flash_attention_fa4.mlir -p 'ws-sched''ule{arch=b200}' -o %t.fa4
+// (About 20 s of CPU: an explicit time limit keeps the test deterministic on a loaded machine.)
+// RUN: ws-opt %S/../../examples/kernels/flash_attention_fa4.mlir -p 'ws-sched''ule{arch=b200 time-limit=300}' -o %t.fa4
 // RUN: filecheck %s --input-file %t.fa4 --check-prefix=FA4
 // RUN: not ws-opt %t.fa4 -p ws-specialize 2>&1 | filecheck %s --check-prefix=HOPPER
 // RUN: not ws-opt %S/../../examples/kernels/flash_attention_fa4.mlir -p 'ws-sched''ule{arch=b200 reg-limit=8}' 2>&1 | filecheck %s --check-prefix=BADREG

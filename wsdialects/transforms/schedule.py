@@ -44,7 +44,7 @@ and the MMAs go on an issuer warp of their own; `ws.schedule` then names it (`is
 and the Hopper passes refuse such a schedule with a located error. On the bundled FA4-style
 kernel it finds FA4's warp roles (docs/blackwell-schedules.md). `time-limit` and `normalize`
 default to the machine model's (`search` in its JSON: 10 s and U = 300 on h100, 60 s and
-U = 12 on b200); `reg-limit` replaces the machine's registers per thread of a compute warp group
+U = 24 on b200); `reg-limit` replaces the machine's registers per thread of a compute warp group
 (a reduced budget, as Twill §6.3.2 tries; 24-255); `warp-groups` the compute warp groups to
 schedule for (1-8; default `tile.num_warps / 4`), and the kernel's `tile.num_warps` becomes 4 times it.
 
