@@ -260,7 +260,7 @@ def main():
     ap.add_argument("--batch", type=int, default=4)
     ap.add_argument("--heads", type=int, default=32)
     ap.add_argument("--bundled", action="store_true",
-                    help="also time examples/kernels/attention.mlir (2-D descriptors, no key mask: L % 128 == 0) "
+                    help="also time examples/kernels/attention.mlir (2-D descriptors, no key mask: L %% 128 == 0) "
                          "for fp16 d128 non-causal, as ws[bundled]")
     ap.add_argument("--kernel-dir", type=Path, default=KERNELS,
                     help="time the kernels of this folder (variants named as in examples/kernels, e.g. "
