@@ -239,14 +239,9 @@ class HopperPass(SpecializePass):
             raise error_at(kernels(op)[0], f"ws-hopper: at {self.ctas_per_sm} CTAs per SM a block has {limit} bytes of "
                                            f"shared memory, and rings of one slot already need {need[1]}: the kernel "
                                            f"cannot share an SM (use fewer CTAs per SM, or smaller tiles)")
+        _record_built(op, depth, min(self.mma_depth, max(depth - 1, 0)))
         if depth != self.depth:
-            from wsdialects.transforms.organisation import ORGANISATION_ATTR, from_attr, to_attr
             from wsdialects.transforms.partition import kernels, remark
-
-            for k in kernels(op):  # the organisation says what is built
-                if isinstance(org := k.attributes.get(ORGANISATION_ATTR), DictionaryAttr):
-                    built = dict(from_attr(org), depth=depth, **{"mma-depth": min(self.mma_depth, max(depth - 1, 0))})
-                    k.attributes[ORGANISATION_ATTR] = to_attr(built)
 
             per_sm = f" at {self.ctas_per_sm} CTAs per SM" if self.ctas_per_sm > 1 else ""
             for k in kernels(op)[:1]:
@@ -255,6 +250,23 @@ class HopperPass(SpecializePass):
         _replay(notes)
         # ws-verify-sync runs on the aref IR before ws-lower-aref, and on the result
         run_composite(self.name, ctx, op, lowering_passes(lead_warp=self.lead_warp), check=True)
+
+
+def _record_built(op: ModuleOp, depth: int, mma_depth: int) -> None:
+    """Make each kernel's `ws.organisation` say what ws-specialize built: the ring depth that fit,
+    and no team where ws-cooperative kept the consumer one group (its remark says why)."""
+    from wsdialects.transforms.organisation import ORGANISATION_ATTR, from_attr, to_attr
+    from wsdialects.transforms.partition import kernels
+
+    for k in kernels(op):
+        org = k.attributes.get(ORGANISATION_ATTR)
+        if not isinstance(org, DictionaryAttr):
+            continue
+        built = dict(from_attr(org), depth=depth, **{"mma-depth": mma_depth})
+        if built.get("cooperative", 1) > 1 and not any(o.name in ("warp_group.share", "warp_group.gather")
+                                                         for o in k.body.walk()):
+            built.update(cooperative=1, pingpong=False)
+        k.attributes[ORGANISATION_ATTR] = to_attr(built)
 
 
 AUTO_FIELDS = ("depth", "mma_depth", "cooperative", "pingpong", "persistent", "tile_group", "ctas_per_sm")
