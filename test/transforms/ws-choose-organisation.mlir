@@ -45,6 +45,15 @@
 // RUN: ws-opt %S/../../examples/kernels/flash_attention_d64.mlir -p ws-choose-organisation 2>&1 | filecheck %s --check-prefix=D64
 // D64: remark: ws-choose-organisation: persistent, depth {{[0-9]}}, mma-depth 1, tiles in serpentine order, 1 CTA per SM: per iteration tc 1024
 
+// After ws-schedule (Twill's joint model), the warps are the schedule's: its ping-pong team on
+// attention, its lockstep pair on the GEMM (no team); the model decides persistence and the rest.
+// RUN: ws-opt %S/../Inputs/kernels/scheduled/flash_attention.mlir -p ws-choose-organisation 2>&1 | filecheck %s --check-prefix=SCHED-PP
+// SCHED-PP: remark: ws-choose-organisation: persistent, a ping-pong team of 2 groups,
+// SCHED-PP-SAME: warps as ws-schedule planned them (a team of 2, ping-pong)
+// RUN: ws-opt %S/../Inputs/kernels/scheduled/gemm.mlir -p ws-choose-organisation 2>&1 | filecheck %s --check-prefix=SCHED-LOCK
+// SCHED-LOCK: remark: ws-choose-organisation: persistent, depth 3, mma-depth 1, tiles in bands of 8, 1 CTA per SM:
+// SCHED-LOCK-SAME: warps as ws-schedule planned them (a team of 2, lockstep)
+
 // No tensor-core loop: nothing to organise.
 // RUN: ws-opt %S/../Inputs/kernels/no_loop.mlir -p ws-choose-organisation 2>&1 | filecheck %s --check-prefix=NOLOOP
 // NOLOOP: remark: ws-choose-organisation: one tile per CTA, depth 4, mma-depth 1, 1 CTA per SM: no tensor-core loop
@@ -59,6 +68,10 @@
 // RUN: ws-opt %S/../Inputs/kernels/organisation/small_k_gemm.mlir -p 'ws-hopper{cooperative=1 depth=3}' 2>&1 | filecheck %s --check-prefix=GIVEN2
 // GIVEN2: ws.organisation = {depth = 3 : i32, "mma-depth" = 1 : i32, cooperative = 1 : i32, pingpong = false, persistent = true, "tile-group" = 8 : i32, "ctas-per-sm" = 1 : i32}
 // GIVEN2-SAME: ws.persistent = {programs = 132 : i32}
+// Every option given: the model's decision is not used, and what is built is what was asked.
+// RUN: ws-opt %S/../Inputs/kernels/organisation/small_k_gemm.mlir -p 'ws-hopper{persistent=true cooperative=1 pingpong=false depth=2 mma-depth=0 tile-group=0 ctas-per-sm=2}' 2>&1 | filecheck %s --check-prefix=ALL
+// ALL: ws.organisation = {depth = 2 : i32, "mma-depth" = 0 : i32, cooperative = 1 : i32, pingpong = false, persistent = true, "tile-group" = 0 : i32, "ctas-per-sm" = 2 : i32}
+// ALL-SAME: ws.ctas_per_sm = 2 : i32, ws.persistent = {programs = 264 : i32}
 // RUN: ws-opt %S/../Inputs/kernels/organisation/small_k_gemm.mlir -p 'ws-hopper{auto=false}' 2>&1 | filecheck %s --check-prefix=FIXED
 // FIXED-NOT: ws-choose-organisation
 // FIXED-NOT: ws.organisation
