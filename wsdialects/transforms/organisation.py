@@ -50,7 +50,7 @@ or edited by hand).
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from xdsl.dialects import func, scf
 from xdsl.dialects.builtin import BoolAttr, DictionaryAttr, IntegerAttr, IntegerType, ModuleOp, TensorType, i32
@@ -108,7 +108,6 @@ class Profile:
     trips: int | None = None  # a constant trip count, else None
     own_tile_loop: bool = False  # the K loop sits in a loop of the kernel's own (already persistent)
     has_loop: bool = False
-    notes: list[str] = field(default_factory=list)
 
 
 def _tile(t: Attribute):
@@ -133,8 +132,9 @@ def _dot_cycles(machine, op: Operation) -> float:
 
 def _reg_cycles(machine, op: Operation) -> float:
     """Cycles of an elementwise / reduction op on a tile (0 for views, scalars, memory ops)."""
-    if not any(isinstance(r.type, TensorType) for r in op.results) or machine.is_view(op.name) \
-            or op.name.startswith("tile.") and op.name != "tile.reduce" or op.name == "arith.constant":
+    on_tiles = any(isinstance(r.type, TensorType) for r in op.results)
+    memory_or_view = op.name.startswith("tile.") and op.name != "tile.reduce"
+    if not on_tiles or memory_or_view or machine.is_view(op.name) or op.name == "arith.constant":
         return 0.0
     cost = machine.op_cost(op.name, [t for r in op.results if (t := _tile(r.type))],
                            [t for o in op.operands if (t := _tile(o.type))])
@@ -203,11 +203,9 @@ def profile(kernel: func.FuncOp, machine) -> Profile:
             if c or any(v in register_made for v in o.operands):
                 p.regs += c
                 register_made.update(o.results)
-    for o in kernel.body.walk():
-        if _in_loop(o, kernel) is not None and not p.own_tile_loop:
-            continue
-        if p.own_tile_loop and (o is main or o.parent_op() is main or _within(o, main)):
-            continue
+    for o in kernel.body.walk():  # a tile's prologue and epilogue: the ops outside its K loops
+        if o is main or _within(o, main) or (_in_loop(o, kernel) is not None and not p.own_tile_loop):
+            continue  # (another K loop of the tile, a causal kernel's diagonal one: priced as the main one)
         if o.name in ("tile.desc_store", "tile.store"):
             t = _tile(o.operands[-1].type) if o.name == "tile.desc_store" else _tile(o.operands[1].type)
             if t is not None:
@@ -219,7 +217,7 @@ def profile(kernel: func.FuncOp, machine) -> Profile:
                     p.desc_staging_bytes += _aligned(out.bytes)
         elif o.name in ("tile.desc_load", "tile.load") and isinstance(o.results[0].type, TensorType):
             p.once_bytes += _aligned(_tile(o.results[0].type).bytes)
-        elif _in_loop(o, kernel) is None:
+        else:
             p.epilogue += _reg_cycles(machine, o)
     p.epilogue += machine.rule("tile.dot").get("latency", 0)
     warps = kernel.attributes.get(NUM_WARPS_ATTR)
