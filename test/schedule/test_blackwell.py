@@ -214,9 +214,9 @@ def _roles(g):
 def test_backward_on_b200_at_the_full_budget():
     """Five MMAs, one exponential and dQ's reduction per iteration, the kernel's two groups
     at 240 registers: the tensor core is the bound and the schedule reaches it; the
-    exponential and the load staging dQ^T for its reduction are on different groups (at
-    U = 48 the two groups form a ping-pong team instead, Twill's strategy, also at the
-    bound; docs/blackwell-schedules.md)."""
+    exponential and the load staging dQ^T for its reduction are on different groups (not
+    Twill's ping-pong of the two groups, which is not offered for this kernel's one-row LSE
+    and Delta tiles: docs/blackwell-schedules.md)."""
     g, s, w = _bwd("b200", normalize=12)
     units = {u: sum(len(op.uses.get(u, ())) for op in g.ops) for u in g.units}
     assert s.ii == s.res_mii == units["TC"] == max(units.values())
