@@ -32,7 +32,7 @@ def _parser() -> argparse.ArgumentParser:
                    help="machine model used to build graphs from .mlir input (JSON graphs carry their own units)")
     p.add_argument("--normalize", type=int, metavar="U", default=None,
                    help="rescale cycle counts with the §5.2 integer program so they sum to at most U "
-                        "(default: off for JSON, 300 for .mlir, the paper's U)")
+                        "(default: off for JSON; for .mlir the machine's, 300 on h100 (the paper's U), 24 on b200)")
     p.add_argument("--time-limit", type=float, default=120.0, metavar="S",
                    help="time limit in seconds for the whole search, solver included (default 120)")
     p.add_argument("--dump-graph", action="store_true", help="print the (normalized) graph JSON instead of solving")
