@@ -101,7 +101,7 @@ def check(name, causal, vt, k_, out_dtype, per_head=True, seed=0):
         assert not torch.isnan(o).any(), f"NaN in the output (unwritten elements?) at {(B, H, L)}"
         expand = (lambda x: x) if per_head else (lambda x: x.expand(B * H))
         deq = [(x.float() * expand(d).view(-1, 1, 1)).view(B, H, L, D) for x, d in ((q, qd), (k, kd), (v, vd))]
-        ref = F.scaled_dot_product_attention(*deq, is_causal=causal).view(B * H, L, D)
+        ref = F.scaled_dot_product_attention(*deq, is_causal=causal).reshape(B * H, L, D)
         model = modelled(q, k, v, expand(qd), expand(kd), expand(vd), causal, sm_scale)
         err_ref = ((o.float() - ref).norm() / ref.norm()).item()
         err_model = ((o.float() - model).norm() / model.norm()).item()
