@@ -109,3 +109,18 @@ def test_packed_kernel_parameters_hold_each_value_as_its_type():
     slots = (ctypes.c_void_p * 5).from_address(address)
     assert [t.from_address(s).value for t, s in zip(types, slots)] == list(vals)
     assert launch._params_block((), ()) == (None, None)
+
+
+def test_a_wrong_argument_count_names_the_users_parameters(monkeypatch):
+    """A persistent kernel whose store became a TMA store takes the user's 7 arguments; the
+    descriptor, its flag and the grid the launch adds are not counted in what it asks for."""
+    info = {}
+    torch, _drv, _counts, _launches = launch_doubles.install(monkeypatch, lambda: info["k"])
+    monkeypatch.setattr(compiler, "_ptx_cached", lambda llvm_ir: "")
+    compiled = wsdialects.compile(REPO / "examples" / "kernels" / "gemm.mlir", "ws-hopper{persistent=true}")
+    info["k"] = compiled.kernels["matmul"]
+    assert info["k"].tma_stores and info["k"].persistent_programs
+    a = torch.empty((128, 64), torch.float16)
+    with pytest.raises(launch.LaunchError, match=r"matmul: expected 7 arguments \(a_desc, b_desc, c_ptr, M, N, K, "
+                                                 r"stride_cm\), got 3"):
+        compiled.kernel("matmul")[1](a, a, a)

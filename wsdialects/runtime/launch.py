@@ -462,23 +462,22 @@ class Launcher:
         info = self.info
         self._used = []
         hidden = built_argument_count(len(info.tma_stores), len(info.tma_loads), len(info.host_descs))
-        if hidden:
+        grid_args = 3 if info.persistent_programs else 0
+        user = len(info.params) - hidden - grid_args  # the kernel's own parameters, as the user wrote them
+        if len(args) not in (user, user + hidden):
+            names = ", ".join(p.name for p in info.params[:user])
+            raise LaunchError(f"{info.name}: expected {user} arguments ({names}), got {len(args)}")
+        if hidden and len(args) == user:
             # trailing arguments before ws-persistent's grid: ws-host-descriptors' contract (a descriptor
             # per tile.make_desc), ws-tma-load's (a descriptor per view), ws-tma-store's (a descriptor
             # and a flag per converted store)
-            user = len(info.params) - hidden - (3 if info.persistent_programs else 0)
-            if len(args) == user:
-                extra = self._host_desc_args(args)
-                extra.update(self._tma_load_args(args))
-                built = self._tma_store_args(args)
-                for k, e in enumerate(info.tma_stores):
-                    extra[e["desc"]], extra[e["desc"] + 1] = built[2 * k], built[2 * k + 1]
-                args = tuple(args) + tuple(extra[i] for i in range(user, user + hidden))
-        if info.persistent_programs:  # ws-persistent contract: the user's grid travels as 3 trailing i32
-            user = len(info.params) - 3
-            if len(args) != user:
-                names = ", ".join(p.name for p in info.params[:user])
-                raise LaunchError(f"{info.name}: expected {user} arguments ({names}), got {len(args)}")
+            extra = self._host_desc_args(args)
+            extra.update(self._tma_load_args(args))
+            built = self._tma_store_args(args)
+            for k, e in enumerate(info.tma_stores):
+                extra[e["desc"]], extra[e["desc"] + 1] = built[2 * k], built[2 * k + 1]
+            args = tuple(args) + tuple(extra[i] for i in range(user, user + hidden))
+        if grid_args:  # ws-persistent contract: the user's grid travels as 3 trailing i32
             args = tuple(args) + tuple(grid)
             grid = (min(info.persistent_programs, grid[0] * grid[1] * grid[2]), 1, 1)
         if len(args) != len(info.params):
