@@ -131,7 +131,7 @@ def test_bad_inputs_refused(bad, msg):
 def test_triton_grouped_mm():
     """examples/triton/grouped_gemm.py's kernel through wsdialects.compile (the @triton.jit
     function, launched as Triton launches it) and through Triton itself, against torch."""
-    pytest.importorskip("triton")
+    triton = pytest.importorskip("triton")
     import importlib.util
     from pathlib import Path
 
@@ -145,7 +145,11 @@ def test_triton_grouped_mm():
     a, b, offs, _ = problem(sizes, N, K, torch.bfloat16)
     want = reference(a, b, sizes)
     ours = mod.grouped_mm(a, b, offs, kernel=wsdialects.compile(mod.grouped_mm_kernel))
-    theirs = mod.grouped_mm(a, b, offs)
     torch.cuda.synchronize()
     assert rel_err(ours, want) < 1e-2
+    try:  # Triton's own compile of the same source, where this Triton compiles it
+        theirs = mod.grouped_mm(a, b, offs)
+    except RuntimeError as e:  # Triton 3.6's TTGIR coalescing aborts on this kernel (its TTIR, ours, is fine)
+        pytest.skip(f"Triton {triton.__version__} does not compile the kernel itself: {str(e).splitlines()[0]}")
+    torch.cuda.synchronize()
     assert rel_err(theirs, want) < 1e-2

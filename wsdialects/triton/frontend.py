@@ -295,21 +295,48 @@ def complete_signature(fn, signature, constexprs: dict | None) -> tuple[dict, di
 
 def ttir(fn, signature: dict, constexprs: dict, num_warps: int = 4, attrs: dict | None = None) -> str:
     """Triton's TTIR of `fn` for a complete signature (every argument, constexprs as
-    "constexpr") for Hopper (sm_90): what `triton.compile` prints as `asm["ttir"]`."""
+    "constexpr") for Hopper (sm_90): what `triton.compile` prints as `asm["ttir"]`, made by
+    Triton's own stages up to TTIR only (`_ttir_stage`), so neither Triton's later passes
+    nor ptxas run (nor fail: Triton 3.6's TTGIR coalescing aborts on some kernels whose TTIR
+    is fine)."""
     triton = require_triton()
     from triton.backends.compiler import GPUTarget
     from triton.compiler import ASTSource
 
     fn = jit_function(fn)
     src = ASTSource(fn, signature, constexprs, attrs)
+    target, options = GPUTarget("cuda", 90, 32), {"num_warps": int(num_warps)}
     try:
-        k = triton.compile(src, target=GPUTarget("cuda", 90, 32), options={"num_warps": int(num_warps)})
+        try:
+            return _ttir_stage(src, target, options)
+        except (AttributeError, ImportError, KeyError):  # a Triton whose compile driver is laid out otherwise
+            return triton.compile(src, target=target, options=options).asm["ttir"]
     except Exception as e:  # noqa: BLE001 - Triton's own compile error, reported as such
         from wsdialects.diagnostics import WsError
 
         raise WsError(f"Triton could not compile {fn.__name__}: {type(e).__name__}: {e}",
                       fn.fn.__code__.co_filename) from None
-    return k.asm["ttir"]
+
+
+def _ttir_stage(src, target, options: dict) -> str:
+    """`triton.compile`'s first steps (Triton 3.4 to 3.9): the backend's options and stages, the
+    source's IR, then the "ttir" stage alone, printed as Triton caches it (`str(module)`)."""
+    import inspect
+
+    from triton._C.libtriton import ir
+    from triton.compiler.compiler import make_backend
+
+    backend = make_backend(target)
+    opts = backend.parse_options(dict(options, **src.parse_options()))
+    stages: dict = {}
+    backend.add_stages(stages, opts, src.language)
+    context = ir.context()
+    ir.load_dialects(context)
+    backend.load_dialects(context)
+    args = (opts, backend.get_codegen_implementation(opts), backend.get_module_map(), context)
+    takes_target = len(inspect.signature(src.make_ir).parameters) == 5  # Triton 3.5 on: make_ir(target, ...)
+    module = src.make_ir(target, *args) if takes_target else src.make_ir(*args)
+    return str(stages["ttir"](module, {"target": target, **opts.__dict__}))
 
 
 def import_module(text: str, filename: str, num_warps: int) -> ModuleOp:
