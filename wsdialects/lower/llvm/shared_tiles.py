@@ -34,6 +34,8 @@
 
 from __future__ import annotations
 
+import re
+
 from dataclasses import dataclass
 
 from xdsl.dialects.builtin import TensorType
@@ -77,8 +79,13 @@ def in_loop(op: Operation) -> bool:
     return False
 
 
+_PURE_INT = {"add", "sub", "mul", "shl", "lshr", "and", "or", "xor", "zext", "trunc", "udiv", "urem"}
+
+
 class SharedTiles:
     """Mixin of `kernel.Kernel` (uses its emitter state: smem, layout, vals, ...)."""
+
+    loop_starts: list[int] = []  # the value counter at each enclosing scf.for body's start (control.py)
 
     # ------------------------------------------------------------------ planning
     def plan_shared_tiles(self, f: Operation) -> None:
@@ -179,6 +186,24 @@ class SharedTiles:
                                                        free if in_loop(op) else None, store)
 
     # ------------------------------------------------------------------ element access
+    def loop_invariant(self, value: str, start: int) -> bool:
+        """Is LLVM value `value` the same in every iteration of the loop whose body began when
+        the value counter stood at `start`: made before it (a parameter, a constant), or pure
+        integer arithmetic of such values (what LLVM would hoist)?"""
+        m = re.fullmatch(r"%([A-Za-z_.]*?)(\d+)", value)
+        if m is None or m.group(1) == "p" or int(m.group(2)) <= start:
+            return True
+        key = ("invariant", value, start)
+        memo = self.__dict__.setdefault("_invariant_memo", {})  # per kernel: names repeat across kernels
+        hit = memo.get(key)
+        if hit is None:
+            head = f"  {value} = "
+            rhs = next((ln[len(head):] for ln in reversed(self.lines) if ln and ln.startswith(head)), None)
+            pure = rhs is not None and rhs.split(" ", 1)[0] in _PURE_INT
+            hit = pure and all(self.loop_invariant(x, start) for x in re.findall(r"%[\w.]+", rhs.split(" ", 2)[2]))
+            memo[key] = hit
+        return hit
+
     def smem_elem_addr(self, S, row: str, col: str) -> str:
         """i32 shared address of logical element (row, col) of tile `S`: S.addr +
         `wsdialects.layout.smem_offset` of the stored element, written step for step."""
@@ -206,14 +231,19 @@ class SharedTiles:
         slot or staging buffer, 1024-B aligned), the thread's runtime address is computed once
         and the element's is one xor and one add from it: a copy of a whole tile then keeps a
         few base registers, not one address per element. Used for 8-bit tiles (the fp8 V
-        copy, one access per byte or pair); wider tiles keep the address arithmetic LLVM
-        schedules well for them (on a 255-register GEMM the split cost a spill)."""
+        copy, one access per byte or pair), and inside a loop for a tile at a loop-invariant
+        address (a staging buffer, a slot read in a loop over other slots), where the xor and
+        the add are an asm LLVM does not hoist: that tile's element addresses would otherwise
+        all be hoisted out of the loop and held in registers across it. Other wider tiles keep
+        the address arithmetic LLVM schedules well for them (on a 255-register kernel the split
+        cost a spill: test_ptxas's computed_put, a ring slot written in a loop)."""
         if S.trans:
             ridx, cidx = cidx, ridx
         bits = self.known_bits
         (rr, rc), (cr, cc) = ridx, cidx
         split = None
-        if S.align and rr in bits and cr in bits and len(S.shape) == 2 and nbytes(S.elem) == 1:
+        looped = bool(self.loop_starts) and self.loop_invariant(S.addr, self.loop_starts[-1])
+        if S.align and rr in bits and cr in bits and len(S.shape) == 2 and (nbytes(S.elem) == 1 or looped):
             split = swizzle_split(bits[rr], rc, bits[cr], cc, nbytes(S.elem), S.row_stride, S.swizzle, S.block_bytes)
         if split is None or S.align % (1 << (SWIZZLE_LINE_SHIFT + (S.swizzle // 16).bit_length() - 1)):
             row, col = self._index(ridx), self._index(cidx)
@@ -225,6 +255,8 @@ class SharedTiles:
             base = self.smem_elem_addr(plain, rr, cr)
             self.memo[-1][key] = base
         x, a = split
+        if looped and (x or a):
+            return self.asm(f"{{ .reg .b32 t; xor.b32 t, $1, {x}; add.u32 $0, t, {a}; }}", "=r,r", [("i32", base)], "i32")
         addr = self.op(f"xor i32 {base}, {x}") if x else base
         return self.op(f"add i32 {addr}, {a}") if a else addr
 
