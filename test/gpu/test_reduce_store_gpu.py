@@ -98,7 +98,7 @@ def _overlap_reference(a, b, c0):
     ap[:A_ROWS] = a.double()
     for p in range(P):
         t = ap[32 * p: 32 * p + 64] @ b.double().T
-        r, col = 32 * p, 48 * p - 16
+        r, col = 32 * p, 48 * p + 8
         r1, c_lo, c_hi = min(r + 64, M), max(col, 0), min(col + 64, N)
         c[r:r1, c_lo:c_hi] += t[: r1 - r, c_lo - col: c_hi - col]
     return c

@@ -172,20 +172,25 @@ def test_out_of_bounds_pointer_access_is_reported():
 
 
 def test_tma_out_of_bounds_reads_zero_and_drops_writes():
+    """A load's box may start before the tensor and run past it (zeros there); a store's box may
+    run past the end (dropped) but not start before the tensor (an error, as on the GPU)."""
     text = """
-    func.func @k(%x: !tile.desc<tensor<4x4xf32>>, %y: !tile.desc<tensor<4x4xf32>>, %i: i32, %j: i32) attributes {tile.kernel} {
+    func.func @k(%x: !tile.desc<tensor<4x4xf32>>, %y: !tile.desc<tensor<4x4xf32>>, %i: i32, %j: i32, %k: i32) attributes {tile.kernel} {
       %t = tile.desc_load %x[%i, %j] : !tile.desc<tensor<4x4xf32>> -> tensor<4x4xf32>
       %one = arith.constant dense<1.0> : tensor<4x4xf32>
       %u = arith.addf %t, %one : tensor<4x4xf32>
-      tile.desc_store %y[%i, %j], %u : !tile.desc<tensor<4x4xf32>>
+      tile.desc_store %y[%i, %k], %u : !tile.desc<tensor<4x4xf32>>
       func.return
     }"""
     x = np.arange(30, dtype=np.float32).reshape(5, 6)
     y = np.zeros((5, 6), np.float32)
-    wsdialects.interpret(wsdialects.parse(text), "k", 1, [x, y, 3, -2])
+    wsdialects.interpret(wsdialects.parse(text), "k", 1, [x, y, 3, -2, 3])
     want = np.zeros((5, 6), np.float32)
-    want[3:5, 0:2] = x[3:5, 0:2] + 1
+    want[3:5, 3:5] = 1  # the load's columns -2 and -1: zeros, plus one
+    want[3:5, 5] = x[3:5, 0] + 1
     assert np.array_equal(y, want)
+    with pytest.raises(Exception, match="a TMA store's coordinates must be >= 0"):
+        wsdialects.interpret(wsdialects.parse(text), "k", 1, [x, y, 3, -2, -2])
 
 
 def test_fp8_dot_rounds_inputs_and_accumulates_in_fp32():

@@ -68,9 +68,8 @@ def test_verifier_kind_property():
 
 
 def _blocks_kernel(kind: str, elem: str) -> str:
-    """Program p reduces block p of `v` (programs x 4 x 8) into `d` at row 2p, column 3p - 2:
-    neighbours overlap by two rows, the first block starts left of the tensor and the last ones
-    run past its end."""
+    """Program p reduces block p of `v` (programs x 4 x 8) into `d` at row 2p, column 3p + 1:
+    neighbours overlap by two rows and five columns, and the last ones run past its end."""
     return f"""
 func.func @k(%d: !tile.desc<tensor<4x8x{elem}>>, %v: !tile.desc<tensor<1x4x8x{elem}>>) attributes {{tile.kernel}} {{
   %p = tile.program_id 0 : i32
@@ -79,7 +78,8 @@ func.func @k(%d: !tile.desc<tensor<4x8x{elem}>>, %v: !tile.desc<tensor<1x4x8x{el
   %c3 = arith.constant 3 : i32
   %r = arith.muli %p, %c2 : i32
   %p3 = arith.muli %p, %c3 : i32
-  %c = arith.subi %p3, %c2 : i32
+  %c1 = arith.constant 1 : i32
+  %c = arith.addi %p3, %c1 : i32
   %x = tile.desc_load %v[%p, %c0, %c0] : !tile.desc<tensor<1x4x8x{elem}>> -> tensor<1x4x8x{elem}>
   %y = tile.reshape %x : tensor<1x4x8x{elem}> -> tensor<4x8x{elem}>
   tile.desc_store {kind} %d[%r, %c], %y : !tile.desc<tensor<4x8x{elem}>>
@@ -91,7 +91,7 @@ def _reference(kind, d0, v):
     out = d0.copy()
     op = {"add": np.add, "min": np.minimum, "max": np.maximum}[kind]
     for p in range(v.shape[0]):
-        r, c = 2 * p, 3 * p - 2
+        r, c = 2 * p, 3 * p + 1
         for i in range(4):
             for j in range(8):
                 if 0 <= r + i < out.shape[0] and 0 <= c + j < out.shape[1]:
@@ -288,13 +288,13 @@ OVERLAP_P, OVERLAP_M, OVERLAP_N, OVERLAP_K, OVERLAP_A_ROWS = 5, 176, 216, 104, 1
 
 def overlap_reference(a, b, c0, programs):
     """C0 plus, per program p, A[32p : 32p + 64] @ B^T (A zero past its rows) at row 32p,
-    column 48p - 16, clipped to C (float64: exact for the tests' small integers)."""
+    column 48p + 8, clipped to C (float64: exact for the tests' small integers)."""
     c = c0.astype(np.float64)
     a64 = np.zeros((32 * programs + 64, a.shape[1]))
     a64[: a.shape[0]] = a.astype(np.float64)
     for p in range(programs):
         t = a64[32 * p: 32 * p + 64] @ b.astype(np.float64).T
-        r, col = 32 * p, 48 * p - 16
+        r, col = 32 * p, 48 * p + 8
         rs, cs = slice(r, min(r + 64, c.shape[0])), slice(max(col, 0), min(col + 64, c.shape[1]))
         c[rs, cs] += t[: rs.stop - r, cs.start - col: cs.stop - col]
     return c
@@ -353,3 +353,21 @@ func.func @k(%d: !tile.desc<tensor<4x8xf32>>, %x: !tile.desc<tensor<4x8xf32>>, %
     want = d0.copy()
     want[3:6, 3:7] += 3 * v[:3, :4]
     assert np.array_equal(d, want)
+
+
+@pytest.mark.parametrize("kind", ["", "add "])
+def test_a_store_box_starting_before_the_tensor_is_an_error(kind):
+    """A TMA store (plain or reduce) at a negative coordinate is reported, not clipped: the H200 stops
+    the kernel there ('illegal instruction' for a reduce-add box at column -16)."""
+    src = f"""func.func @k(%d: !tile.desc<tensor<8x16xf32>>, %j: i32) attributes {{tile.kernel, tile.num_warps = 4 : i32}} {{
+  %c0 = arith.constant 0 : i32
+  %v = arith.constant dense<1.0> : tensor<8x16xf32>
+  tile.desc_store {kind}%d[%c0, %j], %v : !tile.desc<tensor<8x16xf32>>
+  func.return
+}}"""
+    module = wsdialects.parse(src)
+    c = np.zeros((8, 32), np.float32)
+    wsdialects.interpret(module, "k", 1, [c, 16])
+    assert c[:, 16:].sum() == 8 * 16
+    with pytest.raises(Exception, match=r"the box starts at \[0, -4\]; a TMA store's coordinates must be >= 0"):
+        wsdialects.interpret(module, "k", 1, [c, -4])

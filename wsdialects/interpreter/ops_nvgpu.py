@@ -306,6 +306,9 @@ def _tma_load(frame, op, a):
 def _tma_store(frame, op, a):
     buf, i, desc, *coords = a
     value = buf[_slot(buf, i, op)]
+    if any(int(x) < 0 for x in coords):  # as tile.desc_store: TMA stores take coordinates >= 0
+        raise InterpretError(f"{where(op)}nvgpu.tma.async_store: the box starts at {[int(x) for x in coords]}; "
+                             "a TMA store's coordinates must be >= 0")
     w = _window(desc, [int(x) for x in coords])
     if w is not None:
         part = np.asarray(value)[w[1]]

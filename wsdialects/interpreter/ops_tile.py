@@ -160,6 +160,10 @@ def _desc_load(frame, op, a):
 @impl("tile.desc_store")
 def _desc_store(frame, op, a):
     desc, idx, value = a[0], [int(i) for i in a[1:-1]], a[-1]
+    if any(i < 0 for i in idx):  # loads clip below 0 (zeros); stores do not: on an H200 a reduce-add
+        # box starting at column -16 stops the kernel with "illegal instruction"
+        raise InterpretError(f"{where(op)}tile.desc_store: the box starts at {idx}; a TMA store's coordinates "
+                             "must be >= 0 (only a box running past the tensor's end is clipped)")
     alloc = staging_alloc(op)  # staged in a released ring slot (ws-stage-in-slot): written there, read by TMA
     if alloc is not None:
         slot = frame.read(alloc.results[0], op)

@@ -296,8 +296,10 @@ def parse_reduce_kind(parser: Parser) -> str | None:
 
 @irdl_op_definition
 class DescStoreOp(BodyThenAttrs):
-    """TMA store of a block at (idx0, idx1, ...); out-of-bounds elements are dropped. Operands:
-    the descriptor, the indices, then the value (the descriptor's block).
+    """TMA store of a block at (idx0, idx1, ...); elements past the tensor's end are dropped.
+    The indices must be >= 0: unlike a load, a store's box may not start before the tensor
+    (the interpreter reports it; the hardware stops the kernel). Operands: the descriptor, the
+    indices, then the value (the descriptor's block).
 
     With a reduction kind after the op name (`add`; `min` / `max` for i32), the store is TMA's
     reduce (Triton's `desc.atomic_add`, TTIR's `tt.descriptor_reduce add`): each element of the

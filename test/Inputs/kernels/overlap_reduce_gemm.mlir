@@ -1,7 +1,7 @@
-// Program p adds A[32p : 32p + 64] @ B[0 : 64]^T into C at row 32p, column 48p - 16 with a TMA
+// Program p adds A[32p : 32p + 64] @ B[0 : 64]^T into C at row 32p, column 48p + 8 with a TMA
 // reduce-add (tile.desc_store add): neighbouring programs' tiles overlap by 32 rows and 16
-// columns, the first starts left of C (its first 16 columns are dropped) and the last ones run
-// past C's end (clipped). f32, and f16 / bf16 (the tile rounded to C's type, added by TMA).
+// columns, and the last ones run past C's end (clipped). (A box may not start left of C: TMA
+// stores take coordinates >= 0.) f32, and f16 / bf16 (the tile rounded to C's type, added by TMA).
 // Grid: (programs,); A has at least 32 * programs + 32 rows (rows past A's end read zeros).
 
 // f32: the accumulator itself.
@@ -10,14 +10,14 @@ func.func @overlap_f32(%a_desc: !tile.desc<tensor<64x64xf16>>, %b_desc: !tile.de
     attributes {tile.kernel, tile.num_warps = 4 : i32} {
   %c0 = arith.constant 0 : i32
   %c1 = arith.constant 1 : i32
-  %c16 = arith.constant 16 : i32
+  %c8 = arith.constant 8 : i32
   %c32 = arith.constant 32 : i32
   %c48 = arith.constant 48 : i32
   %c64 = arith.constant 64 : i32
   %p = tile.program_id 0 : i32
   %r0 = arith.muli %p, %c32 : i32
   %p48 = arith.muli %p, %c48 : i32
-  %col0 = arith.subi %p48, %c16 : i32
+  %col0 = arith.addi %p48, %c8 : i32
   %kt = arith.ceildivsi %K, %c64 : i32
   %zero = arith.constant dense<0.0> : tensor<64x64xf32>
   %acc = scf.for %k = %c0 to %kt step %c1 iter_args(%s = %zero) -> (tensor<64x64xf32>) : i32 {
@@ -40,14 +40,14 @@ func.func @overlap_f16(%a_desc: !tile.desc<tensor<64x64xf16>>, %b_desc: !tile.de
     attributes {tile.kernel, tile.num_warps = 4 : i32} {
   %c0 = arith.constant 0 : i32
   %c1 = arith.constant 1 : i32
-  %c16 = arith.constant 16 : i32
+  %c8 = arith.constant 8 : i32
   %c32 = arith.constant 32 : i32
   %c48 = arith.constant 48 : i32
   %c64 = arith.constant 64 : i32
   %p = tile.program_id 0 : i32
   %r0 = arith.muli %p, %c32 : i32
   %p48 = arith.muli %p, %c48 : i32
-  %col0 = arith.subi %p48, %c16 : i32
+  %col0 = arith.addi %p48, %c8 : i32
   %kt = arith.ceildivsi %K, %c64 : i32
   %zero = arith.constant dense<0.0> : tensor<64x64xf32>
   %acc = scf.for %k = %c0 to %kt step %c1 iter_args(%s = %zero) -> (tensor<64x64xf32>) : i32 {
@@ -71,14 +71,14 @@ func.func @overlap_bf16(%a_desc: !tile.desc<tensor<64x64xf16>>, %b_desc: !tile.d
     attributes {tile.kernel, tile.num_warps = 4 : i32} {
   %c0 = arith.constant 0 : i32
   %c1 = arith.constant 1 : i32
-  %c16 = arith.constant 16 : i32
+  %c8 = arith.constant 8 : i32
   %c32 = arith.constant 32 : i32
   %c48 = arith.constant 48 : i32
   %c64 = arith.constant 64 : i32
   %p = tile.program_id 0 : i32
   %r0 = arith.muli %p, %c32 : i32
   %p48 = arith.muli %p, %c48 : i32
-  %col0 = arith.subi %p48, %c16 : i32
+  %col0 = arith.addi %p48, %c8 : i32
   %kt = arith.ceildivsi %K, %c64 : i32
   %zero = arith.constant dense<0.0> : tensor<64x64xf32>
   %acc = scf.for %k = %c0 to %kt step %c1 iter_args(%s = %zero) -> (tensor<64x64xf32>) : i32 {
