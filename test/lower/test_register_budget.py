@@ -30,7 +30,8 @@ GEMM = EX / "gemm.mlir"
 # organisations ws-hopper makes of them. None of these spills (test_ptxas.py checks that).
 # The main attention-backward kernels (flash_attention_bwd[_causal][_d64][_bf16]; issue 38): their
 # tiles (dK, dV, S^T, dP^T, dQ live at once) need a few more registers than the consumer has, and
-# ws-register-budget rightly warns (ptxas spills); test/python/test_attention_bwd_kernels.py runs them.
+# ws-register-budget rightly warns (ptxas spills); test/python/test_attention_bwd_kernels.py runs them,
+# test_attention_bwd_estimates below checks the estimate of each form of the backward.
 ATTENTION_BWD = {p for p in EX.glob("flash_attention_bwd*.mlir") if not p.stem.endswith(("_preprocess", "_dq"))}
 CASES = [(p.stem, p, "ws-hopper{auto=false}") for p in sorted(EX.glob("*.mlir")) if p not in ATTENTION_BWD] + [
     (p.stem, p, "ws-hopper{auto=false}") for p in (INPUTS / n for n in (
@@ -356,6 +357,48 @@ def test_warns_where_ptxas_spills(name, path, spec, tmp_path, capsys):
         path = _gemm_256(tmp_path) if name == "gemm_256" else _gemm_w4(tmp_path)
     est, _, info = _compiled(path, spec, ptxas)
     assert est.spills == info.spills, (est.regs, est.budget, info)
+
+
+def _bwd_estimate(form: str, folder: Path, causal: bool = False):
+    """The consumer's estimate of the d 128 attention-backward main kernel in `form`
+    (runtime FORMS) under the wrapper's pipeline, and its path (in `folder`) and pipeline."""
+    from wsdialects.runtime import attention_bwd_kernels as gen
+    from wsdialects.runtime.attention_bwd import BACKWARD_PIPELINE, FORMS
+
+    text = gen.kernel_text("backward", "f16", 128, causal, **gen.form_options("backward", 128, **FORMS[form]))
+    path = folder / f"bwd_{form}_{int(causal)}.mlir"
+    path.write_text(text)
+    m = _lower(path, BACKWARD_PIPELINE)
+    (consumer,) = [b for b in _branches(m) if b.role.data == "consumer"]
+    return estimate_branch(consumer), path, BACKWARD_PIPELINE
+
+
+def test_attention_bwd_estimates(tmp_path):
+    """What the attention backward's forms hold beyond the TMA form's tiles: the atomic form
+    the 128x64 i32 offsets of its dQ pointer tile, made before the loop and read in it (LLVM
+    hoists and holds them: 32 registers); the overlapped form the register A operands of
+    the dV and dK wgmmas in flight until the iteration's last wait (P and dS in f16: 16)."""
+    tma, _, _ = _bwd_estimate("tma", tmp_path)
+    atomic, _, _ = _bwd_estimate("atomic", tmp_path)
+    overlap, _, _ = _bwd_estimate("tma-overlap", tmp_path)
+    assert atomic.regs - tma.regs >= 28, (atomic.regs, tma.regs)
+    assert overlap.regs - tma.regs >= 16, (overlap.regs, tma.regs)
+    assert tma.spills and atomic.spills and overlap.spills  # above setmaxnreg 232: ptxas spills (below)
+
+
+@pytest.mark.parametrize("form", ["tma", "atomic", "tma-overlap"])
+def test_attention_bwd_warns_where_ptxas_spills(form, tmp_path):
+    """The attention backward's estimate is above the budget where ptxas spills, and, where a
+    uniform cap measures it, within OVER / UNDER of ptxas's need."""
+    ptxas = _ptxas()
+    est, path, spec = _bwd_estimate(form, tmp_path)
+    ptx = compile_ptx(path, spec)
+    rc, text = cached_ptxas(ptx, ptxas)
+    assert rc == 0, text
+    (info,) = parse_report(text).values()
+    assert est.spills == info.spills, (est.regs, est.budget, info)
+    if _fits(ptx, ptxas, 255):
+        assert _fits(ptx, ptxas, min(255, est.regs + UNDER)) and not _fits(ptx, ptxas, est.regs - OVER - 1)
 
 
 def calibrate() -> None:

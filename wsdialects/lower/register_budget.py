@@ -33,7 +33,12 @@ The model follows what the LLVM emitter (wsdialects/lower/llvm) makes of a branc
   shared memory) is evaluated per element where a whole-tile op needs it, so it streams
   into its consumer and takes registers only while a later whole-tile op still reads it;
   index tiles (computed from ranges, splats and constants only) take none: ptxas
-  recomputes them where they are used;
+  recomputes them where they are used -- except one computed by an op of its own before a
+  loop that reads it (a pointer tile's offsets), which LLVM hoists and holds through the
+  loop; an op that writes memory (`tile.atomic_add`) reads its operands where it is;
+- a register A operand of a wgmma stays in its registers until the `wait_group` retiring
+  that wgmma (an async dot waited for later: attention backward's P of dV += P dO while
+  dP^T is waited for and dS computed);
 - liveness is SSA liveness over the branch in program order, a value used inside a loop
   it was not defined in staying live through the whole loop; the estimate is the peak,
   plus OVERHEAD registers for scalars (addresses, loop counters, descriptors, parities).
@@ -142,10 +147,15 @@ def tile_regs(t, groups: int) -> float:
 
 # ---- liveness over a branch
 
+# Ops with a tile result that write memory: they run (and read their operands) where they are,
+# whether or not their result is used.
+EFFECT_OPS = ("tile.atomic_add",)
+
+
 def _lazy(op: Operation) -> bool:
     """A tile op the emitter evaluates per element where its result is used."""
     return (len(op.results) == 1 and not op.regions and isinstance(op.results[0].type, TensorType)
-            and op.name not in HELD_OPS)
+            and op.name not in HELD_OPS and op.name not in EFFECT_OPS)
 
 
 @dataclass
@@ -233,6 +243,9 @@ class _BranchLiveness:
         outside that scope evaluates it again)."""
         if v not in self._evals:
             pts = self.reads(v)
+            if self._index_tile(v) and self._hoisted(v, pts):  # held from its op through the loops reading it
+                self._evals[v] = [self._live(v, tile_regs(v.type, self.groups), self.start[v.owner], pts)]
+                return self._evals[v]
             regs = 0 if self._index_tile(v) else tile_regs(v.type, self.groups)
             out = []
             i = 0
@@ -255,6 +268,35 @@ class _BranchLiveness:
                 _lazy(op) and op.name not in LOAD_OPS and all(
                     not isinstance(x.type, TensorType) or self._index_tile(x) for x in op.operands)))
         return self._index[v]
+
+    def _hoisted(self, v: SSAValue, pts: list[int]) -> bool:
+        """An index tile computed by an op of its own (not an alias of a smaller tile) before a
+        loop that reads it: LLVM hoists its elements out of the loop and holds them through it
+        (the offsets of a pointer tile, 128x64 i32: 32 registers), no longer recomputed."""
+        op = v.owner
+        if not isinstance(op, Operation) or op.name in ALIAS_OPS:
+            return False
+        a = self.start[op]
+        for p in pts:
+            cur = self.at[p].parent_op()
+            while cur is not None and cur is not self.br:
+                if isinstance(cur, scf.ForOp) and not self.start[cur] < a < self.end[cur]:
+                    return True
+                cur = cur.parent_op()
+        return False
+
+    def in_flight_operands(self) -> list[_Live]:
+        """A register A operand of a wgmma stays in its registers until the wait that retires
+        the wgmma (the tensor cores read it meanwhile): from the issue to that wait_group."""
+        out = []
+        for op in self.start:
+            if not isinstance(op, WgmmaMmaAsyncOp) or not (regs := tile_regs(op.a.type, self.groups)):
+                continue
+            waits = [self.start[u.operation] for u in op.result.uses
+                     if isinstance(u.operation, WgmmaWaitGroupOp) and u.operation in self.start]
+            if waits and min(waits) > self.start[op] + 1:
+                out.append(_Live(op.a, regs, self.start[op], min(waits), True, [(min(waits), min(waits))]))
+        return out
 
     @staticmethod
     def required(op: Operation) -> list[SSAValue]:
@@ -307,7 +349,7 @@ class _BranchLiveness:
         return out
 
     def estimate(self, budget: int) -> Estimate:
-        lives = self.intervals()
+        lives = self.intervals() + self.in_flight_operands()
         # the intervals each point can see (start <= p <= end: live through it, dying or made at
         # it), in the order of `lives` (a tie between peaks keeps the first)
         seen: list[list[_Live]] = [[] for _ in range(self.n)]
