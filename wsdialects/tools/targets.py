@@ -12,10 +12,10 @@ Given less, they say what they do instead of lowering quietly:
 - IR that is warp-specialized but not lowered (after `-p ws-specialize`) gets the
   lowering half of ws-hopper (ws-lower-aref, ws-lower-warp-groups, ws-lead-warp, ws-stage-operands, ws-lower-mma,
   ws-lower-layouts, ws-version-masks, ws-register-budget, and ws-verify-sync), with a remark that says so
-  and what differs from `-p ws-hopper`: the ring depths stay as ws-specialize made them
-  (ws-hopper defaults to depth=4 mma-depth=1 and shrinks the rings to fit shared memory).
-  `-p 'ws-specialize{depth=4 mma-depth=1}' -t ptx` on a kernel whose rings fit is
-  therefore the same PTX as `-p ws-hopper -t ptx`.
+  and what differs from `-p ws-hopper`: the organisation and ring depths stay as ws-specialize
+  made them (ws-hopper chooses them per kernel, ws-choose-organisation, and shrinks the rings to fit
+  shared memory). `-p 'ws-specialize{depth=4 mma-depth=1}' -t ptx` on a kernel whose rings fit is
+  therefore the same PTX as `-p 'ws-hopper{auto=false}' -t ptx`.
 """
 
 from __future__ import annotations
@@ -82,8 +82,8 @@ def complete_lowering(module: ModuleOp, target: str, file: str, ran: tuple[str, 
         return  # nothing to lower (lower_module reports a module without a kernel)
     remark(kernels[0], f"-t {target}: the IR is not lowered yet; running "
                        f"{','.join(p.name for p in passes)} (the lowering half of ws-hopper); the rings keep "
-                       "the depths they have (-p ws-hopper would use depth=4 mma-depth=1, less where shared "
-                       "memory is short)")
+                       "the depths they have (-p ws-hopper would choose the organisation and depths per kernel, "
+                       "less depth where shared memory is short)")
     verify_sync(module, internal=False)
     for p in passes:
         p.apply(None, module)

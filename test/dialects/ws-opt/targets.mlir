@@ -9,9 +9,9 @@
 // Warp-specialized but not lowered (-p ws-specialize): the lowering half of ws-hopper
 // runs, with a remark naming its passes and what differs from -p ws-hopper.
 // RUN: ws-opt %shared/kernels/gemm.mlir -p ws-specialize -t llvm 2>&1 >/dev/null | filecheck %s --check-prefix=REMARK
-// REMARK: gemm.mlir:4:3: remark: -t llvm: the IR is not lowered yet; running ws-lower-aref,ws-lower-warp-groups,ws-lead-warp,ws-stage-operands,ws-lower-mma,ws-lower-layouts,ws-version-masks,ws-register-budget (the lowering half of ws-hopper); the rings keep the depths they have (-p ws-hopper would use depth=4 mma-depth=1, less where shared memory is short)
+// REMARK: gemm.mlir:4:3: remark: -t llvm: the IR is not lowered yet; running ws-lower-aref,ws-lower-warp-groups,ws-lead-warp,ws-stage-operands,ws-lower-mma,ws-lower-layouts,ws-version-masks,ws-register-budget (the lowering half of ws-hopper); the rings keep the depths they have (-p ws-hopper would choose the organisation and depths per kernel, less depth where shared memory is short)
 //
-// So with ws-hopper's ring depths the two give the same LLVM IR, and ws-hopper's
+// So with ws-hopper's fixed organisation (auto=false) the two give the same LLVM IR, and ws-hopper's
 // output is lowered as it is (no remark).
 // RUN: ws-opt %shared/kernels/gemm.mlir -p 'ws-specialize{depth=4 mma-depth=1}' -t llvm -o %t.specialize.ll
 // RUN: ws-opt %shared/kernels/gemm.mlir -p ws-hopper{auto=false} -t llvm -o %t.hopper.ll 2>&1 | filecheck %s --check-prefix=QUIET --allow-empty
