@@ -12,6 +12,7 @@
 set -u
 OUT=${OUT:-/tmp/attention_bwd_variants}
 mkdir -p "$OUT"
+export WSDIALECTS_PTX_CACHE=${WSDIALECTS_PTX_CACHE:-/tmp/ws-ptx-cache}  # the ncu runs reuse the PTX
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv > "$OUT/device.txt" 2>&1
 timeout 200 python bench/attention_bwd.py --variants --out "$OUT" 2>&1 | grep -v "remark:" > "$OUT/variants.log"
 echo "variants: rc ${PIPESTATUS[0]}" >> "$OUT/variants.log"
