@@ -58,16 +58,21 @@
 // RUN: ws-opt %S/../Inputs/kernels/no_loop.mlir -p ws-choose-organisation 2>&1 | filecheck %s --check-prefix=NOLOOP
 // NOLOOP: remark: ws-choose-organisation: one tile per CTA, depth 4, mma-depth 1, 1 CTA per SM: no tensor-core loop
 
-// Under ws-hopper: options left at auto are the model's, an option given wins (a remark names what
-// the model chose), and ws.organisation says what was built.
+// Under ws-hopper: options left at auto are the model's, chosen around the options given (the
+// remark says what the model alone would choose), and ws.organisation says what was built.
 // RUN: ws-opt %S/../Inputs/kernels/organisation/small_k_gemm.mlir -p 'ws-hopper{persistent=false}' 2>&1 | filecheck %s --check-prefix=GIVEN
-// GIVEN: remark: ws-hopper: persistent=false given: the model chose persistent=true
+// GIVEN: remark: ws-choose-organisation: one tile per CTA, a ping-pong team of 2 groups, {{.*}}; around persistent=false as given (alone the model would choose persistent=true)
 // GIVEN: func.func @small_k_gemm
 // GIVEN-SAME: ws.organisation = {depth = 4 : i32, "mma-depth" = 1 : i32, cooperative = 2 : i32, pingpong = true, persistent = false, "tile-group" = -1 : i32, "ctas-per-sm" = 1 : i32}
 // GIVEN-NOT: ws.persistent
 // RUN: ws-opt %S/../Inputs/kernels/organisation/small_k_gemm.mlir -p 'ws-hopper{cooperative=1 depth=3}' 2>&1 | filecheck %s --check-prefix=GIVEN2
 // GIVEN2: ws.organisation = {depth = 3 : i32, "mma-depth" = 1 : i32, cooperative = 1 : i32, pingpong = false, persistent = true, "tile-group" = 8 : i32, "ctas-per-sm" = 1 : i32}
 // GIVEN2-SAME: ws.persistent = {programs = 132 : i32}
+// Two CTAs per SM given: no ping-pong team beside them (two teams' accumulators would not fit the
+// registers of two CTAs), the rest chosen for two CTAs.
+// RUN: ws-opt %S/../Inputs/kernels/organisation/gemm_bias_relu.mlir -p 'ws-hopper{ctas-per-sm=2}' 2>&1 | filecheck %s --check-prefix=CTAS
+// CTAS: remark: ws-choose-organisation: persistent, depth 2, mma-depth 1, tiles in bands of 8, 2 CTAs per SM: {{.*}}; around ctas-per-sm=2 as given (alone the model would choose ctas-per-sm=1)
+// CTAS: ws.organisation = {depth = 2 : i32, "mma-depth" = 1 : i32, cooperative = 1 : i32, pingpong = false, persistent = true, "tile-group" = 8 : i32, "ctas-per-sm" = 2 : i32}
 // Every option given: the model's decision is not used, and what is built is what was asked.
 // RUN: ws-opt %S/../Inputs/kernels/organisation/small_k_gemm.mlir -p 'ws-hopper{persistent=true cooperative=1 pingpong=false depth=2 mma-depth=0 tile-group=0 ctas-per-sm=2}' 2>&1 | filecheck %s --check-prefix=ALL
 // ALL: ws.organisation = {depth = 2 : i32, "mma-depth" = 0 : i32, cooperative = 1 : i32, pingpong = false, persistent = true, "tile-group" = 0 : i32, "ctas-per-sm" = 2 : i32}

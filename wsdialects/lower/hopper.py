@@ -303,7 +303,8 @@ def resolve_options(p: HopperPass, ctx, op: ModuleOp) -> tuple[HopperPass, list[
     if not p.auto or not ks:
         chosen = dict(FIXED)
     else:
-        ChooseOrganisationPass().apply(ctx, op)  # kernels that carry a decision keep it
+        fixed = {_dashed(f): getattr(p, f) for f in AUTO_FIELDS if f not in auto}
+        ChooseOrganisationPass().choose(op, fixed)  # the rest around what is given; a kernel's own decision stays
         decisions = [dict(FIXED, **from_attr(k.attributes[ORGANISATION_ATTR])) for k in ks]
         chosen = {o: decisions[0][o] if all(d[o] == decisions[0][o] for d in decisions) else FIXED[o]
                   for o in FIXED}  # one option set per module: where kernels differ, the fixed value

@@ -293,8 +293,12 @@ class Decision:
     reasons: list[str]
 
 
-def decide(kernel: func.FuncOp, machine, tiles: int = 0, team_from_schedule: tuple[int, bool] = (1, False)) -> Decision:
-    """The organisation of `kernel`, with the model's reasons."""
+def decide(kernel: func.FuncOp, machine, tiles: int = 0, team_from_schedule: tuple[int, bool] = (1, False),
+           given: dict | None = None) -> Decision:
+    """The organisation of `kernel`, with the model's reasons. `given`: options the user fixed
+    (ws-hopper's, dashed names): the model chooses the rest among the organisations that agree
+    with them (two CTAs per SM given: no team beside them unless a team is given too)."""
+    given = given or {}
     p = profile(kernel, machine)
     if not p.has_loop:
         return Decision(dict(FIXED), ["no tensor-core loop: nothing to overlap, the plain organisation"])
@@ -306,9 +310,12 @@ def decide(kernel: func.FuncOp, machine, tiles: int = 0, team_from_schedule: tup
     # two groups of 64 rows or more each, from a consumer of one or two warp groups
     can_team = p.rows >= 128 and p.rows % 128 == 0 and p.groups <= 2 and (not scheduled or sched_k > 1)
     can_pair = not can_team and p.acc_regs <= PAIR_REGS and smem_bytes(p, 2, False) <= smem_per_cta(2)
-    candidates = [Candidate(pers, team, ctas) for pers in (False, True) for team in (False, True)
-                  for ctas in (1, 2)
-                  if (not team or can_team) and (ctas == 1 or can_pair) and (not pers or not p.own_tile_loop)]
+    persists = [given["persistent"]] if "persistent" in given else [False] + ([] if p.own_tile_loop else [True])
+    teams = [given["cooperative"] >= 2] if "cooperative" in given else [False] + ([True] if can_team else [])
+    ctass = [given["ctas-per-sm"]] if "ctas-per-sm" in given else [1] + ([2] if can_pair else [])
+    both = "cooperative" in given and "ctas-per-sm" in given  # a team beside 2 CTAs only where both are given
+    candidates = [Candidate(pers, team, ctas) for pers in persists for team in teams for ctas in ctass
+                  if not (team and ctas > 1 and not both)] or [Candidate(persists[0], False, ctass[0])]
     if scheduled:  # the joint model of ws-schedule decided the warps (and the team, if any)
         candidates = [c for c in candidates if c.team == (sched_k > 1 and sched_pp) and c.ctas == 1] or candidates
     n_tiles = tiles if tiles > 0 else LARGE_TILES_PER_SM * SMS
@@ -392,6 +399,10 @@ class ChooseOrganisationPass(ModulePass):
     tiles: int = 0  # output tiles of the launch, where known; 0: assume a large launch
 
     def apply(self, ctx, op: ModuleOp) -> None:
+        self.choose(op)
+
+    def choose(self, op: ModuleOp, given: dict | None = None) -> None:
+        """`apply`, with options the user fixed (`decide`'s `given`: ws-hopper passes its own)."""
         from wsdialects.schedule.machine import load_machine
         from wsdialects.transforms.specialize import scheduled_team
 
@@ -406,6 +417,13 @@ class ChooseOrganisationPass(ModulePass):
         for k in kernels(op):
             if ORGANISATION_ATTR in k.attributes:
                 continue
-            d = decide(k, machine, self.tiles, team)
+            d = decide(k, machine, self.tiles, team, given)
+            free = decide(k, machine, self.tiles, team) if given else d
+            differ = [o for o in ("persistent", "cooperative", "ctas-per-sm")
+                      if o in (given or {}) and free.options[o] != d.options[o]]
+            if differ:
+                d.reasons.append("around " + ", ".join(f"{o}={str(given[o]).lower()}" for o in differ)
+                                 + " as given (alone the model would choose "
+                                 + ", ".join(f"{o}={str(free.options[o]).lower()}" for o in differ) + ")")
             k.attributes[ORGANISATION_ATTR] = to_attr(d.options)
             remark(k, f"{self.name}: {describe(d.options)}: " + "; ".join(d.reasons))
