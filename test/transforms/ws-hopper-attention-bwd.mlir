@@ -1,0 +1,36 @@
+// RUN: ws-opt %S/../../examples/kernels/flash_attention_bwd.mlir -p 'ws-hopper{depth=2 mma-depth=1 cooperative=1 pingpong=false persistent=false ctas-per-sm=1}' 2>&1 | filecheck %s --check-prefix=TMA
+// RUN: ws-opt %S/../Inputs/kernels/attention_bwd_atomic.mlir -p 'ws-hopper{depth=2 mma-depth=1 cooperative=1 pingpong=false persistent=false ctas-per-sm=1}' 2>&1 | filecheck %s --check-prefix=ATOMIC
+// RUN: ws-opt %S/../Inputs/kernels/attention_bwd_overlap.mlir -p 'ws-hopper{depth=2 mma-depth=1 cooperative=1 pingpong=false persistent=false ctas-per-sm=1}' 2>&1 | filecheck %s --check-prefix=OVERLAP
+// RUN: ws-opt %S/../../examples/kernels/flash_attention_bwd.mlir -p 'ws-hopper{depth=2 mma-depth=1 cooperative=1 pingpong=false persistent=false ctas-per-sm=1}' -t llvm 2>/dev/null | filecheck %s --check-prefix=LLVM
+
+// The attention backward's main kernel under the runtime's pipeline (attention_bwd.BACKWARD_PIPELINE).
+// TMA form: LSE and Delta come through the producer's ring as [1, 64] boxes, read by the
+// consumer into its registers (a 1x64 row of the accumulator layout) and released at once; dQ^T
+// is reduce-added by TMA.
+// TMA: nvgpu.tma.async_load %lse_desc[%{{.*}}, %{{.*}}] -> %aref_lse_e_buf0
+// TMA: "consumer"
+// TMA: nvgpu.smem.load %lse_e : tensor<1x64xf32, #layout.shared<swizzle = 128, order = [1, 0]>> -> tensor<1x64xf32, #layout.wgmma<warp_groups = 2>>
+// TMA: tile.desc_store add %dqt_desc[
+// TMA: } attributes {ws.regs_per_thread = 236 : i32}
+
+// ws-register-budget counts what the first form holds beyond it: the offsets of its dQ pointer
+// tile, made before the loop and read in it (held through the loop: 32 registers).
+// ATOMIC: tile.atomic_add %dq_ptrs
+// ATOMIC: } attributes {ws.regs_per_thread = 268 : i32}
+
+// The overlapped dots: S^T and dP^T issued together, the first waited for with one group pending;
+// dV issued before dP^T's wait; P (dV's register A) stays in its registers until the last wait.
+// OVERLAP: %st_f = nvgpu.wgmma.mma_async %k
+// OVERLAP-NEXT: nvgpu.wgmma.commit_group
+// OVERLAP: %dpt_f = nvgpu.wgmma.mma_async %v
+// OVERLAP-NEXT: nvgpu.wgmma.commit_group
+// OVERLAP-NEXT: %st = nvgpu.wgmma.wait_group %st_f {pending = 1}
+// OVERLAP: %dv_f = nvgpu.wgmma.mma_async %pt16, %do
+// OVERLAP: %dpt = nvgpu.wgmma.wait_group %dpt_f {pending = 1}
+// OVERLAP: nvgpu.wgmma.wait_group %dv_f, %dk_f, %dqt_i_f {pending = 0}
+// OVERLAP: } attributes {ws.regs_per_thread = 252 : i32}
+
+// The emitter computes a K step's wgmma descriptor and a staging buffer's element address where
+// they are used (asm adds LLVM does not hoist out of the loop and hold there).
+// LLVM: asm sideeffect "add.s64 $0, $1, 2;", "=l,l"
+// LLVM: asm sideeffect "{ .reg .b32 t; xor.b32 t, $1, {{[0-9]+}}; add.u32 $0, t, {{[0-9]+}}; }", "=r,r"
