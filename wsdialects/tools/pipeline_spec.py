@@ -48,7 +48,8 @@ def options_of(cls: type[ModulePass]) -> list[tuple[str, type, object]]:
 def _convert(pass_name: str, option: str, values: tuple, typ):
     """The value of one option, checked against the option's type."""
     allowed = typing.get_args(typ) if isinstance(typ, UnionType) or typing.get_origin(typ) is typing.Union else (typ,)
-    wanted = " or ".join(_TYPE_WORDS.get(t, getattr(t, "__name__", str(t))) for t in allowed)
+    # None (a default meaning "decided elsewhere", e.g. the machine's) cannot be written: not offered
+    wanted = " or ".join(_TYPE_WORDS.get(t, getattr(t, "__name__", str(t))) for t in allowed if t is not type(None))
     if len(values) != 1:
         got = "no value" if not values else f"{len(values)} values ({','.join(_spelled(v) for v in values)})"
         raise WsError(f"option '{option}' of {pass_name} takes one value, {wanted}; got {got}", "ws-opt")
