@@ -33,7 +33,11 @@ GEMM = EX / "gemm.mlir"
 # ws-register-budget rightly warns (ptxas spills); test/python/test_attention_bwd_kernels.py runs them,
 # test_attention_bwd_estimates below checks the estimate of each form of the backward.
 ATTENTION_BWD = {p for p in EX.glob("flash_attention_bwd*.mlir") if not p.stem.endswith(("_preprocess", "_dq"))}
-CASES = [(p.stem, p, "ws-hopper{auto=false}") for p in sorted(EX.glob("*.mlir")) if p not in ATTENTION_BWD] + [
+# The FA4-style kernel is written for ws-schedule{arch=b200} (issue 41): one consumer partition of three
+# warp groups over 128-row sub-tiles, which ws-hopper refuses with a located error (test_blackwell.py).
+BLACKWELL = {EX / "flash_attention_fa4.mlir"}
+CASES = [(p.stem, p, "ws-hopper{auto=false}") for p in sorted(EX.glob("*.mlir"))
+         if p not in ATTENTION_BWD | BLACKWELL] + [
     (p.stem, p, "ws-hopper{auto=false}") for p in (INPUTS / n for n in (
         "batched_gemm.mlir", "bias_gemm.mlir", "causal_attention.mlir", "dual_dot.mlir", "fp8_gemm.mlir",
         "relu_gemm.mlir", "tma_store_gemm.mlir"))] + [
