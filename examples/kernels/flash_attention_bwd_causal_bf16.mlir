@@ -71,7 +71,8 @@ builtin.module {
       %ndelta = arith.negf %delta_e : tensor<1x64xf32>
       %ndelta_b = tile.broadcast %ndelta : tensor<1x64xf32> -> tensor<128x64xf32>
       %dpt_c = arith.addf %dpt, %ndelta_b : tensor<128x64xf32>
-      %dst = arith.mulf %pt, %dpt_c : tensor<128x64xf32>
+      %pt_r = arith.extf %pt16 : tensor<128x64xbf16> to tensor<128x64xf32>
+      %dst = arith.mulf %pt_r, %dpt_c : tensor<128x64xf32>
       %dst16 = arith.truncf %dst : tensor<128x64xf32> to tensor<128x64xbf16>
       // dK_j += dSt Q_i
       %dk_new = tile.dot %dst16, %q, %dk : tensor<128x64xbf16>, tensor<64x128xbf16> -> tensor<128x128xf32>

@@ -40,6 +40,7 @@ _ST_C_PTR = """\
 _DPT_C_PTR = """\
       %delta_b = tile.broadcast %delta_e : tensor<1x${BM}xf32> -> tensor<${BN}x${BM}xf32>
       %dpt_c = arith.subf %dpt, %delta_b : tensor<${BN}x${BM}xf32>
+      %dst = arith.mulf %pt, %dpt_c : tensor<${BN}x${BM}xf32>
 """
 
 _P_MASK_PTR = """\
@@ -68,7 +69,10 @@ _STAT_LOAD_TMA = """\
 """
 
 # -LSE and -Delta computed from the slot's row (one value per thread and column) before they are
-# broadcast: Pt's exponent is one fma, S^T * scale + (-LSE).
+# broadcast: Pt's exponent is one fma, S^T * scale + (-LSE). dSt = Pt * (dPt - Delta) takes Pt as
+# rounded for dV's dot (the f16 / bf16 tile, held for that dot anyway), not the f32 one: dSt is
+# rounded to that type next, and the f32 Pt (32 registers a thread) need not live on while dPt
+# is computed.
 _ST_C_TMA = """\
       %nlse = arith.negf %lse_e : tensor<1x${BM}xf32>
       %nlse_b = tile.broadcast %nlse : tensor<1x${BM}xf32> -> tensor<${BN}x${BM}xf32>
@@ -79,6 +83,8 @@ _DPT_C_TMA = """\
       %ndelta = arith.negf %delta_e : tensor<1x${BM}xf32>
       %ndelta_b = tile.broadcast %ndelta : tensor<1x${BM}xf32> -> tensor<${BN}x${BM}xf32>
       %dpt_c = arith.addf %dpt, %ndelta_b : tensor<${BN}x${BM}xf32>
+      %pt_r = arith.extf %pt16 : tensor<${BN}x${BM}x$T> to tensor<${BN}x${BM}xf32>
+      %dst = arith.mulf %pt_r, %dpt_c : tensor<${BN}x${BM}xf32>
 """
 
 _P_MASK_TMA = """\

@@ -365,8 +365,7 @@ $st_c$p_mask      // dV_j += Pt dO_i
       // dSt = Pt * (V_j dO_i^T - Delta_i)
       %dot = tile.trans %do [1, 0] : tensor<${BM}x${D}x$T> -> tensor<${D}x${BM}x$T>
       %dpt = tile.dot %v, %dot, %zero_s : tensor<${BN}x${D}x$T>, tensor<${D}x${BM}x$T> -> tensor<${BN}x${BM}xf32>
-$dpt_c      %dst = arith.mulf %pt, %dpt_c : tensor<${BN}x${BM}xf32>
-      %dst16 = arith.truncf %dst : tensor<${BN}x${BM}xf32> to tensor<${BN}x${BM}x$T>
+$dpt_c      %dst16 = arith.truncf %dst : tensor<${BN}x${BM}xf32> to tensor<${BN}x${BM}x$T>
       // dK_j += dSt Q_i
       %dk_new = tile.dot %dst16, %q, %dk : tensor<${BN}x${BM}x$T>, tensor<${BM}x${D}x$T> -> tensor<${BN}x${D}xf32>
 $dq_body
