@@ -157,7 +157,8 @@ AS_WRITTEN = [("f16", 64, False, 32, 64, False, "tma"), ("f16", 64, True, 64, 32
               ("bf16", 128, False, 64, 32, False, "tma"), ("f16", 64, False, 64, 32, True, "tma"),
               ("f16", 128, False, 64, 32, True, "tma"), ("f16", 64, True, 64, 32, True, "atomic"),
               ("bf16", 64, False, 32, 32, False, "atomic"), ("f16", 128, True, 32, 64, True, "tma-overlap"),
-              ("bf16", 64, False, 64, 32, False, "tma-overlap")]
+              ("bf16", 64, False, 64, 32, False, "tma-overlap"), ("bf16", 128, True, 32, 64, True, "tma-pairs"),
+              ("f16", 64, False, 64, 32, False, "tma-pairs")]
 
 
 @pytest.mark.parametrize("dtype,d,causal,bm,bn,dqt,form", AS_WRITTEN, ids=lambda x: str(x))
@@ -190,7 +191,8 @@ def test_bwd_kernel_catches_a_wrong_mask(tmp, rng):
                                                           ("bf16", 128, False, 64, 64, True, "tma"),
                                                           ("f16", 128, True, 64, 64, True, "atomic"),
                                                           ("f16", 128, False, 64, 64, True, "tma-overlap"),
-                                                          ("bf16", 64, True, 64, 64, False, "tma-overlap")],
+                                                          ("bf16", 64, True, 64, 64, False, "tma-overlap"),
+                                                          ("f16", 128, True, 64, 64, True, "tma-pairs")],
                          ids=lambda x: str(x))
 @pytest.mark.parametrize("pipeline", ["ws-specialize{depth=2 mma-depth=1}", "ws-specialize{depth=3 cooperative=2}"])
 def test_chain_after_ws_specialize(dtype, d, causal, bm, bn, dqt, form, pipeline, tmp, rng):
@@ -212,7 +214,8 @@ def test_chain_after_ws_specialize(dtype, d, causal, bm, bn, dqt, form, pipeline
     ("preprocess", "ws-hopper", "tma"), ("dq_convert", "ws-hopper", "tma"),
     ("preprocess", "ws-hopper", "atomic"), ("dq_convert", "ws-hopper", "atomic"),
     ("backward", BACKWARD_PIPELINE, "tma"), ("backward", BACKWARD_PIPELINE, "atomic"),
-    ("backward", "ws-hopper{cooperative=2}", "tma"), ("backward", BACKWARD_PIPELINE, "tma-overlap")])
+    ("backward", "ws-hopper{cooperative=2}", "tma"), ("backward", BACKWARD_PIPELINE, "tma-overlap"),
+    ("backward", BACKWARD_PIPELINE, "tma-pairs")])
 @pytest.mark.parametrize("causal", [False, True])
 def test_after_ws_hopper(kind, pipeline, form, causal, tmp, rng):
     """Each kernel at its bundled block sizes after ws-hopper (the runtime's pipelines), in both
@@ -247,6 +250,7 @@ def test_after_ws_hopper(kind, pipeline, form, causal, tmp, rng):
     (lambda: gen.backward("f16", 64, dq="red"), "dq must be one of"),
     (lambda: gen.backward("f16", 64, dq="atomic", stats="tma"), "row mask"),
     (lambda: gen.preprocess("f16", 64, stats="desc"), "stats must be one of"),
+    (lambda: gen.backward("f16", 64, overlap="all"), "overlap must be"),
 ])
 def test_generator_refuses_bad_parameters(call, message):
     with pytest.raises(ValueError, match=message):
@@ -315,7 +319,8 @@ def test_bench_variants_dry_run(capsys):
 # K-step descriptors and a staging buffer's element addresses where used (not hoisted out of the
 # loop by LLVM and held across it), the TMA form spilled 328 bytes and the atomic one 244.
 SPILL_BOUND = {("tma", "f16"): 8, ("tma", "bf16"): 32, ("atomic", "f16"): 48, ("atomic", "bf16"): 48,
-               ("tma-overlap", "f16"): 160, ("tma-overlap", "bf16"): 160}
+               ("tma-overlap", "f16"): 160, ("tma-overlap", "bf16"): 160, ("tma-pairs", "f16"): 160,
+               ("tma-pairs", "bf16"): 160}
 
 
 @pytest.mark.parametrize("form", sorted(FORMS))

@@ -39,9 +39,11 @@ BACKWARD_PIPELINE = "ws-hopper{depth=2 mma-depth=1 cooperative=1 pingpong=false 
 # reduce-adds and reads LSE / Delta as TMA boxes of padded rows; "atomic" (the first form) adds dQ
 # with red.global.add through pointer tiles and reads LSE / Delta with masked pointer loads.
 # "tma-overlap" is "tma" with the five dots issued as FlashAttention-3 orders them, each waited
-# for where first needed (attention_bwd_kernels.backward's overlap).
+# for where first needed, "tma-pairs" with S^T and dP^T, dK and dQ issued in pairs
+# (attention_bwd_kernels.backward's overlap).
 FORMS = {"tma": {"dq": "tma", "stats": "tma"}, "atomic": {"dq": "atomic", "stats": "ptr"},
-         "tma-overlap": {"dq": "tma", "stats": "tma", "overlap": True}}
+         "tma-overlap": {"dq": "tma", "stats": "tma", "overlap": "fa3"},
+         "tma-pairs": {"dq": "tma", "stats": "tma", "overlap": "pairs"}}
 DEFAULT_FORM = "tma"
 
 

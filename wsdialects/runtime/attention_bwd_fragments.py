@@ -185,7 +185,7 @@ _DQT_BODY_TMA = """\
       tile.desc_store add %dqt_desc[%bh, %c0, %q_off], %dqt_i : !tile.desc<tensor<${D}x${BM}xf32>>"""
 
 
-def overlap_dots(text: str) -> str:
+def overlap_dots(text: str, hold_dv: bool = True) -> str:
     """The main kernel's loop with its five dots issued as FlashAttention-3 orders them, each
     waited for where its result is first needed (`mma.async_dot`, `mma.wait`; wgmma groups
     retire in issue order): S^T and dP^T issued together, S^T waited for (dP^T may run on)
@@ -202,6 +202,10 @@ def overlap_dots(text: str) -> str:
         %dk_f = mma.async_dot %dst16, %q, %dk
         %dqt_f = mma.async_dot %kt, %dst16, %zero_qt
         %dv_new, %dk_new, %dqt_i = mma.wait %dv_f, %dk_f, %dqt_f {pending = 0}
+
+    With `hold_dv=False` dV's dot is waited for at once (with dP^T: `pending = 0`), so P does
+    not stay in registers as its A operand while dS^T is computed: only the pairs (S^T, dP^T)
+    and (dK, dQ) overlap.
 
     `text` is the kernel as `backward` writes it (one tile.dot per product, in that order)."""
     lines = text.split("\n")
@@ -230,15 +234,20 @@ def overlap_dots(text: str) -> str:
         elif i == trans:
             continue
         elif i == by_name["%dpt"]:
-            out.append(f"{ind}%dpt = mma.wait %dpt_f {{pending = 1}} : {result_type('%dpt')}")
+            if hold_dv:
+                out.append(f"{ind}%dpt = mma.wait %dpt_f {{pending = 1}} : {result_type('%dpt')}")
         elif i == by_name["%dv_new"]:
             out.append(issue("%dv_new", "%dv_f"))
+            if not hold_dv:
+                out.append(f"{ind}%dv_new, %dpt = mma.wait %dv_f, %dpt_f {{pending = 0}} : "
+                           f"{result_type('%dv_new')}, {result_type('%dpt')}")
         elif i == by_name["%dk_new"]:
             out.append(issue("%dk_new", "%dk_f"))
         elif i == by_name[dq]:
+            held = ("%dv_new, ", "%dv_f, ", f"{result_type('%dv_new')}, ") if hold_dv else ("", "", "")
             out += [issue(dq, f"{dq}_f"),
-                    f"{ind}%dv_new, %dk_new, {dq} = mma.wait %dv_f, %dk_f, {dq}_f {{pending = 0}} : "
-                    f"{result_type('%dv_new')}, {result_type('%dk_new')}, {result_type(dq)}"]
+                    f"{ind}{held[0]}%dk_new, {dq} = mma.wait {held[1]}%dk_f, {dq}_f {{pending = 0}} : "
+                    f"{held[2]}{result_type('%dk_new')}, {result_type(dq)}"]
         else:
             out.append(line)
     return "\n".join(out)

@@ -413,15 +413,16 @@ def dq_is_transposed(d: int, block_m: int | None = None, num_warps: int = 8) -> 
 
 def backward(dtype: str = "f16", d: int = 128, causal: bool = False, block_m: int | None = None,
              block_n: int = 128, num_warps: int = 8, dq_transposed: bool | None = None,
-             dq: str = "tma", stats: str = "tma", overlap: bool = False) -> str:
+             dq: str = "tma", stats: str = "tma", overlap: str | None = None) -> str:
     """MLIR text of the main backward kernel (module docstring): `block_n` keys per program,
     `block_m` queries per iteration (default_block_m). dQ_i is computed as dS K_j, or with
     `dq_transposed` as (K_j^T dS^T)^T (default: dq_is_transposed). `dq="tma"` adds it with TMA's
     reduce-add (tile.desc_store add; dQ^T into a [B*H, d, Lp] buffer), `dq="atomic"` with
     tile.atomic_add through pointer tiles into [B*H, L, d]; `stats="tma"` reads LSE and Delta as
     [1, block_m] boxes of padded [B*H, Lp] rows (the producer's loads; no mask at L),
-    `stats="ptr"` as masked pointer loads of [B*H, L] rows. `overlap`: the dots issued as
-    FlashAttention-3 orders them and waited for where first needed (fragments.overlap_dots)."""
+    `stats="ptr"` as masked pointer loads of [B*H, L] rows. `overlap="fa3"`: the dots issued as
+    FlashAttention-3 orders them and waited for where first needed; `overlap="pairs"`: only
+    S^T with dP^T and dK with dQ overlapped (fragments.overlap_dots)."""
     block_m = block_m or default_block_m(d)
     _check(dtype, d, block_m, block_n)
     if dq not in DQ_FORMS or stats not in STAT_FORMS:
@@ -471,7 +472,9 @@ def backward(dtype: str = "f16", d: int = 128, causal: bool = False, block_m: in
                   stat_args=sub(stat_args), dq_arg=sub(dq_arg), stat_setup=stat_setup,
                   dq_setup=dq_head + sub(dq_setup), dq_body=sub(dq_body), stat_load=stat_load,
                   p_mask=sub(p_mask), st_c=sub(st_c), dpt_c=sub(dpt_c), bwd_setup=setup, **blocks)
-    return overlap_dots(text) if overlap else text
+    if overlap not in (None, "fa3", "pairs"):
+        raise ValueError(f"overlap must be 'fa3', 'pairs' or None, got {overlap!r}")
+    return overlap_dots(text, hold_dv=overlap == "fa3") if overlap else text
 
 
 _DQ = Template("""\
@@ -560,12 +563,12 @@ def kernel_text(kind: str, dtype: str = "f16", d: int = 128, causal: bool = Fals
     return fn(dtype, d, **options)
 
 
-def form_options(kind: str, d: int, dq: str = "tma", stats: str = "tma", overlap: bool = False) -> dict:
+def form_options(kind: str, d: int, dq: str = "tma", stats: str = "tma", overlap: str | None = None) -> dict:
     """The generator options of kernel `kind` in the backward of one form (dq, stats: see
     `backward`; overlap: its dots overlapped): the preprocess pads the row statistics for stats="tma", the dQ conversion
     reads a transposed buffer where the main kernel reduce-adds dQ^T."""
     if kind == "backward":
-        return {"dq": dq, "stats": stats, **({"overlap": True} if overlap else {})}
+        return {"dq": dq, "stats": stats, **({"overlap": overlap} if overlap else {})}
     if kind == "preprocess":
         return {"stats": stats}
     if kind == "dq_convert":

@@ -1,5 +1,5 @@
 // The attention backward's main kernel with its dots overlapped (FlashAttention-3's order):
-// attention_bwd_kernels.backward("f16", 128, overlap=True).
+// attention_bwd_kernels.backward("f16", 128, overlap="fa3").
 // Attention backward, the main kernel (FlashAttention-2/3's algorithm): one program per key
 // block K_j, V_j of 128 keys (kept for the whole loop), grid (cdiv(L, 128), B*H); a loop over the
 // query blocks of 64. Q, K, V, dO, dK, dV are [B*H, L, 128] f16 tensors; LSE (log2 units)
