@@ -46,11 +46,10 @@ builtin.module {
       %q_off = arith.muli %i, %Bm : i32
       %q = tile.desc_load %q_desc[%bh, %q_off, %c0] : !tile.desc<tensor<64x128xf16>> -> tensor<64x128xf16>
       %do = tile.desc_load %do_desc[%bh, %q_off, %c0] : !tile.desc<tensor<64x128xf16>> -> tensor<64x128xf16>
-      %lse_e = tile.desc_load %lse_desc[%bh, %q_off] : !tile.desc<tensor<1x64xf32>> -> tensor<1x64xf32>
-      %delta_e = tile.desc_load %delta_desc[%bh, %q_off] : !tile.desc<tensor<1x64xf32>> -> tensor<1x64xf32>
       // Pt = exp2(K_j Q_i^T * sm_scale * log2(e) - LSE_i), masked
       %qt = tile.trans %q [1, 0] : tensor<64x128xf16> -> tensor<128x64xf16>
       %st = tile.dot %k, %qt, %zero_s : tensor<128x128xf16>, tensor<128x64xf16> -> tensor<128x64xf32>
+      %lse_e = tile.desc_load %lse_desc[%bh, %q_off] : !tile.desc<tensor<1x64xf32>> -> tensor<1x64xf32>
       %nlse = arith.negf %lse_e : tensor<1x64xf32>
       %nlse_b = tile.broadcast %nlse : tensor<1x64xf32> -> tensor<128x64xf32>
       %st_c = math.fma %st, %scale_t, %nlse_b : tensor<128x64xf32>
@@ -68,6 +67,7 @@ builtin.module {
       // dSt = Pt * (V_j dO_i^T - Delta_i)
       %dot = tile.trans %do [1, 0] : tensor<64x128xf16> -> tensor<128x64xf16>
       %dpt = tile.dot %v, %dot, %zero_s : tensor<128x128xf16>, tensor<128x64xf16> -> tensor<128x64xf32>
+      %delta_e = tile.desc_load %delta_desc[%bh, %q_off] : !tile.desc<tensor<1x64xf32>> -> tensor<1x64xf32>
       %ndelta = arith.negf %delta_e : tensor<1x64xf32>
       %ndelta_b = tile.broadcast %ndelta : tensor<1x64xf32> -> tensor<128x64xf32>
       %dpt_c = arith.addf %dpt, %ndelta_b : tensor<128x64xf32>

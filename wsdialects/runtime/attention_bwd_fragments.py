@@ -63,10 +63,7 @@ _SEEN_PTR = """\
 # reads 0 past Lp), so Pt = 1, dPt = 0, dSt = 0 there, and every term of a query past L is 0.
 _STAT_ARGS_TMA = "%lse_desc: !tile.desc<tensor<1x${BM}xf32>>, %delta_desc: !tile.desc<tensor<1x${BM}xf32>>"
 
-_STAT_LOAD_TMA = """\
-      %lse_e = tile.desc_load %lse_desc[%bh, %q_off] : !tile.desc<tensor<1x${BM}xf32>> -> tensor<1x${BM}xf32>
-      %delta_e = tile.desc_load %delta_desc[%bh, %q_off] : !tile.desc<tensor<1x${BM}xf32>> -> tensor<1x${BM}xf32>
-"""
+_STAT_LOAD_TMA = ""
 
 # -LSE and -Delta computed from the slot's row (one value per thread and column) before they are
 # broadcast: Pt's exponent is one fma, S^T * scale + (-LSE). dSt = Pt * (dPt - Delta) takes Pt as
@@ -74,12 +71,14 @@ _STAT_LOAD_TMA = """\
 # rounded to that type next, and the f32 Pt (32 registers a thread) need not live on while dPt
 # is computed.
 _ST_C_TMA = """\
+      %lse_e = tile.desc_load %lse_desc[%bh, %q_off] : !tile.desc<tensor<1x${BM}xf32>> -> tensor<1x${BM}xf32>
       %nlse = arith.negf %lse_e : tensor<1x${BM}xf32>
       %nlse_b = tile.broadcast %nlse : tensor<1x${BM}xf32> -> tensor<${BN}x${BM}xf32>
       %st_c = math.fma %st, %scale_t, %nlse_b : tensor<${BN}x${BM}xf32>
 """
 
 _DPT_C_TMA = """\
+      %delta_e = tile.desc_load %delta_desc[%bh, %q_off] : !tile.desc<tensor<1x${BM}xf32>> -> tensor<1x${BM}xf32>
       %ndelta = arith.negf %delta_e : tensor<1x${BM}xf32>
       %ndelta_b = tile.broadcast %ndelta : tensor<1x${BM}xf32> -> tensor<${BN}x${BM}xf32>
       %dpt_c = arith.addf %dpt, %ndelta_b : tensor<${BN}x${BM}xf32>
