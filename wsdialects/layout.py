@@ -552,12 +552,16 @@ def smem_offset(row: int, col: int, elem_bytes: int, row_stride: int, swizzle: i
     """Byte offset of element (row, col) of a stored (not transposed) shared-memory tile:
     rows `row_stride` bytes apart (the swizzle, inside a column block), column byte
     col * elem_bytes split into column block col_bytes / swizzle (blocks `block_bytes`
-    apart; 0: one block) and the byte inside it, the in-block offset `swizzled`."""
+    apart; 0: one block) and the byte inside it; the whole offset `swizzled`, as the
+    hardware swizzles by shared-memory address (the tile base is a multiple of the 8-line
+    pattern). Where `block_bytes` is a multiple of the pattern (8 rows or more) that is
+    the in-block offset swizzled plus the block's; a block of fewer rows (a 1 x 64 f32 row
+    in two 128-byte blocks) starts inside the pattern, and its lines take their place in it."""
     c = col * elem_bytes
     blk = 0
     if block_bytes:
         blk, c = divmod(c, swizzle)
-    return swizzled(row * row_stride + c, swizzle) + blk * block_bytes
+    return swizzled(blk * block_bytes + row * row_stride + c, swizzle)
 
 
 def swizzle_split(rt_row_bits: int, c_row: int, rt_col_bits: int, c_col: int, elem_bytes: int, row_stride: int,
@@ -571,8 +575,8 @@ def swizzle_split(rt_row_bits: int, c_row: int, rt_col_bits: int, c_col: int, el
     with the column block). With a tile base aligned to 2^k the emitter then computes each
     thread's runtime offset once and every element with one xor and one add (an add that
     folds into the load or store)."""
-    if swizzle not in (32, 64, 128) or row_stride != swizzle:
-        return None
+    if swizzle not in (32, 64, 128) or row_stride != swizzle or block_bytes % (8 * swizzle):
+        return None  # (blocks inside the 8-line pattern: smem_offset's arithmetic)
     k = SWIZZLE_LINE_SHIFT + (swizzle // 16).bit_length() - 1
     rb = elem_bytes.bit_length() - 1
     if elem_bytes != 1 << rb or row_stride & (row_stride - 1):

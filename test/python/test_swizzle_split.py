@@ -61,3 +61,22 @@ def test_declines_a_carry():
     assert swizzle_split(0x1, 1, 0x0, 0, 1, 128, 128) is None
     # a transposed fp8 V read (row = key = 2q + 8j + b, column = d = row base + 8h): applies
     assert swizzle_split(COL, 8 * 3 + 1, ROW2, 8, 1, 128, 128) is not None
+
+
+def test_blocks_of_fewer_rows_than_the_pattern():
+    """A column block starts where the previous one ends: with 8 rows or more that is a multiple
+    of the swizzle pattern (the in-block offset swizzled, plus the block's), with fewer rows it
+    is inside the pattern, whose lines are the hardware's (it swizzles by address): a 1 x 64 f32
+    row in two 128-byte blocks has its second block's 16-byte chunks swapped in pairs. The
+    split declines such blocks (the emitter computes them with smem_offset's arithmetic)."""
+    from wsdialects.layout import swizzled
+
+    for row in range(64):  # 64 x 128 f16 in two blocks of 8192 bytes: unchanged by the order
+        for col in range(128):
+            blk, c = divmod(col * 2, 128)
+            assert smem_offset(row, col, 2, 128, 128, 8192) == swizzled(row * 128 + c, 128) + blk * 8192
+    for col in range(64):
+        blk, c = divmod(col * 4, 128)
+        chunk = c // 16 ^ blk  # block 1 is line 1 of the pattern
+        assert smem_offset(0, col, 4, 128, 128, 128) == blk * 128 + chunk * 16 + c % 16
+    assert swizzle_split(0, 0, COL, 0, 4, 128, 128, 128) is None

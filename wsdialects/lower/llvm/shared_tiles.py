@@ -217,11 +217,16 @@ class SharedTiles:
             blk = self.op(f"udiv i32 {c}, {S.swizzle}")
             c = self.op(f"urem i32 {c}, {S.swizzle}")
         off = self.op(f"add i32 {r}, {c}")
+        # the hardware swizzles by address: a block of fewer rows than the 8-line pattern
+        # (smem_offset) takes its place in the pattern, so its offset is added first
+        inside = blk is not None and S.block_bytes % (8 * S.swizzle) != 0
+        if inside:
+            off = self.op(f"add i32 {off}, {self.op(f'mul i32 {blk}, {S.block_bytes}')}")
         if S.swizzle:  # layout.swizzled
             line = self.op(f"lshr i32 {off}, {SWIZZLE_LINE_SHIFT}")
             m = self.op(f"and i32 {line}, {swizzle_mask(S.swizzle)}")
             off = self.op(f"xor i32 {off}, {self.op(f'shl i32 {m}, {SWIZZLE_CHUNK_SHIFT}')}", "swz")
-        if blk is not None:
+        if blk is not None and not inside:
             off = self.op(f"add i32 {off}, {self.op(f'mul i32 {blk}, {S.block_bytes}')}")
         return self.op(f"add i32 {S.addr}, {off}")
 
