@@ -68,6 +68,7 @@ def compile_all(dims, dtypes, causals, pipeline: str) -> dict:
 _ORG = "ws-hopper{{depth=2 mma-depth=1 cooperative=1 pingpong=false persistent={p} ctas-per-sm=1}}"
 VARIANTS = {"atomic": ("atomic", _ORG.format(p="false")), "tma": ("tma", _ORG.format(p="false")),
             "tma-overlap": ("tma-overlap", _ORG.format(p="false")), "tma-pairs": ("tma-pairs", _ORG.format(p="false")),
+            "tma-dq": ("tma-dq", _ORG.format(p="false")),
             "tma-persistent": ("tma", _ORG.format(p="true")),
             "tma-overlap-persistent": ("tma-overlap", _ORG.format(p="true"))}
 VARIANT_CHECKS = [(1, 2, 1), (1, 2, 100), (2, 2, 1000), (1, 2, 4096)]  # (B, H, L) checked against torch
