@@ -63,7 +63,6 @@ _SEEN_PTR = """\
 # reads 0 past Lp), so Pt = 1, dPt = 0, dSt = 0 there, and every term of a query past L is 0.
 _STAT_ARGS_TMA = "%lse_desc: !tile.desc<tensor<1x${BM}xf32>>, %delta_desc: !tile.desc<tensor<1x${BM}xf32>>"
 
-_STAT_LOAD_TMA = ""
 
 # -LSE and -Delta computed from the slot's row (one value per thread and column) before they are
 # broadcast: Pt's exponent is one fma, S^T * scale + (-LSE). dSt = Pt * (dPt - Delta) takes Pt as

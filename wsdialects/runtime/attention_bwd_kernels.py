@@ -38,7 +38,7 @@ from string import Template
 
 from wsdialects.runtime.attention_bwd_fragments import (
     _STAT_ARGS_PTR, _STAT_SETUP_PTR, _STAT_LOAD_PTR, _ST_C_PTR, _DPT_C_PTR, _P_MASK_PTR, _SEEN_PTR,
-    _STAT_ARGS_TMA, _STAT_LOAD_TMA, _ST_C_TMA, _DPT_C_TMA, _P_MASK_TMA, _P_MASK_TMA_CAUSAL, _DQ_ARG_ATOMIC,
+    _STAT_ARGS_TMA, _ST_C_TMA, _DPT_C_TMA, _P_MASK_TMA, _P_MASK_TMA_CAUSAL, _DQ_ARG_ATOMIC,
     _DQ_HEAD_ATOMIC, _DQ_SETUP, _DQ_BODY, _DQT_SETUP, _DQT_BODY, _DQ_ARG_TMA, _DQT_ARG_TMA, _DQ_SETUP_TMA,
     _DQT_SETUP_TMA, _DQ_BODY_TMA, _DQT_BODY_TMA, overlap_dots
 )
@@ -435,17 +435,15 @@ def backward(dtype: str = "f16", d: int = 128, causal: bool = False, block_m: in
     sub = lambda t: Template(t).substitute(T=dtype, D=d, **blocks)  # noqa: E731
     setup = sub(_BWD_SETUP_CAUSAL if causal else _BWD_SETUP)
     if stats == "ptr":
-        stat_args, stat_setup, stat_load = _STAT_ARGS_PTR, sub(_STAT_SETUP_PTR), sub(_STAT_LOAD_PTR)
+        stat_args, stat_setup, stat_load, st_c, dpt_c = (_STAT_ARGS_PTR, sub(_STAT_SETUP_PTR), sub(_STAT_LOAD_PTR),
+                                                         _ST_C_PTR, _DPT_C_PTR)
         p_mask = Template(_P_MASK_PTR).safe_substitute(seen=sub(_SEEN_PTR) if causal else "",
                                                        keep="keep" if causal else "in_mb")
         stat_what = ("LSE (log2 units,\n// as flash_attention_fwd_lse stores it) and Delta = rowsum(dO * O) are "
                      "[B*H, L] f32 (masked loads);")
-        p_what = f"   (0 for queries past L{' and above the diagonal' if causal else ''})"
-        pad_what = ""
-        st_c, dpt_c = _ST_C_PTR, _DPT_C_PTR
-    else:
-        st_c, dpt_c = _ST_C_TMA, _DPT_C_TMA
-        stat_args, stat_setup, stat_load = sub(_STAT_ARGS_TMA), "", sub(_STAT_LOAD_TMA)
+        p_what, pad_what = f"   (0 for queries past L{' and above the diagonal' if causal else ''})", ""
+    else:  # LSE and Delta are loaded where they are used (in st_c, dpt_c)
+        stat_args, stat_setup, stat_load, st_c, dpt_c = sub(_STAT_ARGS_TMA), "", "", _ST_C_TMA, _DPT_C_TMA
         p_mask = _P_MASK_TMA_CAUSAL if causal else _P_MASK_TMA
         stat_what = ("LSE (log2 units)\n// and Delta = rowsum(dO * O) are [B*H, Lp] f32 rows padded to Lp with "
                      "zeros (flash_attention_bwd_preprocess's);")
@@ -455,8 +453,7 @@ def backward(dtype: str = "f16", d: int = 128, causal: bool = False, block_m: in
     if dq == "atomic":
         dq_arg, dq_head = _DQ_ARG_ATOMIC, _DQ_HEAD_ATOMIC
         dq_setup, dq_body = (_DQT_SETUP, _DQT_BODY) if dq_transposed else (_DQ_SETUP, _DQ_BODY)
-        dq_buf = f"dQ is an f32 [B*H, L, {d}] buffer the kernel adds dS K_j into"
-        how = ", atomically"
+        dq_buf, how = f"dQ is an f32 [B*H, L, {d}] buffer the kernel adds dS K_j into", ", atomically"
     else:
         dq_arg, dq_head = (_DQT_ARG_TMA if dq_transposed else _DQ_ARG_TMA), ""
         dq_setup, dq_body = (_DQT_SETUP_TMA, _DQT_BODY_TMA) if dq_transposed else (_DQ_SETUP_TMA, _DQ_BODY_TMA)
@@ -564,16 +561,12 @@ def kernel_text(kind: str, dtype: str = "f16", d: int = 128, causal: bool = Fals
 
 
 def form_options(kind: str, d: int, dq: str = "tma", stats: str = "tma", overlap: str | None = None) -> dict:
-    """The generator options of kernel `kind` in the backward of one form (dq, stats: see
-    `backward`; overlap: its dots overlapped): the preprocess pads the row statistics for stats="tma", the dQ conversion
+    """The generator options of kernel `kind` in the backward of one form (dq, stats, overlap:
+    see `backward`): the preprocess pads the row statistics for stats="tma", the dQ conversion
     reads a transposed buffer where the main kernel reduce-adds dQ^T."""
-    if kind == "backward":
-        return {"dq": dq, "stats": stats, **({"overlap": overlap} if overlap else {})}
-    if kind == "preprocess":
-        return {"stats": stats}
-    if kind == "dq_convert":
-        return {"transposed": dq == "tma" and dq_is_transposed(d)}
-    return {}
+    return {"backward": {"dq": dq, "stats": stats, **({"overlap": overlap} if overlap else {})},
+            "preprocess": {"stats": stats},
+            "dq_convert": {"transposed": dq == "tma" and dq_is_transposed(d)}}.get(kind, {})
 
 
 # The variants kept in examples/kernels (the defaults' block sizes).
