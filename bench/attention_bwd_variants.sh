@@ -45,7 +45,7 @@ for v in tma-overlap tma atomic; do
   case ",$passed," in *",$v,"*) ;; *) continue ;; esac
   if [ -z "$NCU" ]; then echo "no ncu on this machine" > "$OUT/ncu-$v.txt"; continue; fi
   timeout 40 "$NCU" --section SpeedOfLight --section WarpStateStats --section SchedulerStats \
-      -k regex:'^flash_attention_bwd$' --launch-count 1 \
+      -k regex:'^flash_attention_bwd(_causal)?_bf16$' --launch-count 1 \
       python3 bench/attention_bwd.py --profile-one "$v" > "$OUT/ncu-$v.txt" 2> "$OUT/ncu-$v.log"
   echo "ncu $v: rc $?" >> "$OUT/ncu-$v.log"
 done
