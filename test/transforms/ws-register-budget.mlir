@@ -91,7 +91,7 @@ builtin.module {
 // GEMM: nvgpu.wg.branch warps 4 to 12 "consumer"
 // GEMM: attributes {ws.regs_per_thread = 156 : i32}
 // FA-NOT: warning
-// FA: attributes {ws.regs_per_thread = 194 : i32}
+// FA: attributes {ws.regs_per_thread = 196 : i32}
 
 // Before ws-lower-warp-groups there is no branch to estimate: a remark, the IR unchanged.
 // EARLY: ws-register-budget.mlir:34:3: remark: ws-register-budget: no nvgpu.wg.branch to estimate (run it after ws-lower-warp-groups)

@@ -38,7 +38,8 @@ The model follows what the LLVM emitter (wsdialects/lower/llvm) makes of a branc
   loop; an op that writes memory (`tile.atomic_add`) reads its operands where it is;
 - a register A operand of a wgmma stays in its registers until the `wait_group` retiring
   that wgmma (an async dot waited for later: attention backward's P of dV += P dO while
-  dP^T is waited for and dS computed);
+  dP^T is waited for and dS computed); one evaluated where the wgmma is issued (P converted
+  from S) replaces the tiles it is made from, which are not live beside it;
 - liveness is SSA liveness over the branch in program order, a value used inside a loop
   it was not defined in staying live through the whole loop; the estimate is the peak,
   plus OVERHEAD registers for scalars (addresses, loop counters, descriptors, parities).
@@ -395,6 +396,13 @@ class _BranchLiveness:
                     ins[op.acc] = regs.get(op.acc, 0)
                 if op.a in regs:
                     ins[op.a] = outs[op.a] = regs[op.a]
+                    if isinstance(op.a.owner, Operation) and _lazy(op.a.owner):
+                        # a register A evaluated here (P converted from S) replaces the tiles it is
+                        # computed from as it is made: they and A are not live at once
+                        srcs = {v: r for v, r in ins.items() if v is not op.a and v is not op.acc}
+                        if srcs:
+                            ins = {v: r for v, r in ins.items() if v not in srcs}
+                            ins[op.a] = max(regs[op.a], sum(srcs.values()))
             else:  # tiles evaluated here for `op` (a yield's, a loop's initial values)
                 outs.update((v, r) for v, r in regs.items() if v not in ins)
         total = sum(through.values()) + max(sum(ins.values()), sum(outs.values()))
