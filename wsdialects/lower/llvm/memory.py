@@ -14,7 +14,7 @@ from __future__ import annotations
 from xdsl.dialects.builtin import Float32Type, TensorType
 from xdsl.ir import Attribute, Operation, SSAValue
 
-from wsdialects.layout import PairLayout, SliceLayout, WgmmaLayout, column_blocks, layout_of
+from wsdialects.layout import PairLayout, SliceLayout, WgmmaLayout, layout_of
 from wsdialects.lower.alignment import divisor
 from wsdialects.lower.lower_layouts import is_free
 from wsdialects.lower.llvm.shared_tiles import Staged, in_loop
@@ -387,10 +387,9 @@ class Memory:
         if (shp[-1] * nbytes(et)) % 16:
             self.fail(o, "tile.desc_store: a row of the tile must be a multiple of 16 bytes")
         L = self.layout
-        issue = self.tma_store if o.reduce_kind is None else self.tma_reduce
         staged = self.vals.get(v)
         if isinstance(staged, Staged):  # warp_group.gather wrote it, the team met: only the store is left
-            return issue(o, self.stage_tile(o, staged.addr))
+            return self.tma_store(o, self.stage_tile(o, staged.addr))
         if in_loop(o):  # the last store (one thread) has read the staging buffer: it waits, the rest meet it
             self.wait_store_reads()
             self.named_barrier(L.barrier_id, L.threads)
@@ -398,30 +397,4 @@ class Memory:
         self.store_fragment(v, S, o)  # two adjacent columns per store, at the staging layout's address
         self.asm("fence.proxy.async.shared::cta;", "", [])
         self.named_barrier(L.barrier_id, L.threads)
-        issue(o, S)
-
-    def tma_reduce(self, o: Operation, S) -> None:
-        """A reducing `tile.desc_store`: as `tma_store` (one thread, one box per column block of
-        the staging layout, committed as a bulk group, waited for only before `S` is rewritten),
-        with `cp.reduce.async.bulk.tensor ... .<kind>.tile`, which combines each element with
-        global memory (the element type is the descriptor's)."""
-        _, dptr, _, pidx = self.vals[o.operands[0]]
-        blocks = column_blocks(S.shape[1] * nbytes(S.elem), S.swizzle) if S.swizzle else 1
-        width = S.shape[1] // blocks
-        self.use_desc(o, pidx, S.swizzle)
-        self.use_box(o, pidx, (1,) * (len(o.operands) - 4) + (S.shape[0], width))
-        coords = [self.scalar(x) for x in o.operands[1:-1]][::-1]
-        cl = ", ".join(f"${3 + i}" for i in range(len(coords)))
-        dp = self.op(f"ptrtoint ptr {dptr} to i64")
-        for b in range(blocks):
-            src = self.op(f"add i32 {S.addr}, {b * S.block_bytes}") if b else S.addr
-            inner = self.op(f"add i32 {coords[0]}, {b * width}") if b else coords[0]
-            self.asm("{ .reg .pred p; setp.eq.u32 p, $0, 0; "
-                     f"@p cp.reduce.async.bulk.tensor.{len(coords)}d.global.shared::cta.{o.reduce_kind}.tile.bulk_group "
-                     f"[$1, {{{cl}}}], [$2]; }}",
-                     ",".join(["r", "l", "r"] + ["r"] * len(coords)),
-                     [("i32", self.layout.tid_in_part), ("i64", dp), ("i32", src)]
-                     + [("i32", x) for x in [inner, *coords[1:]]])
-        self.asm("{ .reg .pred p; setp.eq.u32 p, $0, 0; @p cp.async.bulk.commit_group; }",
-                 "r", [("i32", self.layout.tid_in_part)])
-        self.stores_pending = True
+        self.tma_store(o, S)

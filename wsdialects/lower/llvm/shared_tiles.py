@@ -524,7 +524,12 @@ class SharedTiles:
         column block of the staging layout, and commits the stores without waiting: the
         thread waits for them to have read `S` (`wait_store_reads`) only before `S` is
         written again or the branch ends (the writes to global memory complete on their
-        own before the grid does)."""
+        own before the grid does). A reducing `tile.desc_store` (`reduce_kind`) issues
+        `cp.reduce.async.bulk.tensor ... .<kind>.tile` instead, which combines each element with
+        global memory (the element type is the descriptor's)."""
+        kind = getattr(o, "reduce_kind", None)
+        copy = "cp.async.bulk.tensor" if kind is None else "cp.reduce.async.bulk.tensor"
+        mode = "" if kind is None else f".{kind}.tile"
         _, dptr, _, pidx = self.vals[o.operands[0]]
         blocks = column_blocks(S.shape[1] * nbytes(S.elem), S.swizzle) if S.swizzle else 1
         width = S.shape[1] // blocks
@@ -537,7 +542,7 @@ class SharedTiles:
             src = self.op(f"add i32 {S.addr}, {b * S.block_bytes}") if b else S.addr
             inner = self.op(f"add i32 {coords[0]}, {b * width}") if b else coords[0]
             self.asm("{ .reg .pred p; setp.eq.u32 p, $0, 0; "
-                     f"@p cp.async.bulk.tensor.{len(coords)}d.global.shared::cta.bulk_group [$1, {{{cl}}}], [$2]; }}",
+                     f"@p {copy}.{len(coords)}d.global.shared::cta{mode}.bulk_group [$1, {{{cl}}}], [$2]; }}",
                      ",".join(["r", "l", "r"] + ["r"] * len(coords)),
                      [("i32", self.layout.tid_in_part), ("i64", dp), ("i32", src)]
                      + [("i32", x) for x in [inner, *coords[1:]]])
