@@ -32,8 +32,6 @@ bundled variants (a test checks they are what this module writes):
 
 from __future__ import annotations
 
-import argparse
-from pathlib import Path
 from string import Template
 
 from wsdialects.runtime.attention_bwd_fragments import (
@@ -584,13 +582,9 @@ def bundled() -> dict[str, str]:
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description="write the bundled attention-training kernels")
-    ap.add_argument("--out", default="examples/kernels", help="folder to write them to")
-    args = ap.parse_args(argv)
-    for name, text in bundled().items():
-        (Path(args.out) / name).write_text(text)
-        print(Path(args.out) / name)
-    return 0
+    from wsdialects.runtime.bundled import write_bundled
+
+    return write_bundled(bundled(), "attention-training", argv)
 
 
 if __name__ == "__main__":
