@@ -27,7 +27,7 @@ from xdsl.utils.exceptions import VerifyException
 
 from wsdialects.syntax import BodyThenAttrs
 from wsdialects.tile.common import _print_arrow_types
-from wsdialects.tile.types import DescType
+from wsdialects.tile.types import DescType, parse_block, print_block
 
 
 @irdl_attr_definition
@@ -46,18 +46,10 @@ class DescArrayType(ParametrizedAttribute, TypeAttribute):
 
     @classmethod
     def parse_parameters(cls, parser: AttrParser) -> Sequence[Attribute]:
-        parser.parse_punctuation("<")
-        pos = parser.pos
-        block = parser.parse_type()
-        if not isinstance(block, TensorType):
-            parser.raise_error(f"!tile.descs expects a tensor block type, got {block}", pos, parser.pos)
-        parser.parse_punctuation(">")
-        return (block,)
+        return (parse_block(parser, "!tile.descs"),)
 
     def print_parameters(self, printer: Printer) -> None:
-        printer.print_string("<")
-        printer.print_attribute(self.block)
-        printer.print_string(">")
+        print_block(printer, self.block)
 
     def verify(self) -> None:
         DescType(self.block).verify()  # the same blocks as one descriptor's

@@ -59,6 +59,23 @@ class PtrType(ParametrizedAttribute, TypeAttribute):
             )
 
 
+def parse_block(parser: AttrParser, what: str) -> TensorType:
+    """`<tensor<...>>`, the box of a descriptor type (`what`: the type's name, for the error)."""
+    parser.parse_punctuation("<")
+    pos = parser.pos
+    block = parser.parse_type()
+    if not isinstance(block, TensorType):
+        parser.raise_error(f"{what} expects a tensor block type, got {block}", pos, parser.pos)
+    parser.parse_punctuation(">")
+    return block
+
+
+def print_block(printer: Printer, block: TensorType) -> None:
+    printer.print_string("<")
+    printer.print_attribute(block)
+    printer.print_string(">")
+
+
 @irdl_attr_definition
 class DescType(ParametrizedAttribute, TypeAttribute):
     """A TMA tensor descriptor over a 2-D or 3-D global tensor; `block` is the box one
@@ -76,20 +93,10 @@ class DescType(ParametrizedAttribute, TypeAttribute):
 
     @classmethod
     def parse_parameters(cls, parser: AttrParser) -> Sequence[Attribute]:
-        parser.parse_punctuation("<")
-        pos = parser.pos
-        block = parser.parse_type()
-        if not isinstance(block, TensorType):
-            parser.raise_error(
-                f"!tile.desc expects a tensor block type, got {block}", pos, parser.pos
-            )
-        parser.parse_punctuation(">")
-        return (block,)
+        return (parse_block(parser, "!tile.desc"),)
 
     def print_parameters(self, printer: Printer) -> None:
-        printer.print_string("<")
-        printer.print_attribute(self.block)
-        printer.print_string(">")
+        print_block(printer, self.block)
 
     def verify(self) -> None:
         shape = self.block.get_shape()
