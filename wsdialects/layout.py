@@ -192,6 +192,21 @@ class PermuteLayout(Layout):
             raise VerifyException(f"#layout.permute: order of rank {len(self.order.data)} over a rank-{r} parent")
 
 
+def _parse_parent_only(parser: AttrParser) -> Attribute:
+    """`<parent = L>`: the parameters of a layout made from one other."""
+    parser.parse_punctuation("<")
+    _parse_key(parser, "parent")
+    p = parser.parse_attribute()
+    parser.parse_punctuation(">")
+    return p
+
+
+def _print_parent_only(printer: Printer, parent: Attribute) -> None:
+    printer.print_string("<parent = ")
+    printer.print_attribute(parent)
+    printer.print_string(">")
+
+
 @irdl_attr_definition
 class PairLayout(Layout):
     """`parent` with a minor dimension of size 2 added that lies within one thread: element
@@ -216,16 +231,10 @@ class PairLayout(Layout):
 
     @classmethod
     def parse_parameters(cls, parser: AttrParser) -> Sequence[Attribute]:
-        parser.parse_punctuation("<")
-        _parse_key(parser, "parent")
-        p = parser.parse_attribute()
-        parser.parse_punctuation(">")
-        return (p,)
+        return (_parse_parent_only(parser),)
 
     def print_parameters(self, printer: Printer) -> None:
-        printer.print_string("<parent = ")
-        printer.print_attribute(self.parent)
-        printer.print_string(">")
+        _print_parent_only(printer, self.parent)
 
     def verify(self) -> None:
         if isinstance(self.parent, SharedLayout):
@@ -258,16 +267,10 @@ class OperandALayout(Layout):
 
     @classmethod
     def parse_parameters(cls, parser: AttrParser) -> Sequence[Attribute]:
-        parser.parse_punctuation("<")
-        _parse_key(parser, "parent")
-        p = parser.parse_attribute()
-        parser.parse_punctuation(">")
-        return (p,)
+        return (_parse_parent_only(parser),)
 
     def print_parameters(self, printer: Printer) -> None:
-        printer.print_string("<parent = ")
-        printer.print_attribute(self.parent)
-        printer.print_string(">")
+        _print_parent_only(printer, self.parent)
 
     def verify(self) -> None:
         if not isinstance(self.parent, WgmmaLayout):
