@@ -193,14 +193,9 @@ def forward_lse(dtype: str = "f16", d: int = 128, causal: bool = False, block_m:
                   fwd_bounds=bounds, fwd_mask=mask, **blocks)
 
 
-_PRE = Template("""\
-// Attention backward, preprocess: Delta = rowsum(dO * O) in f32. O and dO are [B*H, L, $D] $T
-// tensors (read $DC columns at a time), Delta is [B*H, L] f32, stored below L. One program
-// per (query block of $BM, batch*head); grid (cdiv(L, $BM), B*H).
-// Written by wsdialects/runtime/attention_bwd_kernels.py.
-builtin.module {
-  func.func @$name(%o_desc: !tile.desc<tensor<${BM}x${DC}x$T>>, %do_desc: !tile.desc<tensor<${BM}x${DC}x$T>>,
-                   %delta_ptr: !tile.ptr<f32>, %L: i32)
+# Both preprocess kernels: Delta (a row sum of dO * O over $DC-column chunks) of this program's
+# $BM rows, and which of them lie below L (%in_m).
+_DELTA_ROWS = """\
       attributes {tile.kernel, tile.num_warps = $W : i32} {
     %c0 = arith.constant 0 : i32
     %c1 = arith.constant 1 : i32
@@ -227,7 +222,18 @@ builtin.module {
     %offs_m = arith.addi %q_off_v, %rows : tensor<${BM}xi32>
     %L_m = tile.splat %L : i32 -> tensor<${BM}xi32>
     %in_m = arith.cmpi slt, %offs_m, %L_m : tensor<${BM}xi32>
-    %row0 = arith.muli %bh, %L : i32
+"""
+
+
+_PRE = Template("""\
+// Attention backward, preprocess: Delta = rowsum(dO * O) in f32. O and dO are [B*H, L, $D] $T
+// tensors (read $DC columns at a time), Delta is [B*H, L] f32, stored below L. One program
+// per (query block of $BM, batch*head); grid (cdiv(L, $BM), B*H).
+// Written by wsdialects/runtime/attention_bwd_kernels.py.
+builtin.module {
+  func.func @$name(%o_desc: !tile.desc<tensor<${BM}x${DC}x$T>>, %do_desc: !tile.desc<tensor<${BM}x${DC}x$T>>,
+                   %delta_ptr: !tile.ptr<f32>, %L: i32)
+""" + _DELTA_ROWS + """    %row0 = arith.muli %bh, %L : i32
     %delta_row = tile.addptr %delta_ptr, %row0 : !tile.ptr<f32>, i32
     %delta_base = tile.splat %delta_row : !tile.ptr<f32> -> tensor<${BM}x!tile.ptr<f32>>
     %delta_ptrs = tile.addptr %delta_base, %offs_m : tensor<${BM}x!tile.ptr<f32>>, tensor<${BM}xi32>
@@ -248,33 +254,7 @@ _PRE_PAD = Template("""\
 builtin.module {
   func.func @$name(%o_desc: !tile.desc<tensor<${BM}x${DC}x$T>>, %do_desc: !tile.desc<tensor<${BM}x${DC}x$T>>,
                    %lse_ptr: !tile.ptr<f32>, %lsep_ptr: !tile.ptr<f32>, %delta_ptr: !tile.ptr<f32>, %L: i32, %Lp: i32)
-      attributes {tile.kernel, tile.num_warps = $W : i32} {
-    %c0 = arith.constant 0 : i32
-    %c1 = arith.constant 1 : i32
-    %Bm = arith.constant $BM : i32
-    %Dc = arith.constant $DC : i32
-    %chunks = arith.constant $chunks : i32
-    %start_m = tile.program_id 0 : i32
-    %bh = tile.program_id 1 : i32
-    %q_off = arith.muli %start_m, %Bm : i32
-    %zero = arith.constant dense<0.000000e+00> : tensor<${BM}xf32>
-    %delta = scf.for %c = %c0 to %chunks step %c1 iter_args(%acc = %zero) -> (tensor<${BM}xf32>) : i32 {
-      %col = arith.muli %c, %Dc : i32
-      %o = tile.desc_load %o_desc[%bh, %q_off, %col] : !tile.desc<tensor<${BM}x${DC}x$T>> -> tensor<${BM}x${DC}x$T>
-      %do = tile.desc_load %do_desc[%bh, %q_off, %col] : !tile.desc<tensor<${BM}x${DC}x$T>> -> tensor<${BM}x${DC}x$T>
-      %o32 = arith.extf %o : tensor<${BM}x${DC}x$T> to tensor<${BM}x${DC}xf32>
-      %do32 = arith.extf %do : tensor<${BM}x${DC}x$T> to tensor<${BM}x${DC}xf32>
-      %prod = arith.mulf %o32, %do32 : tensor<${BM}x${DC}xf32>
-      %part = tile.reduce sum %prod, 1 : tensor<${BM}x${DC}xf32> -> tensor<${BM}xf32>
-      %acc_new = arith.addf %acc, %part : tensor<${BM}xf32>
-      scf.yield %acc_new : tensor<${BM}xf32>
-    }
-    %rows = tile.make_range 0 to $BM : tensor<${BM}xi32>
-    %q_off_v = tile.splat %q_off : i32 -> tensor<${BM}xi32>
-    %offs_m = arith.addi %q_off_v, %rows : tensor<${BM}xi32>
-    %L_m = tile.splat %L : i32 -> tensor<${BM}xi32>
-    %in_m = arith.cmpi slt, %offs_m, %L_m : tensor<${BM}xi32>
-    %Lp_m = tile.splat %Lp : i32 -> tensor<${BM}xi32>
+""" + _DELTA_ROWS + """    %Lp_m = tile.splat %Lp : i32 -> tensor<${BM}xi32>
     %in_p = arith.cmpi slt, %offs_m, %Lp_m : tensor<${BM}xi32>
     %row0 = arith.muli %bh, %L : i32
     %lse_row = tile.addptr %lse_ptr, %row0 : !tile.ptr<f32>, i32
