@@ -194,7 +194,7 @@ def _bwd(arch, **options):
     pytest.importorskip("ortools")
     k, loop = loop_of(BWD)
     lg, g, s = SchedulePass(arch=arch, **options).choose(k, loop)
-    return g, s, {n: p.warp for n, p in s.ops.items()}
+    return lg, g, s, {n: p.warp for n, p in s.ops.items()}
 
 
 def _roles(g):
@@ -213,18 +213,36 @@ def _roles(g):
     return exp, s_load, dp_load, staging
 
 
-def test_backward_on_b200_at_the_full_budget():
-    """Five MMAs, one exponential and dQ's reduction per iteration, the kernel's two groups
-    at 240 registers: the tensor core is the bound and the schedule reaches it; the
-    exponential and the load staging dQ^T for its reduction are on different groups (not
-    Twill's ping-pong of the two groups, which is not offered for this kernel's one-row LSE
-    and Delta tiles: docs/blackwell-schedules.md)."""
-    g, s, w = _bwd("b200", normalize=12)
-    units = {u: sum(len(op.uses.get(u, ())) for op in g.ops) for u in g.units}
+def test_backward_on_b200_at_the_full_budget_is_a_pingpong_of_two_groups():
+    """Twill §6.3.2 at the full register budget: the kernel's two groups form one ping-pong
+    team (each on its 64 of the 128 keys, offset by half the II): every member loads S from
+    tensor memory and exponentiates, forms dP and dS, and loads its partial dQ^T (its MMA
+    contracts the member's own keys) to stage it for the reduction; the MMAs on the issuer
+    warp, the TMA on W_vl; the tensor core is the bound and the schedule reaches it. A member
+    stages the reduction of the iteration before the one it exponentiates (a stage later), so
+    the groups ping-pong between exponentials and staging. The one-row LSE and Delta tiles are
+    held whole by each member (``machine.replicated``)."""
+    lg, g, s, w = _bwd("b200", normalize=12)
+    assert lg.pingpong and g.warps.pingpong == 2 and s.warp_count == 1
+    units = {u: sum(len(op.uses.get(u, ())) * g.replicas(op.name) for op in g.ops) for u in g.units}
     assert s.ii == s.res_mii == units["TC"] == max(units.values())
-    exp, s_load, _, staging = _roles(g)
-    assert w[exp] == w[s_load] != w[staging]
+    exp, s_load, dp_load, staging = _roles(g)
+    assert w[exp] == w[s_load] == w[dp_load] == w[staging] != s.issuer_warp
     assert {w[op.name] for op in g.ops if op.kind == "tile.dot"} == {s.issuer_warp}
+    assert {w[op.name] for op in g.ops if op.variable_latency} == {s.vl_warp}
+    (qk,) = [e.src for e in g.preds(s_load)]
+    assert s.ops[qk].stage == s.ops[exp].stage == 0 < s.ops[staging].stage
+
+
+def test_a_team_splitting_a_contraction_needs_tensor_memory():
+    """dQ^T = K^T dS^T contracts over the keys a team splits: on b200 each member's MMA sums
+    its own keys into its own tensor-memory tile; on h100 the partial sums would be registers of
+    two groups (ws-cooperative refuses such a dot), so neither a lockstep nor a ping-pong team is
+    offered there, whatever the register need."""
+    k, loop = loop_of(BWD)
+    assert graph_of_loop(k, loop, "b200", pingpong=True) is not None
+    assert graph_of_loop(k, loop, "h100", pingpong=True) is None
+    assert graph_of_loop(k, loop, "h100").groups_per_warp == 1
 
 
 def test_backward_on_b200_under_a_reduced_budget_needs_a_third_group():
@@ -232,10 +250,10 @@ def test_backward_on_b200_under_a_reduced_budget_needs_a_third_group():
     three, the II is back, with FA4's roles: a group loads S and exponentiates, a group loads
     dP and forms dS, and the third only stages dQ^T for the reduction (Twill-LR). At U = 12
     (seconds; at U = 48 it takes minutes, docs/blackwell-schedules.md)."""
-    _, full, _ = _bwd("b200", normalize=12)
-    _, two, _ = _bwd("b200", normalize=12, reg_limit=96)  # split or ping-pong, whichever is better
-    g, s, w = _bwd("b200", normalize=12, reg_limit=96, warp_groups=3)  # three groups form no ping-pong team
-    assert two.ii > full.ii and s.ii == full.ii
+    _, _, full, _ = _bwd("b200", normalize=12)
+    _, _, two, _ = _bwd("b200", normalize=12, reg_limit=96)  # split or ping-pong, whichever is better
+    lg, g, s, w = _bwd("b200", normalize=12, reg_limit=96, warp_groups=3)  # three groups form no ping-pong team
+    assert two.ii > full.ii and s.ii == full.ii and not lg.pingpong
     exp, s_load, dp_load, staging = _roles(g)
     assert len({w[exp], w[dp_load], w[staging]}) == 3 and w[s_load] == w[exp]
     busy = [op.name for op in g.ops if op.length and not op.variable_latency and not op.single_thread]
@@ -248,7 +266,7 @@ def test_backward_on_h100_is_ilp_within_an_iteration():
     but the accumulating MMAs (dK, dV) is in stage 0, at the tensor-core bound. (At U = 300,
     exact ratios of many distinct durations, there is no schedule within the default 10 s:
     the pass falls back with a remark, so this runs at U = 24.)"""
-    g, s, w = _bwd("h100", normalize=24)
+    _, g, s, w = _bwd("h100", normalize=24)
     late = {n for n, p in s.ops.items() if p.stage > 0 and not g.op(n).variable_latency and g.op(n).length}
     accumulating = {e.dst for e in g.edges if e.src == e.dst and g.op(e.src).kind == "tile.dot"}
     assert late <= accumulating and len(accumulating) == 2

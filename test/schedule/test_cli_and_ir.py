@@ -155,7 +155,7 @@ def solve_graph(g):
 
 
 def test_cooperative_split_rules():
-    from wsdialects.schedule.from_ir import cooperative_split
+    from wsdialects.schedule.from_ir import cooperative_split, pingpong_split
     from wsdialects.schedule.machine import TileInfo, load_machine
     h100 = load_machine("h100")
     acc = ("tile.dot", TileInfo((128, 256), 32))
@@ -170,6 +170,12 @@ def test_cooperative_split_rules():
     assert cooperative_split(h100, [("tile.dot", TileInfo((64, 512), 32))], 2) == 1
     # a tile whose rows do not divide: no split
     assert cooperative_split(h100, [acc, ("arith.addf", TileInfo((3, 7), 32))], 2) == 1
+    # a one-row tile (a row vector broadcast along M: attention backward's LSE) is held whole
+    # by every group, no obstacle to the split; a one-row dot result is below one wgmma
+    row = ("arith.negf", TileInfo((1, 64), 32))
+    assert cooperative_split(h100, [acc, row], 2) == 2
+    assert pingpong_split([("tile.dot", TileInfo((128, 64), 32)), row], 2, 1) == 2
+    assert pingpong_split([("tile.dot", TileInfo((1, 64), 32))], 2, 1) is None
 
 
 def test_epilogue_results_share_one_groups_budget():

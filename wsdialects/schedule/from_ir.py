@@ -20,7 +20,7 @@ from xdsl.ir import Block, BlockArgument, Operation, OpResult, SSAValue
 from . import tensor_memory
 from .bounds import MAX_RESERVATION
 from .graph import MAX_VALUE, Edge, Graph, GraphError, Op, Warps
-from .machine import Machine, TileInfo, load_machine
+from .machine import Machine, TileInfo, load_machine, replicated
 from .tensor_memory import RawEdge
 
 
@@ -134,10 +134,10 @@ WGMMA_M = 64  # rows of one warp group's tensor-core MMA (wgmma m64nNk16)
 
 
 def _splits_rows(tiles: list[tuple[str, TileInfo]], s: int) -> bool:
-    """Every register tile splits along M into s parts, dot results into parts of
-    at least one wgmma's 64 rows."""
-    return not any(not t.shape or t.shape[0] % s or (kind == "tile.dot" and t.shape[0] // s < WGMMA_M)
-                   for kind, t in tiles)
+    """Every register tile splits along M into s parts or is one row (replicated), dot
+    results into parts of at least one wgmma's 64 rows."""
+    return not any(not t.shape or (t.shape[0] % s and not (kind != "tile.dot" and replicated(t)))
+                   or (kind == "tile.dot" and t.shape[0] // s < WGMMA_M) for kind, t in tiles)
 
 
 def cooperative_split(machine: Machine, tiles: list[tuple[str, TileInfo]], groups: int,
@@ -178,6 +178,26 @@ def pingpong_split(tiles: list[tuple[str, TileInfo]], groups: int, least: int) -
     for s in range(max(2, least), groups + 1):
         if groups % s == 0 and _splits_rows(tiles, s):
             return s
+    return None
+
+
+def contracts_rows(body: Block, machine: Machine, is_node) -> Operation | None:
+    """A dot of the loop whose B operand (K x N) is a register tile computed in the loop
+    (attention backward's dQ^T = K^T dS^T), if any.  A team splitting the rows splits that
+    operand along the dot's K: each member's MMA makes a partial sum over its own rows.  On
+    Hopper the accumulator is the issuing group's registers and the partial sums would need a
+    reduction across groups (ws-cooperative refuses such a dot), so no team splits there; on a
+    machine with tensor memory each member's MMA accumulates into its own tensor-memory tile,
+    which the member reads and reduces like any result."""
+    for op in body.ops:
+        if op.name != "tile.dot" or len(op.operands) < 2:
+            continue
+        v = op.operands[1]
+        while isinstance(v, OpResult) and machine.is_view(v.op.name) and v.op.operands:
+            v = v.op.operands[0]
+        if (isinstance(v, OpResult) and v.op.parent_block() is body and is_node(v.op)
+                and v.op.name not in _LOADS and machine.result_memory(v.op.name) == "regs"):
+            return op
     return None
 
 
@@ -229,9 +249,11 @@ def graph_of_loop(fn: func.FuncOp, loop: scf.ForOp, arch: str | Machine = "h100"
     # (a result in tensor memory, a Blackwell accumulator, is read after the loop in pieces)
     held_after = [t for r, y in zip(loop.results, yield_op.operands) if r.uses for t in [_tile(r.type)]
                   if t and not (isinstance(y, OpResult) and machine.result_memory(y.op.name) == "tmem")]
-    split = cooperative_split(machine, reg_tiles, groups, held_after)
+    # a team's partial sums over its rows stay in registers where there is no tensor memory
+    no_team = not machine.tensor_memory and contracts_rows(body, machine, is_node) is not None
+    split = 1 if no_team else cooperative_split(machine, reg_tiles, groups, held_after)
     if pingpong:
-        split = pingpong_split(reg_tiles, groups, split)
+        split = None if no_team else pingpong_split(reg_tiles, groups, split)
         if split is None:
             return None
     team = split if pingpong else 1
@@ -260,11 +282,13 @@ def graph_of_loop(fn: func.FuncOp, loop: scf.ForOp, arch: str | Machine = "h100"
         if cost.cycles > MAX_RESERVATION:
             raise error_at(op, f"'{op.name}' would occupy {cost.unit} for {cost.cycles} cycles on {machine.name}, "
                                f"more than the scheduler models ({MAX_RESERVATION}); the tile is too large")
-        cycles = cost.cycles if cost.variable_latency else -(-cost.cycles // team)  # a member's rows
+        whole = bool(results) and all(replicated(t) for t in results)  # every member computes all of it
+        cycles = cost.cycles if cost.variable_latency or whole else -(-cost.cycles // team)  # a member's rows
         uses = {cost.unit: [1] * cycles} if cost.unit and cycles else {}
         ready = max(1, round(cycles * machine.chain_factor(cost.unit, partner))) if cycles else 0
         memory = machine.result_memory(op.name)
-        footprint = sum(-(-machine.regs_per_thread(t) // split) for t in results) if memory == "regs" else 0
+        footprint = sum(-(-machine.regs_per_thread(t) // (1 if replicated(t) else split)) for t in results) \
+            if memory == "regs" else 0
         smem = sum(t.bytes for t in results) if memory == "smem" else 0
         tmem = sum(t.bytes for t in results) if memory == "tmem" else 0
         spill = sum(machine.spill_cycles(t) for t in results) if memory == "regs" else 0
@@ -330,7 +354,7 @@ def graph_of_loop(fn: func.FuncOp, loop: scf.ForOp, arch: str | Machine = "h100"
                 edges.append(RawEdge(src, dst, delay(src, dst, op, operand), dist,
                                      src_kind in machine.blocking_from, role))
     if machine.tensor_memory:  # Blackwell: tcgen05.ld / tcgen05.st between TMEM and registers
-        ops, graph_edges = tensor_memory.route(machine, ops, edges, tiles, used)
+        ops, graph_edges = tensor_memory.route(machine, ops, edges, tiles, used, team, split)
     else:
         graph_edges = [Edge(e.src, e.dst, e.delay, e.distance, e.blocking) for e in edges]
     graph = Graph(units=dict(machine.units), ops=ops, edges=graph_edges,

@@ -55,6 +55,13 @@ class TileInfo:
         return (self.elements * self.bits + 7) // 8
 
 
+def replicated(t: TileInfo) -> bool:
+    """A tile of one row (a row vector broadcast along M, attention backward's LSE and
+    Delta): a team that splits the rows does not split it; every member holds and
+    computes all of it (ws-cooperative's axis map leaves it whole)."""
+    return len(t.shape) >= 1 and t.shape[0] == 1
+
+
 @dataclass
 class OpCost:
     unit: str | None

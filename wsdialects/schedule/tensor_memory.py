@@ -28,7 +28,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .graph import Edge, Op
-from .machine import Machine, TileInfo
+from .machine import Machine, TileInfo, replicated
 
 
 @dataclass
@@ -45,10 +45,13 @@ class RawEdge:
 
 
 def route(machine: Machine, ops: list[Op], edges: list[RawEdge], tiles: dict[str, TileInfo],
-          used: set[str]) -> tuple[list[Op], list[Edge]]:
+          used: set[str], team: int = 1, split: int = 1) -> tuple[list[Op], list[Edge]]:
     """Insert one load after each dot result a register op reads and one store before each
     register operand of a dot (A or accumulator); ``tiles``: each node's result tile,
-    ``used``: the node names taken.  Other edges are kept as they are."""
+    ``used``: the node names taken.  Other edges are kept as they are.  In a ping-pong team
+    of ``team`` members (``split`` groups sharing each tile's rows) a member moves its own
+    rows: 1/team of the cycles, 1/split of the registers; a one-row tile goes whole
+    (``from_ir.replicated``)."""
     kind = {op.name: op.kind for op in ops}
     in_tmem = {n for n, k in kind.items() if k and machine.result_memory(k) == "tmem"}
     in_regs = {n for n, k in kind.items() if k and machine.result_memory(k) == "regs"}
@@ -58,16 +61,18 @@ def route(machine: Machine, ops: list[Op], edges: list[RawEdge], tiles: dict[str
     def access(src: str, direction: str) -> str:
         key = (src, direction)
         if key not in extra:
-            cost = machine.tmem_access(direction, tiles[src])
+            tile = tiles[src]
+            whole = replicated(tile)
+            cost = machine.tmem_access(direction, tile)
+            cycles = cost.cycles if whole else -(-cost.cycles // team)
             name, k = f"{src}.{'ld' if direction == 'load' else 'st'}", 1
             while name in used:
                 k += 1
                 name = f"{src}.{'ld' if direction == 'load' else 'st'}{k}"
             used.add(name)
-            tile = tiles[src]
             loaded = direction == "load"
-            extra[key] = Op(name=name, uses={cost.unit: [1] * cost.cycles}, latency=cost.cycles,
-                            regs=machine.regs_per_thread(tile) if loaded else 0,
+            extra[key] = Op(name=name, uses={cost.unit: [1] * cycles}, latency=cycles,
+                            regs=-(-machine.regs_per_thread(tile) // (1 if whole else split)) if loaded else 0,
                             tmem=0 if loaded else tile.bytes,
                             spill_cost=machine.spill_cycles(tile) if loaded else 0,
                             kind=machine.tensor_memory[direction].get("kind"))
