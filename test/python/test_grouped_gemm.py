@@ -2,9 +2,10 @@
 examples/kernels) interpreted against a float64 numpy reference of torch._grouped_mm's product:
 ragged groups (empty, smaller than a tile, cutting tiles), fewer and more programs than tiles,
 f16 and bf16; C poisoned with NaN (an element of a group not written fails; rows of no group,
-and rows past M where the offsets run past it, must stay NaN). As written at small blocks, after
-ws-specialize (partitions interleaved by seeds) and after ws-hopper's variants at the bundled
-blocks; ptxas on the lowered kernels; the runtime's launch plan run in the interpreter."""
+and rows past M where the offsets run past it, must stay NaN). Every form (how a program walks
+the tiles and stores them: gen.FORMS) as written at small blocks, after ws-specialize
+(partitions interleaved by seeds) and after ws-hopper's variants at the bundled blocks; ptxas on
+the lowered kernels; the runtime's launch plan run in the interpreter."""
 
 from pathlib import Path
 import shutil
@@ -51,9 +52,10 @@ def check(a, b, offs, c, M=None):
     assert np.isnan(got[start:]).all(), f"rows past the last group ({start}..) were written"
 
 
-def run(module, name, a, b, offs, c, grid, M=None, seed=None):
+def run(module, name, a, b, offs, c, grid, M=None, seed=None, form=None):
     G, N, K = b.shape
-    wsdialects.interpret(module, name, grid, [a, b, c, offs, G, a.shape[0] if M is None else M, N, K], seed=seed)
+    args = gen.arguments(a, b, c, offs, G, a.shape[0] if M is None else M, N, K, form)
+    wsdialects.interpret(module, name, grid, args, seed=seed)
 
 
 def _file(tmp: Path, text: str, tag: str) -> Path:
@@ -76,50 +78,95 @@ def test_bundled_kernels_are_the_generator_output():
 SIZES = [[0, 100, 37, 0, 64, 5, 0], [1], [130, 0, 0, 3], [0, 0, 70]]
 
 
+FORMS = sorted(gen.FORMS)
+# band 2 (the bundled forms' 16 is more rows of tiles than these small problems have)
+SMALL_FORMS = FORMS + ["groups+tma+band2"]
+
+
+def small_form(name):
+    return gen.Form("groups", 2, "tma") if name == "groups+tma+band2" else name
+
+
+def _small(tmp, dtype, form, text=None, tag=""):
+    """The kernel in `form` at 64x64x32 tiles, 4 warps, parsed."""
+    text = text or gen.grouped_mm(dtype, 64, 64, 32, 4, form_=small_form(form))
+    return parse_kernel(_file(tmp, text, f"{dtype}_64x64x32_{form}{tag}"), shared=True)
+
+
+@pytest.mark.parametrize("form", SMALL_FORMS)
 @pytest.mark.parametrize("dtype", sorted(DTYPES))
 @pytest.mark.parametrize("sizes", SIZES, ids=lambda s: "-".join(map(str, s)))
 @pytest.mark.parametrize("grid", [3, 40])
-def test_as_written(tmp, dtype, sizes, grid):
+def test_as_written(tmp, dtype, sizes, grid, form):
     """64x64x32 tiles, N and K cut by the tile; 3 programs (fewer than the tiles) or 40."""
-    path = _file(tmp, gen.grouped_mm(dtype, 64, 64, 32, 4), f"{dtype}_64x64x32")
-    m = parse_kernel(path, shared=True)
+    m = _small(tmp, dtype, form)
     rng = np.random.default_rng(len(sizes) + grid)
     a, b, offs, c = problem(sizes, 72, 40, dtype, rng, extra_rows=9)
-    run(m, gen.kernel_name(dtype), a, b, offs, c, grid)
+    run(m, gen.kernel_name(dtype), a, b, offs, c, grid, form=small_form(form))
     check(a, b, offs, c)
 
 
-def test_offsets_past_the_rows_write_nothing(tmp):
+@pytest.mark.parametrize("form", SMALL_FORMS)
+def test_offsets_past_the_rows_write_nothing(tmp, form):
     """Offsets that run past M (the rows of A and C) clip the store at M: C's rows past M (here a
-    bigger buffer) stay as they were."""
-    path = _file(tmp, gen.grouped_mm("bf16", 64, 64, 32, 4), "bf16_64x64x32")
-    m = parse_kernel(path, shared=True)
+    bigger buffer, which a TMA store's descriptor spans) stay as they were."""
+    m = _small(tmp, "bf16", form)
     rng = np.random.default_rng(5)
-    a, b, offs, c = problem([50, 90], 64, 32, "bf16", rng)
-    M = 100  # the second group's rows 100..140 are past M
-    run(m, gen.kernel_name("bf16"), a[:M].copy(), b, offs, c, 4, M=M)
+    a, b, offs, c = problem([50, 90, 130], 64, 32, "bf16", rng)
+    M = 100  # the second group's rows 100..140 and all of the third's are past M
+    run(m, gen.kernel_name("bf16"), a[:M].copy(), b, offs, c, 4, M=M, form=small_form(form))
     check(a[:M], b, offs, c, M=M)
     assert np.isnan(c[M:].astype(np.float32)).all()
 
 
 def test_wrong_without_the_clip(tmp):
     """The check can fail: a kernel storing whole tiles (no row mask) writes into the next group's rows."""
-    text = gen.grouped_mm("bf16", 64, 64, 32, 4).replace("%mask = arith.andi %mmb, %mnb", "%mask = arith.andi %mnb, %mnb")
-    m = parse_kernel(_file(tmp, text, "bf16_nomask"), shared=True)
+    text = gen.grouped_mm("bf16", 64, 64, 32, 4, form_="scan").replace("%mask = arith.andi %mmb, %mnb",
+                                                                        "%mask = arith.andi %mnb, %mnb")
+    m = _small(tmp, "bf16", "scan", text, "_nomask")
     rng = np.random.default_rng(6)
     a, b, offs, c = problem([30, 40], 64, 32, "bf16", rng, extra_rows=40)
-    run(m, gen.kernel_name("bf16"), a, b, offs, c, 2)
+    run(m, gen.kernel_name("bf16"), a, b, offs, c, 2, form="scan")
     with pytest.raises(AssertionError):
         check(a, b, offs, c)
 
 
+def test_wrong_tma_store_of_a_cut_tile(tmp):
+    """The check can fail: a TMA store taken for a tile that only starts in its group (not one
+    that ends there) writes the next group's rows with this group's product."""
+    text = gen.grouped_mm("bf16", 64, 64, 32, 4, form_="groups+tma")
+    assert "%whole = arith.cmpi sle, %om_end, %row_end" in text
+    text = text.replace("%whole = arith.cmpi sle, %om_end, %row_end", "%whole = arith.cmpi slt, %om, %row_end")
+    m = _small(tmp, "bf16", "groups+tma", text, "_wholecut")
+    rng = np.random.default_rng(7)
+    a, b, offs, c = problem([30, 100], 64, 32, "bf16", rng, extra_rows=40)
+    run(m, gen.kernel_name("bf16"), a, b, offs, c, 1, form="groups+tma")  # group 1's tiles after group 0's
+    with pytest.raises(AssertionError):
+        check(a, b, offs, c)
+
+
+def test_wrong_walk_is_caught(tmp):
+    """The check can fail: a walk whose first tile in a group is not taken modulo the programs
+    (p + P - base mod P, at least P - base mod P) skips the group's first tiles."""
+    text = gen.grouped_mm("bf16", 64, 64, 32, 4, form_="groups")
+    assert "%first = arith.remsi %shift, %nprog" in text
+    text = text.replace("%first = arith.remsi %shift, %nprog", "%first = arith.addi %shift, %c0")
+    m = _small(tmp, "bf16", "groups", text, "_walk")
+    rng = np.random.default_rng(8)
+    a, b, offs, c = problem([64, 64, 64], 64, 32, "bf16", rng)
+    run(m, gen.kernel_name("bf16"), a, b, offs, c, 2, form="groups")  # 3 tiles, 2 programs
+    with pytest.raises(AssertionError):
+        check(a, b, offs, c)
+
+
+@pytest.mark.parametrize("form", SMALL_FORMS)
 @pytest.mark.parametrize("seed", [0, 1])
-def test_after_ws_specialize(tmp, seed):
-    path = _file(tmp, gen.grouped_mm("f16", 64, 64, 32, 4), "f16_64x64x32")
+def test_after_ws_specialize(tmp, seed, form):
+    path = _file(tmp, gen.grouped_mm("f16", 64, 64, 32, 4, form_=small_form(form)), f"f16_64x64x32_{form}")
     m = compile_kernel(path, "ws-specialize{depth=2 mma-depth=1}", shared=True)
     rng = np.random.default_rng(10 + seed)
-    a, b, offs, c = problem([0, 100, 37, 0, 5], 72, 40, "f16", rng)
-    run(m, gen.kernel_name("f16"), a, b, offs, c, 3, seed=seed)
+    a, b, offs, c = problem([0, 100, 37, 0, 5, 128], 72, 40, "f16", rng)
+    run(m, gen.kernel_name("f16"), a, b, offs, c, 3, seed=seed, form=small_form(form))
     check(a, b, offs, c)
 
 
@@ -138,6 +185,37 @@ def test_bundled_after_ws_hopper(dtype, pipeline):
     check(a, b, offs, c)
 
 
+SPLIT = runtime.PIPELINE[:-1] + " team-stores=split}"  # bench/grouped_gemm.py's second pipeline
+
+
+@pytest.mark.parametrize("pipeline", [runtime.PIPELINE, SPLIT])
+@pytest.mark.parametrize("form", FORMS)
+def test_forms_after_ws_hopper(tmp, form, pipeline):
+    """Every form at the bundled blocks (bf16) after the pipelines bench/grouped_gemm.py times:
+    groups cut by a tile's end, smaller than a tile, empty; N cut by the tile; rows past the last
+    group; 3 programs (each walks several groups) and 40 (more than the tiles)."""
+    path = _file(tmp, gen.grouped_mm("bf16", form_=form), f"bf16_bundled_{form}")
+    m = compile_kernel(path, pipeline, shared=True)
+    for grid, seed in ((3, 1), (40, 2)):
+        rng = np.random.default_rng(21 + grid)
+        a, b, offs, c = problem([0, 130, 5, 0, 256], 264, 136, "bf16", rng, extra_rows=3)
+        run(m, "grouped_gemm", a, b, offs, c, grid, seed=seed, form=form)
+        check(a, b, offs, c)
+
+
+@pytest.mark.parametrize("form", FORMS)
+def test_forms_ptxas(tmp, form):
+    ptxas = shutil.which("ptxas")
+    if ptxas is None:
+        pytest.skip("ptxas not installed")
+    ptx = compile_ptx(str(_file(tmp, gen.grouped_mm("bf16", form_=form), f"bf16_bundled_{form}")), runtime.PIPELINE)
+    if gen.form(form).store == "tma":
+        assert "cp.async.bulk.tensor.2d.global.shared::cta" in ptx  # C's TMA store
+    rc, report = run_ptxas(ptx, ptxas)
+    assert rc == 0, report
+    assert "0 bytes spill stores" in report, report
+
+
 @pytest.mark.parametrize("pipeline", PIPELINES[:2])
 @pytest.mark.parametrize("dtype", sorted(DTYPES))
 def test_ptxas(dtype, pipeline):
@@ -152,33 +230,54 @@ def test_ptxas(dtype, pipeline):
     assert "0 bytes spill stores" in report, report
 
 
-def test_launch_plan_interpreted(tmp):
-    """runtime.launches' grid and argument order, run in the interpreter on numpy arrays."""
-    path = _file(tmp, gen.grouped_mm("bf16", 64, 64, 32, 4), "bf16_64x64x32")
-    m = parse_kernel(path, shared=True)
+@pytest.mark.parametrize("form", [None, "scan"])
+def test_launch_plan_interpreted(tmp, form):
+    """runtime.launches' grid and argument order (the default form's and the masked one's),
+    run in the interpreter on numpy arrays."""
+    m = _small(tmp, "bf16", form or gen.DEFAULT)
     rng = np.random.default_rng(30)
     a, b, offs, c = problem([17, 0, 80], 64, 32, "bf16", rng)
-    plan = runtime.launches(a, b, offs, c, 5)
+    plan = runtime.launches(a, b, offs, c, 5, form)
     assert [grid for grid, _ in plan] == [5]
+    assert len(plan[0][1]) == (9 if gen.form(form).store == "tma" else 8)
     for grid, args in plan:
         wsdialects.interpret(m, gen.kernel_name("bf16"), grid, args)
     check(a, b, offs, c)
     assert runtime.launches(a[:0], b, offs, c[:0], 5) == []
 
 
+def test_default_form_and_bundled():
+    """The bundled kernels and grouped_gemm() use gen.DEFAULT: a walk over the groups, TMA stores."""
+    assert gen.form(None) == gen.FORMS[gen.DEFAULT] == gen.Form("groups", 0, "tma")
+    text = (KERNELS / "grouped_gemm.mlir").read_text()
+    assert "%c_desc: !tile.desc<tensor<128x256xbf16>>" in text and "scf.for %local = %first to %tg" in text
+
+
 @pytest.mark.parametrize("kwargs,msg", [
     (dict(dtype="f32"), "f16 or bf16"),
     (dict(block_m=96), "powers of two"),
     (dict(block_m=64, num_warps=8), "multiple of 16 \\* num_warps"),
+    (dict(form_="fastest"), "unknown grouped GEMM form 'fastest'; forms: scan, groups"),
 ])
 def test_generator_rejects(kwargs, msg):
     with pytest.raises(ValueError, match=msg):
         gen.grouped_mm(**kwargs)
 
 
+@pytest.mark.parametrize("kwargs,msg", [
+    (dict(walk="binary"), "walk must be scan or groups"),
+    (dict(store="smem"), "store must be masked or tma"),
+    (dict(band=-1), "band must be 0"),
+])
+def test_form_rejects(kwargs, msg):
+    with pytest.raises(ValueError, match=msg):
+        gen.Form(**kwargs)
+
+
 def test_bench_dry_run(tmp_path, capsys):
-    """bench/grouped_gemm.py --dry-run imports, compiles our kernel per pipeline (no GPU), draws
-    the group sizes the issue asks for and writes its table."""
+    """bench/grouped_gemm.py --dry-run imports, compiles our kernel per (form, pipeline) (no GPU),
+    draws the group sizes the issue asks for and writes its table; a masked form is not timed twice
+    under pipelines that differ only in how the team stores through TMA; an unknown form is refused."""
     import importlib.util
 
     spec = importlib.util.spec_from_file_location("grouped_gemm_bench", ROOT / "bench" / "grouped_gemm.py")
@@ -188,10 +287,18 @@ def test_bench_dry_run(tmp_path, capsys):
         sizes = bench.group_sizes(G, 0)
         assert len(sizes) == G and all(m % 512 == 0 and 512 <= m <= 4096 for m in sizes)
         assert sizes == bench.group_sizes(G, 0)
-    assert bench.main(["--dry-run", "--groups", "4", "--out", str(tmp_path), "--date", "D"]) == 0
+    pipes = [runtime.PIPELINE, SPLIT]
+    assert bench.variants(["scan", "groups+tma"], pipes) == [("scan", pipes[0]), ("groups+tma", pipes[0]),
+                                                              ("groups+tma", pipes[1])]
+    assert bench.main(["--dry-run", "--groups", "4", "--out", str(tmp_path), "--date", "D", "--forms", "scan,groups+tma",
+                       "--pipelines", runtime.PIPELINE, "--list", "0"]) == 0
     out = capsys.readouterr().out
-    assert "would time G=4" in out and "n/a" not in out
-    assert "| 4 | 512 x [" in (tmp_path / "D-grouped-gemm-dry-run.md").read_text()
+    assert "would time G=4" in out and "n/a" not in out and "groups+tma @ " in out
+    table = (tmp_path / "D-grouped-gemm-dry-run.md").read_text()
+    assert "| 4 | 512 x [" in table and "ws 2 = groups+tma (`groups/m/tma`)" in table
+    with pytest.raises(SystemExit):
+        bench.main(["--dry-run", "--forms", "fastest"])
+    assert "unknown grouped GEMM form 'fastest'" in capsys.readouterr().err
 
 
 class _Desc:

@@ -8,7 +8,8 @@ groups (the kernel: wsdialects/runtime/grouped_gemm_kernels.py):
 The first form is `torch._grouped_mm(a, b.transpose(-2, -1), offs)`: the tokens of all experts
 in one tensor, `offs[g]` the cumulative end row of group g (non-decreasing, at most a.shape[0];
 empty groups allowed), kept on the device: nothing waits for the host, and no descriptor is made
-per group (grouped_gemm_kernels.grouped_mm). C[rows of g] = A[rows of g] @ B[g]^T, fp32
+per group (grouped_gemm_kernels.grouped_mm; a program walks the groups in turn, and a tile
+that lies in its group is written by a TMA store, the group's last tile by a masked store). C[rows of g] = A[rows of g] @ B[g]^T, fp32
 accumulation, a's dtype out (float16 or bfloat16). The list form takes separate tensors, each
 group its own M_g, N_g and K_g (rows of a multiple of 16 bytes): the launch builds one TMA
 descriptor per group and operand into an array (`!tile.descs`, grouped_gemm_kernels.grouped_list)
@@ -27,17 +28,19 @@ _compiled: dict = {}
 _lock = threading.Lock()
 
 
-def compiled_kernel(dtype: str, pipeline: str = PIPELINE):
-    """The Compiled grouped GEMM kernel for dtype 'f16' or 'bf16', made once and kept."""
+def compiled_kernel(dtype: str, pipeline: str = PIPELINE, form=None):
+    """The Compiled grouped GEMM kernel for dtype 'f16' or 'bf16' in `form` (a name of
+    grouped_gemm_kernels.FORMS or a Form; None: its DEFAULT), made once and kept."""
     from wsdialects.runtime import grouped_gemm_kernels as kernels
 
-    key = (dtype, pipeline)
+    f = kernels.form(form)
+    key = (dtype, pipeline, f)
     with _lock:
         hit = _compiled.get(key)
     if hit is None:
         from wsdialects.runtime.compiler import compile_module
 
-        hit = compile_module(kernels.grouped_mm(dtype), pipeline)
+        hit = compile_module(kernels.grouped_mm(dtype, form_=f), pipeline)
         with _lock:
             hit = _compiled.setdefault(key, hit)
     return hit
@@ -59,14 +62,16 @@ def compiled_list_kernel(dtype: str, pipeline: str = PIPELINE):
     return hit
 
 
-def launches(a, b, offs, c, num_programs: int) -> list:
-    """[(grid, arguments)] of the grouped GEMM on a [S, K], b [G, N, K], offs [G], c [S, N]
+def launches(a, b, offs, c, num_programs: int, form=None) -> list:
+    """[(grid, arguments)] of the grouped GEMM in `form` on a [S, K], b [G, N, K], offs [G], c [S, N]
     (torch tensors, or numpy arrays for the interpreter); c is written (rows of no group are not)."""
+    from wsdialects.runtime.grouped_gemm_kernels import arguments
+
     S, K = a.shape
     G, N, _ = b.shape
     if not (S and G and N):
         return []
-    return [(max(1, num_programs), [a, b, c, offs, G, S, N, K])]
+    return [(max(1, num_programs), arguments(a, b, c, offs, G, S, N, K, form))]
 
 
 def _dtype_name(torch, t) -> str:
@@ -96,12 +101,14 @@ def _check(torch, a, b, offs) -> None:
                          f"got a {list(a.shape)}, b {list(b.shape)}")
 
 
-def grouped_gemm(a, b, offs=None, *, out=None, pipeline: str = PIPELINE, num_programs: int | None = None):
+def grouped_gemm(a, b, offs=None, *, out=None, pipeline: str = PIPELINE, num_programs: int | None = None,
+                 form=None):
     """C = the grouped product (module docstring): `grouped_gemm(a, b, offs)` with a [sum M_g, K],
     b [G, N, K], offs int32 [G] gives c [sum M_g, N] (`out=`: a contiguous tensor to write it into;
     rows past offs[-1] are left as they are); `grouped_gemm([a_g], [b_g])` (or b [G, N, K]) gives
     [c_g] (`out=`: a list of tensors [M_g, N_g] to write them into).
-    `num_programs` defaults to the number of SMs."""
+    `num_programs` defaults to the number of SMs; `form` picks how the first form's kernel walks
+    and stores its tiles (grouped_gemm_kernels.FORMS; None: its DEFAULT)."""
     from wsdialects.runtime.launch import _torch
 
     torch = _torch()
@@ -121,10 +128,24 @@ def grouped_gemm(a, b, offs=None, *, out=None, pipeline: str = PIPELINE, num_pro
                          f"{list(out.shape)}")
     if num_programs is None:
         num_programs = torch.cuda.get_device_properties(a.device).multi_processor_count
-    kernel = compiled_kernel(dt, pipeline)
-    for grid, args in launches(a, b, offs, out, num_programs):
+    form = _store_form(form, out)
+    kernel = compiled_kernel(dt, pipeline, form)
+    for grid, args in launches(a, b, offs, out, num_programs, form):
         kernel[grid](*args)
     return out
+
+
+def _store_form(form, out):
+    """`form`, or its masked-store sibling where TMA cannot take C (rows not a multiple of 16
+    bytes, or a base not 16-byte aligned): the TMA store's descriptor could not be built."""
+    from dataclasses import replace
+
+    from wsdialects.runtime.grouped_gemm_kernels import form as form_of
+
+    f = form_of(form)
+    if f.store == "tma" and ((out.shape[1] * out.element_size()) % 16 or out.data_ptr() % 16):
+        return replace(f, store="masked")
+    return f
 
 
 def list_launches(a_list, b_list, c_list, sizes, num_programs: int) -> list:
