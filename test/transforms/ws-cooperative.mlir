@@ -54,19 +54,20 @@
 // SMALL: remark: ws-cooperative: consumer partition 1 stays one group: each group's share of a 128-row dot would be smaller than a warp group's 64-row MMA
 
 // Issue 12 (reproducer S1) - the solver put the two dots sharing %x on different warp groups; only
-// consumer_w0 splits. Its rings count two releasing groups, consumer_w1's ring of %x one.
+// consumer_w0 splits. Its rings count two releasing groups; the one ring of %x, which both compute
+// partitions read, counts three (consumer_w0's two groups and consumer_w1).
 // RUN: ws-opt %S/../Inputs/kernels/scheduled/two_dots_shared_load.mlir -p 'ws-specialize{cooperative=2}' 2>&1 | filecheck %s --check-prefix=S1
 // S1: remark: ws-cooperative: consumer partition 2 stays one group: it puts into ring %aref_u2
 // S1-DAG: %aref_w1 = aref.create consumers = 2 :
 // S1-DAG: %aref_w2 = aref.create : !aref.ring
-// S1-DAG: %aref_x = aref.create consumers = 2 :
-// S1-DAG: %aref_x_1 = aref.create : !aref.ring
+// S1-DAG: %aref_x = aref.create consumers = 3 :
+// S1-NOT: %aref_x_1 = aref.create
 // S1: warp_group.partition 1 consumer_w00 warps 4
 // S1: aref.consumed %aref_x[
 // S1: warp_group.partition 3 consumer_w01 warps 4
 // S1: aref.consumed %aref_x[
 // S1: warp_group.partition 2 consumer_w1 warps 4
-// S1: aref.consumed %aref_x_1[
+// S1: aref.consumed %aref_x[
 
 // Issue 12 (reproducer S2) - a partition that puts into a ring is not split (its groups would both put
 // into the same slot); here both compute partitions pass tiles to each other.

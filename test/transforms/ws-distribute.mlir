@@ -127,18 +127,23 @@
 // SCALAR: <stdin>:22:5: error: ws-distribute: 'arith.ceildivsi' runs in partition 1 but uses a i32 that only partitions [0] compute (a scalar is recomputed where it is needed, not sent); the ws.partition tags are inconsistent; run ws-partition again
 
 // A TMA tile that two scheduled partitions use (the solver's S1 schedule: %x feeds a dot on
-// each warp group) travels through a ring per partition, and the producer issues one load per
-// ring, each used by its put only (a TMA copy into the slot), not one load into registers
-// stored into both rings.
+// each warp group) travels through one ring of two consumers: the producer issues one load,
+// used by its put only (a TMA copy into the slot), and both partitions get and release the
+// same slot.
 // RUN: ws-opt %S/../Inputs/kernels/scheduled/two_dots_shared_load.mlir -p 'ws-partition,ws-distribute{depth=2}' | filecheck %s --check-prefix=SHARED
 // RUN: ws-opt %S/../Inputs/kernels/dual_dot_async.mlir -p 'ws-partition,ws-distribute{depth=2}' | filecheck %s --check-prefix=ASYNC
+// SHARED:      %aref_x = aref.create consumers = 2 : !aref.ring<tensor<128x64xf16>, depth = 2>
+// SHARED-NOT:  aref.create {{.*}}tensor<128x64xf16>, depth = 2>{{$}}
 // SHARED:      warp_group.partition 0 producer
 // SHARED:        %[[X:.*]] = tile.desc_load %x_desc
-// SHARED-NEXT:   aref.put %[[R0:aref_x[_0-9]*]][%{{.*}}], %[[X]]
-// SHARED-NEXT:   %[[X1:.*]] = tile.desc_load %x_desc
-// SHARED-NEXT:   aref.put %[[R1:aref_x[_0-9]*]][%{{.*}}], %[[X1]]
-// SHARED-NOT:    aref.put %{{.*}}, %[[X]]
+// SHARED-NEXT:   aref.put %aref_x[%{{.*}}], %[[X]]
+// SHARED-NOT:    tile.desc_load %x_desc
 // SHARED:      warp_group.partition 1
+// SHARED:        aref.get %aref_x
+// SHARED:        aref.consumed %aref_x
+// SHARED:      warp_group.partition 2
+// SHARED:        aref.get %aref_x
+// SHARED:        aref.consumed %aref_x
 
 // The kernel's own async dots read the slot until the wait that retires them: the release
 // follows the wait, not the dots' issue.

@@ -68,7 +68,6 @@ from dataclasses import dataclass, replace
 from xdsl.dialects.builtin import DictionaryAttr, ModuleOp, TensorType
 from xdsl.passes import ModulePass
 
-from wsdialects.nvgpu import STAGING_ATTR
 from wsdialects.nvgpu.types import smem_per_cta
 from wsdialects.transforms.specialize import SpecializePass
 from wsdialects.transforms.stage_in_slot import stage_stores
@@ -87,14 +86,15 @@ def ring_smem_bytes(module: ModuleOp) -> int:
     before anything optional)."""
     from wsdialects.lower.lower_aref import loads_into_registers
     from wsdialects.lower.stage_operands import staged_operand_bytes
+    from wsdialects.lower.store_staging import staging_pools
 
     total = 1024 + staged_operand_bytes(module)  # the base's alignment; register tiles staged for wgmma
     for o in module.walk():
         if o.name == "aref.create":
             rt = o.results[0].type
             total += rt.depth.data * (sum(_tile_bytes(t) for t in rt.types) + 16)
-        elif o.name == "tile.desc_store" and STAGING_ATTR not in o.attributes:  # else in a ring's slot
-            total += _tile_bytes(o.operands[-1].type)
+    for pool in staging_pools(module):  # stores in a ring's slot need none; a branch's share one
+        total += max(_tile_bytes(o.operands[-1].type) for o in pool)
     return total + sum(_tile_bytes(o.result.type) + 8 for o in loads_into_registers(module))
 
 

@@ -168,11 +168,14 @@ def attention_forward(q, k, v, causal: bool = False, sm_scale: float | None = No
 
 
 def attention_backward(q, k, v, o, lse, do, causal: bool = False, sm_scale: float | None = None,
-                       pipeline: str = BACKWARD_PIPELINE, out=None, form: str = DEFAULT_FORM):
+                       pipeline: str = BACKWARD_PIPELINE, out=None, form: str = DEFAULT_FORM, main=None):
     """(dQ, dK, dV) of attention at (q, k, v) with output o, LSE `lse` (attention_forward's) and
     output gradient do; `pipeline` compiles the main kernel (the two small ones take ws-hopper),
     `form` (a key of FORMS) chooses how it adds dQ and reads LSE / Delta.
-    `out=(dq, dk, dv)`: contiguous tensors like q to write the gradients into (returned)."""
+    `out=(dq, dk, dv)`: contiguous tensors like q to write the gradients into (returned).
+    `main`: a Compiled launched as the main kernel instead of the generator's compiled with
+    `pipeline` (a kernel of the same form and arguments compiled otherwise, e.g. from
+    `ws-schedule`'s output: `wsdialects.compile(scheduled_path, "ws-hopper")`)."""
     from wsdialects.runtime.launch import _torch
 
     torch = _torch()
@@ -208,7 +211,11 @@ def attention_backward(q, k, v, o, lse, do, causal: bool = False, sm_scale: floa
     dq_acc = torch.zeros(shapes["dq_acc"], **f32)
     for kind, grid, args in backward_launches(q3, k3, v3, do3, lse2, delta, dq_acc, dq, dk, dv, scale, o=o3,
                                               lsep=lsep, form=form):
-        compiled_kernel(kind, dt, d, causal, pipeline if kind == "backward" else "ws-hopper", form)[grid](*args)
+        if kind == "backward" and main is not None:
+            kernel = main
+        else:
+            kernel = compiled_kernel(kind, dt, d, causal, pipeline if kind == "backward" else "ws-hopper", form)
+        kernel[grid](*args)
     return dq.view(shape), dk.view(shape), dv.view(shape)
 
 

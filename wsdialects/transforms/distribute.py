@@ -31,8 +31,8 @@ A kernel partitioned after `ws-schedule` (more than one consumer partition)
 gets one partition of one warp group per scheduled group, and every value that
 crosses partitions -- TMA tiles and computed tiles alike, and loop results the
 epilogue partition needs -- travels through its own ring (`_ScheduledDistribution`);
-a TMA tile that several partitions use is loaded once per ring, so that each load
-is its put's TMA copy into the slot.
+a tile that several partitions use travels through one ring that they all get and
+release (a TMA tile is loaded once, into that ring's slot).
 """
 
 from __future__ import annotations
@@ -72,9 +72,15 @@ MAX_REGS = 256
 def consumer_regs(consumer_warps: int, ctas_per_sm: int = 1) -> int:
     """The largest per-thread budget (multiple of 8, at most 256) that fits the register
     file next to a producer warp group at PRODUCER_REGS (a CTA's share of the file when
-    `ctas_per_sm` CTAs share an SM: ws-occupancy)."""
+    `ctas_per_sm` CTAs share an SM: ws-occupancy). With several CTAs per SM, also no more
+    than a thread gets at launch: under `.minnctapersm C` ptxas compiles every region of the
+    kernel, the ones after a setmaxnreg.inc too, within 65536 / (C x threads) registers (80
+    for three warp groups at C = 2), so a larger setmaxnreg would buy nothing."""
     free = REGISTER_FILE // ctas_per_sm - PRODUCER_WARPS * 32 * PRODUCER_REGS
-    return min(MAX_REGS, free // (consumer_warps * 32) // 8 * 8)
+    regs = min(MAX_REGS, free // (consumer_warps * 32) // 8 * 8)
+    if ctas_per_sm > 1:
+        regs = min(regs, REGISTER_FILE // (ctas_per_sm * 32 * (PRODUCER_WARPS + consumer_warps)) // 8 * 8)
+    return regs
 
 
 @dataclass
@@ -418,21 +424,29 @@ def _replace_body(kernel: func.FuncOp, entry: Block) -> None:
 
 @dataclass
 class _Transfer:
-    """One value sent from partition `src` to `dst` through its own aref ring:
-    `loop` every iteration (ring of depth D), `pre` once where it is defined
-    outside the loop, `post` a loop result after the loop (both depth 1)."""
+    """One value sent from partition `src` to the partitions `dsts` through its own aref
+    ring: `loop` every iteration (ring of depth D), `pre` once where it is defined outside
+    the loop, `post` a loop result after the loop (both depth 1). Every receiver gets and
+    releases the same slot (the ring's EMPTY barrier counts them all): a tile is put once,
+    and a TMA tile loaded once, however many partitions read it."""
 
     value: SSAValue
     src: int
-    dst: int
+    dsts: list[int]
     kind: str
     ring: SSAValue | None = None
 
 
 def transfers_of(kernel: func.FuncOp, loop: scf.ForOp) -> list[_Transfer]:
-    """Every value an op of one partition uses but another partition computes."""
+    """Every value an op of one partition uses but another partition computes, with the
+    partitions that use it."""
     carried = [list(a.get_values()) for a in loop.attributes[CARRIED_ATTR].data]
-    out: dict[tuple[SSAValue, int], _Transfer] = {}
+    out: dict[SSAValue, _Transfer] = {}
+
+    def send(v: SSAValue, src: int, p: int, kind: str) -> None:
+        t = out.setdefault(v, _Transfer(v, src, [], kind))
+        if p not in t.dsts:
+            t.dsts.append(p)
     yield_op = loop.body.block.last_op
     for op in kernel.body.walk():
         if op is loop or op.name in ("scf.yield", "func.return") or PARTITION_ATTR not in op.attributes:
@@ -445,7 +459,7 @@ def transfers_of(kernel: func.FuncOp, loop: scf.ForOp) -> list[_Transfer]:
                     owner = v.op
                     if owner is loop:
                         if p not in carried[v.index]:
-                            out.setdefault((v, p), _Transfer(v, carried[v.index][0], p, "post"))
+                            send(v, carried[v.index][0], p, "post")
                         continue
                     if owner.is_ancestor(inner) and owner is not inner and op.is_ancestor(owner):
                         continue  # defined inside the op itself
@@ -457,7 +471,7 @@ def transfers_of(kernel: func.FuncOp, loop: scf.ForOp) -> list[_Transfer]:
                                            "recomputed where it is needed, not sent); the ws.partition tags are "
                                            "inconsistent; run ws-partition again")
                     kind = "loop" if owner.parent_op() is loop else "pre"
-                    out.setdefault((v, p), _Transfer(v, partitions_of(owner)[0], p, kind))
+                    send(v, partitions_of(owner)[0], p, kind)
     for j, parts in enumerate(carried):
         src = yield_op.operands[j]
         if isinstance(src, OpResult) and not set(parts) <= set(partitions_of(src.op)):
@@ -479,12 +493,12 @@ class _ScheduledBuilder(_Builder):
         self.sends: dict[Operation, list[_Transfer]] = {}
         self.recvs: dict[Operation, list[_Transfer]] = {}
         self.post_sends = [t for t in transfers if t.kind == "post" and t.src == pid]
-        self.post_recvs = [t for t in transfers if t.kind == "post" and t.dst == pid]
+        self.post_recvs = [t for t in transfers if t.kind == "post" and pid in t.dsts]
         for t in transfers:
             if t.kind != "post":
                 if t.src == pid:
                     self.sends.setdefault(t.value.owner, []).append(t)
-                if t.dst == pid:
+                if pid in t.dsts:
                     self.recvs.setdefault(t.value.owner, []).append(t)
 
     def _get(self, block: Block, t: _Transfer, pos_of) -> tuple[GetOp, _Transfer]:
@@ -508,18 +522,8 @@ class _ScheduledBuilder(_Builder):
                 continue
             if self.mine(op):
                 self.clone_into(block, op)
-                for n, t in enumerate(self.sends.get(op, [])):
-                    value = self.mapping[t.value]
-                    if n and isinstance(op, DescLoadOp):
-                        # a TMA tile two partitions use: one TMA copy per ring (each lands in its
-                        # own slot), not one load into registers stored into both rings
-                        again = op.clone(value_mapper=self.mapping)
-                        for a in (PARTITION_ATTR, ROLE_ATTR, CARRIED_ATTR):
-                            again.attributes.pop(a, None)
-                        block.add_op(again)
-                        value = again.results[0]
-                        value.name_hint = t.value.name_hint
-                    block.add_op(PutOp(t.ring, pos_of(), [value]))
+                for t in self.sends.get(op, []):
+                    block.add_op(PutOp(t.ring, pos_of(), [self.mapping[t.value]]))
             for t in self.recvs.get(op, []):
                 gets.append(self._get(block, t, pos_of))
         return gets
@@ -527,7 +531,8 @@ class _ScheduledBuilder(_Builder):
 
 class _ScheduledDistribution:
     """Producer + one consumer partition per scheduled warp group (one warp
-    group each); every value crossing partitions travels through its own ring."""
+    group each); every value crossing partitions travels through its own ring, which
+    every partition using it reads (`consumers` = their number)."""
 
     def __init__(self, kernel: func.FuncOp, loop: scf.ForOp, names: list[str], depth: int):
         self.kernel, self.loop, self.names, self.depth = kernel, loop, names, depth
@@ -537,7 +542,8 @@ class _ScheduledDistribution:
         transfers = transfers_of(kernel, loop)
         entry = Block()
         for t in transfers:
-            create = CreateOp(RingType([t.value.type], self.depth if t.kind == "loop" else 1))
+            create = CreateOp(RingType([t.value.type], self.depth if t.kind == "loop" else 1),
+                              len(t.dsts) if len(t.dsts) > 1 else None)
             v = t.value
             if t.kind == "post":  # a loop result: name the ring after the yielded value
                 v = loop.body.block.last_op.operands[v.index]

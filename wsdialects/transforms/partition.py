@@ -324,8 +324,9 @@ def analyze_scheduled(kernel: func.FuncOp, loop: scf.ForOp,
     holding the ops ws.warp puts there.  Unscheduled ops (views, scalars, the
     prologue) are duplicated into every partition that needs them; a value
     produced by another partition arrives by aref.  A carried value lives on the
-    partition yielding it; the epilogue (the stores after the loop) runs on the
-    partition that yields the largest loop result the stores use.  None when
+    partition yielding it; each store after the loop runs on the partition that
+    yields the largest loop result it uses (a store in the loop that the schedule
+    gave no compute group: `_home_loop_stores`).  None when
     fewer than two compute partitions remain (the default partitioning applies)."""
     loads = producer_loads(kernel, loop)
     prod = backward_slice([r for ld in loads for r in ld.results], loop, set())
@@ -339,6 +340,8 @@ def analyze_scheduled(kernel: func.FuncOp, loop: scf.ForOp,
     for op in home:
         home[op] = renumber[home[op]]
     n = 1 + len(pids)
+    _home_loop_stores(loop, home, min(home.values()))
+    _widen_where_used(loop, home)
     for ld in loads:
         home[ld] = PRODUCER
     yield_op = loop.body.block.last_op
@@ -347,36 +350,104 @@ def analyze_scheduled(kernel: func.FuncOp, loop: scf.ForOp,
         v = yield_op.operands[j]
         return home.get(v.owner) if not isinstance(v, BlockArgument) else None
 
-    # The epilogue partition.
+    # The epilogue: each top-level op holding stores after the loop runs on the partition that
+    # yields the largest loop result those stores use (no ring then carries that result out of
+    # the loop); stores that use no loop result go with the first such op's partition.
     outside = [s for s in sinks(kernel) if _top_level_in(s, loop.body.block) is None]
-    epi_roots = [v for s in outside for v in s.operands]
-    probe = backward_slice(epi_roots, loop, set(home))
-    best, epilogue = -1, 1
-    for j in sorted(probe.carried):
-        h = yield_home(j)
-        t = loop.results[j].type
-        size = 1
-        for d in getattr(t, "get_shape", lambda: ())():
-            size *= d
-        if h is not None and h != PRODUCER and size > best:
-            best, epilogue = size, h
+    units: dict[Operation, list[Operation]] = {}
+    for s in outside:
+        units.setdefault(_top_level_in(s, kernel.body.block) or s, []).append(s)
+    epilogue: dict[Operation, int] = {}
+    for top, stores in units.items():
+        probe = backward_slice([v for s in stores for v in s.operands], loop, set(home))
+        best, where = -1, None
+        for j in sorted(probe.carried):
+            h = yield_home(j)
+            size = _elements(loop.results[j])
+            if h is not None and h != PRODUCER and size > best:
+                best, where = size, h
+        epilogue[top] = where
+    default = next((h for h in epilogue.values() if h is not None), 1)
+    epilogue = {top: default if h is None else h for top, h in epilogue.items()}
 
     slices = [prod]
     for pid in range(1, n):
         roots = [v for op, h in home.items() if h == pid for v in op.operands]
-        if pid == epilogue:
-            roots += epi_roots
+        mine = [s for top, h in epilogue.items() if h == pid for s in units[top]]
+        roots += [v for s in mine for v in s.operands]
         sl = _scheduled_slice(roots, loop, home, pid, yield_home)
         sl.ops |= {op for op, h in home.items() if h == pid}
-        if pid == epilogue:
-            for s in outside:
-                sl.ops.add(s)
-                top = _top_level_in(s, kernel.body.block)
-                if top is not None:
-                    sl.ops.add(top)
+        for top, h in epilogue.items():
+            if h == pid:
+                sl.ops |= {top, *units[top]}
         slices.append(sl)
     names = ["producer"] + [f"consumer_w{w}" for w in (used[p - 1] for p in pids)]
     return ScheduledPartitioning(loop, names, slices, prod.ops)
+
+
+def _home_loop_stores(loop: scf.ForOp, home: dict[Operation, int], first: int) -> None:
+    """Give every store in the loop body that the schedule left without a compute group (a TMA
+    store it timed on the variable-latency group, like the loads) the partition that computes
+    the tile it stores: the store then needs no ring of its own (its tile is staged in
+    shared memory where it is computed), and its addresses are recomputed there. The tile's
+    partition is found through unscheduled ops (views, conversions); where several compute
+    it, the one computing the most elements wins; `first` where none does.
+
+        %dq = tile.dot ... {ws.warp = 1}                  -> partition of ws.warp 1
+        tile.desc_store add %d[...], %dq {ws.warp = 2}   -> the same partition (ws.warp 2: the TMA group)
+    """
+    body = loop.body.block
+
+    def sources(v: SSAValue, seen: set[Operation]) -> dict[int, int]:
+        if isinstance(v, BlockArgument) or v.owner.parent_block() is not body or v.owner in seen:
+            return {}
+        op = v.owner
+        if op in home:
+            return {home[op]: _elements(v)}
+        seen.add(op)
+        out: dict[int, int] = {}
+        for w in op.operands:
+            for h, size in sources(w, seen).items():
+                out[h] = max(out.get(h, 0), size)
+        return out
+
+    for op in body.ops:
+        if op in home or isinstance(op, DescLoadOp) or op is body.last_op or not writes_memory(op):
+            continue
+        found: dict[int, int] = {}
+        for v in op.operands:
+            for h, size in sources(v, set()).items():
+                found[h] = max(found.get(h, 0), size)
+        home[op] = max(sorted(found), key=found.__getitem__) if found else first
+
+
+WIDENING = ("arith.extf", "arith.extsi", "arith.extui")
+
+
+def _widen_where_used(loop: scf.ForOp, home: dict[Operation, int]) -> None:
+    """A widening conversion whose users all run on one other partition runs there: the
+    narrower tile crosses partitions (half the ring's bytes for bf16 -> f32), and the
+    conversion, an elementwise instruction per element, is repeated where it is needed.
+
+        %p16 = arith.truncf %p {ws.warp = 0}               %p16 crosses, not %p32:
+        %p32 = arith.extf %p16 {ws.warp = 0}       ->      %p32 = arith.extf %p16 in ws.warp 1's partition
+        %ds = arith.mulf %p32, %dp {ws.warp = 1}
+    """
+    body = loop.body.block
+    for op in body.ops:
+        if op.name not in WIDENING or op not in home:
+            continue
+        users = {_top_level_in(u.operation, body) for r in op.results for u in r.uses}
+        homes = {home.get(u) for u in users}
+        if len(homes) == 1 and None not in users and (h := next(iter(homes))) not in (None, home[op]):
+            home[op] = h
+
+
+def _elements(v: SSAValue) -> int:
+    size = 1
+    for d in getattr(v.type, "get_shape", lambda: ())():
+        size *= d
+    return size
 
 
 def _scheduled_slice(roots, loop: scf.ForOp, home: dict[Operation, int], pid: int, yield_home) -> Slice:

@@ -33,6 +33,7 @@ from wsdialects.nvgpu import (
 from wsdialects.layout import BlockedLayout, column_blocks, layout_of, slot_swizzle
 from wsdialects.tile import DescArrayType, DescType, PtrType
 from wsdialects.lower.llvm.shared_tiles import SHARED_TILE_OPS
+from wsdialects.lower.store_staging import staging_pools
 from wsdialects.attributes import ctas_per_sm
 from wsdialects.nvgpu.types import smem_per_cta
 from wsdialects.lower.llvm.types import BranchCoords, KernelInfo, ParamInfo, Smem, elem_of, fconst, llty, nbytes, prod, round_up, shape_of
@@ -63,6 +64,7 @@ class KernelFrame:
         self.known_bits: dict[str, int] = {}  # runtime fragment bases -> the bits they may set
         self.blocked_bases: dict = {}  # #layout.blocked -> the thread's (row, column) base registers
         self.stores_pending = False  # the branch has committed TMA stores it has not waited for
+        self.stages_pending: set[int] = set()  # staging offsets those stores may still read
 
     # ---- text helpers
     def tmp(self, hint: str = "v") -> str:
@@ -179,11 +181,12 @@ class KernelFrame:
         for o in f.walk():
             if o.name == "tile.desc_store" and STAGING_ATTR in o.attributes:  # in a released ring slot
                 self.stage_off[o] = self.slot_staging(o, staging_alloc(o))
-            elif o.name == "tile.desc_store":
-                v = o.operands[-1]
-                self.smem_end = round_up(self.smem_end, 1024)
+        for pool in staging_pools(f):  # a branch's stores take turns in one buffer (store_staging.py)
+            self.smem_end = round_up(self.smem_end, 1024)
+            for o in pool:
                 self.stage_off[o] = self.smem_end
-                self.smem_end += prod(shape_of(v.type)) * nbytes(elem_of(v.type))
+            self.smem_end += max(prod(shape_of(o.operands[-1].type)) * nbytes(elem_of(o.operands[-1].type))
+                                 for o in pool)
         self.plan_shared_tiles(f)  # register desc_loads' staging + mbarriers, gather teams
         bar_bytes = sum(8 * o.result.type.num.data for o in block.ops if isinstance(o, MBarrierCreateOp))
         # Pointer-tile stores staged per warp through shared memory (coalesced 16-byte
@@ -335,6 +338,7 @@ class KernelFrame:
                                        col4_rt)
             self.memo = [{}]
             self.stores_pending = False
+            self.stages_pending = set()
             for o in br.body.blocks[0].ops:
                 self.lower_op(o)
             if self.stores_pending:  # the branch's last TMA store reads shared memory until here

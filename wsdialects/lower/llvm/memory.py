@@ -390,9 +390,14 @@ class Memory:
         staged = self.vals.get(v)
         if isinstance(staged, Staged):  # warp_group.gather wrote it, the team met: only the store is left
             return self.tma_store(o, self.stage_tile(o, staged.addr))
-        if in_loop(o):  # the last store (one thread) has read the staging buffer: it waits, the rest meet it
+        if in_loop(o) or self.stage_off[o] in self.stages_pending:
+            # the last store (one thread) into this staging buffer -- this one in the loop's previous
+            # iteration, or another of the branch's stores sharing it -- has read it: it waits, the
+            # rest meet it
             self.wait_store_reads()
             self.named_barrier(L.barrier_id, L.threads)
+            self.stages_pending.clear()
+        self.stages_pending.add(self.stage_off[o])
         S = self.stage_tile(o, self.op(f"add i32 {self.smem}, {self.stage_off[o]}", "stage"))
         self.store_fragment(v, S, o)  # two adjacent columns per store, at the staging layout's address
         self.asm("fence.proxy.async.shared::cta;", "", [])
