@@ -53,6 +53,8 @@ PIPELINE: list[tuple[str, str]] = [
     ("ws-version-masks", "wsdialects.transforms.version_masks:VersionMasksPass"),
     # Last in ws-hopper: registers per thread of each branch, a warning where a tile will spill.
     ("ws-register-budget", "wsdialects.lower.register_budget:RegisterBudgetPass"),
+    # After ws-hopper (it needs the layouts): a share of each exp2 tile on the FMA pipe (a polynomial).
+    ("ws-exp2-split", "wsdialects.transforms.exp2_split:Exp2SplitPass"),
 ]
 
 

@@ -365,12 +365,27 @@ def _unary_math(fn):
 
 
 for _name, _fn in {
-    "math.exp": np.exp, "math.exp2": np.exp2, "math.log": np.log, "math.log2": np.log2,
+    "math.exp": np.exp, "math.log": np.log, "math.log2": np.log2,
     "math.sqrt": np.sqrt, "math.rsqrt": lambda x: 1.0 / np.sqrt(x), "math.absf": np.abs,
     "math.tanh": np.tanh, "math.sin": np.sin, "math.cos": np.cos, "math.floor": np.floor,
     "math.ceil": np.ceil, "arith.absf": np.abs,
 }.items():
     impl(_name)(_unary_math(_fn))
+
+
+@impl("math.exp2")
+def _exp2(frame, op, a):
+    """2^x; the column blocks ws-exp2-split marked as the lowering computes them there (a
+    polynomial in float32, wsdialects/transforms/exp2_split.py)."""
+    out = _unary_math(np.exp2)(frame, op, a)[0]
+    if "ws.exp2_fma" in op.attributes:
+        from wsdialects.transforms.exp2_split import BLOCK, exp2_fma_model, read_mark
+
+        blocks, degree = read_mark(op)
+        cols = [c for b in sorted(blocks) for c in range(b * BLOCK, (b + 1) * BLOCK)]
+        out = np.array(out, dtype=np.float32)
+        out[..., cols] = exp2_fma_model(np.asarray(a[0])[..., cols], degree)
+    return [out]
 
 
 @impl("math.absi")

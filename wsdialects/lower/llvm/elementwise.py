@@ -33,6 +33,14 @@ from wsdialects.layout import (
     with_layout,
 )
 from wsdialects.tile import PtrType
+from wsdialects.transforms.exp2_split import ATTR as EXP2_FMA
+from wsdialects.transforms.exp2_split import BLOCK as EXP2_BLOCK
+from wsdialects.transforms.exp2_split import COEFFS as EXP2_COEFFS
+from wsdialects.transforms.exp2_split import HI as EXP2_HI
+from wsdialects.transforms.exp2_split import LO as EXP2_LO
+from wsdialects.transforms.exp2_split import ROUNDER as EXP2_ROUNDER
+from wsdialects.transforms.exp2_split import ROUNDER_PTX as EXP2_ROUNDER_PTX
+from wsdialects.transforms.exp2_split import read_mark as read_exp2_mark
 from wsdialects.lower.llvm.types import (Frag, Smem, bits_of, dense_distinct, elem_of, fconst, fp8_name, is_float, is_fp8,
                                          llty, shape_of, suffix, zero)
 
@@ -336,6 +344,8 @@ class Elementwise:
             return self.ev(o.operands[0], tuple(src_idx), slot if _same_registers(o) else None)
         if n == "arith.truncf" and slot is not None and self.paired_cvt(o) is not None:
             return self.ev_truncf_pair(o, v, idx, slot)
+        if n == "math.exp2" and EXP2_FMA in o.attributes:  # ws-exp2-split's share on the FMA pipe
+            return self.ev_exp2_split(o, v, idx, slot)
         if len(o.results) == 1 and not o.regions:
             ins = [self.ev(x, idx, slot) for x in o.operands]
             return self.elementwise(o, ins, [x.type for x in o.operands], t)
@@ -365,6 +375,36 @@ class Elementwise:
         kept = iter([d for i, d in enumerate(idx) if i not in inserted])
         sidx = tuple(("0", 0) if i in removed else next(kept) for i in range(len(src)))
         return self.ev(o.operands[0], sidx, None)
+
+    def ev_exp2_split(self, o: Operation, v: SSAValue, idx, slot):
+        """Element `idx` of a `math.exp2` marked by ws-exp2-split: in a marked block of 8
+        columns, 2^x = 2^floor(x) * p(x - floor(x)) on the FMA pipe (wsdialects/transforms/
+        exp2_split.py: the clamp, the floor from an add rounding down, Horner's rule in FMAs,
+        floor(x) added into the exponent bits); elsewhere the SFU's ex2 as usual. The block
+        is known when compiling: the column's thread part (4 (lane % 4) / 2) is below 8."""
+        blocks, degree = read_exp2_mark(o)
+        rt, c = idx[-1]
+        if rt not in ("0", self.layout.col_rt if self.layout is not None else "0"):
+            self.fail(o, f"'{EXP2_FMA}' on a tile whose columns are not those of the wgmma accumulator fragment")
+        x = self.ev(o.operands[0], idx, slot)
+        if c // EXP2_BLOCK not in blocks:
+            return self.elementwise(o, [x], [o.operands[0].type], v.type)
+        f32 = Float32Type()
+        for fn in ("maxnum", "minnum", "fma"):
+            args = ", ".join(["float"] * (3 if fn == "fma" else 2))
+            self.decls.add(f"declare float @llvm.{fn}.f32({args})")
+        xc = self.op(f"call float @llvm.maxnum.f32(float {x}, float {fconst(EXP2_LO, f32)})")
+        xc = self.op(f"call float @llvm.minnum.f32(float {xc}, float {fconst(EXP2_HI, f32)})")
+        big = self.asm(f"add.rm.f32 $0, $1, {EXP2_ROUNDER_PTX};", "=f,f", [("float", xc)], "float")
+        n = self.op(f"fsub float {big}, {fconst(EXP2_ROUNDER, f32)}")  # floor(x), exactly
+        frac = self.op(f"fsub float {xc}, {n}")
+        cs = EXP2_COEFFS[degree]
+        p = fconst(cs[-1], f32)
+        for k in (*cs[-2::-1], 1.0):
+            p = self.op(f"call float @llvm.fma.f32(float {p}, float {frac}, float {fconst(k, f32)})")
+        e = self.op(f"shl i32 {self.op(f'bitcast float {big} to i32')}, 23")
+        r = self.op(f"add i32 {self.op(f'bitcast float {p} to i32')}, {e}")
+        return self.op(f"bitcast i32 {r} to float")
 
     @staticmethod
     def paired_cvt(o: Operation) -> str | None:
