@@ -8,10 +8,15 @@ wsdialects/runtime/grouped_gemm_kernels.FORMS) under each pipeline, against `tor
 2·(sum M_g)·N·K / t. Also ours in the list form (`grouped_gemm(a_list, b_list)`: the same
 problem as separate tensors, a descriptor per group and operand).
 
-    python bench/grouped_gemm.py [--out DIR] [--groups 4,8,16,32] [--forms F,F] [--pipelines 'PIPE;PIPE']
-                                 [--n 4096] [--k 4096] [--seed S] [--dtype bf16|fp16] [--list 0|1] [--date D] [--name SUFFIX]
+    python bench/grouped_gemm.py [--out DIR] [--groups 4,8,16,32] [--variants 'FORM@PIPE;FORM@PIPE']
+                                 [--forms F,F] [--pipelines 'PIPE;PIPE'] [--n 4096] [--k 4096] [--seed S]
+                                 [--dtype bf16|fp16] [--list 0|1] [--date D] [--name SUFFIX]
     python bench/grouped_gemm.py --dry-run   # no GPU: compiles every (form, pipeline) to PTX and says
                                              # what it would time (writes nothing unless --out)
+
+What is timed: --variants (form@pipeline pairs), or every form of --forms under every pipeline of
+--pipelines where either is given, else DEFAULT_VARIANTS: each form under the default pipeline,
+and the default form also under the team's split stores and under a team without turns.
 
 Correctness first: every kernel's output poisoned with NaN, run once and compared with float32
 matmuls of the same inputs (and so is each peer's); a relative error of 1e-2 or more (or a NaN) is
@@ -35,8 +40,9 @@ from wsdialects.runtime import grouped_gemm_kernels as kernels  # noqa: E402
 
 DTYPES = {"bf16": "bf16", "fp16": "f16"}
 SPLIT = grouped.PIPELINE[:-1] + " team-stores=split}"  # each group of the team stores its own rows
-DEFAULT_PIPELINES = f"{grouped.PIPELINE};{SPLIT}"
-DEFAULT_FORMS = "scan,groups,tma,groups+tma,groups+tma+band16"
+NO_TURNS = "ws-hopper{cooperative=2 pingpong=false}"  # the team's groups issue their wgmma unordered
+DEFAULT_VARIANTS = ";".join([*(f"{f}@{grouped.PIPELINE}" for f in kernels.FORMS),
+                             f"{kernels.DEFAULT}@{SPLIT}", f"{kernels.DEFAULT}@{NO_TURNS}"])
 
 
 def variants(forms: list[str], pipelines: list[str]) -> list[tuple[str, str]]:
@@ -50,6 +56,19 @@ def variants(forms: list[str], pipelines: list[str]) -> list[tuple[str, str]]:
                 continue
             out.append((f, p))
     return out
+
+
+def parse_variants(text: str) -> list[tuple[str, str]]:
+    """'form@pipeline;form@pipeline' -> [(form, pipeline)] (a pipeline may hold '@' and ';' only
+    inside braces: none does)."""
+    pairs = []
+    for item in (x.strip() for x in text.split(";")):
+        if item:
+            f, sep, p = item.partition("@")
+            if not sep or not p:
+                raise ValueError(f"a variant is FORM@PIPELINE, got {item!r}")
+            pairs.append((f, p))
+    return pairs
 
 
 def group_sizes(G: int, seed: int) -> list[int]:
@@ -109,26 +128,34 @@ def main(argv=None) -> int:
     ap.add_argument("--out", default=None, help="folder for the results table (default bench/results; "
                                                 "with --dry-run nothing is written unless given)")
     ap.add_argument("--groups", default="4,8,16,32")
-    ap.add_argument("--forms", default=DEFAULT_FORMS, help=f"our kernel's forms, ','-separated, of: {', '.join(kernels.FORMS)}")
+    ap.add_argument("--variants", default=None, help="form@pipeline pairs, ';'-separated (default: DEFAULT_VARIANTS "
+                                                     "unless --forms or --pipelines is given)")
+    ap.add_argument("--forms", default=None, help=f"our kernel's forms, ','-separated, of: {', '.join(kernels.FORMS)} "
+                                                  f"(with --pipelines: every pair; default all)")
     ap.add_argument("--n", type=int, default=4096)
     ap.add_argument("--k", type=int, default=4096)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--dtype", default="bf16", choices=sorted(DTYPES))
-    ap.add_argument("--pipelines", default=DEFAULT_PIPELINES, help="our kernel's pipelines, ';'-separated")
+    ap.add_argument("--pipelines", default=None, help=f"our kernel's pipelines, ';'-separated (with --forms: every "
+                                                      f"pair; default {grouped.PIPELINE})")
     ap.add_argument("--list", type=int, default=1, help="also time the list form (1) or not (0)")
     ap.add_argument("--date", default=datetime.date.today().isoformat())
     ap.add_argument("--name", default="")
     ap.add_argument("--dry-run", action="store_true", help="no GPU: compile our kernels and say what would run")
     args = ap.parse_args(argv)
     groups = [int(x) for x in args.groups.split(",")]
-    forms = [f for f in args.forms.split(",") if f]
-    for f in forms:
-        try:
+    try:
+        if args.variants is None and args.forms is None and args.pipelines is None:
+            args.variants = DEFAULT_VARIANTS
+        if args.variants is not None:
+            pairs = parse_variants(args.variants)
+        else:
+            forms = [f for f in (args.forms or ",".join(kernels.FORMS)).split(",") if f]
+            pairs = variants(forms, [p for p in (args.pipelines or grouped.PIPELINE).split(";") if p])
+        for f, _ in pairs:
             kernels.form(f)
-        except ValueError as e:
-            ap.error(str(e))
-    pipelines = [p for p in args.pipelines.split(";") if p]
-    pairs = variants(forms, pipelines)
+    except ValueError as e:
+        ap.error(str(e))
     N, K = args.n, args.k
     dt = DTYPES[args.dtype]
     compiled = {}

@@ -3,7 +3,9 @@ a [sum M_g, K], b [G, N, K], int32 cumulative offsets on the device) against tor
 rows within 1e-2 relative error of float32 matmuls (and of torch._grouped_mm where this torch has
 it), f16 and bf16, the default ping-pong pipeline and plain ws-hopper; ragged groups (empty ones,
 groups smaller than a tile, tiles cut by a group's end and by N); the output poisoned with NaN,
-its rows past the last group checked untouched; the list form (separate tensors, each group its
+its rows past the last group checked untouched; every kernel form (how a program walks the
+groups' tiles and stores them, grouped_gemm_kernels.FORMS), and the masked-store fallback where TMA
+cannot take C (rows not a multiple of 16 bytes); the list form (separate tensors, each group its
 own M, N, K: one descriptor per group, !tile.descs); bad inputs refused before a launch. Skips without torch or a Hopper GPU."""
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from hopper_env import rel_err, torch_on_hopper
 torch = torch_on_hopper()
 
 from wsdialects.runtime import grouped_gemm  # noqa: E402
+from wsdialects.runtime import grouped_gemm_kernels as kernels  # noqa: E402
 from wsdialects.runtime.grouped import PIPELINE  # noqa: E402
 
 DTYPES = {"f16": torch.float16, "bf16": torch.bfloat16}
@@ -54,6 +57,31 @@ def test_grouped_mm_form(shape, dtype, pipeline):
     if S:
         assert rel_err(c, reference(a, b, sizes)) < 1e-2
     assert torch.isnan(out[S:]).all(), "rows past the last group were written"
+
+
+@pytest.mark.parametrize("form", sorted(kernels.FORMS))
+@pytest.mark.parametrize("shape", [SHAPES[0], SHAPES[3], SHAPES[4]], ids=lambda s: f"G{len(s[0])}_N{s[1]}_K{s[2]}")
+def test_forms(shape, form):
+    """Every form (bf16, the default pipeline) at ragged shapes: empty groups, groups smaller than
+    a tile, tiles cut by a group's end, many groups; rows past the last group untouched."""
+    sizes, N, K = shape
+    a, b, offs, out = problem(sizes, N, K, torch.bfloat16)
+    S = sum(sizes)
+    c = grouped_gemm(a, b, offs, out=out[:S], form=form)
+    torch.cuda.synchronize()
+    assert rel_err(c, reference(a, b, sizes)) < 1e-2
+    assert torch.isnan(out[S:]).all(), "rows past the last group were written"
+
+
+def test_masked_fallback_where_tma_cannot_store():
+    """N = 100 (200-byte rows of C: no TMA descriptor): the default form falls back to masked stores."""
+    sizes, N, K = [0, 130, 5, 300], 100, 64
+    a, b, offs, out = problem(sizes, N, K, torch.bfloat16)
+    S = sum(sizes)
+    c = grouped_gemm(a, b, offs, out=out[:S])
+    torch.cuda.synchronize()
+    assert rel_err(c, reference(a, b, sizes)) < 1e-2
+    assert torch.isnan(out[S:]).all()
 
 
 def test_against_torch_grouped_mm():

@@ -482,3 +482,35 @@ def test_descs_launch_host_path(monkeypatch):
     odd = [A[0], A[1], torch.Tensor((64, 128), bf, (132, 1))]  # rows 264 bytes apart
     with pytest.raises(LaunchError, match=r"a_descs\[2\]\): .*16"):
         launcher[(132,)](odd, B, C, S, 3)
+
+
+def test_tma_form_launch_host_path(monkeypatch):
+    """The default form's launch on the test doubles (no GPU; test/python/launch_doubles.py): C is
+    a pointer and a stored descriptor argument over the same tensor, the launch encodes three
+    descriptors (A, B, C) and passes C's address as the pointer; a repeated launch encodes none."""
+    import launch_doubles
+    import wsdialects.runtime.compiler as compiler
+
+    info = {}
+    torch, _drv, counts, launches = launch_doubles.install(monkeypatch, lambda: info["k"])
+    monkeypatch.setattr(compiler, "_ptx_cached", lambda llvm_ir: "")
+    name = gen.kernel_name("bf16")
+    k = wsdialects.compile(str(KERNELS / f"{name}.mlir"), runtime.PIPELINE)
+    info["k"] = k.kernels[name]
+    assert [p.kind for p in info["k"].params] == ["desc", "desc", "ptr", "desc", "ptr", "scalar", "scalar", "scalar",
+                                                   "scalar"]
+    assert info["k"].params[3].stored and not info["k"].params[0].stored
+    bf = torch.bfloat16
+    S, G, N, K = 1000, 4, 512, 256
+    a, b, c = torch.empty((S, K), bf), torch.empty((G, N, K), bf), torch.empty((S, N), bf)
+    offs = torch.empty((G,), torch.int32)
+    (grid, args), = runtime.launches(a, b, offs, c, 132)
+    assert args[2] is c and args[3] is c
+    launcher = k.kernel(name)
+    launcher[(grid,)](*args)
+    assert counts["cuTensorMapEncodeTiled"] == 3
+    p = launches[-1].params
+    assert p[2] == c.data_ptr() and p[5:] == [G, S, N, K]
+    counts.clear()
+    launcher[(grid,)](*args)
+    assert dict(counts) == {"cuLaunchKernel": 1}

@@ -347,8 +347,8 @@ class Form:
 # The forms by name (bench/grouped_gemm.py --forms): the first as written before the forms, then
 # each change alone and together. DEFAULT is what grouped_gemm() and the bundled kernels use.
 FORMS = {"scan": Form("scan", 0, "masked"), "groups": Form("groups", 0, "masked"), "tma": Form("scan", 0, "tma"),
-         "groups+tma": Form("groups", 0, "tma"), "groups+tma+band16": Form("groups", 16, "tma"),
-         "groups+band16": Form("groups", 16, "masked")}
+         "groups+tma": Form("groups", 0, "tma"), "groups+tma+band8": Form("groups", 8, "tma"),
+         "groups+tma+band16": Form("groups", 16, "tma")}
 DEFAULT = "groups+tma"
 
 
