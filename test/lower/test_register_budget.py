@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 import wsdialects
+from wsdialects.diagnostics import WsError
 from wsdialects.lower.ptxas import PtxasInfo, find_ptxas, parse_report, run_ptxas
 from wsdialects.lower.register_budget import REGS_ATTR, check_module, estimate_branch
 from wsdialects.nvgpu import BranchOp
@@ -216,13 +217,25 @@ def test_check_ptx_warns_at_the_kernel(tmp_path, monkeypatch, capsys):
                    "insufficient register resources for the wgmma pipeline\n")
 
 
-def test_check_ptx_rejected(tmp_path, monkeypatch, capsys):
+def test_check_ptx_rejected(tmp_path, monkeypatch):
     from wsdialects.lower.ptxas import check_ptx
 
     monkeypatch.setenv("WSDIALECTS_PTXAS", _fake_ptxas(tmp_path, "ptxas fatal   : Parsing error near 'x'\n", 255))
-    assert check_ptx("// ptx", wsdialects.parse_file(str(GEMM))) is None
-    err = capsys.readouterr().err
-    assert "warning: ptxas could not assemble the PTX (exit 255): ptxas fatal   : Parsing error near 'x'" in err, err
+    with pytest.raises(WsError, match=r"gemm.*error: ptxas could not assemble the PTX \(exit 255\): "
+                                      r"ptxas fatal   : Parsing error near 'x'$"):
+        check_ptx("// ptx", wsdialects.parse_file(str(GEMM)))
+
+
+def test_check_ptx_rejected_names_the_reason(tmp_path, monkeypatch):
+    """ptxas's numbered diagnostic is the reason given, not its closing "aborted" line."""
+    from wsdialects.lower.ptxas import check_ptx
+
+    out = ("ptxas fatal   : (C7602) Insufficient registers (80) to compile instruction at line 294 in function "
+           "matmul. Try to compile with register target of 90 or higher.\n"
+           "ptxas fatal   : Ptx assembly aborted due to errors\n")
+    monkeypatch.setenv("WSDIALECTS_PTXAS", _fake_ptxas(tmp_path, out, 255))
+    with pytest.raises(WsError, match=r"\(exit 255\): ptxas fatal   : \(C7602\) Insufficient registers \(80\)"):
+        check_ptx("// ptx", wsdialects.parse_file(str(GEMM)))
 
 
 def test_check_ptx_off(monkeypatch, capsys):

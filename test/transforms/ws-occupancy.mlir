@@ -1,33 +1,37 @@
 // ws-occupancy{ctas-per-sm=C}: C CTAs share an SM. The kernel says so (ws.ctas_per_sm) and its
 // partitions' budgets fit a C-th of the register file: the producer keeps 40, the one consumer
-// warp group of a 64x128 tile gets (32768 - 128 x 40) / 128 = 216 (256 at one CTA per SM).
+// warp group of a 64x128 tile would fit (32768 - 128 x 40) / 128 = 216 (256 at one CTA per SM),
+// but gets what a thread has at launch, 65536 / (2 x 256) = 128: under .minnctapersm 2 ptxas
+// compiles the whole kernel, the code after a setmaxnreg.inc too, within that.
 // RUN: ws-opt %S/../Inputs/kernels/gemm_kinds/f32out_gemm.mlir -p 'ws-partition,ws-distribute{depth=3},ws-occupancy{ctas-per-sm=2}' | filecheck %s
 // CHECK: func.func @f32out_gemm
 // CHECK-SAME: ws.ctas_per_sm = 2 : i32
 // CHECK: warp_group.partition 0 producer warps 4 regs 40 {
-// CHECK: warp_group.partition 1 consumer warps 4 regs 216 {
+// CHECK: warp_group.partition 1 consumer warps 4 regs 128 {
 
-// Two consumer warp groups (gemm.mlir) share (32768 - 5120) / 256 = 108, rounded down to 104.
+// Two consumer warp groups (gemm.mlir) would share (32768 - 5120) / 256 = 108 (104), but a thread of
+// three warp groups has 65536 / (2 x 384) = 85, rounded down to 80, at launch.
 // RUN: ws-opt %shared/kernels/gemm.mlir -p 'ws-partition,ws-distribute,ws-occupancy{ctas-per-sm=2}' | filecheck %s --check-prefix=TWO
-// TWO: warp_group.partition 1 consumer warps 8 regs 104 {
+// TWO: warp_group.partition 1 consumer warps 8 regs 80 {
 
 // ws-persistent then launches one program per CTA the SMs hold: 132 x 2.
 // RUN: ws-opt %S/../Inputs/kernels/gemm_kinds/f32out_gemm.mlir -p 'ws-specialize{persistent=true ctas-per-sm=2}' 2>/dev/null | filecheck %s --check-prefix=PERSIST
 // PERSIST: ws.ctas_per_sm = 2 : i32, ws.persistent = {programs = 264 : i32}
 
 // ws-hopper: rings in a C-th of the shared memory (depth 3 instead of 4), the dispatch checks the
-// budgets against the CTA's share, the consumer takes its 216 with setmaxnreg, and ptxas is asked
-// for two CTAs per SM (.minnctapersm 2: at most 128 registers a thread at launch).
+// budgets against the CTA's share, the consumer keeps the 128 of the launch (no setmaxnreg.inc), and
+// ptxas is asked for two CTAs per SM (.minnctapersm 2: at most 128 registers a thread).
 // RUN: ws-opt %S/../Inputs/kernels/gemm_kinds/f32out_gemm.mlir -p 'ws-hopper{auto=false ctas-per-sm=2}' 2>&1 | filecheck %s --check-prefix=HOPPER
 // HOPPER: remark: ws-hopper: rings of depth 4 need 132160 bytes of shared memory, more than the 115712 a block can have at 2 CTAs per SM; using depth 3
 // HOPPER: nvgpu.smem.alloc : memref<3x64x64xf16, 3 : i64>
 // HOPPER: nvgpu.wg.dispatch threads 256 ctas_per_sm 2 {
 // HOPPER: nvgpu.setmaxnreg dec 40
-// HOPPER: nvgpu.setmaxnreg inc 216
+// HOPPER-NOT: nvgpu.setmaxnreg inc
 // RUN: ws-opt %S/../Inputs/kernels/gemm_kinds/f32out_gemm.mlir -p 'ws-hopper{auto=false ctas-per-sm=2}' -t ptx 2>/dev/null | filecheck %s --check-prefix=PTX
 // PTX: .maxntid 256
 // PTX-NEXT: .minnctapersm 2
-// PTX: setmaxnreg.inc.sync.aligned.u32 216;
+// PTX: setmaxnreg.dec.sync.aligned.u32 40;
+// PTX-NOT: setmaxnreg.inc
 
 // Invalid: more threads than an SM holds, twice, a count out of range, a kernel whose one-slot
 // rings do not fit a C-th of the shared memory; a kernel not warp-specialized gets a remark.

@@ -10,8 +10,11 @@ that is a located warning as well: the code generator is meant never to cause it
 
 `-t ptx` runs ptxas only where it is installed (`ptxas` on PATH, or WSDIALECTS_PTXAS names
 it); where it is not, or WSDIALECTS_PTXAS=0, the check is skipped without a word: the PTX
-is the same either way. ptxas rejecting the PTX is reported as a warning too (the PTX is
-still written, for the bug report).
+is the same either way. ptxas rejecting the PTX is reported too (the PTX is
+not written: it is an error at the kernel function, with ptxas's reason, e.g. a kernel whose
+wgmma accumulators do not fit the registers a thread gets at the CTAs per SM asked for
+(`ptxas fatal : (C7602) Insufficient registers (80) to compile instruction ...`);
+WSDIALECTS_PTXAS=0 writes such PTX without the check, for a bug report.
 """
 
 from __future__ import annotations
@@ -27,7 +30,7 @@ from pathlib import Path
 from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp
 
-from wsdialects.diagnostics import warning
+from wsdialects.diagnostics import error_at, warning
 
 ARCH = "sm_90a"
 TIMEOUT_S = 300
@@ -110,18 +113,28 @@ def run_ptxas(ptx: str, ptxas: str, extra: tuple[str, ...] = ()) -> tuple[int, s
         return r.returncode, r.stderr + r.stdout
 
 
+def _reason(text: str) -> str:
+    """The line of ptxas's output that says why it failed: a numbered diagnostic ("(C7602)
+    Insufficient registers ..."), else the first line with "error", else the first line."""
+    lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
+    for test in (lambda ln: re.search(r"\(C\d{4}\)", ln), lambda ln: "error" in ln.lower(), lambda ln: True):
+        if found := next((ln for ln in lines if test(ln) and "aborted due to errors" not in ln), None):
+            return found
+    return text.strip()[:200]
+
+
 def check_ptx(ptx: str, module: ModuleOp) -> dict[str, PtxasInfo] | None:
     """Run ptxas on `ptx` (made from `module`) where it is installed and warn, at each kernel
-    function, about the spills ptxas reports; None where ptxas is not run."""
+    function, about the spills ptxas reports; None where ptxas is not run. PTX that ptxas
+    rejects is an error at the kernel (it would not load on the GPU either)."""
     ptxas = find_ptxas()
     if ptxas is None:
         return None
     rc, text = run_ptxas(ptx, ptxas)
     funcs = {f.sym_name.data: f for f in module.walk() if isinstance(f, func.FuncOp)}
     if rc != 0:
-        first = next((ln.strip() for ln in text.splitlines() if "error" in ln.lower()), text.strip()[:200])
-        warning(next(iter(funcs.values()), module), f"ptxas could not assemble the PTX (exit {rc}): {first}")
-        return None
+        raise error_at(next(iter(funcs.values()), module),
+                       f"ptxas could not assemble the PTX (exit {rc}): {_reason(text)}")
     infos = parse_report(text)
     for name, info in infos.items():
         if info.spills:

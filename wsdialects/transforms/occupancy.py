@@ -7,7 +7,8 @@ waits for a slot. With C CTAs per SM, one CTA's epilogue overlaps another's MMAs
 ping-pong of CTAs instead of warp groups). The pass writes the decision on the kernel,
 `ws.ctas_per_sm = C`, and gives the partitions budgets that fit a C-th of the register
 file: producers keep theirs, the consumer groups share what is left (as `ws-distribute`
-shares the whole file). What reads it: `ws-hopper` fits its rings in a C-th of the shared
+shares the whole file) up to what a thread gets at launch (65536 / (C x threads): ptxas
+compiles every region within it at `.minnctapersm C`). What reads it: `ws-hopper` fits its rings in a C-th of the shared
 memory (113 KB at C = 2), `ws-persistent` launches C programs per SM, `ws-lower-warp-groups`
 checks the budgets against the CTA's share (`nvgpu.wg.dispatch ... ctas_per_sm C`), and
 the emitter asks ptxas for C CTAs per SM (`.minnctapersm C`: at most 65536 / (C x threads)
@@ -17,7 +18,7 @@ schedule no longer fits the smaller budget, ws-register-budget warns at the bran
     func.func @k(...) attributes {tile.kernel, tile.num_warps = 4 : i32, ws.ctas_per_sm = 2 : i32} {
       warp_group.region {
         warp_group.partition 0 producer warps 4 regs 40 {...}
-        warp_group.partition 1 consumer warps 4 regs 216 {...}    // was 256
+        warp_group.partition 1 consumer warps 4 regs 128 {...}    // was 256: 65536 / (2 x 256)
       }
     }
 """
