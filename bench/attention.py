@@ -15,6 +15,11 @@ against float32 SDPA of the dequantized inputs (WRONG above 6e-2: P is e4m3).
     test/Inputs/kernels/scheduled/ where there is one, else solved on this machine)
                               [--dtypes fp16,bf16] [--causal 0,1] [--date D] [--name SUFFIX]
                               [--kernel-dir DIR] [--dry-run]
+    (a variant 'TAG:PIPE' times the kernel <name>_TAG.mlir, from the kernel folder or
+    test/Inputs/kernels, under PIPE: 'bn176:ws-hopper' is the 176-key bf16 d128 kernel,
+    n/a in rows without such a kernel; 'PIPE,ws-exp2-split{fma-fraction=F degree=D}' computes
+    a share F of the softmax's exponentials by polynomial on the FMA pipe, fma-fraction left
+    out: the machine model's share)
     (--kernel-dir times a folder of kernel variants under the bundled names instead, e.g.
     bench/kernels/bn160; the variant `as-is` lowers a file's IR as it stands: warp-specialized
     IR edited by a script such as bench/kernels/make_ring_depth_variants.sh)
@@ -65,6 +70,22 @@ SCHEDULED = ROOT / "test" / "Inputs" / "kernels" / "scheduled"
 SOLVER = {"ws-schedule{arch=h100},": "", "ws-schedule{arch=h100 pingpong=false},": "_split"}
 
 
+INPUT_KERNELS = ROOT / "test" / "Inputs" / "kernels"
+
+
+def tagged(v: str, path: Path) -> tuple[Path, str]:
+    """A variant `TAG:PIPE` (e.g. `bn176:ws-hopper`) times the kernel `<name>_TAG.mlir` of the
+    kernel folder, else of test/Inputs/kernels (flash_attention_bf16_bn176.mlir: 176-key tiles,
+    FA3's for non-causal d 128), under PIPE; other variants time `path` under themselves.
+    Rows without such a kernel are n/a."""
+    tag, sep, pipe = v.partition(":")
+    if not sep:
+        return path, v
+    name = f"{path.stem}_{tag}.mlir"
+    here = path.parent / name
+    return (here if here.exists() else INPUT_KERNELS / name), pipe
+
+
 def compile_all(variants, dims, dtypes, causals, kdir: Path = KERNELS):
     """{(dtype name, d, causal): [(variant, Compiled or None)]}; also what fill_ptx_cache.py
     compiles on a machine with the sm_90a back end."""
@@ -74,20 +95,26 @@ def compile_all(variants, dims, dtypes, causals, kdir: Path = KERNELS):
             for causal in causals:
                 fp8 = dname == "fp8"
                 path, kname = kernel_file(d, dname == "bf16", causal, kdir, fp8)
-                if not path.exists():
+                if not path.exists() and not any(tagged(v, path)[0].exists() for v in variants):
                     print(f"no kernel {path.name} for {dname} d{d}{' causal' if causal else ''}", file=sys.stderr)
                     out[(dname, d, causal)] = [(v, None) for v in variants]
                     continue
-                text = source_for(d, dname == "bf16", causal, kdir, fp8)
                 row = []
                 for v in variants:
+                    vpath, pv = tagged(v, path)
+                    if not vpath.exists():
+                        print(f"{v}: no kernel {vpath.name} for {dname} d{d}{' causal' if causal else ''}", file=sys.stderr)
+                        row.append((v, None))
+                        continue
+                    text = vpath.read_text()
+                    text = text.replace("xf16", "xbf16") if dname == "bf16" and not fp8 else text
                     try:
-                        src, pipe = text, ("" if v == "as-is" else v)  # as-is: the file's IR, lowered
-                        prefix = next((p for p in SOLVER if v.startswith(p)), None)
-                        stored = SCHEDULED / f"{path.stem}{SOLVER.get(prefix, '')}.mlir"
-                        if prefix and stored.exists() and path.parent == KERNELS and not fp8:
+                        src, pipe = text, ("" if pv == "as-is" else pv)  # as-is: the file's IR, lowered
+                        prefix = next((p for p in SOLVER if pv.startswith(p)), None)
+                        stored = SCHEDULED / f"{vpath.stem}{SOLVER.get(prefix, '')}.mlir"
+                        if prefix and stored.exists() and vpath.parent in (KERNELS, INPUT_KERNELS) and not fp8:
                             # the solver's schedule kept as IR (same on every machine, no OR-Tools needed)
-                            src, pipe = stored.read_text(), v[len(prefix):]
+                            src, pipe = stored.read_text(), pv[len(prefix):]
                             src = src.replace("xf16", "xbf16") if dname == "bf16" else src
                         row.append((v, wsdialects.compile(src, pipeline=pipe)))
                     except Exception as e:  # noqa: BLE001 - report and go on
@@ -285,9 +312,16 @@ def main():
                 print(f"flash_attention_fp8_vt: {e}", file=sys.stderr)
                 vt = None
             done[("fp8 V^T", 128, False)] = [(variants[0], vt)]
-        bad = [(k, v) for k, row in done.items() for v, c in row if c is None]
+        def absent(key, v) -> bool:  # a tagged variant's kernel that this row has not (n/a, not a failure)
+            if ":" not in v or len(key) != 3 or not isinstance(key[0], str) or key[0] not in ("fp16", "bf16", "fp8"):
+                return False
+            path = kernel_file(key[1], key[0] == "bf16", key[2], args.kernel_dir.resolve(), key[0] == "fp8")[0]
+            return not tagged(v, path)[0].exists()
+
+        bad = [(k, v) for k, row in done.items() for v, c in row if c is None and not absent(k, v)]
         for key, row in done.items():
-            print(key, ", ".join(f"{v}: {'ok' if c is not None else 'FAILED'}" for v, c in row))
+            print(key, ", ".join(f"{v}: {'ok' if c is not None else 'n/a' if absent(key, v) else 'FAILED'}"
+                                 for v, c in row))
         sys.exit(1 if bad else 0)
     import torch
     import torch.nn.functional as F
