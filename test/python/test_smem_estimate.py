@@ -25,7 +25,9 @@ CASES = [(INPUTS / "computed_put.mlir", ""),  # already specialized: a load into
          (INPUTS / "mean_gemm.mlir", "ws-specialize{depth=1 mma-depth=0}"),
          (INPUTS / "scheduled" / "two_dots_shared_load.mlir", "ws-specialize{depth=1 mma-depth=0}"),
          (INPUTS / "scheduled" / "flash_attention_split.mlir", "ws-specialize{depth=2 mma-depth=1}"),  # too big
-         (INPUTS / "gemm_kinds" / "gated_mlp.mlir", "ws-specialize{depth=2 mma-depth=1}")]
+         (INPUTS / "gemm_kinds" / "gated_mlp.mlir", "ws-specialize{depth=2 mma-depth=1}"),
+         # three TMA stores of one partition in one staging buffer (lower/store_staging.py)
+         (INPUTS / "scheduled" / "flash_attention_bwd_bf16.mlir", "ws-specialize{depth=1 mma-depth=0}")]
 
 
 @pytest.mark.parametrize("path,pipeline", CASES, ids=[f"{p.parent.name}/{p.stem}" for p, _ in CASES])

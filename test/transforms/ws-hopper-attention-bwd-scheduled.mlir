@@ -1,6 +1,7 @@
 // RUN: ws-opt %S/../Inputs/kernels/scheduled/flash_attention_bwd_bf16.mlir -p ws-partition | filecheck %s --check-prefix=PART
 // RUN: ws-opt %S/../Inputs/kernels/scheduled/flash_attention_bwd_bf16.mlir -p 'ws-partition,ws-distribute{depth=1}' | filecheck %s --check-prefix=DIST
 // RUN: ws-opt %S/../Inputs/kernels/scheduled/flash_attention_bwd_bf16.mlir -p ws-hopper 2>&1 | filecheck %s --check-prefix=HOPPER
+// RUN: ws-opt %S/../Inputs/kernels/scheduled/flash_attention_bwd_bf16.mlir -p 'ws-hopper{persistent=false}' -t llvm 2>/dev/null | filecheck %s --check-prefix=LLVM
 // RUN: ws-opt %S/../Inputs/kernels/scheduled/flash_attention_bwd_bf16.mlir -p ws-hopper -t ptx 2>/dev/null | filecheck %s --check-prefix=PTX
 
 // The solver's schedule of the attention backward (ws-schedule{arch=h100}, stored as IR): S^T, P^T
@@ -73,3 +74,25 @@
 // PTX: .visible .entry flash_attention_bwd_bf16(
 // PTX-COUNT-4: cp.reduce.async.bulk.tensor.3d.global.shared::cta.add.tile.bulk_group
 // PTX: cp.async.bulk.wait_group.read 0
+
+// Not persistent (so that only the loop store waits for its own earlier reads), consumer_w1's three
+// stores (the reduce-add in the loop, its peeled copy, dK after the loop) stage
+// their tiles at one offset, each after the storing thread has waited for the reads of the TMA
+// stores before it and the partition has met at its named barrier (after consumer_w0's dV store, the
+// branch of threads 256 to 383).
+// LLVM:      cp.async.bulk.tensor.3d.global.shared::cta.bulk_group
+// LLVM:      icmp uge i32 %v1, 256
+// LLVM-NEXT: icmp ult i32 %v1, 384
+// LLVM:      cp.async.bulk.wait_group.read 0
+// LLVM-NEXT: bar.sync 3, 128
+// LLVM-NEXT: %stage{{[0-9]+}} = add i32 %smem{{[0-9]+}}, [[DQ:[0-9]+]]
+// LLVM:      cp.reduce.async.bulk.tensor.3d.global.shared::cta.add.tile.bulk_group
+// LLVM:      cp.async.bulk.wait_group.read 0
+// LLVM-NEXT: bar.sync 3, 128
+// LLVM-NEXT: %stage{{[0-9]+}} = add i32 %smem{{[0-9]+}}, [[DQ]]
+// LLVM:      cp.reduce.async.bulk.tensor.3d.global.shared::cta.add.tile.bulk_group
+// LLVM:      cp.async.bulk.wait_group.read 0
+// LLVM-NEXT: bar.sync 3, 128
+// LLVM-NEXT: %stage{{[0-9]+}} = add i32 %smem{{[0-9]+}}, [[DQ]]
+// LLVM-NOT:  cp.reduce.async.bulk
+// LLVM:      cp.async.bulk.tensor.3d.global.shared::cta.bulk_group
