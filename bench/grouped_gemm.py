@@ -29,8 +29,10 @@ from __future__ import annotations
 
 import argparse
 import datetime
+import os
 import random
 import sys
+import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -39,6 +41,7 @@ from wsdialects.runtime import grouped  # noqa: E402
 from wsdialects.runtime import grouped_gemm_kernels as kernels  # noqa: E402
 
 DTYPES = {"bf16": "bf16", "fp16": "f16"}
+HANG_S = 30  # a kernel not finished after this long is taken for a deadlock (the largest runs in ~3 ms)
 SPLIT = grouped.PIPELINE[:-1] + " team-stores=split}"  # each group of the team stores its own rows
 NO_TURNS = "ws-hopper{cooperative=2 pingpong=false}"  # the team's groups issue their wgmma unordered
 DEFAULT_VARIANTS = ";".join([*(f"{f}@{grouped.PIPELINE}" for f in kernels.FORMS),
@@ -211,6 +214,21 @@ def main(argv=None) -> int:
             return e if e == e else float("inf")
 
         res = {}
+
+        def finish(label, G=G, sizes=sizes, res=res):
+            """Wait for the GPU, at most HANG_S seconds: a kernel that has not finished by then (a
+            deadlock) ends the run with what was measured so far written out."""
+            done = torch.cuda.Event()
+            done.record()
+            start = time.monotonic()
+            while not done.query():
+                if time.monotonic() - start > HANG_S:
+                    print(f"{label} G={G}: not finished after {HANG_S} s: HANG; ending the run", file=sys.stderr)
+                    write(table([*rows, (G, sizes, res)], args, pairs, dev, versions), args, slug)
+                    sys.stdout.flush()
+                    os._exit(3)
+                time.sleep(1e-3)
+
         out = torch.empty(S, N, device="cuda", dtype=dtype)
         if hasattr(torch, "_grouped_mm"):
             try:
@@ -229,11 +247,16 @@ def main(argv=None) -> int:
         for i, (f, p) in enumerate(pairs):
             if compiled[f, p] is not None:
                 continue
+            label = f"ws {i + 1} ({f} @ {p})"
             run = lambda f=f, p=p: grouped.grouped_gemm(a, b, offs, out=out, pipeline=p, form=f)  # noqa: E731
             out.fill_(float("nan"))  # poisoned: a tile not written stays NaN
-            run()
-            torch.cuda.synchronize()
-            e = err(out, f"ws {i + 1} ({f} @ {p})")
+            try:
+                run()
+            except Exception as e:  # noqa: BLE001 - report and go on
+                print(f"{label}: {type(e).__name__}: {e}", file=sys.stderr)
+                continue
+            finish(label)
+            e = err(out, label)
             res[f"ws {i + 1}"] = (tf(bench(run)), e)
         if args.list:
             # the list form: the same problem as separate tensors (views), one descriptor per group
@@ -243,13 +266,13 @@ def main(argv=None) -> int:
             c_list = [out[bounds[g]:bounds[g + 1]] for g in range(G)]
             run = lambda: grouped.grouped_gemm(a_list, b_list, out=c_list)  # noqa: E731
             run()
-            torch.cuda.synchronize()
+            finish("ws list")
             res["ws list"] = (tf(bench(run)), err(out, "ws list"))
         rows.append((G, sizes, res))
         print(f"G={G:2d} sum M={S:6d}  " + "  ".join(f"{k_} {v_[0]:6.1f} (err {v_[1]:.1e})" for k_, v_ in res.items()),
               flush=True)
         write(table(rows, args, pairs, dev, versions), args, slug, quiet=G != groups[-1])
-        del a, b, ref, out
+        a = b = ref = out = None  # free them before the next G
         torch.cuda.empty_cache()
     return 0
 
