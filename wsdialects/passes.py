@@ -32,6 +32,8 @@ PIPELINE: list[tuple[str, str]] = [
     # C CTAs per SM: the register budgets of a C-th of the file (before ws-persistent, which launches C per SM).
     ("ws-occupancy", "wsdialects.transforms.occupancy:OccupancyPass"),
     ("ws-persistent", "wsdialects.transforms.persistent:PersistentPass"),
+    # Last in ws-specialize: an fp8 V (N-contiguous B) transposed by the producer into a ring of its own.
+    ("ws-producer-transpose", "wsdialects.transforms.producer_transpose:ProducerTransposePass"),
     ("ws-specialize", "wsdialects.transforms.specialize:SpecializePass"),
     # Stage 8 (OVERVIEW.md order); in a pipeline it runs before ws-partition,
     # whose partitions (and ws-distribute's) then follow its warp assignment.

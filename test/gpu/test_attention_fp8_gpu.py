@@ -7,7 +7,8 @@ Two references: float32 SDPA of the dequantized inputs (what a user compares wit
 tolerance is what rounding P to e4m3 costs, a few percent), and the kernel's own algorithm
 in torch (blocks of 128 keys, online softmax, P rounded to e4m3 for P·V), which the result
 must match to the output's rounding: a P fragment or a V transpose in the wrong order would
-mix keys and fail it by far.
+mix keys and fail it by far. V is transposed by the producer (the default) or, with
+`v-transpose=consumer`, by the consumers: both are run.
 
     python -m pytest -q -n 0 test/gpu/test_attention_fp8_gpu.py
 """
@@ -115,6 +116,22 @@ def check(name, causal, vt, k_, out_dtype, per_head=True, seed=0):
 @pytest.mark.parametrize("name,causal,vt", VARIANTS, ids=[v[0] for v in VARIANTS])
 def test_fp8_attention(name, causal, vt, pipeline, tmp_path_factory):
     check(name, causal, vt, kernel(name, pipeline, "bfloat16", tmp_path_factory), torch.bfloat16)
+
+
+PLACED = ["ws-hopper{v-transpose=%s}", "ws-hopper{cooperative=2 pingpong=true persistent=true programs=5 v-transpose=%s}",
+          "ws-hopper{depth=2 mma-depth=1 v-transpose=%s}", "ws-hopper{depth=1 mma-depth=0 v-transpose=%s}"]
+
+
+@pytest.mark.parametrize("placement", ["producer", "consumer"])
+@pytest.mark.parametrize("pipeline", PLACED, ids=["default", "pingpong-persistent", "depth2", "depth1"])
+@pytest.mark.parametrize("name,causal,vt", VARIANTS[:2], ids=[v[0] for v in VARIANTS[:2]])
+def test_fp8_v_transpose_placements(name, causal, vt, pipeline, placement, tmp_path_factory):
+    """V transposed by the producer into a ring of its own (ws-producer-transpose, the default)
+    or by the consumers into their staging buffer (ws-stage-operands): both correct, under the
+    organisations that change the producer's loop (persistent tiles, the lag of one tile with
+    two V slots, none with one slot)."""
+    check(name, causal, vt, kernel(name, pipeline % placement, "bfloat16", tmp_path_factory), torch.bfloat16,
+          seed=3)
 
 
 @pytest.mark.parametrize("name,causal,vt", VARIANTS, ids=[v[0] for v in VARIANTS])

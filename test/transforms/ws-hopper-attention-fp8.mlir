@@ -2,11 +2,12 @@
 // e4m3 two at a time, P goes from the accumulator fragment to wgmma's 8-bit A fragment by
 // quad shuffles and byte permutes, P·V is a register-A wgmma k32 on e4m3 (no transpose
 // bits: fp8 reads both operands K-major), and V, N-contiguous as loaded, is copied
-// transposed into the consumers' buffer between two named barriers (4 x 4 blocks per thread:
-// 32-bit loads along V's rows, three prmt per word, 32-bit stores along V^T's rows); V^T as
-// input needs no copy.
+// transposed (4 x 4 blocks per thread: 32-bit loads along V's rows, three prmt per word,
+// 32-bit stores along V^T's rows): with v-transpose=consumer, as here, into the consumers'
+// buffer between two named barriers; by default by the producer into a ring of its own
+// (ws-producer-transpose.mlir); V^T as input needs no copy.
 //
-// RUN: ws-opt %S/../../examples/kernels/flash_attention_fp8.mlir -p ws-hopper -t ptx 2>/dev/null | filecheck %s
+// RUN: ws-opt %S/../../examples/kernels/flash_attention_fp8.mlir -p 'ws-hopper{v-transpose=consumer}' -t ptx 2>/dev/null | filecheck %s
 // RUN: ws-opt %S/../../examples/kernels/flash_attention_fp8_vt.mlir -p ws-hopper -t ptx 2>/dev/null | filecheck %s --check-prefix=VT
 
 // CHECK: .entry flash_attention_fp8(

@@ -1,5 +1,5 @@
 """`ws-specialize{depth=D mma-depth=P cooperative=G pingpong=true|false team-stores=gather|split
-persistent=true|false programs=N tile-group=T ctas-per-sm=C}`: the whole warp-specialization
+persistent=true|false programs=N tile-group=T ctas-per-sm=C v-transpose=auto|producer|consumer}`: the whole warp-specialization
 pipeline (stages 2-7, ws-partition to ws-persistent) under one name.
 
 It runs ws-host-descriptors and ws-tma-load first (descriptors the kernel makes from its
@@ -9,7 +9,9 @@ then, when asked: ws-cooperative{groups=G stores=S} (G > 1; S = `team-stores`: a
 the team's tile gathered into group 0's, or one per group), ws-occupancy{ctas-per-sm=C}
 (C > 1), ws-persistent{programs=N tile-group=T} (`persistent`) and ws-pingpong (`pingpong`,
 which needs G > 1; it runs after ws-persistent so that the team's first and last turns are
-taken once, outside the tile loop). Last, ws-verify-sync checks the synchronization: a
+taken once, outside the tile loop), and ws-producer-transpose{placement=V} (V = `v-transpose`:
+an fp8 V transposed by the producer into a ring of its own, or left to the consumers'
+ws-stage-operands). Last, ws-verify-sync checks the synchronization: a
 violation is an internal compiler error, except in a kernel that was warp-specialized already
 on input, which is checked first and whose violation is the user's error.
 
@@ -69,6 +71,8 @@ class SpecializePass(ModulePass):
     tile_group: int = -1  # ws-persistent's tile order: bands of this many x (0: serpentine; -1: its choice)
     ctas_per_sm: int = 1  # ws-occupancy: CTAs sharing an SM
     team_stores: str = "gather"  # ws-cooperative's stores: gathered into group 0's, or one per group (split)
+    # ws-producer-transpose's placement of an fp8 V's transpose: producer, consumer (ws-stage-operands), auto
+    v_transpose: str = "auto"
 
     def passes(self) -> list[ModulePass]:
         from wsdialects.transforms.distribute import DistributePass
@@ -103,6 +107,9 @@ class SpecializePass(ModulePass):
             from wsdialects.transforms.pingpong import PingPongPass
 
             out.append(PingPongPass())
+        from wsdialects.transforms.producer_transpose import ProducerTransposePass
+
+        out.append(ProducerTransposePass(self.v_transpose))  # last: on the partitions as they are built
         return out
 
     def check_options(self) -> None:
@@ -120,6 +127,9 @@ class SpecializePass(ModulePass):
             if value < low or (high is not None and value > high):
                 want = f"from {low} to {high}" if high is not None else f">= {low}"
                 raise WsError(f"{self.name}: {option} ({what}) must be {want}, got {value}", "ws-opt")
+        if self.v_transpose not in ("auto", "producer", "consumer"):
+            raise WsError(f"{self.name}: v-transpose must be auto, producer or consumer, got '{self.v_transpose}'",
+                          "ws-opt")
         if self.team_stores not in ("gather", "split"):
             raise WsError(f"{self.name}: team-stores must be gather or split, got '{self.team_stores}'", "ws-opt")
         if self.mma_depth >= self.depth:
