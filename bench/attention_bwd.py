@@ -17,6 +17,12 @@ when causal): TFLOP/s = 10·B·H·L²·d / t (/ 2 causal).
                                   # bf16), for ncu (bench/attention_bwd_variants.sh)
     python bench/attention_bwd.py --check-one VARIANT     # its correctness alone (exit 1: wrong)
 
+Variant "scheduled" (SCHEDULED_MAIN) launches, as the main kernel, ws-schedule{arch=h100}'s schedule
+of the bf16 d 128 non-causal kernel kept as IR (test/Inputs/kernels/scheduled/; no OR-Tools needed)
+compiled with its pipeline; its causal rows are n/a. Against the default and cuDNN:
+
+    python bench/attention_bwd.py --variants --variant-names tma,scheduled --ls 4096,16384
+
 Correctness first: ours (outputs poisoned with NaN before the run) and each peer's dQ, dK, dV
 are compared with torch autograd of float32 SDPA on the first heads of batch 0 of the same
 random inputs; an error above 1e-2 is printed as WRONG. Prints a table and writes
@@ -71,7 +77,28 @@ VARIANTS = {"atomic": ("atomic", _ORG.format(p="false")), "tma": ("tma", _ORG.fo
             "tma-overlap": ("tma-overlap", _ORG.format(p="false")), "tma-pairs": ("tma-pairs", _ORG.format(p="false")),
             "tma-dq": ("tma-dq", _ORG.format(p="false")),
             "tma-persistent": ("tma", _ORG.format(p="true")),
-            "tma-overlap-persistent": ("tma-overlap", _ORG.format(p="true"))}
+            "tma-overlap-persistent": ("tma-overlap", _ORG.format(p="true")),
+            "scheduled": ("tma", "ws-hopper"), "scheduled-one-tile-per-cta": ("tma", "ws-hopper{persistent=false}")}
+# Variants whose main kernel is not the generator's but the solver's schedule kept as IR
+# (`ws-opt KERNEL -p 'ws-schedule{arch=h100 time-limit=120}'` of the bf16 d 128 non-causal kernel),
+# compiled with the variant's pipeline; the preprocess and dQ kernels are the form's.
+SCHEDULED_MAIN = {n: ROOT / "test" / "Inputs" / "kernels" / "scheduled" / "flash_attention_bwd_bf16.mlir"
+                  for n in ("scheduled", "scheduled-one-tile-per-cta")}
+_mains: dict = {}
+
+
+def _main_kernel(name: str, causal: bool):
+    """The main kernel variant `name` launches instead of the generator's (`attention_backward`'s
+    main=): None, or its stored schedule compiled (once); ValueError where it has none."""
+    if name not in SCHEDULED_MAIN:
+        return None
+    if causal:
+        raise ValueError(f"variant {name}: no stored schedule of the causal kernel")
+    if name not in _mains:
+        import wsdialects
+
+        _mains[name] = wsdialects.compile(SCHEDULED_MAIN[name], pipeline=VARIANTS[name][1])
+    return _mains[name]
 VARIANT_CHECKS = [(1, 2, 1), (1, 2, 100), (2, 2, 1000), (1, 2, 4096)]  # (B, H, L) checked against torch
 
 
@@ -83,7 +110,12 @@ def _variant_rows(args) -> int:
     for n in names:
         form, pipe = VARIANTS[n]
         for causal in (False, True):
+            if n in SCHEDULED_MAIN and causal:
+                continue
             for kind in KINDS:
+                if kind == "backward" and n in SCHEDULED_MAIN:
+                    _main_kernel(n, causal)
+                    continue
                 attention_bwd.compiled_kernel(kind, "bf16", 128, causal, pipe if kind == "backward" else "ws-hopper",
                                               form)
         print(f"variant {n}: compiled ({form}, {pipe})", flush=True)
@@ -98,7 +130,8 @@ def _variant_rows(args) -> int:
              f"Command: `python bench/attention_bwd.py {' '.join(sys.argv[1:])}`; bf16, d 128; do_bench medians; "
              "rel. error = largest of dQ, dK, dV against torch autograd of float32 SDPA (poisoned outputs).", "",
              "| variant | form | pipeline |", "|---|---|---|"]
-    lines += [f"| {n} | {VARIANTS[n][0]} | `{VARIANTS[n][1]}` |" for n in names]
+    lines += [f"| {n} | {VARIANTS[n][0]} | `{VARIANTS[n][1]}`{' (the stored schedule)' if n in SCHEDULED_MAIN else ''} |"
+              for n in names]
     lines += ["", "## Correctness", "", "| variant | causal | B, H, L | max rel. err |", "|---|---|---|---|"]
     for n in names if not args.no_checks else ():
         for causal, (B, H, L), e in _check_variant(n):
@@ -128,8 +161,9 @@ def _variant_rows(args) -> int:
             for n in names:
                 form, pipe = VARIANTS[n]
                 try:
+                    main = _main_kernel(n, causal)
                     ours.append(tf(bench(lambda: attention_bwd.attention_backward(
-                        q, k, v, o, lse, do, causal=causal, pipeline=pipe, out=outs, form=form))))
+                        q, k, v, o, lse, do, causal=causal, pipeline=pipe, out=outs, form=form, main=main))))
                 except Exception as e:  # noqa: BLE001 - one variant's failure is a row entry, not the end
                     print(f"{n} causal={causal} L={L}: {type(e).__name__}: {e}", file=sys.stderr, flush=True)
                     ours.append(float("nan"))
@@ -150,13 +184,14 @@ def _check_variant(name: str) -> list[tuple[bool, tuple, float]]:
     """[(causal, (B, H, L), error)] of variant `name` on VARIANT_CHECKS (bf16, d 128): the
     largest relative error of dQ, dK, dV against torch autograd of float32 SDPA, outputs
     poisoned with NaN first; at L = 1 (one key: dQ = dK = 0 exactly) dQ's and dK's largest
-    magnitude instead of the reference's rounding noise."""
+    magnitude instead of the reference's rounding noise. A stored schedule: not causal only."""
     import torch
     import torch.nn.functional as F
 
     form, pipe = VARIANTS[name]
     out = []
-    for causal in (False, True):
+    for causal in (False, True) if name not in SCHEDULED_MAIN else (False,):
+        main = _main_kernel(name, causal)
         for B, H, L in VARIANT_CHECKS:
             torch.manual_seed(L)
             q, k, v, do = (torch.randn(B, H, L, 128, device="cuda", dtype=torch.bfloat16) for _ in range(4))
@@ -165,7 +200,8 @@ def _check_variant(name: str) -> list[tuple[bool, tuple, float]]:
                                       do.float())
             o, lse = attention_bwd.attention_forward(q, k, v, causal=causal)
             grads = tuple(torch.full_like(q, float("nan")) for _ in range(3))
-            attention_bwd.attention_backward(q, k, v, o, lse, do, causal=causal, pipeline=pipe, out=grads, form=form)
+            attention_bwd.attention_backward(q, k, v, o, lse, do, causal=causal, pipeline=pipe, out=grads, form=form,
+                                             main=main)
             torch.cuda.synchronize()
             errs = [g.float().abs().max().item() if L == 1 and i < 2 else ((g.float() - r).norm() / r.norm()).item()
                     for i, (g, r) in enumerate(zip(grads, ref))]
@@ -191,8 +227,9 @@ def _profile_one(name: str, causal: bool = False) -> int:
     torch.manual_seed(0)
     q, k, v, do = (torch.randn(4, 32, 4096, 128, device="cuda", dtype=torch.bfloat16) for _ in range(4))
     o, lse = attention_bwd.attention_forward(q, k, v, causal=causal)
+    main = _main_kernel(name, causal)
     for _ in range(2):
-        attention_bwd.attention_backward(q, k, v, o, lse, do, causal=causal, pipeline=pipe, form=form)
+        attention_bwd.attention_backward(q, k, v, o, lse, do, causal=causal, pipeline=pipe, form=form, main=main)
     torch.cuda.synchronize()
     return 0
 

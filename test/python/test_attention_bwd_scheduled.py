@@ -17,7 +17,8 @@ from kernel_cache import compile_kernel, parse_kernel
 from test_attention_bwd_kernels import reference
 from wsdialects.runtime import attention_bwd_kernels as gen
 
-INPUTS = Path(__file__).resolve().parents[1] / "Inputs" / "kernels"
+ROOT = Path(__file__).resolve().parents[2]
+INPUTS = ROOT / "test" / "Inputs" / "kernels"
 SOURCE = INPUTS / "flash_attention_bwd_bf16.mlir"
 STORED = INPUTS / "scheduled" / "flash_attention_bwd_bf16.mlir"
 NAME = "flash_attention_bwd_bf16"
@@ -94,3 +95,18 @@ def test_same_gradients_after_ws_hopper(kernels, L, rng):
         for key in want:
             assert np.array_equal(got[key], want[key], equal_nan=True), (key, seed)
 
+
+
+def test_bench_variant_launches_the_stored_schedule():
+    """bench/attention_bwd.py's "scheduled" variants launch this schedule as the main kernel
+    (their dry run compiles it: `--variants --dry-run --variant-names scheduled`); causal: none."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("attention_bwd_bench", ROOT / "bench" / "attention_bwd.py")
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    assert set(bench.SCHEDULED_MAIN) <= set(bench.VARIANTS)
+    assert all(path == STORED for path in bench.SCHEDULED_MAIN.values())
+    assert bench._main_kernel("tma", False) is None
+    with pytest.raises(ValueError, match="no stored schedule of the causal kernel"):
+        bench._main_kernel("scheduled", True)
