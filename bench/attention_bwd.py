@@ -13,6 +13,8 @@ when causal): TFLOP/s = 10·B·H·L²·d / t (/ 2 causal).
                                   # our backward's forms and organisations (VARIANTS) against each
                                   # other and cuDNN: correctness vs torch on small shapes, then
                                   # bf16 d 128, L 4k and 16k, causal and not; DIR/variants.md
+                                  # (--variant-configs fp16:128,bf16:64: other dtypes and head
+                                  # dims; --table NAME: another file name under DIR)
     python bench/attention_bwd.py --profile-one VARIANT   # one backward (B 4, H 32, L 4k, d 128,
                                   # bf16), for ncu (bench/attention_bwd_variants.sh)
     python bench/attention_bwd.py --check-one VARIANT     # its correctness alone (exit 1: wrong)
@@ -75,7 +77,7 @@ def compile_all(dims, dtypes, causals, pipeline: str) -> dict:
 _ORG = "ws-hopper{{depth=2 mma-depth=1 cooperative=1 pingpong=false persistent={p} ctas-per-sm=1}}"
 VARIANTS = {"atomic": ("atomic", _ORG.format(p="false")), "tma": ("tma", _ORG.format(p="false")),
             "tma-overlap": ("tma-overlap", _ORG.format(p="false")), "tma-pairs": ("tma-pairs", _ORG.format(p="false")),
-            "tma-dq": ("tma-dq", _ORG.format(p="false")),
+            "tma-dq": ("tma-dq", _ORG.format(p="false")), "tma-dq-first": ("tma-dq-first", _ORG.format(p="false")),
             "tma-persistent": ("tma", _ORG.format(p="true")),
             "tma-overlap-persistent": ("tma-overlap", _ORG.format(p="true")),
             "scheduled": ("tma", "ws-hopper"), "scheduled-one-tile-per-cta": ("tma", "ws-hopper{persistent=false}")}
@@ -100,13 +102,28 @@ def _main_kernel(name: str, causal: bool):
         _mains[name] = wsdialects.compile(SCHEDULED_MAIN[name], pipeline=VARIANTS[name][1])
     return _mains[name]
 VARIANT_CHECKS = [(1, 2, 1), (1, 2, 100), (2, 2, 1000), (1, 2, 4096)]  # (B, H, L) checked against torch
+# (dtype, d, (B, H, L)) also checked: the other dtype and head dim at one ragged length
+VARIANT_CHECKS_OTHER = [("fp16", 128, (2, 2, 1000)), ("bf16", 64, (2, 2, 1000))]
+
+
+def _configs(text: str) -> list[tuple[str, int]]:
+    """--variant-configs "bf16:128,fp16:128": [(dtype name, head dim)]."""
+    out = []
+    for item in text.split(","):
+        dname, d = item.split(":")
+        if dname not in DTYPES:
+            raise SystemExit(f"--variant-configs: dtype must be one of {sorted(DTYPES)}, got {dname!r}")
+        out.append((dname, int(d)))
+    return out
 
 
 def _variant_rows(args) -> int:
     """--variants: correctness of each variant against torch autograd of float32 SDPA, then
-    TFLOP/s of each and of cuDNN (bf16, d 128, B x H, L from --ls, causal and not); a table in
-    DIR/variants.md. With --dry-run: compile every variant (no GPU)."""
+    TFLOP/s of each and of cuDNN (each (dtype, d) of --variant-configs, default bf16 d 128; B x H,
+    L from --ls, causal and not); a table in DIR/variants.md (--table). With --dry-run: compile
+    every variant (no GPU)."""
     names = args.variant_names.split(",")
+    configs = _configs(args.variant_configs)
     for n in names:
         form, pipe = VARIANTS[n]
         for causal in (False, True):
@@ -116,8 +133,9 @@ def _variant_rows(args) -> int:
                 if kind == "backward" and n in SCHEDULED_MAIN:
                     _main_kernel(n, causal)
                     continue
-                attention_bwd.compiled_kernel(kind, "bf16", 128, causal, pipe if kind == "backward" else "ws-hopper",
-                                              form)
+                for dname, d in configs:
+                    attention_bwd.compiled_kernel(kind, DTYPES[dname], d, causal,
+                                                  pipe if kind == "backward" else "ws-hopper", form)
         print(f"variant {n}: compiled ({form}, {pipe})", flush=True)
     if args.dry_run:
         return 0
@@ -127,74 +145,82 @@ def _variant_rows(args) -> int:
     from triton.testing import do_bench
 
     lines = [f"# Attention backward variants ({torch.cuda.get_device_name()}, {args.date})", "",
-             f"Command: `python bench/attention_bwd.py {' '.join(sys.argv[1:])}`; bf16, d 128; do_bench medians; "
+             f"Command: `python bench/attention_bwd.py {' '.join(sys.argv[1:])}`; do_bench medians; "
              "rel. error = largest of dQ, dK, dV against torch autograd of float32 SDPA (poisoned outputs).", "",
              "| variant | form | pipeline |", "|---|---|---|"]
     lines += [f"| {n} | {VARIANTS[n][0]} | `{VARIANTS[n][1]}`{' (the stored schedule)' if n in SCHEDULED_MAIN else ''} |"
               for n in names]
-    lines += ["", "## Correctness", "", "| variant | causal | B, H, L | max rel. err |", "|---|---|---|---|"]
+    lines += ["", "## Correctness", "", "| variant | causal | [dtype, d,] B, H, L | max rel. err |", "|---|---|---|---|"]
     for n in names if not args.no_checks else ():
-        for causal, (B, H, L), e in _check_variant(n):
-            lines.append(f"| {n} | {causal} | {B}, {H}, {L} | {e:.1e}{'' if e < 1e-2 else ' WRONG'} |")
+        for causal, shape, e in _check_variant(n):
+            lines.append(f"| {n} | {causal} | {', '.join(map(str, shape))} | {e:.1e}{'' if e < 1e-2 else ' WRONG'} |")
             print(lines[-1], flush=True)
     B, H = args.batch, args.heads
-    lines += ["", "## TFLOP/s", "", "| causal | L | cuDNN | " + " | ".join(names) + " | best / cuDNN |",
-              "|---|---|---|" + "---|" * len(names) + "---|"]
+    lines += ["", "## TFLOP/s", "", "| dtype | d | causal | L | cuDNN | " + " | ".join(names) + " | best / cuDNN |",
+              "|---|---|---|---|---|" + "---|" * len(names) + "---|"]
     bench = lambda f: do_bench(f, warmup=25, rep=200, return_mode="median")  # noqa: E731
-    for causal in (False, True):
-        for L in [int(x) for x in args.ls.split(",")]:
-            torch.manual_seed(L)
-            q, k, v, do = (torch.randn(B, H, L, 128, device="cuda", dtype=torch.bfloat16) for _ in range(4))
-            tf = lambda t: flops(B, H, L, 128, causal) / t / 1e9  # noqa: E731
-            cudnn = float("nan")
+    for (dname, d), causal, L in ((c, causal, int(x)) for c in configs for causal in (False, True)
+                                  for x in args.ls.split(",")):
+        torch.manual_seed(L)
+        dtype = {"fp16": torch.float16, "bf16": torch.bfloat16}[dname]
+        q, k, v, do = (torch.randn(B, H, L, d, device="cuda", dtype=dtype) for _ in range(4))
+        tf = lambda t: flops(B, H, L, d, causal) / t / 1e9  # noqa: E731
+        cudnn = float("nan")
+        try:
+            with sdpa_kernel(SDPBackend.CUDNN_ATTENTION):
+                qg, kg, vg = (x.detach().requires_grad_(True) for x in (q, k, v))
+                oc = F.scaled_dot_product_attention(qg, kg, vg, is_causal=causal)
+                cudnn = tf(bench(lambda: torch.autograd.grad(oc, (qg, kg, vg), do, retain_graph=True)))
+                del qg, kg, vg, oc
+        except Exception as e:  # noqa: BLE001
+            print(f"cuDNN {dname} d{d} causal={causal} L={L}: {type(e).__name__}: {e}", file=sys.stderr, flush=True)
+        o, lse = attention_bwd.attention_forward(q, k, v, causal=causal)
+        outs = tuple(torch.empty_like(q) for _ in range(3))
+        ours = []
+        for n in names:
+            form, pipe = VARIANTS[n]
             try:
-                with sdpa_kernel(SDPBackend.CUDNN_ATTENTION):
-                    qg, kg, vg = (x.detach().requires_grad_(True) for x in (q, k, v))
-                    oc = F.scaled_dot_product_attention(qg, kg, vg, is_causal=causal)
-                    cudnn = tf(bench(lambda: torch.autograd.grad(oc, (qg, kg, vg), do, retain_graph=True)))
-                    del qg, kg, vg, oc
-            except Exception as e:  # noqa: BLE001
-                print(f"cuDNN causal={causal} L={L}: {type(e).__name__}: {e}", file=sys.stderr, flush=True)
-            o, lse = attention_bwd.attention_forward(q, k, v, causal=causal)
-            outs = tuple(torch.empty_like(q) for _ in range(3))
-            ours = []
-            for n in names:
-                form, pipe = VARIANTS[n]
-                try:
-                    main = _main_kernel(n, causal)
-                    ours.append(tf(bench(lambda: attention_bwd.attention_backward(
-                        q, k, v, o, lse, do, causal=causal, pipeline=pipe, out=outs, form=form, main=main))))
-                except Exception as e:  # noqa: BLE001 - one variant's failure is a row entry, not the end
-                    print(f"{n} causal={causal} L={L}: {type(e).__name__}: {e}", file=sys.stderr, flush=True)
-                    ours.append(float("nan"))
-            best = max((x for x in ours if x == x), default=float("nan"))
-            lines.append(f"| {causal} | {L} | {cudnn:.1f} | " + " | ".join(f"{x:.1f}" for x in ours) +
-                         f" | {best / cudnn:.2f} |")
-            print(lines[-1], flush=True)
-            del q, k, v, do, o, lse, outs
-            torch.cuda.empty_cache()
+                if n in SCHEDULED_MAIN and (dname, d) != ("bf16", 128):
+                    raise ValueError(f"variant {n}: a stored schedule of the bf16 d 128 kernel only")
+                main = _main_kernel(n, causal)
+                ours.append(tf(bench(lambda: attention_bwd.attention_backward(
+                    q, k, v, o, lse, do, causal=causal, pipeline=pipe, out=outs, form=form, main=main))))
+            except Exception as e:  # noqa: BLE001 - one variant's failure is a row entry, not the end
+                print(f"{n} {dname} d{d} causal={causal} L={L}: {type(e).__name__}: {e}", file=sys.stderr,
+                      flush=True)
+                ours.append(float("nan"))
+        best = max((x for x in ours if x == x), default=float("nan"))
+        lines.append(f"| {dname} | {d} | {causal} | {L} | {cudnn:.1f} | " + " | ".join(f"{x:.1f}" for x in ours) +
+                     f" | {best / cudnn:.2f} |")
+        print(lines[-1], flush=True)
+        del q, k, v, do, o, lse, outs
+        torch.cuda.empty_cache()
     out = Path(args.out or ROOT / "bench" / "results")
     out.mkdir(parents=True, exist_ok=True)
-    (out / "variants.md").write_text("\n".join(lines) + "\n")
-    print(f"wrote {out / 'variants.md'}")
+    (out / args.table).write_text("\n".join(lines) + "\n")
+    print(f"wrote {out / args.table}")
     return 0
 
 
 def _check_variant(name: str) -> list[tuple[bool, tuple, float]]:
-    """[(causal, (B, H, L), error)] of variant `name` on VARIANT_CHECKS (bf16, d 128): the
-    largest relative error of dQ, dK, dV against torch autograd of float32 SDPA, outputs
-    poisoned with NaN first; at L = 1 (one key: dQ = dK = 0 exactly) dQ's and dK's largest
-    magnitude instead of the reference's rounding noise. A stored schedule: not causal only."""
+    """[(causal, (B, H, L), error)] of variant `name` on VARIANT_CHECKS (bf16, d 128) and, as
+    (causal, (dtype, d, B, H, L), error), VARIANT_CHECKS_OTHER: the largest relative error of
+    dQ, dK, dV against torch autograd of float32 SDPA, outputs poisoned with NaN first; at L = 1
+    (one key: dQ = dK = 0 exactly) dQ's and dK's largest magnitude instead of the reference's
+    rounding noise. A stored schedule: bf16 d 128 not causal only."""
     import torch
     import torch.nn.functional as F
 
     form, pipe = VARIANTS[name]
     out = []
+    cases = [("bf16", 128, shape) for shape in VARIANT_CHECKS]
+    cases += VARIANT_CHECKS_OTHER if name not in SCHEDULED_MAIN else []
     for causal in (False, True) if name not in SCHEDULED_MAIN else (False,):
         main = _main_kernel(name, causal)
-        for B, H, L in VARIANT_CHECKS:
+        for dname, d, (B, H, L) in cases:
             torch.manual_seed(L)
-            q, k, v, do = (torch.randn(B, H, L, 128, device="cuda", dtype=torch.bfloat16) for _ in range(4))
+            dtype = {"fp16": torch.float16, "bf16": torch.bfloat16}[dname]
+            q, k, v, do = (torch.randn(B, H, L, d, device="cuda", dtype=dtype) for _ in range(4))
             qf, kf, vf = (x.float().requires_grad_(True) for x in (q, k, v))
             ref = torch.autograd.grad(F.scaled_dot_product_attention(qf, kf, vf, is_causal=causal), (qf, kf, vf),
                                       do.float())
@@ -205,7 +231,8 @@ def _check_variant(name: str) -> list[tuple[bool, tuple, float]]:
             torch.cuda.synchronize()
             errs = [g.float().abs().max().item() if L == 1 and i < 2 else ((g.float() - r).norm() / r.norm()).item()
                     for i, (g, r) in enumerate(zip(grads, ref))]
-            out.append((causal, (B, H, L), max(errs) if all(e == e for e in errs) else float("nan")))
+            shape = (B, H, L) if (dname, d) == ("bf16", 128) else (dname, d, B, H, L)
+            out.append((causal, shape, max(errs) if all(e == e for e in errs) else float("nan")))
     return out
 
 
@@ -272,6 +299,8 @@ def main(argv=None) -> int:
     ap.add_argument("--dry-run", action="store_true", help="no GPU: compile our kernels and say what would run")
     ap.add_argument("--variants", action="store_true", help="compare our backward's variants (VARIANTS) and cuDNN")
     ap.add_argument("--variant-names", default=",".join(VARIANTS), help="the variants --variants runs")
+    ap.add_argument("--variant-configs", default="bf16:128", help="--variants: the (dtype:head dim)s timed")
+    ap.add_argument("--table", default="variants.md", help="--variants: the table's file name under --out")
     ap.add_argument("--profile-one", default=None, help="run one backward of this variant (for ncu) and exit")
     ap.add_argument("--check-one", default=None, help="check this variant's correctness alone; exit 1 if wrong")
     ap.add_argument("--no-checks", action="store_true", help="--variants: time only (checked by --check-one)")

@@ -1,18 +1,25 @@
 #!/bin/bash
-# Attention backward variants on one Hopper GPU, in about 4 minutes, everything under $OUT:
-#   check-<variant>.log    each variant's correctness alone, in a process of its own (a kernel
-#                          that faults cannot take the others down): bf16, d 128, causal and not,
-#                          (B, H, L) = (1, 2, 1), (1, 2, 100), (2, 2, 1000), (1, 2, 4096), against
-#                          torch autograd of float32 SDPA (bench/attention_bwd.py VARIANT_CHECKS)
-#   variants.md            TFLOP/s of the variants that passed and of cuDNN (bf16, B 4, H 32,
-#                          d 128, L 4k and 16k, causal and not)
-#   ncu-<variant>.txt      Nsight Compute of the main kernel (SpeedOfLight, WarpStateStats,
-#                          SchedulerStats) for tma-overlap, tma (the wrapper's default) and
-#                          atomic (the first GPU run's form), where they passed
-#   device.txt, variants.log, ncu-*.log
+# Attention backward variants on one Hopper GPU, in at most about 9 minutes (every step has a
+# timeout), everything under $OUT in six files (a device call returns at most eight):
+#   device.txt        nvidia-smi's name, driver and clock
+#   checks.log        each variant's correctness, checked alone in a process of its own (a kernel
+#                     that faults cannot take the others down): bf16 d 128 at (B, H, L) = (1, 2, 1),
+#                     (1, 2, 100), (2, 2, 1000), (1, 2, 4096), fp16 d 128 and bf16 d 64 at
+#                     (2, 2, 1000), causal and not, against torch autograd of float32 SDPA
+#                     (bench/attention_bwd.py VARIANT_CHECKS, VARIANT_CHECKS_OTHER)
+#   variants.md       TFLOP/s of the variants that passed and of cuDNN: bf16, B 4, H 32, d 128,
+#                     L 4k and 16k, causal and not
+#   variants-other.md the same for fp16 d 128 and bf16 d 64 ($OTHER_VARIANTS that passed)
+#   ncu.txt           Nsight Compute of the main kernel (SpeedOfLight, WarpStateStats,
+#                     SchedulerStats, ComputeWorkloadAnalysis, MemoryWorkloadAnalysis) of each
+#                     $NCU_VARIANTS entry (VARIANT or VARIANT:causal) that passed, one after the
+#                     other with a header line each, ncu's own messages at the end of each
+#   variants.log      the steps' return codes and messages
 # Run from the repository root on the GPU machine (torch, triton, cuda-python there; xdsl from
 # .devsite or the wheels in .whl, as tools/device_run.sh takes them):
 #   OUT=/tmp/out bash bench/attention_bwd_variants.sh
+# VARIANTS, OTHER_VARIANTS and NCU_VARIANTS (space-separated names of bench/attention_bwd.py
+# VARIANTS) may be given in the environment instead of the defaults below.
 set -u
 OUT=${OUT:-/tmp/attention_bwd_variants}
 mkdir -p "$OUT"
@@ -24,30 +31,48 @@ if ls .whl/*.whl >/dev/null 2>&1; then
 fi
 export WSDIALECTS_PTX_CACHE=${WSDIALECTS_PTX_CACHE:-/tmp/ws-ptx-cache}  # later runs reuse the PTX
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv > "$OUT/device.txt" 2>&1
-VARIANTS="atomic tma tma-overlap tma-pairs tma-dq tma-persistent tma-overlap-persistent"
+VARIANTS=${VARIANTS:-"tma tma-overlap tma-pairs tma-dq-first"}
+OTHER_VARIANTS=${OTHER_VARIANTS:-"tma tma-overlap tma-dq-first"}
+NCU_VARIANTS=${NCU_VARIANTS:-"tma-dq-first tma-dq-first:causal tma-overlap"}
 passed=""
 for v in $VARIANTS; do
-  if timeout 45 python3 bench/attention_bwd.py --check-one "$v" > "$OUT/check-$v.log" 2>&1; then
-    passed="$passed,$v"
-  else
-    echo "check $v: rc $? (see check-$v.log)" >> "$OUT/variants.log"
-  fi
+  timeout 50 python3 bench/attention_bwd.py --check-one "$v" > "$OUT/check.tmp" 2>&1
+  rc=$?
+  { echo "=== check $v: rc $rc"; grep -v "remark:" "$OUT/check.tmp"; } >> "$OUT/checks.log"
+  if [ $rc = 0 ]; then passed="$passed,$v"; else echo "check $v: rc $rc (see checks.log)" >> "$OUT/variants.log"; fi
 done
 passed=${passed#,}
 echo "passed: $passed" >> "$OUT/variants.log"
 if [ -n "$passed" ]; then
-  timeout 150 python3 bench/attention_bwd.py --variants --no-checks --variant-names "$passed" --out "$OUT" 2>&1 \
+  timeout 120 python3 bench/attention_bwd.py --variants --no-checks --variant-names "$passed" --out "$OUT" 2>&1 \
     | grep -v "remark:" >> "$OUT/variants.log"
   echo "variants: rc ${PIPESTATUS[0]}" >> "$OUT/variants.log"
+  other=""
+  for v in $OTHER_VARIANTS; do case ",$passed," in *",$v,"*) other="$other,$v" ;; esac; done
+  other=${other#,}
+  if [ -n "$other" ]; then
+    timeout 110 python3 bench/attention_bwd.py --variants --no-checks --variant-names "$other" \
+        --variant-configs fp16:128,bf16:64 --table variants-other.md --out "$OUT" 2>&1 \
+      | grep -v "remark:" >> "$OUT/variants.log"
+    echo "variants (fp16 d 128, bf16 d 64): rc ${PIPESTATUS[0]}" >> "$OUT/variants.log"
+  fi
 fi
 NCU=$(command -v ncu || ls /usr/local/cuda*/bin/ncu 2>/dev/null | head -1)
-for v in tma-overlap tma atomic; do
+for entry in $NCU_VARIANTS; do
+  v=${entry%%:*}
   case ",$passed," in *",$v,"*) ;; *) continue ;; esac
-  if [ -z "$NCU" ]; then echo "no ncu on this machine" > "$OUT/ncu-$v.txt"; continue; fi
-  timeout 40 "$NCU" --section SpeedOfLight --section WarpStateStats --section SchedulerStats \
-      -k regex:'^flash_attention_bwd(_causal)?_bf16$' --launch-count 1 \
-      python3 bench/attention_bwd.py --profile-one "$v" > "$OUT/ncu-$v.txt" 2> "$OUT/ncu-$v.log"
-  echo "ncu $v: rc $?" >> "$OUT/ncu-$v.log"
+  causal=""; kernel='^flash_attention_bwd_bf16$'
+  if [ "$entry" != "$v" ]; then causal="--profile-causal"; kernel='^flash_attention_bwd_causal_bf16$'; fi
+  echo "=== ncu $entry (bf16, d 128, B 4, H 32, L 4096)" >> "$OUT/ncu.txt"
+  if [ -z "$NCU" ]; then echo "no ncu on this machine" >> "$OUT/ncu.txt"; continue; fi
+  timeout 50 "$NCU" --section SpeedOfLight --section WarpStateStats --section SchedulerStats \
+      --section ComputeWorkloadAnalysis --section MemoryWorkloadAnalysis \
+      -k regex:"$kernel" --launch-count 1 \
+      python3 bench/attention_bwd.py --profile-one "$v" $causal >> "$OUT/ncu.txt" 2> "$OUT/ncu.err"
+  rc=$?
+  grep -v "remark:" "$OUT/ncu.err" | tail -n 5 >> "$OUT/ncu.txt"
+  echo "ncu $entry: rc $rc" | tee -a "$OUT/ncu.txt" >> "$OUT/variants.log"
 done
-cat "$OUT/variants.log" | grep -v "^|" | tail -n 20
-tail -n 14 "$OUT/variants.md" 2>/dev/null
+rm -f "$OUT/ncu.err" "$OUT/check.tmp"
+grep -v "^|" "$OUT/variants.log" | tail -n 20
+tail -n 6 "$OUT/variants.md" "$OUT/variants-other.md" 2>/dev/null

@@ -159,7 +159,8 @@ AS_WRITTEN = [("f16", 64, False, 32, 64, False, "tma"), ("f16", 64, True, 64, 32
               ("bf16", 64, False, 32, 32, False, "atomic"), ("f16", 128, True, 32, 64, True, "tma-overlap"),
               ("bf16", 64, False, 64, 32, False, "tma-overlap"), ("bf16", 128, True, 32, 64, True, "tma-pairs"),
               ("f16", 64, False, 64, 32, False, "tma-pairs"), ("bf16", 128, True, 64, 32, True, "tma-dq"),
-              ("f16", 64, False, 32, 64, False, "tma-dq")]
+              ("f16", 64, False, 32, 64, False, "tma-dq"), ("bf16", 128, True, 32, 64, True, "tma-dq-first"),
+              ("f16", 64, False, 64, 32, False, "tma-dq-first")]
 
 
 @pytest.mark.parametrize("dtype,d,causal,bm,bn,dqt,form", AS_WRITTEN, ids=lambda x: str(x))
@@ -193,7 +194,9 @@ def test_bwd_kernel_catches_a_wrong_mask(tmp, rng):
                                                           ("f16", 128, True, 64, 64, True, "atomic"),
                                                           ("f16", 128, False, 64, 64, True, "tma-overlap"),
                                                           ("bf16", 64, True, 64, 64, False, "tma-overlap"),
-                                                          ("f16", 128, True, 64, 64, True, "tma-pairs")],
+                                                          ("f16", 128, True, 64, 64, True, "tma-pairs"),
+                                                          ("bf16", 128, False, 64, 64, True, "tma-dq-first"),
+                                                          ("f16", 64, True, 64, 64, False, "tma-dq-first")],
                          ids=lambda x: str(x))
 @pytest.mark.parametrize("pipeline", ["ws-specialize{depth=2 mma-depth=1}", "ws-specialize{depth=3 cooperative=2}"])
 def test_chain_after_ws_specialize(dtype, d, causal, bm, bn, dqt, form, pipeline, tmp, rng):
@@ -216,7 +219,8 @@ def test_chain_after_ws_specialize(dtype, d, causal, bm, bn, dqt, form, pipeline
     ("preprocess", "ws-hopper", "atomic"), ("dq_convert", "ws-hopper", "atomic"),
     ("backward", BACKWARD_PIPELINE, "tma"), ("backward", BACKWARD_PIPELINE, "atomic"),
     ("backward", "ws-hopper{cooperative=2}", "tma"), ("backward", BACKWARD_PIPELINE, "tma-overlap"),
-    ("backward", BACKWARD_PIPELINE, "tma-pairs"), ("backward", BACKWARD_PIPELINE, "tma-dq")])
+    ("backward", BACKWARD_PIPELINE, "tma-pairs"), ("backward", BACKWARD_PIPELINE, "tma-dq"),
+    ("backward", BACKWARD_PIPELINE, "tma-dq-first")])
 @pytest.mark.parametrize("causal", [False, True])
 def test_after_ws_hopper(kind, pipeline, form, causal, tmp, rng):
     """Each kernel at its bundled block sizes after ws-hopper (the runtime's pipelines), in both
@@ -322,7 +326,8 @@ def test_bench_variants_dry_run(capsys):
 # forms read LSE and Delta from their slots where they are used (not at the top of the iteration).
 SPILL_BOUND = {("tma", "f16"): 0, ("tma", "bf16"): 0, ("atomic", "f16"): 48, ("atomic", "bf16"): 48,
                ("tma-overlap", "f16"): 48, ("tma-overlap", "bf16"): 48, ("tma-pairs", "f16"): 48,
-               ("tma-pairs", "bf16"): 48, ("tma-dq", "f16"): 64, ("tma-dq", "bf16"): 64}
+               ("tma-pairs", "bf16"): 48, ("tma-dq", "f16"): 64, ("tma-dq", "bf16"): 64,
+               ("tma-dq-first", "f16"): 48, ("tma-dq-first", "bf16"): 48}
 
 
 @pytest.mark.parametrize("form", sorted(FORMS))

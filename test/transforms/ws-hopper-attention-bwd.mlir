@@ -1,6 +1,7 @@
 // RUN: ws-opt %S/../../examples/kernels/flash_attention_bwd.mlir -p 'ws-hopper{depth=2 mma-depth=1 cooperative=1 pingpong=false persistent=false ctas-per-sm=1}' 2>&1 | filecheck %s --check-prefix=TMA
 // RUN: ws-opt %S/../Inputs/kernels/attention_bwd_atomic.mlir -p 'ws-hopper{depth=2 mma-depth=1 cooperative=1 pingpong=false persistent=false ctas-per-sm=1}' 2>&1 | filecheck %s --check-prefix=ATOMIC
 // RUN: ws-opt %S/../Inputs/kernels/attention_bwd_overlap.mlir -p 'ws-hopper{depth=2 mma-depth=1 cooperative=1 pingpong=false persistent=false ctas-per-sm=1}' 2>&1 | filecheck %s --check-prefix=OVERLAP
+// RUN: ws-opt %S/../Inputs/kernels/attention_bwd_dq_first.mlir -p 'ws-hopper{depth=2 mma-depth=1 cooperative=1 pingpong=false persistent=false ctas-per-sm=1}' 2>&1 | filecheck %s --check-prefix=DQFIRST
 // RUN: ws-opt %S/../../examples/kernels/flash_attention_bwd.mlir -p 'ws-hopper{depth=2 mma-depth=1 cooperative=1 pingpong=false persistent=false ctas-per-sm=1}' -t llvm 2>/dev/null | filecheck %s --check-prefix=LLVM
 
 // The attention backward's main kernel under the runtime's pipeline (attention_bwd.BACKWARD_PIPELINE).
@@ -29,6 +30,24 @@
 // OVERLAP: %dpt = nvgpu.wgmma.wait_group %dpt_f {pending = 1}
 // OVERLAP: nvgpu.wgmma.wait_group %dv_f, %dk_f, %dqt_i_f {pending = 0}
 // OVERLAP: } attributes {ws.regs_per_thread = 220 : i32}
+
+// dQ's dot issued before dK's (after dS^T is staged for it) and waited for with dV's while dK's
+// is in flight: dQ^T's reduce-add (and the release of dO) come before dK's wait, Q's release after.
+// DQFIRST: %dv_f = nvgpu.wgmma.mma_async %pt16, %do
+// DQFIRST: %dpt = nvgpu.wgmma.wait_group %dpt_f {pending = 1}
+// DQFIRST: nvgpu.fence.proxy_async
+// DQFIRST: %dqt_i_f = nvgpu.wgmma.mma_async %kt, %dst16_s
+// DQFIRST-NEXT: nvgpu.wgmma.commit_group
+// DQFIRST-NEXT: nvgpu.wgmma.fence
+// DQFIRST-NEXT: %dk_f = nvgpu.wgmma.mma_async %dst16, %q, %dk
+// DQFIRST-NEXT: nvgpu.wgmma.commit_group
+// DQFIRST-NEXT: %dv_new, %dqt_i = nvgpu.wgmma.wait_group %dv_f, %dqt_i_f {pending = 1}
+// DQFIRST: nvgpu.mbarrier.arrive %aref_do_empty
+// DQFIRST-NEXT: tile.desc_store add %dqt_desc[{{.*}}], %dqt_i
+// DQFIRST-NEXT: %dk_new = nvgpu.wgmma.wait_group %dk_f {pending = 0}
+// DQFIRST: nvgpu.mbarrier.arrive %aref_q_empty
+// DQFIRST-NEXT: scf.yield %dk_new, %dv_new
+// DQFIRST: } attributes {ws.regs_per_thread = 220 : i32}
 
 // The emitter computes a K step's wgmma descriptor and a staging buffer's element address where
 // they are used (asm adds LLVM does not hoist out of the loop and hold there).

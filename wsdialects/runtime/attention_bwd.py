@@ -39,12 +39,14 @@ BACKWARD_PIPELINE = "ws-hopper{depth=2 mma-depth=1 cooperative=1 pingpong=false 
 # reduce-adds and reads LSE / Delta as TMA boxes of padded rows; "atomic" (the first form) adds dQ
 # with red.global.add through pointer tiles and reads LSE / Delta with masked pointer loads.
 # "tma-overlap" is "tma" with the five dots issued as FlashAttention-3 orders them, each waited
-# for where first needed, "tma-pairs" with S^T and dP^T, dK and dQ issued in pairs
+# for where first needed, "tma-dq-first" is "tma-overlap" with dQ's dot issued before dK's and
+# its reduce-add run while dK's dot is in flight, "tma-pairs" with S^T and dP^T, dK and dQ issued in pairs
 # (attention_bwd_kernels.backward's overlap); "tma-dq" adds dQ^T by TMA but reads LSE / Delta with
 # pointer loads (LSE and Delta need no 1 x 64 TMA boxes, whose second 128-byte block sits inside
 # the swizzle pattern).
 FORMS = {"tma": {"dq": "tma", "stats": "tma"}, "atomic": {"dq": "atomic", "stats": "ptr"},
          "tma-overlap": {"dq": "tma", "stats": "tma", "overlap": "fa3"},
+         "tma-dq-first": {"dq": "tma", "stats": "tma", "overlap": "dq-first"},
          "tma-pairs": {"dq": "tma", "stats": "tma", "overlap": "pairs"},
          "tma-dq": {"dq": "tma", "stats": "ptr"}}
 DEFAULT_FORM = "tma"

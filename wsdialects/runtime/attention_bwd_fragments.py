@@ -183,7 +183,7 @@ _DQT_BODY_TMA = """\
       tile.desc_store add %dqt_desc[%bh, %c0, %q_off], %dqt_i : !tile.desc<tensor<${D}x${BM}xf32>>"""
 
 
-def overlap_dots(text: str, hold_dv: bool = True) -> str:
+def overlap_dots(text: str, hold_dv: bool = True, dq_first: bool = False) -> str:
     """The main kernel's loop with its five dots issued as FlashAttention-3 orders them, each
     waited for where its result is first needed (`mma.async_dot`, `mma.wait`; wgmma groups
     retire in issue order): S^T and dP^T issued together, S^T waited for (dP^T may run on)
@@ -204,6 +204,17 @@ def overlap_dots(text: str, hold_dv: bool = True) -> str:
     With `hold_dv=False` dV's dot is waited for at once (with dP^T: `pending = 0`), so P does
     not stay in registers as its A operand while dS^T is computed: only the pairs (S^T, dP^T)
     and (dK, dQ) overlap.
+
+    With `dq_first=True` dQ's dot is issued before dK's and waited for (with dV's) while dK's
+    is still in flight, so dQ's reduce-add (its staging stores and the TMA issue) runs beside
+    dK's dot rather than after every dot has retired (FlashAttention-3 orders dQ before dK for
+    this); dK's dot is waited for at the end of the iteration:
+
+        %dqt_f = mma.async_dot %kt, %dst16, %zero_qt
+        %dk_f = mma.async_dot %dst16, %q, %dk
+        %dv_new, %dqt_i = mma.wait %dv_f, %dqt_f {pending = 1}   // dK in flight
+        tile.desc_store add %dqt_desc[...], %dqt_i
+        %dk_new = mma.wait %dk_f {pending = 0}
 
     `text` is the kernel as `backward` writes it (one tile.dot per product, in that order)."""
     lines = text.split("\n")
@@ -240,12 +251,20 @@ def overlap_dots(text: str, hold_dv: bool = True) -> str:
                 out.append(f"{ind}%dv_new, %dpt = mma.wait %dv_f, %dpt_f {{pending = 0}} : "
                            f"{result_type('%dv_new')}, {result_type('%dpt')}")
         elif i == by_name["%dk_new"]:
-            out.append(issue("%dk_new", "%dk_f"))
+            if not dq_first:
+                out.append(issue("%dk_new", "%dk_f"))
         elif i == by_name[dq]:
             held = ("%dv_new, ", "%dv_f, ", f"{result_type('%dv_new')}, ") if hold_dv else ("", "", "")
-            out += [issue(dq, f"{dq}_f"),
-                    f"{ind}{held[0]}%dk_new, {dq} = mma.wait {held[1]}%dk_f, {dq}_f {{pending = 0}} : "
-                    f"{held[2]}{result_type('%dk_new')}, {result_type(dq)}"]
+            if dq_first:
+                out += [issue(dq, f"{dq}_f"), issue("%dk_new", "%dk_f"),
+                        f"{ind}{held[0]}{dq} = mma.wait {held[1]}{dq}_f {{pending = 1}} : "
+                        f"{held[2]}{result_type(dq)}"]
+            else:
+                out += [issue(dq, f"{dq}_f"),
+                        f"{ind}{held[0]}%dk_new, {dq} = mma.wait {held[1]}%dk_f, {dq}_f {{pending = 0}} : "
+                        f"{held[2]}{result_type('%dk_new')}, {result_type(dq)}"]
+        elif dq_first and line.strip().startswith("scf.yield %dk_new, %dv_new"):
+            out += [f"{ind}%dk_new = mma.wait %dk_f {{pending = 0}} : {result_type('%dk_new')}", line]
         else:
             out.append(line)
     return "\n".join(out)

@@ -399,8 +399,9 @@ def backward(dtype: str = "f16", d: int = 128, causal: bool = False, block_m: in
     tile.atomic_add through pointer tiles into [B*H, L, d]; `stats="tma"` reads LSE and Delta as
     [1, block_m] boxes of padded [B*H, Lp] rows (the producer's loads; no mask at L),
     `stats="ptr"` as masked pointer loads of [B*H, L] rows. `overlap="fa3"`: the dots issued as
-    FlashAttention-3 orders them and waited for where first needed; `overlap="pairs"`: only
-    S^T with dP^T and dK with dQ overlapped (fragments.overlap_dots)."""
+    FlashAttention-3 orders them and waited for where first needed; `overlap="dq-first"`: the
+    same with dQ's dot issued before dK's and its reduce-add run while dK's is in flight;
+    `overlap="pairs"`: only S^T with dP^T and dK with dQ overlapped (fragments.overlap_dots)."""
     block_m = block_m or default_block_m(d)
     _check(dtype, d, block_m, block_n)
     if dq not in DQ_FORMS or stats not in STAT_FORMS:
@@ -447,9 +448,9 @@ def backward(dtype: str = "f16", d: int = 128, causal: bool = False, block_m: in
                   stat_args=sub(stat_args), dq_arg=sub(dq_arg), stat_setup=stat_setup,
                   dq_setup=dq_head + sub(dq_setup), dq_body=sub(dq_body), stat_load=stat_load,
                   p_mask=sub(p_mask), st_c=sub(st_c), dpt_c=sub(dpt_c), bwd_setup=setup, **blocks)
-    if overlap not in (None, "fa3", "pairs"):
-        raise ValueError(f"overlap must be 'fa3', 'pairs' or None, got {overlap!r}")
-    return overlap_dots(text, hold_dv=overlap == "fa3") if overlap else text
+    if overlap not in (None, "fa3", "dq-first", "pairs"):
+        raise ValueError(f"overlap must be 'fa3', 'dq-first', 'pairs' or None, got {overlap!r}")
+    return overlap_dots(text, hold_dv=overlap != "pairs", dq_first=overlap == "dq-first") if overlap else text
 
 
 _DQ = Template("""\
