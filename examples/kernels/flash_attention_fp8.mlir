@@ -4,9 +4,10 @@
 // [B*H, L, 128] bf16. The descales (q, k, v: f32 arrays read at bh * descale_stride, so
 // stride 1 is per head and stride 0 per tensor) fold into the softmax scale (q and k) and
 // the epilogue's 1 / l (v). P is rounded to e4m3 for P·V. fp8 wgmma reads both operands
-// K-major: ws-stage-operands transposes each V tile into a shared-memory buffer of the
-// consumers, and ws-lower-layouts converts P from the accumulator fragment into wgmma's
-// 8-bit A fragment (nvgpu.convert_layout). Keys past L are masked to -inf; TMA clips the
+// K-major: ws-producer-transpose has the producer warp group copy each V tile transposed
+// into a ring of V^T tiles (with ws-hopper{v-transpose=consumer}, ws-stage-operands has the
+// consumers do it, into a buffer of theirs), and ws-lower-layouts converts P from the
+// accumulator fragment into wgmma's 8-bit A fragment (nvgpu.convert_layout). Keys past L are masked to -inf; TMA clips the
 // rows of the last query tile.
 builtin.module {
   func.func @flash_attention_fp8(%q_desc: !tile.desc<tensor<128x128xf8E4M3FN>>, %k_desc: !tile.desc<tensor<128x128xf8E4M3FN>>,

@@ -12,6 +12,7 @@
 // RUN: ws-opt %S/../../examples/kernels/flash_attention_fp8.mlir -p 'ws-specialize{persistent=false}' | filecheck %s --check-prefix=SPEC
 // RUN: ws-opt %S/../../examples/kernels/flash_attention_fp8.mlir -p 'ws-hopper{v-transpose=producer}' -t ptx 2>/dev/null | filecheck %s --check-prefix=PTX
 // RUN: ws-opt %S/../../examples/kernels/flash_attention_fp8.mlir -p 'ws-hopper{v-transpose=consumer}' 2>/dev/null | filecheck %s --check-prefix=STAGE
+// RUN: ws-opt %S/../../examples/kernels/flash_attention_fp8.mlir -p 'ws-hopper{v-transpose=producer persistent=false}' 2>/dev/null | filecheck %s --check-prefix=LOW
 
 // CHECK-LABEL: func.func @pv
 // CHECK:       %aref_v = aref.create : !aref.ring<tensor<128x128xf8E4M3FN>, depth = 2>
@@ -60,6 +61,30 @@
 // PTX:         setmaxnreg.inc.sync.aligned.u32 224;
 // PTX-NOT:     bar.sync 2, 256;
 // PTX:         wgmma.mma_async.sync.aligned.m64n128k32.f32.e4m3.e4m3 {{{.*}}}, {%r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}}, %rd{{[0-9]+}}, p, 1, 1;
+
+// Lowered: V^T's FULL barrier expects one arrival per producer thread (each publishes its own
+// stores, after fence.proxy.async); its EMPTY one per consumer warp (only wgmma reads V^T, a
+// copy of V's slot: released as a TMA-filled slot is); the producer's four warps all run (no
+// nvgpu.wg.lead_warp) and release V's slot per warp once copied.
+// LOW:         %aref_v_buf0 = nvgpu.smem.alloc : memref<2x128x128xf8E4M3FN, 3 : i64>
+// LOW:         nvgpu.mbarrier.init %aref_v_empty[%{{.*}}] count 4 : !nvgpu.mbarriers<2>
+// LOW:         %aref_vt_buf0 = nvgpu.smem.alloc : memref<4x128x128xf8E4M3FN, 3 : i64>
+// LOW:         nvgpu.mbarrier.init %aref_vt_full[%{{.*}}] count 128 : !nvgpu.mbarriers<4>
+// LOW-NEXT:    nvgpu.mbarrier.init %aref_vt_empty[%{{.*}}] count 8 : !nvgpu.mbarriers<4>
+// LOW:         nvgpu.wg.branch warps 0 to 4 "producer" {
+// LOW-NEXT:      nvgpu.setmaxnreg dec 56
+// LOW-NOT:       nvgpu.wg.lead_warp
+// LOW:           nvgpu.mbarrier.try_wait.parity %aref_v_full
+// LOW:           nvgpu.smem.store %v_in_t_r, %aref_vt_buf0
+// LOW-NEXT:      nvgpu.fence.proxy_async
+// LOW-NEXT:      nvgpu.mbarrier.arrive %aref_vt_full[%{{.*}}] per_thread
+// LOW:           nvgpu.mbarrier.arrive %aref_v_empty[%{{.*}}] per_warp
+// LOW:         nvgpu.wg.branch warps 4 to 12 "consumer" {
+// LOW-NEXT:      nvgpu.setmaxnreg inc 224
+// LOW-NOT:       nvvm.barrier 2
+// LOW:           nvgpu.mbarrier.try_wait.parity %aref_vt_full
+// LOW:           nvgpu.wgmma.mma_async %{{.*}}, %{{.*}}, %{{.*}} : tensor<128x128xf8E4M3FN, #layout.operand_a<{{.*}}>>, tensor<128x128xf8E4M3FN, #layout.shared<swizzle = 128, order = [0, 1]>>
+// LOW:           nvgpu.mbarrier.arrive %aref_vt_empty[%{{.*}}] per_warp
 
 // v-transpose=consumer: the consumers' staging buffer (ws-stage-operands), producer at 40.
 // STAGE:       %v_stage = nvgpu.smem.alloc : memref<1x128x128xf8E4M3FN, 3 : i64>

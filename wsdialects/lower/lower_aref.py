@@ -21,7 +21,8 @@ thread (`per_thread`: each thread publishes its own stores). FULL expects one ar
 for the TMA part (its bytes complete the phase) plus one per putting thread for a
 computed part; EMPTY one per warp of the partitions that release the ring, or one per
 thread where a payload is computed (its readers may load it element by element; each
-thread releases its own loads). Lane 0 arriving for its warp after a warp barrier is
+thread releases its own loads), except where the payload is a copy of another ring's slot
+that only wgmma reads (one per warp). Lane 0 arriving for its warp after a warp barrier is
 enough under PTX's memory model, but compute-sanitizer's racecheck reports every
 other lane's accesses as races (tools/probes/sanitizer_probes.cu reproduces it): hence one
 arrival per thread where a payload is computed. ws-pipeline-mma already places `consumed` after
@@ -114,11 +115,7 @@ class _Ring:
     full: SSAValue
     empty: SSAValue
     tma: list[bool]
-
-    @property
-    def release(self) -> str:
-        """How the releasing warps arrive on EMPTY (see `_generic_scope`)."""
-        return _generic_scope(self.tma)
+    release: str  # how the releasing warps arrive on EMPTY (`_release_scope`)
 
 
 def _generic_scope(tma: list[bool]) -> str:
@@ -127,6 +124,36 @@ def _generic_scope(tma: list[bool]) -> str:
     publishes its own stores and releases its own loads (`per_thread`); a ring that only TMA
     fills is released by lane 0 of each warp (`per_warp`)."""
     return "per_warp" if all(tma) else "per_thread"
+
+
+def _read_by_wgmma(v: SSAValue) -> bool:
+    """Every use of the slot tile `v` is a dot's operand (through `tile.trans`): wgmma reads it."""
+    for u in v.uses:
+        o = u.operation
+        if o.name == "tile.trans":
+            if not _read_by_wgmma(o.results[0]):
+                return False
+        elif not (o.name in ("tile.dot", "mma.async_dot") and u.index < 2):
+            return False
+    return True
+
+
+def _slot_copy(v: SSAValue) -> bool:
+    """`v` is a slot's tile read back through `tile.trans` (a transposing copy between rings:
+    ws-producer-transpose's V^T), not a tile the threads computed."""
+    o = v.owner
+    while isinstance(o, Operation) and o.name == "tile.trans":
+        o = o.operands[0].owner
+    return isinstance(o, GetOp)
+
+
+def _release_scope(tma: list[bool], puts: list[PutOp], gets: list[GetOp]) -> str:
+    """How the releasing warps arrive on EMPTY: as `_generic_scope`, except that a ring of
+    slot copies (`_slot_copy`) that only wgmma reads is released by lane 0 of each warp, as a
+    TMA-filled one: its warps waited for the wgmma groups that read it, and no thread loaded it."""
+    if all(_slot_copy(v) for p in puts for v in p.values) and all(_read_by_wgmma(v) for g in gets for v in g.values):
+        return "per_warp"
+    return _generic_scope(tma)
 
 
 def _const(v: int, before: Operation) -> SSAValue:
@@ -217,7 +244,8 @@ class LowerAref:
             raise error_at(c, "ws-lower-aref: aref.consumed outside a warp_group.partition")
         _check_fits(rt, puts[0])
         full_count = (1 if any(tma) else 0) + (arrivals("per_thread", putter.warps) if not all(tma) else 0)
-        empty_count = sum(arrivals(_generic_scope(tma), p.warps) for p in releasers)
+        release = _release_scope(tma, puts, [o for o in ops if isinstance(o, GetOp)])
+        empty_count = sum(arrivals(release, p.warps) for p in releasers)
         new: list[Operation] = []
         bufs = []
         for i, t in enumerate(rt.types):
@@ -234,7 +262,7 @@ class LowerAref:
         for s in range(depth):
             cs = _const(s, at)
             _emit([MBarrierInitOp(full.result, cs, full_count), MBarrierInitOp(empty.result, cs, empty_count)], at)
-        self.rings[c.ring] = _Ring(c, depth, bufs, full.result, empty.result, tma)
+        self.rings[c.ring] = _Ring(c, depth, bufs, full.result, empty.result, tma, release)
 
     def put(self, o: PutOp) -> None:
         ring = self.rings[o.ring]

@@ -22,7 +22,9 @@ its own and read by the wgmma from there; this pass decides it, in the IR, befor
     %d = mma.async_dot %st_a, %v, %acc : ...
 
 An 8-bit B in shared memory as loaded, KxN with N contiguous (an fp8 V in P·V: fp8 wgmma
-reads both operands K-major only), is transposed into the buffer the same way: the threads
+reads both operands K-major only; ws-producer-transpose has the producer transpose it
+instead, unless `v-transpose=consumer` or the producer lacks the registers), is transposed
+into the buffer the same way: the threads
 read it from its slot in the accumulator layout of the NxK tile (`nvgpu.smem.load`, which
 ws-lower-layouts inserts) and store it K-contiguous, and the dot reads `tile.trans` of the
 buffer's view, a K-major B:
