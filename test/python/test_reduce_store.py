@@ -6,6 +6,7 @@ ws-hopper (one and two consumer groups, persistent): the same C bit for bit, and
 C0 + A @ B^T. C starts non-zero and K has several slices, so a reduction that became a store
 (or a slice added twice) shows."""
 
+import shutil
 from pathlib import Path
 
 import numpy as np
@@ -13,7 +14,7 @@ import pytest
 from xdsl.utils.exceptions import VerifyException
 
 import wsdialects
-from kernel_cache import compile_kernel, parse_kernel
+from kernel_cache import compile_kernel, compile_ptx, parse_kernel, run_ptxas
 
 ROOT = Path(__file__).resolve().parents[2]
 SPLITK = ROOT / "test" / "Inputs" / "kernels" / "splitk_reduce_gemm.mlir"
@@ -207,30 +208,38 @@ ATOMICS_VECTOR = ROOT / "test" / "transforms" / "Inputs" / "atomics-vector.mlir"
 VECTOR_KERNELS = {"aligned": 16, "aligned_unmasked": 16, "unaligned_base": 4, "odd_stride": 4, "odd_column": 4}
 
 
-def _vector_kernel(name: str, tmp_path) -> Path:
-    part = next(p for p in ATOMICS_VECTOR.read_text().split("// -----") if f"@{name}(" in p)
-    path = tmp_path / f"{name}.mlir"
-    path.write_text(part)
-    return path
+@pytest.fixture(scope="module")
+def split(tmp_path_factory):
+    """split(file, name): the part of `file` (split at `// -----`) that defines @name, written to
+    a file of this module's folder: one path per kernel, so that the tests of a kernel share its
+    parse and its ws-hopper compile (kernel_cache keys on the path and the bytes)."""
+    folder = tmp_path_factory.mktemp("reduce_store")
+
+    def write(file: Path, name: str) -> Path:
+        path = folder / f"{name}.mlir"
+        path.write_text(next(p for p in file.read_text().split("// -----") if f"@{name}(" in p))
+        return path
+
+    return write
 
 
 @pytest.mark.parametrize("name,want", VECTOR_KERNELS.items())
-def test_alignment_of_column_zero(name, want, tmp_path):
+def test_alignment_of_column_zero(name, want, split):
     """wsdialects/lower/alignment.py: what the IR proves about column 0 of the atomic's pointers
     (16 bytes with the base's and the stride's tt.divisibility; else f32's 4)."""
     from wsdialects.lower.alignment import divisor
 
-    module = parse_kernel(_vector_kernel(name, tmp_path))
+    module = parse_kernel(split(ATOMICS_VECTOR, name))
     atomic = next(o for o in module.walk() if o.name == "tile.atomic_add")
     assert divisor(atomic.operands[0], 1) == want
     assert divisor(atomic.operands[0]) == 4  # every element: some columns are odd
 
 
 @pytest.mark.parametrize("name", VECTOR_KERNELS)
-def test_vector_atomics_interpreted(name, tmp_path, rng):
+def test_vector_atomics_interpreted(name, split, rng):
     """Each kernel, as written and after ws-hopper, adds A @ B^T into C at the program's column
     block (3 programs, 2 blocks overlapping): the same C, and the reference, exactly."""
-    path = _vector_kernel(name, tmp_path)
+    path = split(ATOMICS_VECTOR, name)
     K, M, N, programs = 96, 50, 150, 3
     stride = 208 if name != "odd_stride" else 207
     start = 1 if name == "odd_column" else 0
@@ -257,26 +266,22 @@ def test_vector_atomics_interpreted(name, tmp_path, rng):
     assert np.array_equal(before, want.reshape(-1))
 
 
-def _ptxas(path: Path, tmp_path) -> str:
-    """ws-opt -p ws-hopper -t ptx of `path`, assembled by ptxas -arch=sm_90a; the PTX."""
-    import subprocess
-
-    ptx = subprocess.run(["ws-opt", str(path), "-p", "ws-hopper", "-t", "ptx"],
-                         capture_output=True, text=True, check=True).stdout
-    (tmp_path / "k.ptx").write_text(ptx)
-    r = subprocess.run(["ptxas", "-arch=sm_90a", str(tmp_path / "k.ptx"), "-o", str(tmp_path / "k.cubin")],
-                       capture_output=True, text=True)
-    assert r.returncode == 0, r.stderr
+def _ptxas(path: Path) -> str:
+    """The PTX of `path` after ws-hopper (what `ws-opt -p ws-hopper -t ptx` writes), assembled by
+    ptxas -arch=sm_90a; the PTX."""
+    ptx = compile_ptx(path, "ws-hopper")
+    rc, report = run_ptxas(ptx, shutil.which("ptxas"))
+    assert rc == 0, report
     return ptx
 
 
-needs_ptxas = pytest.mark.skipif(__import__("shutil").which("ptxas") is None, reason="ptxas is not installed")
+needs_ptxas = pytest.mark.skipif(shutil.which("ptxas") is None, reason="ptxas is not installed")
 
 
 @needs_ptxas
 @pytest.mark.parametrize("name", VECTOR_KERNELS)
-def test_vector_atomics_ptxas(name, tmp_path):
-    ptx = _ptxas(_vector_kernel(name, tmp_path), tmp_path)
+def test_vector_atomics_ptxas(name, split):
+    ptx = _ptxas(split(ATOMICS_VECTOR, name))
     assert ("red.relaxed.gpu.global.add.v2.f32" in ptx) == (VECTOR_KERNELS[name] >= 8)
 
 
@@ -309,12 +314,11 @@ def overlap_inputs(rng, dtype):
 
 @pytest.mark.parametrize("name", ["overlap_f32", "overlap_f16", "overlap_bf16"])
 @pytest.mark.parametrize("pipeline", ["", "ws-hopper"])
-def test_overlapping_clipped_reductions(name, pipeline, tmp_path, rng):
+def test_overlapping_clipped_reductions(name, pipeline, split, rng):
     import ml_dtypes
 
     dtype = {"overlap_f32": np.float32, "overlap_f16": np.float16, "overlap_bf16": ml_dtypes.bfloat16}[name]
-    path = tmp_path / f"{name}.mlir"
-    path.write_text(next(p for p in OVERLAP.read_text().split("// -----") if f"@{name}(" in p))
+    path = split(OVERLAP, name)
     a, b, c0 = overlap_inputs(rng, dtype)
     c = c0.copy()
     wsdialects.interpret(compile_kernel(path, pipeline), name, OVERLAP_P, [a, b, c, OVERLAP_K])
@@ -325,10 +329,8 @@ def test_overlapping_clipped_reductions(name, pipeline, tmp_path, rng):
 
 @needs_ptxas
 @pytest.mark.parametrize("name", ["overlap_f32", "overlap_f16", "overlap_bf16"])
-def test_overlap_ptxas(name, tmp_path):
-    path = tmp_path / f"{name}.mlir"
-    path.write_text(next(p for p in OVERLAP.read_text().split("// -----") if f"@{name}(" in p))
-    ptx = _ptxas(path, tmp_path)
+def test_overlap_ptxas(name, split):
+    ptx = _ptxas(split(OVERLAP, name))
     assert ptx.count("cp.reduce.async.bulk.tensor.2d.global.shared::cta.add.tile.bulk_group") == \
         (2 if name == "overlap_f32" else 1)  # one per 128-byte column block of the staged rows
 
