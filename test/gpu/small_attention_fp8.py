@@ -1,6 +1,7 @@
 """A small FP8 attention run for compute-sanitizer (racecheck / synccheck / memcheck): the
-fp8 kernels (V transposed in the kernel through the consumers' staging buffer, causal, V^T
-given) under ws-hopper, the ping-pong team and persistent; exit 1 on an error above the
+fp8 kernels (V transposed in the kernel by the producer into a ring of V^T, the default, or
+through the consumers' staging buffer with v-transpose=consumer; causal; V^T given) under
+ws-hopper, the ping-pong team and persistent; exit 1 on an error above the
 tolerance of e4m3 P (against float32 SDPA of the dequantized inputs) or an unwritten element.
 
     compute-sanitizer --tool racecheck python test/gpu/small_attention_fp8.py [only=TEXT]"""
@@ -15,7 +16,8 @@ import wsdialects
 
 KERNELS = Path(__file__).resolve().parents[2] / "examples" / "kernels"
 PIPELINES = ["ws-hopper", "ws-hopper{cooperative=2 pingpong=true}",
-             "ws-hopper{cooperative=2 pingpong=true persistent=true programs=2}"]
+             "ws-hopper{cooperative=2 pingpong=true persistent=true programs=2}",
+             "ws-hopper{v-transpose=consumer}", "ws-hopper{cooperative=2 pingpong=true v-transpose=consumer}"]
 only = next((a[len("only="):] for a in sys.argv[1:] if a.startswith("only=")), "")
 B, H, L, d = 1, 2, 300, 128
 torch.manual_seed(0)
