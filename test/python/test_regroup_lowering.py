@@ -3,16 +3,14 @@
 outputs interpreted before and after ws-lower-layouts (which re-types every regrouped
 tile: #layout.pair, slices), and its PTX assembles where ptxas is installed."""
 
-import subprocess
-
 import numpy as np
 import pytest
 
 import wsdialects
 from cases import INPUTS, Case, assert_same, cdiv, run
-from kernel_cache import compile_kernel
+from kernel_cache import compile_kernel, compile_ptx, run_ptxas
 from wsdialects.lower.lower_layouts import needs_layouts
-from wsdialects.lower.ptxas import find_ptxas, run_ptxas
+from wsdialects.lower.ptxas import find_ptxas
 
 LOWER = ",ws-lower-aref,ws-lower-warp-groups"
 SPECS = ["ws-specialize{depth=2 mma-depth=1}" + LOWER, "ws-specialize{depth=2 mma-depth=0 cooperative=2}" + LOWER]
@@ -73,8 +71,7 @@ def test_the_comparison_can_fail(rng):
 
 @pytest.mark.skipif(find_ptxas() is None, reason="ptxas is not installed")
 def test_ptx_assembles():
-    ptx = subprocess.run(["ws-opt", str(PATH), "-p", "ws-hopper", "-t", "ptx"], capture_output=True, text=True,
-                         check=True).stdout
+    ptx = compile_ptx(PATH, "ws-hopper")  # what `ws-opt -p ws-hopper -t ptx` writes
     rc, text = run_ptxas(ptx, find_ptxas())
     assert rc == 0, text
 
@@ -117,7 +114,6 @@ def test_triton_join_kernel_matches_numpy_before_and_after_lowering(rng):
 
 @pytest.mark.skipif(find_ptxas() is None, reason="ptxas is not installed")
 def test_triton_join_kernel_ptx_assembles():
-    ptx = subprocess.run(["ws-opt", str(TTIR), "-p", "ws-hopper", "-t", "ptx"], capture_output=True, text=True,
-                         check=True).stdout
+    ptx = compile_ptx(TTIR, "ws-hopper")
     rc, text = run_ptxas(ptx, find_ptxas())
     assert rc == 0, text
