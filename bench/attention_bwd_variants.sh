@@ -31,12 +31,12 @@ if ls .whl/*.whl >/dev/null 2>&1; then
 fi
 export WSDIALECTS_PTX_CACHE=${WSDIALECTS_PTX_CACHE:-/tmp/ws-ptx-cache}  # later runs reuse the PTX
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv > "$OUT/device.txt" 2>&1
-VARIANTS=${VARIANTS:-"tma tma-overlap tma-pairs tma-dq-first"}
+VARIANTS=${VARIANTS:-"tma tma-overlap tma-pairs tma-dq-first tma-dq-first-exp2"}
 OTHER_VARIANTS=${OTHER_VARIANTS:-"tma tma-overlap tma-dq-first"}
 NCU_VARIANTS=${NCU_VARIANTS:-"tma-dq-first tma-dq-first:causal tma-overlap"}
 passed=""
 for v in $VARIANTS; do
-  timeout 50 python3 bench/attention_bwd.py --check-one "$v" > "$OUT/check.tmp" 2>&1
+  timeout 45 python3 bench/attention_bwd.py --check-one "$v" > "$OUT/check.tmp" 2>&1
   rc=$?
   { echo "=== check $v: rc $rc"; grep -v "remark:" "$OUT/check.tmp"; } >> "$OUT/checks.log"
   if [ $rc = 0 ]; then passed="$passed,$v"; else echo "check $v: rc $rc (see checks.log)" >> "$OUT/variants.log"; fi
@@ -65,7 +65,7 @@ for entry in $NCU_VARIANTS; do
   if [ "$entry" != "$v" ]; then causal="--profile-causal"; kernel='^flash_attention_bwd_causal_bf16$'; fi
   echo "=== ncu $entry (bf16, d 128, B 4, H 32, L 4096)" >> "$OUT/ncu.txt"
   if [ -z "$NCU" ]; then echo "no ncu on this machine" >> "$OUT/ncu.txt"; continue; fi
-  timeout 50 "$NCU" --section SpeedOfLight --section WarpStateStats --section SchedulerStats \
+  timeout 45 "$NCU" --section SpeedOfLight --section WarpStateStats --section SchedulerStats \
       --section ComputeWorkloadAnalysis --section MemoryWorkloadAnalysis \
       -k regex:"$kernel" --launch-count 1 \
       python3 bench/attention_bwd.py --profile-one "$v" $causal >> "$OUT/ncu.txt" 2> "$OUT/ncu.err"
