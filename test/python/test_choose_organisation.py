@@ -94,3 +94,92 @@ def test_decision_follows_the_kernel_not_its_name():
     small = _decision(rows64)
     assert (base["cooperative"], base["ctas-per-sm"]) == (2, 1)
     assert (small["cooperative"], small["ctas-per-sm"]) == (1, 2)
+
+
+# The GEMM kinds of bench/gemm_kinds.py as the model decides them, each against what the H200
+# measured (bench/results/2026-12-02-default-vs-best-h200.md, `python bench/default_vs_best.py
+# --ks 1024,16384`): the batched and the fp8 GEMM (TMA-store epilogues, little to hide) were
+# fastest persistent without a team at K 1k and 16k (the team 0.90x / 0.94x of it at 16k); the
+# pointer-store GEMM (examples/kernels/gemm.mlir) fastest as a team at K 16k; the GELU GEMM's
+# team within 3.5 % of the best at K 16k; the 64-row f32-output GEMM fastest persistent at two CTAs
+# per SM.
+KINDS = INPUTS / "gemm_kinds"
+MEASURED = [(KINDS / "batched_tma_gemm.mlir", (True, 1, 1)), (KINDS / "fp8_scaled_gemm.mlir", (True, 1, 1)),
+            (INPUTS.parents[2] / "examples" / "kernels" / "gemm.mlir", (True, 2, 1)),
+            (KINDS / "bias_gelu_gemm.mlir", (True, 2, 1)), (KINDS / "f32out_gemm.mlir", (True, 1, 2))]
+
+
+@pytest.mark.parametrize("path,want", MEASURED, ids=lambda x: getattr(x, "stem", ""))
+def test_gemm_kinds_organised_as_measured(path, want):
+    org = _decision(path.read_text())
+    assert (org["persistent"], org["cooperative"], org["ctas-per-sm"]) == want
+
+
+def _kernel(path):
+    (k,) = [o for o in wsdialects.parse(path.read_text()).walk() if o.name == "func.func"]
+    return k
+
+
+def test_two_ctas_per_sm_only_where_the_consumer_fits_their_registers():
+    """At two CTAs per SM a thread gets 65536 / (2 x threads) registers: 128 for a consumer of one
+    warp group. The GELU GEMM's 128x128 f32 accumulator alone takes 128 (156 with the branch's
+    scalars, ws-register-budget): without the register rule the model would pair it (and ptxas
+    would spill it); the 64x128 f32-output GEMM needs about 92 (ws-register-budget's estimate on
+    the kernel built at two CTAs per SM) and is paired."""
+    from wsdialects.schedule.machine import load_machine
+    from wsdialects.transforms import organisation
+
+    machine = load_machine("h100")
+    gelu, f32out = _kernel(KINDS / "bias_gelu_gemm.mlir"), _kernel(KINDS / "f32out_gemm.mlir")
+    alone = organisation.decide(gelu, machine, given={"cooperative": 1})  # no team: pairing is the alternative
+    assert alone.options["ctas-per-sm"] == 1
+    assert ("not 2 CTAs per SM: the consumer needs at least 156 registers per thread (ws-register-budget), "
+            "above the 128 a thread gets at 2 CTAs per SM") in alone.reasons
+    assert organisation._built_consumer_regs(f32out, True) == 92
+    assert organisation.decide(f32out, machine).options["ctas-per-sm"] == 2
+
+
+def test_two_ctas_per_sm_rule_decides_the_gelu_gemm(monkeypatch):
+    """The register rule is what keeps the GELU GEMM at one CTA per SM: with it off, the model
+    predicts two CTAs per SM fastest."""
+    from wsdialects.schedule.machine import load_machine
+    from wsdialects.transforms import organisation
+
+    monkeypatch.setattr(organisation, "pair_registers", lambda *a: None)
+    d = organisation.decide(_kernel(KINDS / "bias_gelu_gemm.mlir"), load_machine("h100"), given={"cooperative": 1})
+    assert d.options["ctas-per-sm"] == 2
+
+
+def test_batched_gemm_default_organisation_preserves_semantics(rng):
+    """The batched TMA GEMM under ws-hopper with no options (persistent, one lockstep consumer of
+    two warp groups) and as written give the same C on a ragged problem (M, N, K past the tiles)."""
+    B, M, N, K = 2, 200, 300, 100
+    a, b = _f16(rng, B, M, K), _f16(rng, B, N, K)
+    path = KINDS / "batched_tma_gemm.mlir"
+    after = compile_kernel(path, "ws-hopper")
+    org = _organisation(after)
+    assert (org["persistent"], org["cooperative"]) == (True, 1)
+    outs = []
+    for module, seed in ((parse_kernel(path), None), (after, None), (after, 3)):
+        c = np.full((B, M, N), np.nan, np.float16)
+        wsdialects.interpret(module, "batched_tma_gemm", grid=(-(-M // 128), -(-N // 256), B), args=[a, b, c, K],
+                             seed=seed)
+        outs.append(c)
+    want = np.einsum("bmk,bnk->bmn", a.astype(np.float32), b.astype(np.float32))
+    np.testing.assert_allclose(outs[0].astype(np.float32), want, rtol=2e-2, atol=5e-2)
+    assert np.array_equal(outs[0], outs[1]) and np.array_equal(outs[0], outs[2])
+
+
+@pytest.mark.parametrize("name", ["f32out_gemm", "bias_gelu_gemm"])
+@pytest.mark.parametrize("persistent", [True, False])
+def test_register_probe_is_ws_hoppers_build(name, persistent):
+    """The model's estimate of the consumer's registers at two CTAs per SM is the one
+    ws-register-budget writes on what ws-hopper builds with those options."""
+    from wsdialects.lower.register_budget import REGS_ATTR
+    from wsdialects.transforms import organisation
+
+    path = KINDS / f"{name}.mlir"
+    built = compile_kernel(path, f"ws-hopper{{auto=false persistent={str(persistent).lower()} ctas-per-sm=2 depth=2}}")
+    want = max(o.attributes[REGS_ATTR].value.data for o in built.walk()
+               if o.name == "nvgpu.wg.branch" and o.role.data != "producer")
+    assert organisation._built_consumer_regs(_kernel(path), persistent) == want

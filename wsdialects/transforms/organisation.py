@@ -25,14 +25,20 @@ model `wsdialects/schedule/machines/<arch>.json` gives the rates):
 
 One consumer partition (its warp groups in lockstep) runs an iteration in
 max(tc, tma, regs + tc_dep) (the softmax of one group and its P.V in sequence, the next QK^T
-beside them); a ping-pong team of two groups in max(tc, tma, f * regs), f the machine's
+beside them); a ping-pong team of two groups in max(tc, tma, f * regs) + t, f the machine's
 `chain_latency` beside a partner (one group's softmax under the other's MMAs, as in
-FlashAttention-3), and hides one group's epilogue under the other's last MMAs. Two CTAs per SM
-(only where no team can split the tile: a 64-row tile, and the accumulators fit half the
-register file) overlap one CTA's epilogue and start with the other's loop, with rings in half
-the shared memory. The ring gets enough slots to keep the loads' latency covered (at least 4,
-at most 8; ws-hopper still takes fewer where they do not fit), one wgmma batch in flight (two
-where one iteration's MMAs are shorter than a wgmma's latency).
+FlashAttention-3) and t the turn: the groups' MMAs take turns, and a group waiting for its
+turn with no register work of its own leaves part of the tensor core's time unused
+(`TEAM_TURN` of the MMA time not covered by register work: a GEMM pays it in full, attention's
+softmax covers it). Each group of a team does half the epilogue, one half under the partner's
+MMAs (its last ones; in a persistent kernel the next tile's too). Register work prices every
+elementwise op, a transcendental the machine model has no rule for (tanh) as one SFU op.
+Two CTAs per SM overlap one CTA's epilogue and start with the other's loop, with rings in half
+the shared memory and, per thread, 65536 / (2 x threads) registers: they are not considered
+where the consumer needs more (ws-register-budget's estimate; ptxas would spill or refuse the
+wgmma), nor beside a team. The ring gets enough slots to keep the loads' latency covered (at
+least 4, at most 8; ws-hopper still takes fewer where they do not fit), one wgmma batch in
+flight (two where one iteration's MMAs are shorter than a wgmma's latency).
 
 The K loop's trip count is symbolic, so the model weighs 4 to 256 iterations and takes the
 organisation whose worst loss against the best at any of them is least (a known constant trip
@@ -58,6 +64,7 @@ from xdsl.ir import Attribute, Operation
 from xdsl.passes import ModulePass
 
 from wsdialects.diagnostics import WsError
+from wsdialects.lower.register_budget import tile_regs
 from wsdialects.nvgpu.types import smem_per_cta
 from wsdialects.tile import NUM_WARPS_ATTR
 from wsdialects.transforms.partition import kernels, remark
@@ -79,13 +86,20 @@ CTA_START = 1400
 CTA_LAUNCH = 300  # of which the SM cannot overlap with another CTA's work (block dispatch, barrier set-up)
 LOAD_LATENCY = 1000
 TILE_SWITCH = 100  # a persistent tile's own cost: the consumers' barrier, the next tile's indices
+# A ping-pong team's turn, as a share of an iteration's MMA time: each group issues its MMAs
+# only after the other passed it the turn (a named-barrier round trip between the groups), and a
+# group with no register work of its own only waits meanwhile. Fitted on the H200 to the team's
+# loss against one lockstep consumer on GEMMs at long K (6-10 % with 128x256 tiles and TMA-store
+# epilogues, 0-3.5 % with 128x128 tiles).
+TEAM_TURN = 0.08
 PERSISTENT_SETUP = 50  # a persistent launch's extra arguments and loop set-up
 SMEM_BYTES_PER_CYCLE = 128  # staging an output tile in shared memory
 LARGE_TILES_PER_SM = 16  # a launch of unknown size: assumed large
 TRIPS = (4, 16, 64, 256)  # K-loop iterations weighed when the trip count is symbolic
 TIE = 0.005  # predictions closer than this are a tie: the simpler organisation wins
 MAX_DEPTH = 8
-PAIR_REGS = 96  # accumulator registers a thread may hold for two CTAs to share an SM
+# Math ops one MUFU (SFU) instruction computes per element (tanh.approx, sin.approx, ...).
+SFU_MATH = ("math.tanh", "math.sin", "math.cos", "math.log", "math.sqrt")
 
 
 @dataclass
@@ -103,7 +117,7 @@ class Profile:
     staging_bytes: int = 0  # TMA-store staging of every store (a persistent kernel's, ws-tma-store)
     desc_staging_bytes: int = 0  # of the stores that are TMA stores as written
     rows: int = 0  # the accumulator's rows (M)
-    acc_regs: int = 0  # accumulator registers per thread of the consumer
+    acc_regs: int = 0  # registers per thread of the tiles the K loop carries (its accumulators)
     groups: int = 1  # warp groups of the consumer
     trips: int | None = None  # a constant trip count, else None
     own_tile_loop: bool = False  # the K loop sits in a loop of the kernel's own (already persistent)
@@ -131,12 +145,18 @@ def _dot_cycles(machine, op: Operation) -> float:
 
 
 def _reg_cycles(machine, op: Operation) -> float:
-    """Cycles of an elementwise / reduction op on a tile (0 for views, scalars, memory ops)."""
+    """Cycles of an elementwise / reduction op on a tile (0 for views, scalars, memory ops). A math
+    op the machine model has no rule for is priced as its hardware runs it: a transcendental
+    (`SFU_MATH`) as math.exp2 (one MUFU instruction an element), any other (fma, abs, ...) as
+    arithmetic."""
     on_tiles = any(isinstance(r.type, TensorType) for r in op.results)
     memory_or_view = op.name.startswith("tile.") and op.name != "tile.reduce"
     if not on_tiles or memory_or_view or machine.is_view(op.name) or op.name == "arith.constant":
         return 0.0
-    cost = machine.op_cost(op.name, [t for r in op.results if (t := _tile(r.type))],
+    name = op.name
+    if machine.rule(name) is None and name.startswith("math."):
+        name = "math.exp2" if name in SFU_MATH else "arith.mulf"
+    cost = machine.op_cost(name, [t for r in op.results if (t := _tile(r.type))],
                            [t for o in op.operands if (t := _tile(o.type))])
     return float(cost.cycles) if cost.unit in ("ALU", "SFU") else 0.0
 
@@ -222,8 +242,7 @@ def profile(kernel: func.FuncOp, machine) -> Profile:
     p.epilogue += machine.rule("tile.dot").get("latency", 0)
     warps = kernel.attributes.get(NUM_WARPS_ATTR)
     p.groups = max(1, (warps.value.data if isinstance(warps, IntegerAttr) else 4) // 4)
-    acc_bytes = max((_tile(o.results[0].type).bytes for o in _body_ops(main) if o.name == "tile.dot"), default=0)
-    p.acc_regs = math.ceil(acc_bytes / (4 * 128 * p.groups))
+    p.acc_regs = math.ceil(sum(tile_regs(a.type, p.groups) for a in main.body.block.args[1:]))
     return p
 
 
@@ -270,8 +289,13 @@ def predict(p: Profile, c: Candidate, trips: int, tiles: int, machine, depth: in
     d = fitted_depth(p, depth, c.ctas, c.persistent)
     latency_bound = LOAD_LATENCY / max(d - mma_depth, 1)  # loads in flight cover the latency
     if c.team:
-        step = max(p.tc, p.tma, latency_bound, machine.chain_factor("SFU", True) * p.regs)
-        epilogue = max(0.0, p.epilogue - p.tc / 2)  # under the partner's last MMAs
+        f = machine.chain_factor("SFU", True)
+        # the turn's cost where a group waiting for it has no register work to run meanwhile
+        turn = TEAM_TURN * max(0.0, p.tc - f * p.regs)
+        step = max(p.tc, p.tma, latency_bound, f * p.regs) + turn
+        # each group's half of the epilogue: one of them under the partner's MMAs (its last ones,
+        # and in a persistent kernel the next tile's)
+        epilogue = p.epilogue - min(p.epilogue / 2, p.tc / 2 * (trips if c.persistent or p.own_tile_loop else 1))
     else:
         step = max(p.tc, p.tma, latency_bound, machine.chain_factor("SFU", False) * p.regs + p.tc_dep)
         epilogue = p.epilogue
@@ -309,7 +333,7 @@ def decide(kernel: func.FuncOp, machine, tiles: int = 0, team_from_schedule: tup
     scheduled = any("ws.schedule" in o.attributes for o in kernel.body.walk())
     # two groups of 64 rows or more each, from a consumer of one or two warp groups
     can_team = p.rows >= 128 and p.rows % 128 == 0 and p.groups <= 2 and (not scheduled or sched_k > 1)
-    can_pair = not can_team and p.acc_regs <= PAIR_REGS and smem_bytes(p, 2, False) <= smem_per_cta(2)
+    can_pair = smem_bytes(p, 2, False) <= smem_per_cta(2)  # and the registers allow (pair_registers)
     persists = [given["persistent"]] if "persistent" in given else [False] + ([] if p.own_tile_loop else [True])
     teams = [given["cooperative"] >= 2] if "cooperative" in given else [False] + ([True] if can_team else [])
     ctass = [given["ctas-per-sm"]] if "ctas-per-sm" in given else [1] + ([2] if can_pair else [])
@@ -318,6 +342,11 @@ def decide(kernel: func.FuncOp, machine, tiles: int = 0, team_from_schedule: tup
                   if not (team and ctas > 1 and not both)] or [Candidate(persists[0], False, ctass[0])]
     if scheduled:  # the joint model of ws-schedule decided the warps (and the team, if any)
         candidates = [c for c in candidates if c.team == (sched_k > 1 and sched_pp) and c.ctas == 1] or candidates
+    pair_note = None  # two CTAs per SM ruled out by the registers: why
+    if "ctas-per-sm" not in given and any(c.ctas > 1 for c in candidates):
+        pair_note = pair_registers(kernel, p, [c.persistent for c in candidates if c.ctas > 1])
+        if pair_note is not None:
+            candidates = [c for c in candidates if c.ctas == 1]
     n_tiles = tiles if tiles > 0 else LARGE_TILES_PER_SM * SMS
     trip_set = (p.trips,) if p.trips is not None else TRIPS
     table = {c: [predict(p, c, max(n, 1), n_tiles, machine, depth, mma_depth) for n in trip_set] for c in candidates}
@@ -348,12 +377,85 @@ def decide(kernel: func.FuncOp, machine, tiles: int = 0, team_from_schedule: tup
     elif not can_team:
         reasons.append(f"no team: {p.rows}-row tile of {p.groups} warp group{'s' if p.groups > 1 else ''} "
                        f"(each of two groups needs 64 rows)")
+    if pair_note is not None:
+        reasons.append(pair_note)
     if p.own_tile_loop:
         reasons.append("not made persistent: the kernel loops over its tiles itself")
     reasons.append(f"depth {depth} to cover {LOAD_LATENCY}-cycle loads over {step:.0f}-cycle iterations with "
                    f"{mma_depth} wgmma batch{'es' if mma_depth > 1 else ''} in flight"
                    + (f", {fitted} fit{'s' if fitted == 1 else ''} in shared memory" if fitted < depth else ""))
     return Decision(options, reasons)
+
+
+def pair_registers(kernel: func.FuncOp, p: Profile, persistent: list[bool]) -> str | None:
+    """Why two CTAs cannot share an SM for want of registers, or None where they can. At two
+    CTAs per SM a thread gets 65536 / (2 x threads) registers (ws-distribute's consumer_regs:
+    ptxas compiles the whole kernel within it under .minnctapersm 2): where the consumer needs
+    more, ptxas spills, or refuses the wgmma whose accumulator does not fit (C7602). The need is
+    ws-register-budget's estimate on the kernel built at two CTAs per SM (organised as each
+    persistence in `persistent` would build it); the carried accumulators plus the branch's
+    scalars bound it from below, so a kernel they already rule out is not built."""
+    from wsdialects.lower.register_budget import OVERHEAD
+    from wsdialects.transforms.distribute import consumer_regs
+
+    cap = consumer_regs(4 * p.groups, 2)
+    def why(need: str) -> str:
+        return (f"not 2 CTAs per SM: the consumer needs {need} registers per thread (ws-register-budget), "
+                f"above the {cap} a thread gets at 2 CTAs per SM")
+
+    if p.acc_regs + OVERHEAD > cap:
+        return why(f"at least {p.acc_regs + OVERHEAD}")
+    needs = [_built_consumer_regs(kernel, pers) for pers in sorted(set(persistent))]
+    if None in needs:
+        return "not 2 CTAs per SM: the kernel does not build at 2 CTAs per SM"
+    return why(f"about {max(needs)}") if max(needs) > cap else None
+
+
+def _built_consumer_regs(kernel: func.FuncOp, persistent: bool) -> int | None:
+    """ws-register-budget's estimate for the consumer branches of `kernel` built at two CTAs per SM
+    as ws-hopper builds it (ws-host-descriptors, ws-tma-load, ws-tma-store where persistent,
+    ws-specialize with two-slot rings, the lowering up to ws-register-budget; on a copy, its
+    remarks and warnings dropped), None where it does not build."""
+    from wsdialects.diagnostics import WsError, collect_notes
+    from wsdialects.lower.lead_warp import LeadWarpPass
+    from wsdialects.lower.lower_aref import LowerArefPass
+    from wsdialects.lower.lower_layouts import LowerLayoutsPass
+    from wsdialects.lower.lower_mma import LowerMmaPass
+    from wsdialects.lower.lower_warp_groups import LowerWarpGroupsPass
+    from wsdialects.lower.register_budget import REGS_ATTR, RegisterBudgetPass
+    from wsdialects.lower.stage_operands import StageOperandsPass
+    from wsdialects.nvgpu import BranchOp
+    from wsdialects.transforms.host_descriptors import HostDescriptorsPass
+    from wsdialects.transforms.specialize import SpecializePass
+    from wsdialects.transforms.tma_load import TmaLoadPass
+    from wsdialects.transforms.tma_store import TmaStorePass
+    from wsdialects.transforms.version_masks import VersionMasksPass
+
+    key = (str(kernel), persistent)
+    if key not in _BUILT_REGS:
+        if len(_BUILT_REGS) >= 256:
+            _BUILT_REGS.clear()
+        copy = ModuleOp([kernel.clone()])
+        copy.body.block.first_op.attributes.pop(ORGANISATION_ATTR, None)
+        passes = [HostDescriptorsPass(remarks=False), TmaLoadPass(remarks=False),
+                  *([TmaStorePass(remarks=False)] if persistent else []),
+                  SpecializePass(depth=2, mma_depth=1, persistent=persistent, ctas_per_sm=2),
+                  LowerArefPass(), LowerWarpGroupsPass(), LeadWarpPass(remarks=False), StageOperandsPass(),
+                  LowerMmaPass(), LowerLayoutsPass(), VersionMasksPass(remarks=False), RegisterBudgetPass(remarks=False)]
+        need = None
+        try:
+            with collect_notes():
+                for ps in passes:
+                    ps.apply(None, copy)
+            need = max((b.attributes[REGS_ATTR].value.data for b in copy.walk() if isinstance(b, BranchOp)
+                        and REGS_ATTR in b.attributes and b.role.data != "producer"), default=None)
+        except WsError:
+            pass
+        _BUILT_REGS[key] = need
+    return _BUILT_REGS[key]
+
+
+_BUILT_REGS: dict = {}  # (kernel text, persistent) -> _built_consumer_regs (cleared past 256 entries)
 
 
 def _tile_group(kernel: func.FuncOp) -> int:
