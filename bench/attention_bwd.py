@@ -80,6 +80,7 @@ VARIANTS = {"atomic": ("atomic", _ORG.format(p="false")), "tma": ("tma", _ORG.fo
             "tma-overlap": ("tma-overlap", _ORG.format(p="false")), "tma-pairs": ("tma-pairs", _ORG.format(p="false")),
             "tma-dq": ("tma-dq", _ORG.format(p="false")), "tma-dq-first": ("tma-dq-first", _ORG.format(p="false")),
             "tma-dq-first-exp2": ("tma-dq-first", _ORG.format(p="false") + ",ws-exp2-split{fma-fraction=0.25 degree=3}"),
+            "tma-dq-first-lpt": ("tma-dq-first-lpt", _ORG.format(p="false")),
             "tma-persistent": ("tma", _ORG.format(p="true")),
             "tma-overlap-persistent": ("tma-overlap", _ORG.format(p="true")),
             "scheduled": ("tma", "ws-hopper"), "scheduled-one-tile-per-cta": ("tma", "ws-hopper{persistent=false}")}

@@ -66,9 +66,10 @@ class Kernels:
         return gen.kernel_name(kind, self.dtype, self.d, self.causal)
 
 
-def run_chain(ks: Kernels, L: int, BH: int, rng, seed=None, inputs=None):
+def run_chain(ks: Kernels, L: int, BH: int, rng, seed=None, inputs=None, group: int = 2):
     """Forward (O, LSE), then the three backward kernels; returns the outputs and the inputs.
-    The scratch buffers start as NaN where the kernels must write them (zeros: dQ's sum)."""
+    The scratch buffers start as NaN where the kernels must write them (zeros: dQ's sum). A
+    form with the longest-first order takes `group` heads per group."""
     dt, D = DTYPES[ks.dtype], ks.d
     q, k, v, do = inputs or [rng.standard_normal((BH, L, D)).astype(dt) for _ in range(4)]
     scale = float(1 / np.sqrt(D))
@@ -92,7 +93,8 @@ def run_chain(ks: Kernels, L: int, BH: int, rng, seed=None, inputs=None):
     dq_acc = np.zeros((BH, D, Lp) if transposed else (BH, L, D), np.float32)
     dk, dv = np.full((BH, L, D), np.nan, dt), np.full((BH, L, D), np.nan, dt)
     wsdialects.interpret(ks.m["backward"], ks.name("backward"), (cdiv(L, ks.bn), BH),
-                         [q, k, v, do, dk, dv, *stats, dq_acc, L, scale], seed=seed)
+                         [q, k, v, do, dk, dv, *stats, dq_acc, L, scale] + ([group] if form.get("order") == "lpt" else []),
+                         seed=seed)
     dq = np.full((BH, L, D), np.nan, dt)
     wsdialects.interpret(ks.m["dq_convert"], ks.name("dq_convert"), grid_pre, [dq_acc, dq, scale], seed=seed)
     return dict(o=o, lse=lse, delta=delta[:, :L], dq=dq, dk=dk, dv=dv), (q, k, v, do)
@@ -160,7 +162,7 @@ AS_WRITTEN = [("f16", 64, False, 32, 64, False, "tma"), ("f16", 64, True, 64, 32
               ("bf16", 64, False, 64, 32, False, "tma-overlap"), ("bf16", 128, True, 32, 64, True, "tma-pairs"),
               ("f16", 64, False, 64, 32, False, "tma-pairs"), ("bf16", 128, True, 64, 32, True, "tma-dq"),
               ("f16", 64, False, 32, 64, False, "tma-dq"), ("bf16", 128, True, 32, 64, True, "tma-dq-first"),
-              ("f16", 64, False, 64, 32, False, "tma-dq-first")]
+              ("f16", 64, False, 64, 32, False, "tma-dq-first"), ("f16", 64, True, 32, 32, False, "tma-dq-first-lpt")]
 
 
 @pytest.mark.parametrize("dtype,d,causal,bm,bn,dqt,form", AS_WRITTEN, ids=lambda x: str(x))
@@ -169,6 +171,28 @@ def test_chain_as_written(dtype, d, causal, bm, bn, dqt, form, L, tmp, rng):
     ks = generated(tmp, dtype, d, causal, bm, bn, bm_pre=64, dqt=dqt, form=form)
     out, inputs = run_chain(ks, L, 2, rng)
     check_chain(out, inputs, causal, dtype)
+
+
+@pytest.mark.parametrize("causal", [False, True])
+@pytest.mark.parametrize("BH,group", [(3, 2), (5, 3), (2, 1), (2, 4)])
+def test_lpt_order_runs_every_program_once(BH, group, causal, tmp, rng):
+    """The longest-first order (lpt_order) maps the launch's programs onto every (key block,
+    head) once, the last group holding fewer heads where group does not divide B*H (an unwritten
+    dK / dV stays NaN, a key block run twice adds its dQ twice)."""
+    ks = generated(tmp, "f16", 64, causal, 32, 32, 64, form="tma-dq-first-lpt")
+    out, inputs = run_chain(ks, 150, BH, rng, group=group)
+    check_chain(out, inputs, causal, "f16")
+
+
+def test_lpt_group():
+    """Heads per group: two waves of programs, within the L2 share, at least 1, at most B*H."""
+    from wsdialects.runtime.attention_bwd_fragments import lpt_group
+
+    assert lpt_group(128, 4096, 128, 132) == 4       # 32 key blocks: 9 for two waves, 4 fit 16 MB
+    assert lpt_group(128, 16384, 128, 132) == 1      # 128 key blocks: 3 for two waves, 1 fits
+    assert lpt_group(128, 1024, 64, 132) == 32       # 8 key blocks: 33 for two waves, 32 fit
+    assert lpt_group(2, 1024, 64, 132) == 2
+    assert lpt_group(1, 1, 128, 132) == 1
 
 
 @pytest.mark.parametrize("causal", [False, True])
@@ -196,7 +220,8 @@ def test_bwd_kernel_catches_a_wrong_mask(tmp, rng):
                                                           ("bf16", 64, True, 64, 64, False, "tma-overlap"),
                                                           ("f16", 128, True, 64, 64, True, "tma-pairs"),
                                                           ("bf16", 128, False, 64, 64, True, "tma-dq-first"),
-                                                          ("f16", 64, True, 64, 64, False, "tma-dq-first")],
+                                                          ("f16", 64, True, 64, 64, False, "tma-dq-first"),
+                                                          ("f16", 64, True, 64, 64, False, "tma-dq-first-lpt")],
                          ids=lambda x: str(x))
 @pytest.mark.parametrize("pipeline", ["ws-specialize{depth=2 mma-depth=1}", "ws-specialize{depth=3 cooperative=2}"])
 def test_chain_after_ws_specialize(dtype, d, causal, bm, bn, dqt, form, pipeline, tmp, rng):
@@ -220,7 +245,7 @@ def test_chain_after_ws_specialize(dtype, d, causal, bm, bn, dqt, form, pipeline
     ("backward", BACKWARD_PIPELINE, "tma"), ("backward", BACKWARD_PIPELINE, "atomic"),
     ("backward", "ws-hopper{cooperative=2}", "tma"), ("backward", BACKWARD_PIPELINE, "tma-overlap"),
     ("backward", BACKWARD_PIPELINE, "tma-pairs"), ("backward", BACKWARD_PIPELINE, "tma-dq"),
-    ("backward", BACKWARD_PIPELINE, "tma-dq-first")])
+    ("backward", BACKWARD_PIPELINE, "tma-dq-first"), ("backward", BACKWARD_PIPELINE, "tma-dq-first-lpt")])
 @pytest.mark.parametrize("causal", [False, True])
 def test_after_ws_hopper(kind, pipeline, form, causal, tmp, rng):
     """Each kernel at its bundled block sizes after ws-hopper (the runtime's pipelines), in both
@@ -256,6 +281,7 @@ def test_after_ws_hopper(kind, pipeline, form, causal, tmp, rng):
     (lambda: gen.backward("f16", 64, dq="atomic", stats="tma"), "row mask"),
     (lambda: gen.preprocess("f16", 64, stats="desc"), "stats must be one of"),
     (lambda: gen.backward("f16", 64, overlap="all"), "overlap must be"),
+    (lambda: gen.backward("f16", 64, order="reverse"), "order must be"),
 ])
 def test_generator_refuses_bad_parameters(call, message):
     with pytest.raises(ValueError, match=message):
@@ -327,7 +353,8 @@ def test_bench_variants_dry_run(capsys):
 SPILL_BOUND = {("tma", "f16"): 0, ("tma", "bf16"): 0, ("atomic", "f16"): 48, ("atomic", "bf16"): 48,
                ("tma-overlap", "f16"): 48, ("tma-overlap", "bf16"): 48, ("tma-pairs", "f16"): 48,
                ("tma-pairs", "bf16"): 48, ("tma-dq", "f16"): 64, ("tma-dq", "bf16"): 64,
-               ("tma-dq-first", "f16"): 48, ("tma-dq-first", "bf16"): 48}
+               ("tma-dq-first", "f16"): 48, ("tma-dq-first", "bf16"): 48, ("tma-dq-first-lpt", "f16"): 56,
+               ("tma-dq-first-lpt", "bf16"): 56}
 
 
 @pytest.mark.parametrize("form", sorted(FORMS))

@@ -2,6 +2,7 @@
 // RUN: ws-opt %S/../Inputs/kernels/attention_bwd_atomic.mlir -p 'ws-hopper{depth=2 mma-depth=1 cooperative=1 pingpong=false persistent=false ctas-per-sm=1}' 2>&1 | filecheck %s --check-prefix=ATOMIC
 // RUN: ws-opt %S/../Inputs/kernels/attention_bwd_overlap.mlir -p 'ws-hopper{depth=2 mma-depth=1 cooperative=1 pingpong=false persistent=false ctas-per-sm=1}' 2>&1 | filecheck %s --check-prefix=OVERLAP
 // RUN: ws-opt %S/../Inputs/kernels/attention_bwd_dq_first.mlir -p 'ws-hopper{depth=2 mma-depth=1 cooperative=1 pingpong=false persistent=false ctas-per-sm=1}' 2>&1 | filecheck %s --check-prefix=DQFIRST
+// RUN: ws-opt %S/../Inputs/kernels/attention_bwd_lpt_causal.mlir -p 'ws-hopper{depth=2 mma-depth=1 cooperative=1 pingpong=false persistent=false ctas-per-sm=1}' 2>&1 | filecheck %s --check-prefix=LPT
 // RUN: ws-opt %S/../../examples/kernels/flash_attention_bwd.mlir -p 'ws-hopper{depth=2 mma-depth=1 cooperative=1 pingpong=false persistent=false ctas-per-sm=1}' -t llvm 2>/dev/null | filecheck %s --check-prefix=LLVM
 
 // The attention backward's main kernel under the runtime's pipeline (attention_bwd.BACKWARD_PIPELINE).
@@ -48,6 +49,19 @@
 // DQFIRST: nvgpu.mbarrier.arrive %aref_q_empty
 // DQFIRST-NEXT: scf.yield %dk_new, %dv_new
 // DQFIRST: } attributes {ws.regs_per_thread = 220 : i32}
+
+// Longest-first order: the producer and the consumer each map their program onto (key block,
+// head) from the launch's linear order, the head from the group (the last one may be short).
+// LPT: "producer"
+// LPT: %n_bh = tile.num_programs 1 : i32
+// LPT: %heads = arith.minsi %group, %bh_left : i32
+// LPT: %start_n = arith.divsi %in_grp, %heads : i32
+// LPT: %[[BHP:.*]] = arith.addi %{{.*}}, %head : i32
+// LPT: nvgpu.tma.async_load %k_desc[%[[BHP]], %kv_off, %c0]
+// LPT: "consumer"
+// LPT: %heads_1 = arith.minsi %group, %bh_left_1 : i32
+// LPT: %[[BHC:.*]] = arith.addi %{{.*}}, %head_1 : i32
+// LPT: tile.desc_store %dk_desc[%[[BHC]],
 
 // The emitter computes a K step's wgmma descriptor and a staging buffer's element address where
 // they are used (asm adds LLVM does not hoist out of the loop and hold there).

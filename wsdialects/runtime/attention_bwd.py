@@ -40,13 +40,16 @@ BACKWARD_PIPELINE = "ws-hopper{depth=2 mma-depth=1 cooperative=1 pingpong=false 
 # with red.global.add through pointer tiles and reads LSE / Delta with masked pointer loads.
 # "tma-overlap" is "tma" with the five dots issued as FlashAttention-3 orders them, each waited
 # for where first needed, "tma-dq-first" is "tma-overlap" with dQ's dot issued before dK's and
-# its reduce-add run while dK's dot is in flight, "tma-pairs" with S^T and dP^T, dK and dQ issued in pairs
+# its reduce-add run while dK's dot is in flight ("tma-dq-first-lpt": and the programs of the causal
+# kernel in longest-first order, attention_bwd_fragments.lpt_order, heads per group from
+# lpt_group), "tma-pairs" with S^T and dP^T, dK and dQ issued in pairs
 # (attention_bwd_kernels.backward's overlap); "tma-dq" adds dQ^T by TMA but reads LSE / Delta with
 # pointer loads (LSE and Delta need no 1 x 64 TMA boxes, whose second 128-byte block sits inside
 # the swizzle pattern).
 FORMS = {"tma": {"dq": "tma", "stats": "tma"}, "atomic": {"dq": "atomic", "stats": "ptr"},
          "tma-overlap": {"dq": "tma", "stats": "tma", "overlap": "fa3"},
          "tma-dq-first": {"dq": "tma", "stats": "tma", "overlap": "dq-first"},
+         "tma-dq-first-lpt": {"dq": "tma", "stats": "tma", "overlap": "dq-first", "order": "lpt"},
          "tma-pairs": {"dq": "tma", "stats": "tma", "overlap": "pairs"},
          "tma-dq": {"dq": "tma", "stats": "ptr"}}
 DEFAULT_FORM = "tma"
@@ -95,13 +98,15 @@ def scratch_shapes(bh: int, L: int, d: int, form: str = DEFAULT_FORM) -> dict:
 
 
 def backward_launches(q, k, v, do, lse, delta, dq_acc, dq, dk, dv, scale: float, *, o, lsep=None,
-                      form: str = DEFAULT_FORM) -> list:
+                      form: str = DEFAULT_FORM, causal: bool = False, sms: int = 132) -> list:
     """[(kernel kind, grid, arguments)] of the backward on [B*H, L, d] arrays (torch tensors, or
     numpy arrays for the interpreter) in form `form`: lsep, Delta and dQacc (zeros) are the
-    kernels' scratch of `scratch_shapes`, dQ, dK, dV are written."""
+    kernels' scratch of `scratch_shapes`, dQ, dK, dV are written. A form with the longest-first
+    order gets its heads per group for `sms` SMs (causal; 1, the plain order, otherwise)."""
+    from wsdialects.runtime.attention_bwd_fragments import lpt_group
     from wsdialects.runtime.attention_bwd_kernels import padded_length
 
-    bh, L, _ = q.shape
+    bh, L, d = q.shape
     if not (bh and L):
         return []
     grid = (math.ceil(L / _BLOCK), bh)
@@ -111,7 +116,8 @@ def backward_launches(q, k, v, do, lse, delta, dq_acc, dq, dk, dv, scale: float,
     else:
         pre, stats = [o, do, delta, L], [lse, delta]
     return [("preprocess", grid, pre),
-            ("backward", grid, [q, k, v, do, dk, dv, *stats, dq_acc, L, scale]),
+            ("backward", grid, [q, k, v, do, dk, dv, *stats, dq_acc, L, scale] + (
+                [lpt_group(bh, L, d, sms) if causal else 1] if FORMS[form].get("order") == "lpt" else [])),
             ("dq_convert", grid, [dq_acc, dq, scale])]
 
 
@@ -211,8 +217,9 @@ def attention_backward(q, k, v, o, lse, do, causal: bool = False, sm_scale: floa
     lsep = torch.empty(shapes["lsep"], **f32) if shapes["lsep"] else None
     delta = torch.empty(shapes["delta"], **f32)
     dq_acc = torch.zeros(shapes["dq_acc"], **f32)
+    sms = torch.cuda.get_device_properties(q.device).multi_processor_count
     for kind, grid, args in backward_launches(q3, k3, v3, do3, lse2, delta, dq_acc, dq, dk, dv, scale, o=o3,
-                                              lsep=lsep, form=form):
+                                              lsep=lsep, form=form, causal=causal, sms=sms):
         if kind == "backward" and main is not None:
             kernel = main
         else:

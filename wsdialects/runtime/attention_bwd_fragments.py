@@ -268,3 +268,55 @@ def overlap_dots(text: str, hold_dv: bool = True, dq_first: bool = False) -> str
         else:
             out.append(line)
     return "\n".join(out)
+
+
+# The programs in longest-first order (order="lpt"): the launch takes programs in order, x
+# fastest; program (x, y) is the y * cdiv(L, BN) + x-th. In that order the programs walk groups
+# of %group heads (the last group may hold fewer), and in a group key block 0 of each of its
+# heads first, then key block 1, ...: in the causal kernel key block j has cdiv(L, BM) - j BN / BM
+# query blocks, so the longest programs start first and the launch ends on the shortest ones
+# (no long program left running alone at the end). %group = 1 is the plain order.
+_PIDS = """\
+    %start_n = tile.program_id 0 : i32
+    %bh = tile.program_id 1 : i32"""
+
+_PIDS_LPT = """\
+    %n_kb = tile.num_programs 0 : i32
+    %n_bh = tile.num_programs 1 : i32
+    %pid_x = tile.program_id 0 : i32
+    %pid_y = tile.program_id 1 : i32
+    %lin_y = arith.muli %pid_y, %n_kb : i32
+    %lin = arith.addi %lin_y, %pid_x : i32
+    %grp_n = arith.muli %group, %n_kb : i32
+    %grp = arith.divsi %lin, %grp_n : i32
+    %grp_0 = arith.muli %grp, %grp_n : i32
+    %in_grp = arith.subi %lin, %grp_0 : i32
+    %bh_0 = arith.muli %grp, %group : i32
+    %bh_left = arith.subi %n_bh, %bh_0 : i32
+    %heads = arith.minsi %group, %bh_left : i32
+    %start_n = arith.divsi %in_grp, %heads : i32
+    %kb_0 = arith.muli %start_n, %heads : i32
+    %head = arith.subi %in_grp, %kb_0 : i32
+    %bh = arith.addi %bh_0, %head : i32"""
+
+
+def lpt_order(text: str) -> str:
+    """The main kernel `text` (as `backward` writes it) with its programs in longest-first
+    order (_PIDS_LPT): one more argument, `%group: i32` (heads per group, at least 1), after
+    `%sm_scale`."""
+    sig = "%L: i32, %sm_scale: f32)"
+    if text.count(_PIDS) != 1 or text.count(sig) != 1:
+        raise ValueError("lpt_order: expected the backward's program ids and signature")
+    return text.replace(_PIDS, _PIDS_LPT).replace(sig, "%L: i32, %sm_scale: f32, %group: i32)")
+
+
+def lpt_group(bh: int, L: int, d: int, sms: int, block_n: int = 128, bytes_per_head_row: int = 8,
+              l2_share: int = 16 << 20) -> int:
+    """Heads per group of the longest-first order (_PIDS_LPT) for B*H = bh heads of length L:
+    enough for two waves of programs on `sms` SMs (a long program then starts while a wave of
+    others still runs), no more than keep the group's Q, dO (2 bytes each) and f32 dQ rows
+    (bytes_per_head_row per element of d) within `l2_share` bytes of L2, at least 1."""
+    n_kb = -(-L // block_n)
+    waves = -(-2 * sms // max(n_kb, 1))
+    fit = max(1, l2_share // max(L * d * bytes_per_head_row, 1))
+    return max(1, min(waves, fit, bh))

@@ -38,7 +38,7 @@ from wsdialects.runtime.attention_bwd_fragments import (
     _STAT_ARGS_PTR, _STAT_SETUP_PTR, _STAT_LOAD_PTR, _ST_C_PTR, _DPT_C_PTR, _P_MASK_PTR, _SEEN_PTR,
     _STAT_ARGS_TMA, _ST_C_TMA, _DPT_C_TMA, _P_MASK_TMA, _P_MASK_TMA_CAUSAL, _DQ_ARG_ATOMIC,
     _DQ_HEAD_ATOMIC, _DQ_SETUP, _DQ_BODY, _DQT_SETUP, _DQT_BODY, _DQ_ARG_TMA, _DQT_ARG_TMA, _DQ_SETUP_TMA,
-    _DQT_SETUP_TMA, _DQ_BODY_TMA, _DQT_BODY_TMA, overlap_dots
+    _DQT_SETUP_TMA, _DQ_BODY_TMA, _DQT_BODY_TMA, overlap_dots, lpt_order
 )
 
 DTYPES = ("f16", "bf16")
@@ -391,7 +391,7 @@ def dq_is_transposed(d: int, block_m: int | None = None, num_warps: int = 8) -> 
 
 def backward(dtype: str = "f16", d: int = 128, causal: bool = False, block_m: int | None = None,
              block_n: int = 128, num_warps: int = 8, dq_transposed: bool | None = None,
-             dq: str = "tma", stats: str = "tma", overlap: str | None = None) -> str:
+             dq: str = "tma", stats: str = "tma", overlap: str | None = None, order: str = "plain") -> str:
     """MLIR text of the main backward kernel (module docstring): `block_n` keys per program,
     `block_m` queries per iteration (default_block_m). dQ_i is computed as dS K_j, or with
     `dq_transposed` as (K_j^T dS^T)^T (default: dq_is_transposed). `dq="tma"` adds it with TMA's
@@ -401,7 +401,9 @@ def backward(dtype: str = "f16", d: int = 128, causal: bool = False, block_m: in
     `stats="ptr"` as masked pointer loads of [B*H, L] rows. `overlap="fa3"`: the dots issued as
     FlashAttention-3 orders them and waited for where first needed; `overlap="dq-first"`: the
     same with dQ's dot issued before dK's and its reduce-add run while dK's is in flight;
-    `overlap="pairs"`: only S^T with dP^T and dK with dQ overlapped (fragments.overlap_dots)."""
+    `overlap="pairs"`: only S^T with dP^T and dK with dQ overlapped (fragments.overlap_dots).
+    `order="lpt"`: the programs in longest-first order, a `%group: i32` argument after
+    `%sm_scale` (fragments.lpt_order)."""
     block_m = block_m or default_block_m(d)
     _check(dtype, d, block_m, block_n)
     if dq not in DQ_FORMS or stats not in STAT_FORMS:
@@ -450,7 +452,10 @@ def backward(dtype: str = "f16", d: int = 128, causal: bool = False, block_m: in
                   p_mask=sub(p_mask), st_c=sub(st_c), dpt_c=sub(dpt_c), bwd_setup=setup, **blocks)
     if overlap not in (None, "fa3", "dq-first", "pairs"):
         raise ValueError(f"overlap must be 'fa3', 'dq-first', 'pairs' or None, got {overlap!r}")
-    return overlap_dots(text, hold_dv=overlap != "pairs", dq_first=overlap == "dq-first") if overlap else text
+    if order not in ("plain", "lpt"):
+        raise ValueError(f"order must be 'plain' or 'lpt', got {order!r}")
+    text = overlap_dots(text, hold_dv=overlap != "pairs", dq_first=overlap == "dq-first") if overlap else text
+    return lpt_order(text) if order == "lpt" else text
 
 
 _DQ = Template("""\
@@ -539,11 +544,13 @@ def kernel_text(kind: str, dtype: str = "f16", d: int = 128, causal: bool = Fals
     return fn(dtype, d, **options)
 
 
-def form_options(kind: str, d: int, dq: str = "tma", stats: str = "tma", overlap: str | None = None) -> dict:
+def form_options(kind: str, d: int, dq: str = "tma", stats: str = "tma", overlap: str | None = None,
+                 order: str = "plain") -> dict:
     """The generator options of kernel `kind` in the backward of one form (dq, stats, overlap:
     see `backward`): the preprocess pads the row statistics for stats="tma", the dQ conversion
     reads a transposed buffer where the main kernel reduce-adds dQ^T."""
-    return {"backward": {"dq": dq, "stats": stats, **({"overlap": overlap} if overlap else {})},
+    return {"backward": {"dq": dq, "stats": stats, **({"overlap": overlap} if overlap else {}),
+                         **({"order": order} if order != "plain" else {})},
             "preprocess": {"stats": stats},
             "dq_convert": {"transposed": dq == "tma" and dq_is_transposed(d)}}.get(kind, {})
 
