@@ -22,6 +22,7 @@ from __future__ import annotations
 import argparse
 import datetime
 import math
+import re
 import sys
 import traceback
 from dataclasses import dataclass
@@ -48,6 +49,28 @@ CONFIGS = [
     Config("ws-hopper", auto=False, ctas_per_sm=2),
 ]
 DEFAULT = Config("ws-hopper")
+
+
+def short(cfg: Config) -> str:
+    """A config's column name in the table of every config's time."""
+    o = cfg.options
+    words = (["persistent"] if o.get("persistent") else []) + (["team"] if o.get("cooperative", 1) > 1 else []) \
+        + ([f"{o['ctas_per_sm']} CTAs/SM"] if o.get("ctas_per_sm", 1) > 1 else [])
+    return " + ".join(words) or ("fixed" if o.get("auto") is False else "default")
+
+
+def organisation(k) -> str:
+    """What ws-hopper built, from the kernel's `ws.organisation` (the model's choice for the default)."""
+    m = re.search(r"ws\.organisation = \{([^}]*)\}", k.ir)
+    if not m:
+        return "-"
+    o = dict(re.findall(r'"?([\w-]+)"? = (\w+)', m.group(1)))
+    words = ["persistent" if o.get("persistent") == "true" else "one tile per CTA"]
+    if int(o.get("cooperative", "1")) > 1:
+        words.append("team" if o.get("pingpong") == "true" else "lockstep team")
+    if int(o.get("ctas-per-sm", "1")) > 1:
+        words.append(f"{o['ctas-per-sm']} CTAs/SM")
+    return " + ".join(words) + f", depth {o.get('depth', '?')}"
 
 
 def cdiv(a: int, b: int) -> int:
@@ -168,10 +191,12 @@ def measure(b: Bench, torch, rep: float) -> dict:
 
     s = b.setup(torch)
     timer = cuda_timer(rep=rep)
-    row = {"times": {}, "errors": {}}
+    row = {"times": {}, "errors": {}, "organisation": "-"}
     for cfg in [DEFAULT, *CONFIGS]:
         try:
             k = _compiled(b.path, cfg.spec)
+            if cfg is DEFAULT:
+                row["organisation"] = organisation(k)
             fn = s["launch"](k)
             s["out"].fill_(float("nan"))
             fn()
@@ -200,6 +225,13 @@ def table_line(b: Bench, row: dict) -> str:
             f"{_fmt(row['torch'] / default)} | {_fmt(row['torch'] / best)} |")
 
 
+def times_line(b: Bench, row: dict) -> str:
+    """Every config's time on one bench (µs; '-' where it did not compile or run)."""
+    t = row["times"]
+    cells = [f"{t[c.name] * 1e3:.1f}" if c.name in t else "-" for c in [DEFAULT, *CONFIGS]]
+    return f"| {b.name} | {b.shape} | {row['organisation']} | " + " | ".join(cells) + " |"
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--only", default="", help="comma-separated substrings of kernel names")
@@ -224,8 +256,8 @@ def main() -> int:
             for cfg in [DEFAULT, *CONFIGS]:
                 try:
                     k = wsdialects.compile(b.path, pipeline=cfg.spec)
-                    org = "ws.organisation" in k.ir and cfg is DEFAULT
-                    print(f"    {cfg.name}: {len(k.ptx)} bytes of PTX" + (" (the model's organisation)" if org else ""))
+                    org = f" (the model's organisation: {organisation(k)})" if cfg is DEFAULT else ""
+                    print(f"    {cfg.name}: {len(k.ptx)} bytes of PTX{org}")
                 except Exception as e:  # noqa: BLE001  (the plan says which config does not build)
                     print(f"    {cfg.name}: does not compile: {str(e).splitlines()[0]}")
         return 0
@@ -240,6 +272,9 @@ def main() -> int:
             "| kernel | problem | default µs | best µs | default / best | best config | default x torch | best x torch |",
             "|---|---|---|---|---|---|---|---|"]
     lines = list(head)
+    every = ["", "Every config's time (µs; the default's organisation as ws-hopper built it):", "",
+             "| kernel | problem | default's organisation | default | " + " | ".join(short(c) for c in CONFIGS) + " |",
+             "|---|---|---|---|" + "---|" * len(CONFIGS)]
     for b in benches:
         try:
             row = measure(b, torch, a.rep)
@@ -247,8 +282,10 @@ def main() -> int:
             traceback.print_exc()
             continue
         lines.append(table_line(b, row))
+        every.append(times_line(b, row))
         print(lines[-1], flush=True)
-        out.write_text("\n".join(lines) + "\n")
+        print(every[-1], flush=True)
+        out.write_text("\n".join(lines + every) + "\n")
     return 0
 
 
