@@ -268,7 +268,8 @@ def test_scheduled_kernels_are_accepted(path, pipeline):
 
 def test_a_pass_defect_is_an_internal_error(monkeypatch, capsys):
     """S1 put back into ws-cooperative (every ring read in a region it split counted G
-    consumers): ws-opt exits 2 with a located internal error, and writes no kernel."""
+    consumers): ws-opt exits 2 with a located internal error, and writes no kernel. The first
+    ring it names is %x's, which all three consumer partitions read through one ring."""
     from test_cooperative_rings import put_back_s1
 
     from wsdialects.tools import ws_opt
@@ -282,7 +283,7 @@ def test_a_pass_defect_is_an_internal_error(monkeypatch, capsys):
     assert not out.out
     line = next(i for i, t in enumerate(kernel.read_text().splitlines(), 1) if "%u2 = tile.dot" in t)
     assert re.search(rf"two_dots_shared_load.mlir:{line}:7: error: internal compiler error: ws-verify-sync: ring "
-                     r"%\w+ has consumers = 2, but it is released by 1 partition:", out.err), out.err
+                     r"%\w+ has consumers = 2, but it is released by 3 partitions:", out.err), out.err
 
 
 def test_s2_put_back_is_an_internal_error_at_the_put_value(monkeypatch, capsys):
