@@ -11,6 +11,7 @@ tile-level verifiers and the interpreter compare tiles without their encodings.
     #layout.pair<parent = ...>                             a minor dim of 2 in two registers of a thread
     #layout.operand_a<parent = #layout.wgmma<...>>         wgmma's 8-bit register-A fragment (fp8 P in P·V)
     #layout.blocked<lanes = [8, 4], warps = [4, 2]>        4x4 blocks per thread (a copy with 32-bit accesses)
+    #layout.transpose_copy<warps = [1, 4]>                 words of ldmatrix.trans / stmatrix (an 8-bit transposing copy)
     #layout.shared<swizzle = 128, order = [1, 0]>         a tile in swizzled shared memory
 """
 
@@ -332,6 +333,50 @@ class BlockedLayout(Layout):
 
 
 @irdl_attr_definition
+class TransposeCopyLayout(Layout):
+    """An 8-bit 2-D tile read from shared memory that stores dim 0 contiguously, only to be
+    stored where dim 1 is contiguous (ws-producer-transpose's V^T: V as TMA wrote it, into
+    V^T's slot), held the way `ldmatrix.trans` (16-bit 8x8 matrices) and two byte permutes
+    leave it and `stmatrix` stores it: per unit of 32 x 16 elements a warp moves with one
+    ldmatrix.x4 and one stmatrix.x4, a lane holds four 32-bit words, each four elements
+    along dim 1. The warps [wr, wc] split the units; the element each register holds is
+    `wsdialects.lower.llvm.transpose_copy.element`.
+
+    Example:
+
+        tensor<128x128xf8E4M3FN, #layout.transpose_copy<warps = [1, 4]>>
+    """
+
+    name = "layout.transpose_copy"
+    warps: ArrayAttr[IntAttr] = param_def(ArrayAttr[IntAttr])
+
+    def __init__(self, warps: Sequence[int]):
+        super().__init__(ArrayAttr([IntAttr(x) for x in warps]))
+
+    def warp_dims(self) -> list[int]:
+        return [x.data for x in self.warps.data]
+
+    def rank(self) -> int | None:
+        return 2
+
+    @classmethod
+    def parse_parameters(cls, parser: AttrParser) -> Sequence[Attribute]:
+        parser.parse_punctuation("<")
+        _parse_key(parser, "warps")
+        warps = _parse_order(parser)
+        parser.parse_punctuation(">")
+        return (warps,)
+
+    def print_parameters(self, printer: Printer) -> None:
+        printer.print_string(f"<warps = {_order_str(self.warps)}>")
+
+    def verify(self) -> None:
+        w = self.warp_dims()
+        if len(w) != 2 or any(x < 1 or x & (x - 1) for x in w):
+            raise VerifyException(f"#layout.transpose_copy: warps must be two powers of two, got {w}")
+
+
+@irdl_attr_definition
 class SharedLayout(Layout):
     """A tile in shared memory, rows of `swizzle` bytes XOR-swizzled in 16-byte chunks the way
     TMA writes and wgmma reads them (128, 64 or 32; 0: not swizzled, e.g. a tile staged for
@@ -423,7 +468,7 @@ def plain(t: Attribute) -> Attribute:
 
 
 LayoutDialect = Dialect("layout", [], [WgmmaLayout, SliceLayout, PermuteLayout, PairLayout, OperandALayout,
-                                       BlockedLayout, SharedLayout])
+                                       BlockedLayout, TransposeCopyLayout, SharedLayout])
 
 
 # ---- facts the lowering uses: which registers of a thread hold which elements

@@ -2,8 +2,8 @@
 // e4m3 two at a time, P goes from the accumulator fragment to wgmma's 8-bit A fragment by
 // quad shuffles and byte permutes, P·V is a register-A wgmma k32 on e4m3 (no transpose
 // bits: fp8 reads both operands K-major), and V, N-contiguous as loaded, is copied
-// transposed (4 x 4 blocks per thread: 32-bit loads along V's rows, three prmt per word,
-// 32-bit stores along V^T's rows): with v-transpose=consumer, as here, into the consumers'
+// transposed (#layout.transpose_copy: ldmatrix.trans along V's rows, two prmt per pair of
+// registers with per-lane selectors, stmatrix along V^T's rows): with v-transpose=consumer, as here, into the consumers'
 // buffer between two named barriers; by default by the producer into a ring of its own
 // (ws-producer-transpose.mlir); V^T as input needs no copy.
 //
@@ -15,10 +15,9 @@
 // CHECK: cvt.rn.satfinite.e4m3x2.f32
 // CHECK: bar.sync 2, 256;
 // CHECK-NOT: ld.shared.u8
-// CHECK: ld.shared.b32
-// CHECK: prmt.b32
-// CHECK: prmt.b32 {{.*}}, 0x5410;
-// CHECK: st.shared.b32
+// CHECK: ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16
+// CHECK: prmt.b32 {{%r[0-9]+}}, {{%r[0-9]+}}, {{%r[0-9]+}}, {{%r[0-9]+}};
+// CHECK: stmatrix.sync.aligned.m8n8.x4.shared.b16
 // CHECK: bar.sync 2, 256;
 // CHECK: shfl.sync.idx.b32
 // CHECK: prmt.b32 {{.*}}, 0x5410;

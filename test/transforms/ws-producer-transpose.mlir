@@ -48,14 +48,15 @@
 // SPEC-NOT:      aref.get %aref_v[
 // SPEC:          aref.get %aref_vt[
 
-// In PTX, the producer warp group (setmaxnreg 56) loads V 4 bytes along a row, permutes bytes
-// and stores V^T, fences and arrives on V^T's FULL barrier; the consumers have no named barrier
+// In PTX, the producer warp group (setmaxnreg 56) loads V 16 bytes along a row per lane
+// (ldmatrix.trans), permutes bytes with per-lane selectors and stores V^T (stmatrix), fences
+// and arrives on V^T's FULL barrier; the consumers have no named barrier
 // before P·V (only the epilogue's), and the wgmma reads V^T K-major.
 // PTX:         setmaxnreg.dec.sync.aligned.u32 56;
 // PTX:         mbarrier.try_wait.parity
-// PTX:         ld.shared.b32
-// PTX:         prmt.b32
-// PTX:         st.shared.b32
+// PTX:         ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16
+// PTX:         prmt.b32 {{%r[0-9]+}}, {{%r[0-9]+}}, {{%r[0-9]+}}, {{%r[0-9]+}};
+// PTX:         stmatrix.sync.aligned.m8n8.x4.shared.b16
 // PTX:         fence.proxy.async.shared::cta;
 // PTX:         mbarrier.arrive.shared::cta.b64
 // PTX:         setmaxnreg.inc.sync.aligned.u32 224;
@@ -75,6 +76,7 @@
 // LOW-NEXT:      nvgpu.setmaxnreg dec 56
 // LOW-NOT:       nvgpu.wg.lead_warp
 // LOW:           nvgpu.mbarrier.try_wait.parity %aref_v_full
+// LOW:           %v_in_t_r = nvgpu.smem.load %v_in_t : {{.*}} -> tensor<128x128xf8E4M3FN, #layout.transpose_copy<warps = [1, 4]>>
 // LOW:           nvgpu.smem.store %v_in_t_r, %aref_vt_buf0
 // LOW-NEXT:      nvgpu.fence.proxy_async
 // LOW-NEXT:      nvgpu.mbarrier.arrive %aref_vt_full[%{{.*}}] per_thread

@@ -26,12 +26,12 @@
 // CHECK-NEXT:    %v_s = nvgpu.smem.view %[[BUF]][%[[Z]]] : memref<1x128x128xf8E4M3FN, 3 : i64>
 // CHECK-NEXT:    %v_a = tile.trans %v_s [1, 0] : tensor<128x128xf8E4M3FN> -> tensor<128x128xf8E4M3FN>
 // CHECK-NEXT:    %acc2 = mma.async_dot %p8, %v_a, %acc
-// The slot tile is read into registers in 4 x 4 blocks per thread (#layout.blocked: 32-bit
-// loads along V's rows, 32-bit stores along V^T's) only to be stored; P is converted right
+// The slot tile is read into registers as ldmatrix.trans leaves it (#layout.transpose_copy:
+// 16-byte rows of V in, 16-byte rows of V^T out by stmatrix) only to be stored; P is converted right
 // before its wgmma group.
 // LAY-LABEL:   func.func @fp8_pv
 // LAY:         %v_t = tile.trans %v [1, 0] : tensor<128x128xf8E4M3FN, #layout.shared<swizzle = 128, order = [1, 0]>> -> tensor<128x128xf8E4M3FN, #layout.shared<swizzle = 128, order = [0, 1]>>
-// LAY-NEXT:    %v_t_r = nvgpu.smem.load %v_t : {{.*}} -> tensor<128x128xf8E4M3FN, #layout.blocked<lanes = [8, 4], warps = [4, 2]>>
+// LAY-NEXT:    %v_t_r = nvgpu.smem.load %v_t : {{.*}} -> tensor<128x128xf8E4M3FN, #layout.transpose_copy<warps = [1, 8]>>
 // LAY:         nvgpu.smem.store %v_t_r, %v_stage
 // LAY:         %v_a = tile.trans %v_s [1, 0] : tensor<128x128xf8E4M3FN, #layout.shared<swizzle = 128, order = [1, 0]>> -> tensor<128x128xf8E4M3FN, #layout.shared<swizzle = 128, order = [0, 1]>>
 // LAY-NEXT:    %p8_frag = nvgpu.convert_layout %p8 : tensor<128x128xf8E4M3FN, #layout.wgmma<warp_groups = 2>> -> tensor<128x128xf8E4M3FN, #layout.operand_a<parent = #layout.wgmma<warp_groups = 2>>>

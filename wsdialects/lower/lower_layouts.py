@@ -32,9 +32,11 @@ is converted from the accumulator fragment into wgmma's 8-bit A fragment by an
 
 A tile in shared memory that is read
 element by element (not by wgmma) is loaded into registers first (`nvgpu.smem.load`); an
-8-bit one read only to be stored into shared memory again (ws-stage-operands' transposed
-copy of an fp8 V) is loaded in 4 x 4 blocks per thread, `#layout.blocked`, so that the copy
-reads and writes 32 bits at a time on both sides. A tile that would need two register layouts (a layout conversion)
+8-bit one read only to be stored into shared memory again (the transposed copy of an fp8 V,
+by the producer or by ws-stage-operands' consumers) is loaded as `ldmatrix.trans` leaves it,
+`#layout.transpose_copy` (16-byte rows on both sides, no bank conflicts), or where the tile
+does not fit its 32 x 16 units in 4 x 4 blocks per thread, `#layout.blocked` (32 bits at a
+time on both sides). A tile that would need two register layouts (a layout conversion)
 or that does not fit its layout is rejected with a located error. The pass changes no value: the interpreter runs the result as before.
 """
 
@@ -63,6 +65,7 @@ from wsdialects.layout import (
     slot_swizzle,
     with_layout,
 )
+from wsdialects.lower.llvm.transpose_copy import transpose_copy_for
 from wsdialects.lower.llvm.types import nbytes
 from wsdialects.nvgpu import BranchOp, ConvertLayoutOp, SmemLoadOp
 
@@ -327,13 +330,21 @@ class BranchLayouts:
 
     def copy_layout(self, v: SSAValue, readers) -> Layout | None:
         """The register layout of an 8-bit shared-memory tile read only to be stored into
-        shared memory again (ws-stage-operands' transposed copy of an fp8 V): 4 x 4 blocks
-        per thread (#layout.blocked), so that both sides move 32 bits at a time whichever
-        dimension each stores contiguously; None: the layout its readers give it."""
+        shared memory again (a transposed copy of an fp8 V, by ws-producer-transpose's
+        producer or ws-stage-operands' consumers): where it is read along dim 0 (a tile.trans
+        of a slot) and stored along dim 1 (a slot, row-major) in units of 32 x 16,
+        #layout.transpose_copy (ldmatrix.trans / stmatrix, no bank conflicts); otherwise 4 x 4
+        blocks per thread (#layout.blocked), so that both sides move 32 bits at a time
+        whichever dimension each stores contiguously; None: the layout its readers give it."""
         shape = v.type.get_shape()
         if nbytes(v.type.element_type) != 1 or len(shape) != 2 or \
                 any(u.operation.name != "nvgpu.smem.store" or u.index != 0 for u in readers):
             return None
+        src = self.L.get(v)
+        if isinstance(src, SharedLayout) and src.perm() == [0, 1] and src.swizzle.data:
+            tc = transpose_copy_for(shape[0], shape[1], self.branch.num_warps)
+            if tc is not None:
+                return tc
         return blocked_for(shape[0], shape[1], self.branch.num_warps)
 
     def keeps_shared(self, user: Operation, index: int) -> bool:

@@ -33,10 +33,11 @@ tile still pending after the loop is transposed there:
     mma.async_dot %p8, %v, %acc ...;  aref.consumed %aref_vt[%j_prev]
 
 The lowering makes the transpose the producer warp group's loads of the slot and stores
-into the new ring's slot (ws-lower-layouts' blocked 4 x 4-byte blocks, byte permutes),
+into the new ring's slot (ws-lower-layouts' #layout.transpose_copy: ldmatrix.trans, byte
+permutes, stmatrix, free of bank conflicts on both 128-byte-swizzled tiles),
 fenced for the async proxy and published per thread on the new ring's FULL barrier. The
-producer's four warps all run (ws-lead-warp no longer applies), copying 4 x 4-byte blocks
-one after another. The producer's `regs` are raised to FlashAttention-3's most, 56 (a
+producer's four warps all run (ws-lead-warp no longer applies), each copying 32 x 16-byte
+units one after another. The producer's `regs` are raised to FlashAttention-3's most, 56 (a
 128x128 byte tile copied at 48 spills a little under some organisations), as far as the
 register file allows with the other partitions giving up at most 8 registers a thread
 (232 -> 224). `placement=auto` (the default) chooses the producer where that is at least

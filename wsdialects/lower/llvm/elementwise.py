@@ -183,6 +183,8 @@ class Elementwise:
         if isinstance(layout_of(t), BlockedLayout):
             # a tile only stored right after is copied block by block there (`store_blocked`)
             return None if _stored_next(o) else self.load_blocked(o)
+        if self.is_transpose_copy(t):  # likewise unit by unit (`store_transpose_copy`)
+            return None if _stored_next(o) else self.load_transpose_copy(o)
         if not self.in_fragment(t) or _stored_next(o):
             return
         regs = [self.ev(o.results[0], idx, s) for s, idx in self.slots(t, o)]

@@ -30,7 +30,7 @@ from wsdialects.nvgpu import (
     SmemViewOp,
     staging_alloc,
 )
-from wsdialects.layout import BlockedLayout, column_blocks, layout_of, slot_swizzle
+from wsdialects.layout import BlockedLayout, TransposeCopyLayout, column_blocks, layout_of, slot_swizzle
 from wsdialects.tile import DescArrayType, DescType, PtrType
 from wsdialects.lower.llvm.shared_tiles import SHARED_TILE_OPS
 from wsdialects.lower.store_staging import staging_pools
@@ -63,6 +63,7 @@ class KernelFrame:
         self.byte_src: dict[str, tuple[str, int]] = {}  # an i8 register -> (the 32-bit word, byte) it came from
         self.known_bits: dict[str, int] = {}  # runtime fragment bases -> the bits they may set
         self.blocked_bases: dict = {}  # #layout.blocked -> the thread's (row, column) base registers
+        self.tc_bases: dict = {}  # #layout.transpose_copy -> the thread's address parts and selectors
         self.stores_pending = False  # the branch has committed TMA stores it has not waited for
         self.stages_pending: set[int] = set()  # staging offsets those stores may still read
 
@@ -334,6 +335,10 @@ class KernelFrame:
             for lay in sorted({lay for o in br.walk() for v in o.results if isinstance(lay := layout_of(v.type),
                                                                                      BlockedLayout)}, key=str):
                 self.blocked_bases[lay] = self.blocked_base(lay, tip, lane)
+            self.tc_bases = {}
+            for lay in sorted({lay for o in br.walk() for v in o.results if isinstance(lay := layout_of(v.type),
+                                                                                     TransposeCopyLayout)}, key=str):
+                self.tc_bases[lay] = self.transpose_copy_bases(lay, tip, lane)
             self.layout = BranchCoords(br.num_warps // 4, row_rt, col_rt, tip, lane, br.num_warps * 32, 1 + idx,
                                        col4_rt)
             self.memo = [{}]

@@ -13,11 +13,12 @@ from wsdialects.lower.llvm.frame import KernelFrame
 from wsdialects.lower.llvm.memory import Memory
 from wsdialects.lower.llvm.nvgpu_ops import NvgpuOps
 from wsdialects.lower.llvm.shared_tiles import SharedTiles
+from wsdialects.lower.llvm.transpose_copy import TransposeCopy
 from wsdialects.lower.llvm.types import DATALAYOUT, TRIPLE, Lowered
 from wsdialects.lower.llvm.wgmma import Wgmma
 
 
-class Kernel(KernelFrame, Elementwise, Memory, SharedTiles, NvgpuOps, Wgmma, ControlFlow):
+class Kernel(KernelFrame, Elementwise, Memory, SharedTiles, TransposeCopy, NvgpuOps, Wgmma, ControlFlow):
     """The thread-level emitter of one kernel (`Kernel(func).lower()`)."""
 
 

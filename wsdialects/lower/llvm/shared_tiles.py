@@ -384,6 +384,8 @@ class SharedTiles:
             return self.store_row_slice(v, S, op)
         if isinstance(layout_of(v.type), BlockedLayout) and shift == (0, 0):
             return self.store_blocked(v, S, op)
+        if self.is_transpose_copy(v.type) and shift == (0, 0):
+            return self.store_transpose_copy(v, S, op)
         et = elem_of(v.type)
         bits = bits_of(et)
         slots = self.slots(v.type, op)
