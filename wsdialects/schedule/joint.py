@@ -257,8 +257,8 @@ class JointModel(ModuloModel):
             s = None if starts is None else starts[v]
             for r, lit in enumerate(self.rho[v]):
                 b.set_bounds(lit, *((0, 1) if s is None else (int(r == s % ii),) * 2))
-            hi = self._stage_bound(op.cycles, self.length)
-            b.set_bounds(self.k[v], *((0, hi) if s is None else (s // ii, s // ii)))
+            lo, hi = self._stages(*self._window(v), self.length)
+            b.set_bounds(self.k[v], *((lo, hi) if s is None else (s // ii, s // ii)))
 
     def _may_use(self, v: str, w: int) -> bool:
         op = self.graph.op(v)
@@ -299,9 +299,6 @@ def _solution(m: JointModel) -> tuple[dict[str, int], dict[str, int]]:
     return {op.name: m.start_value(op.name) for op in ops}, {op.name: m.warp_value(op.name) for op in ops}
 
 
-UNSETTLED = "unsettled"  # a feasibility query the solver's fast run does not settle
-
-
 def _hint(m: JointModel, hint: dict[str, int] | None, hint_warps: dict[str, int] | None) -> None:
     """Starts (those that complete within the model's length) and warps as search hints."""
     graph, ii, b, length = m.graph, m.ii, m.b, m.length
@@ -322,15 +319,13 @@ def joint_at_length(model: JointModel | None, graph: Graph, ii: int, length: int
     """The joint query at ``length`` through ``model`` (built for another length
     at this II) moved to it when the backend allows, else through a new model:
     (the model, the answer of :func:`solve_joint`).  ``known``: by length, what this
-    very query (same model, same hints) answered already, or :data:`UNSETTLED`."""
+    very query (same model, same hints) answered already."""
     if model is None or not model.b.retargetable:
         model = JointModel(graph, ii, length, make_backend(solver, deadline.at, deadline.work))
     else:
         model.retarget(length)
     if known is None or length not in known:
         return model, solve_joint(model, deadline, hint, hint_warps)
-    if known[length] is UNSETTLED:  # its fast run is known: the solver goes on from there
-        return model, solve_joint(model, deadline, hint, hint_warps, skip_fast=True)
     return model, known[length]
 
 
@@ -439,10 +434,9 @@ def _least_joint_length(g: Graph, ii: int, ms, l_max: int, solver: str, deadline
     (one model for every length: building it costs more than most solves).
 
     ``l_max_early`` (where no schedule at l_max is likely: the one without memory
-    overfills it): once Len(M) has none, the solver's fast run of the query at l_max
-    comes next; its "no" holds for every length (the queries below it are not asked;
-    their unsat entries are recorded as the scan would), and its other answers are
-    kept for when the scan gets there (the same model, the same hints)."""
+    overfills it): the query at l_max comes first, settled; its "no" holds for every length (the queries below it are not asked; their unsat entries
+    are recorded as the scan would), and after a "yes" the scan asks what it would have
+    asked, the answers known kept (the same model, the same hints: the same answers)."""
 
     def length_of(found) -> int:
         return max(ms.length, max(found[0][op.name] + op.cycles for op in g.ops))
@@ -452,22 +446,23 @@ def _least_joint_length(g: Graph, ii: int, ms, l_max: int, solver: str, deadline
     # moves what must move), then each solution's warps for the next probe.
     first = {op.name: 0 for op in g.ops if not op.variable_latency}
     known: dict[int, object] = {}
-    model, found = joint_at_length(model, g, ii, lo, solver, deadline, ms.starts, first)
+    if l_max_early and lo < l_max and model is not None and model.b.retargetable:
+        # The query at l_max first, settled: its "no" holds for every length, one proof
+        # instead of one per length the scan asks.  Otherwise the scan goes on as it would
+        # have (the same queries, the same answers: the one at l_max is known).
+        model.retarget(l_max)
+        _hint(model, ms.starts, first)
+        if not (model.feasible_bounds and model.b.solve(deadline.left())):
+            attempts += [{"II": ii, "L": n, "joint": "unsat"} for n in (lo, lo + 1) if n < l_max]
+            return model, None
+        known[l_max] = _solution(model)
+    model, found = joint_at_length(model, g, ii, lo, solver, deadline, ms.starts, first, known)
     attempts.append({"II": ii, "L": lo, "joint": "sat" if found else "unsat"})
     if found is not None:
         return model, found
     if lo == l_max:
         return model, None
     lo += 1
-    if l_max_early and model.b.retargetable:
-        model.retarget(l_max)
-        _hint(model, ms.starts, first)
-        settled = model.b.solve_fast(deadline.left()) if model.feasible_bounds else False
-        known[l_max] = UNSETTLED if settled is None else _solution(model) if settled else None
-        if known[l_max] is None:
-            if lo < l_max:
-                attempts.append({"II": ii, "L": lo, "joint": "unsat"})
-            return model, None
     if lo < l_max:
         # One cycle more is the answer more often than not (flash attention d256, causal
         # d64): when it is, no descent from l_max is needed.

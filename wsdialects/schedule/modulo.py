@@ -113,6 +113,13 @@ def critical_length(graph: Graph, ii: int, deadline: Deadline | None = None) -> 
     return max(dist[op.name] + op.cycles for op in graph.ops)
 
 
+def _longest_paths(graph: Graph, ii: int):
+    """warp_bound's (head, tail) at this II, or None (a positive cycle: no schedule)."""
+    from .warp_bound import _paths
+
+    return _paths(graph, ii)
+
+
 def horizon_stages(graph: Graph, ii: int) -> int:
     """An upper bound on the stage of any op in some valid schedule, if one exists
     at this II: the longest path in the stage-difference system has at most
@@ -150,22 +157,28 @@ class ModuloModel:
         # on it, as (handle, bounds(L)), so that retarget() can move the model to
         # another length without building it again.
         self._by_length: list[tuple[object, object]] = []
+        # Each start lies between its longest incoming path from cycle 0 and the length less
+        # its longest path to completion (tighter than completion alone; warp_bound's paths).
+        self._paths = _longest_paths(graph, ii)
         for op in graph.ops:
             v = op.name
             self.rho[v] = [b.bool(f"r_{v}_{r}") for r in range(ii)]
             b.exactly_one(self.rho[v])
+            head, tail = self._window(v)
             if length is None:
-                hi = min(kmax, max(0, (lmax - op.cycles) // ii))
+                lo = head // ii
+                hi = max(lo, min(kmax, max(0, (lmax - tail) // ii)))
             else:
-                hi = self._stage_bound(op.cycles, length)
-            self.k[v] = b.int(0, hi, f"k_{v}")
+                lo, hi = self._stages(head, tail, length)
+            self.k[v] = b.int(lo, hi, f"k_{v}")
             # Completion: s_v + cycles(v) <= L.
             if length is None:
-                b.add(self.start(v) + [(-1, self.length_var)], hi=-op.cycles)
+                b.add(self.start(v), lo=head)
+                b.add(self.start(v) + [(-1, self.length_var)], hi=-tail)
             else:
-                ct = b.add(self.start(v), hi=length - op.cycles)
-                self._by_length += [(self.k[v], lambda L, c=op.cycles: (0, self._stage_bound(c, L))),
-                                    (ct, lambda L, c=op.cycles: (None, L - c))]
+                ct = b.add(self.start(v), lo=head, hi=length - tail)
+                self._by_length += [(self.k[v], lambda L, h=head, c=tail: self._stages(h, c, L)),
+                                    (ct, lambda L, c=tail, h=head: (h, L - c))]
         # Dependence: s_dst + distance*II >= s_src + delay.
         for e in graph.edges:
             terms = self.start(e.dst) + [(-c, x) for c, x in self.start(e.src)]
@@ -191,6 +204,21 @@ class ModuloModel:
                         merged[key] = [amount, lit]
                 if merged and sum(a for a, _ in merged.values()) > cap:
                     b.add([(a, l) for a, l in merged.values()], hi=cap)
+
+    def _window(self, v: str) -> tuple[int, int]:
+        """(least start of v, least cycles from v's start to the end of the schedule)."""
+        if self._paths is None:
+            return 0, self.graph.op(v).cycles
+        head, tail = self._paths
+        return head[v], max(tail[v], self.graph.op(v).cycles)
+
+    def _stages(self, head: int, tail: int, length: int) -> tuple[int, int]:
+        """The stage domain of an op that starts at ``head`` or later and needs ``tail``
+        cycles to the end (an empty window: the model marked infeasible, a one-stage domain)."""
+        lo = head // self.ii
+        if head + tail > length:
+            self.feasible_bounds = False
+        return lo, max(lo, self._stage_bound(tail, length))
 
     def _stage_bound(self, cycles: int, length: int) -> int:
         """The largest stage of an op of ``cycles`` that completes by ``length``
@@ -275,6 +303,7 @@ def _shortest_within(graph: Graph, ii: int, solver: str, deadline: Deadline,
     """The least-length modulo schedule of length at most ``max_length`` (None:
     any), or None when there is none."""
     b = make_backend(solver, deadline.at, deadline.work)
+    b.lp_free_first = True
     m = ModuloModel(graph, ii, b, max_length=max_length)
     b.minimize([(1, m.length_var)])
     if not b.solve(deadline.left()):

@@ -64,6 +64,9 @@ class Backend:
     deadline: float | None = None
     work_limit: float | None = None  # deterministic work per solve (CP-SAT), None: none
     _built = 0
+    # An optimization first runs without the LP relaxation, briefly (CP-SAT): see
+    # CpSatBackend.solve.
+    lp_free_first = False
     # Feasibility queries of this model use CP-SAT's LP relaxation (a modulo
     # schedule within a length: the dependence chains and the modular capacities
     # are linear; without it such a query can run for seconds, with it 0.02 s).
@@ -244,7 +247,7 @@ class CpSatBackend(Backend):
         else:
             domain = self._variables[handle].domain
         domain.clear()
-        domain.extend([lo, hi])
+        domain.extend([lo, hi] if lo <= hi else [])  # empty: as add() writes it
 
     def _run(self, time_limit, work, fast: bool, linear: bool | None = None):
         cp = self._cp
@@ -254,10 +257,13 @@ class CpSatBackend(Backend):
         if work is not None:
             params.max_deterministic_time = float(work)
         params.num_workers = self.workers
-        # The models are small and already tight (one-hot residues, clauses):
-        # CP-SAT's presolve costs more than it saves on every one of them
-        # (attention 2.9 s -> 1.9 s, causal attention 4.6 s -> 2.9 s in total).
-        params.cp_model_presolve = False
+        # The models are small and already tight (one-hot residues, clauses): CP-SAT's
+        # presolve costs more than it saves on the queries the fast run settles and on the
+        # optimizations (attention 2.9 s -> 1.9 s, causal attention 4.6 s -> 2.9 s in total
+        # without it; and an optimum among ties would change with it).  A feasibility query
+        # the fast run did not settle presolves: the register-bound proofs of the attention
+        # backward take a third of the time with it.
+        params.cp_model_presolve = not fast and not self.model.HasObjective()
         if fast:
             # Nor does in-processing (clause vivification, probing during the
             # search): flash attention d256's joint query at II 64 takes 0.3 s
@@ -286,6 +292,18 @@ class CpSatBackend(Backend):
     def solve(self, time_limit, skip_fast=False):
         cp = self._cp
         objective = self.model.HasObjective()
+        if objective and self.lp_free_first:
+            # A first run without the LP relaxation and in-processing, within FAST_WORK: where
+            # the search alone proves the optimum (the least-length modulo schedules of a
+            # loop whose tensor core is full, where the LP bound is weak), it stands.
+            t0 = time.monotonic()
+            limit = FAST_WORK if self.work_limit is None else min(FAST_WORK, self.work_limit)
+            status = self._run(time_limit, limit, fast=True, linear=False)
+            if status in (cp.OPTIMAL, cp.INFEASIBLE):
+                return status == cp.OPTIMAL
+            time_limit -= time.monotonic() - t0
+            if time_limit <= 0:
+                raise SolverTimeout("CP-SAT ran out of time")
         if not objective and not skip_fast:
             # Only a query the fast run does not settle in its share runs again with
             # CP-SAT's standard search, which proves hard cases faster.
