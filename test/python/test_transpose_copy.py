@@ -192,3 +192,18 @@ def test_producer_ptx_and_ptxas(name, tmp_path):
     assert r.returncode == 0, r.stderr
     assert "C7508" not in r.stderr and "0 bytes spill stores" in r.stderr, r.stderr
     assert "setmaxnreg.dec.sync.aligned.u32 56;" in ptx
+
+
+def test_layout_that_does_not_fit_is_a_located_error(tmp_path):
+    """Hand-written IR whose #layout.transpose_copy names more warps than the branch has: a
+    located error and exit 1 from ws-opt, no traceback, no LLVM IR."""
+    lowered = subprocess.run(["ws-opt", str(KERNELS / "flash_attention_fp8.mlir"), "-p",
+                              "ws-hopper{v-transpose=producer}"], capture_output=True, text=True, check=True).stdout
+    bad = lowered.replace("#layout.transpose_copy<warps = [1, 4]>", "#layout.transpose_copy<warps = [1, 8]>")
+    assert bad != lowered
+    f = tmp_path / "bad.mlir"
+    f.write_text(bad)
+    r = subprocess.run(["ws-opt", str(f), "-t", "llvm"], capture_output=True, text=True)
+    assert r.returncode == 1 and not r.stdout
+    assert f"{f}:" in r.stderr and "error: nvgpu.smem.load: #layout.transpose_copy<warps = [1, 8]> does not fit a " \
+        "128x128 tile in a branch of 4 warps" in r.stderr and "Traceback" not in r.stderr, r.stderr

@@ -70,7 +70,8 @@ class KernelFrame:
     # ---- text helpers
     def tmp(self, hint: str = "v") -> str:
         self.n += 1
-        return f"%{hint}{self.n}"
+        sep = "." if hint[-1:].isdigit() else ""  # "col4" 90 and "col" 490 would both be %col490
+        return f"%{hint}{sep}{self.n}"
 
     def emit(self, s: str) -> None:
         self.lines.append("  " + s)

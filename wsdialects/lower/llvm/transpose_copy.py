@@ -150,8 +150,13 @@ class TransposeCopy:
             side = "stores dim 0 contiguously (a tile.trans of a slot)" if trans else "stores dim 1 contiguously (a slot)"
             self.fail(o, f"{what} of a #layout.transpose_copy tile: the shared-memory tile must be 8-bit and "
                          f"2-D and {side}")
-        if layout_of(v.type) not in self.tc_bases:
+        lay = layout_of(v.type)
+        if self.layout is None or lay not in self.tc_bases:
             self.fail(o, f"{what}: #layout.transpose_copy outside the warp-group branch it was given for")
+        (wr, wc), (rows, cols) = lay.warp_dims(), shape_of(v.type)
+        if rows % (UNIT_ROWS * wr) or cols % (UNIT_COLS * wc) or 32 * wr * wc != self.layout.threads:
+            self.fail(o, f"{what}: {lay} does not fit a {rows}x{cols} tile in a branch of "
+                         f"{self.layout.threads // 32} warps (units of {UNIT_ROWS}x{UNIT_COLS}, warps {wr}x{wc})")
 
     def load_transpose_copy(self, o: Operation, only: int | None = None) -> list[list[str]]:
         """`nvgpu.smem.load` into #layout.transpose_copy: per unit one ldmatrix.x4.trans and
