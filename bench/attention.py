@@ -19,7 +19,9 @@ against float32 SDPA of the dequantized inputs (WRONG above 6e-2: P is e4m3).
     test/Inputs/kernels, under PIPE: 'bn176:ws-hopper' is the 176-key bf16 d128 kernel,
     n/a in rows without such a kernel; 'PIPE,ws-exp2-split{fma-fraction=F degree=D}' computes
     a share F of the softmax's exponentials by polynomial on the FMA pipe, fma-fraction left
-    out: the machine model's share)
+    out: the machine model's share; 'ws-hopper{... softmax-overlap=qk}' issues the next key
+    tile's QK^T before this tile's softmax and waits for P·V in the next iteration
+    (ws-pipeline-coarse; ptxas serializes it at d 128 for want of registers, not at d 64))
     (--kernel-dir times a folder of kernel variants under the bundled names instead, e.g.
     bench/kernels/bn160; the variant `as-is` lowers a file's IR as it stands: warp-specialized
     IR edited by a script such as bench/kernels/make_ring_depth_variants.sh)

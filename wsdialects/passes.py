@@ -34,6 +34,7 @@ PIPELINE: list[tuple[str, str]] = [
     ("ws-persistent", "wsdialects.transforms.persistent:PersistentPass"),
     # Last in ws-specialize: an fp8 V (N-contiguous B) transposed by the producer into a ring of its own.
     ("ws-producer-transpose", "wsdialects.transforms.producer_transpose:ProducerTransposePass"),
+    ("ws-producer-registers", "wsdialects.transforms.producer_registers:ProducerRegistersPass"),
     ("ws-specialize", "wsdialects.transforms.specialize:SpecializePass"),
     # Stage 8 (OVERVIEW.md order); in a pipeline it runs before ws-partition,
     # whose partitions (and ws-distribute's) then follow its warp assignment.

@@ -57,8 +57,9 @@ _PROPS = re.compile(r"(\d+) bytes stack frame, (\d+) bytes spill stores, (\d+) b
 _USED = re.compile(r"Used (\d+) registers")
 # "(C7519) warpgroup.arrive is injected in around line 499 by compiler to allow use of registers
 # in GMMA in function 'matmul'", "(C7511) Potential Performance Loss: wgmma.mma_async instructions
-# are serialized due to ... in the function 'matmul'": the wgmma pipeline is serialized
-_SERIAL = re.compile(r"\((C75\d\d)\)\s*(.*?)\s*(?:in (?:the )?function '?([\w$.]+)'?)?\s*$")
+# are serialized due to ... in the function 'matmul'", "(C7512) ... due to insufficient register
+# resources for the function 'f'" (printed before the function's other lines): the wgmma pipeline is serialized
+_SERIAL = re.compile(r"\((C75\d\d)\)\s*(.*?)\s*(?:(?:in|for) (?:the )?function '?([\w$.]+)'?)?\s*$")
 _WGMMA = re.compile(r"wgmma|warpgroup|gmma", re.IGNORECASE)
 
 

@@ -454,7 +454,7 @@ def _describe(est: Estimate) -> str:
     limit = f"setmaxnreg {br.regs}" if br.regs is not None else "registers per thread at launch"
     msg = (f"ws-register-budget: {where} needs about {est.regs} registers per thread, above its budget of "
            f"{est.budget} ({limit}); ptxas will spill registers to local memory")
-    if est.largest is not None:
+    if est.largest is not None and isinstance(est.largest.type, TensorType):
         t = est.largest.type
         shape = "x".join(str(s) for s in t.get_shape())
         msg += f". The {shape}x{t.element_type} tile alone takes {est.largest_regs} registers per thread"

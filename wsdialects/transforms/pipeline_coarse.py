@@ -57,11 +57,18 @@ from xdsl.ir import Block, BlockArgument, Operation, OpResult, Region, SSAValue
 from xdsl.passes import ModulePass
 
 from wsdialects.aref import ConsumedOp, GetOp, PutOp
+from wsdialects.diagnostics import WsError
 from wsdialects.mma import AsyncDotOp, WaitOp
 from wsdialects.tile import DotOp
 from wsdialects.transforms.borrowed_tiles import borrowed, users_in
 from wsdialects.transforms.partition import SCHEDULE_ATTR, remark
 from wsdialects.transforms.pipeline_mma import PipelineMmaPass
+from wsdialects.transforms.qk_ahead import (
+    SOFTMAX_OVERLAPS,
+    defer_accumulator_wait,
+    qk_ahead_stages,
+    retire_all_at_carried_wait,
+)
 from wsdialects.transforms.schedule_check import check_schedule
 from wsdialects.transforms.stages import (
     ORDER_ATTR,
@@ -82,6 +89,7 @@ from wsdialects.transforms.trip_count import trip_count
 from wsdialects.warp_group import RegionOp
 
 PEELED_ATTR = "ws.peeled"
+QK_AHEAD_ATTR = "ws.qk_ahead"  # the loop issues the next tile's first dot before this tile's softmax
 _GLOBAL_MEMORY = {"tile.load", "tile.store", "tile.desc_load", "tile.desc_store", "tile.atomic_add"}
 
 
@@ -202,8 +210,9 @@ def _clone_into(block: Block, op: Operation, mapping: dict[SSAValue, SSAValue]) 
     return new
 
 
-def pipeline(loop: scf.ForOp, stage: dict[Operation, int], body: LoopBody, use_schedule: bool) -> None:
-    """Rewrite `loop` so stage-1 ops run one iteration behind stage 0 (see module doc)."""
+def pipeline(loop: scf.ForOp, stage: dict[Operation, int], body: LoopBody, use_schedule: bool) -> scf.ForOp:
+    """Rewrite `loop` so stage-1 ops run one iteration behind stage 0 (see module doc);
+    return the steady-state loop."""
     block = body.block
     iv, iter_args = block.args[0], list(block.args[1:])
     yields = list(block.last_op.operands)
@@ -299,6 +308,7 @@ def pipeline(loop: scf.ForOp, stage: dict[Operation, int], body: LoopBody, use_s
         old.replace_all_uses_with(new)
     loop.detach()
     loop.erase()
+    return steady
 
 
 @dataclass(frozen=True)
@@ -310,8 +320,15 @@ class PipelineCoarsePass(ModulePass):
     # False (in ws-specialize / ws-hopper): only where the kernel's schedule (ws.stage) is not
     # followed, said in the kernel author's terms; the heuristic stages are the compiler's own
     detail: bool = True
+    # Which wgmma a loop's softmax overlaps without a schedule: pv, the previous tile's P·V
+    # (U one iteration late); qk, the next tile's QK^T as well (T one iteration early, U
+    # waited for in the next iteration: see `qk_ahead`)
+    softmax_overlap: str = "pv"
 
     def apply(self, ctx, op: ModuleOp) -> None:
+        if self.softmax_overlap not in SOFTMAX_OVERLAPS:
+            raise WsError(f"{self.name}: softmax-overlap must be {' or '.join(SOFTMAX_OVERLAPS)}, "
+                          f"got '{self.softmax_overlap}'", "ws-opt")
         check_schedule(op)  # ws.* attributes are input: validated before they are honoured
         for region in [r for r in op.walk() if isinstance(r, RegionOp)]:
             loops = [o for part in region.partitions for o in part.body.walk()
@@ -359,6 +376,8 @@ class PipelineCoarsePass(ModulePass):
                 body = LoopBody(loop)
                 given = tawa_stages(body)
                 assert given is not None
+            if self.softmax_overlap == "qk":
+                given = qk_ahead_stages(body, given)
             stage = complete_stages(body, given)
             check_stages(body, stage)
         except NotPipelined as e:
@@ -367,7 +386,14 @@ class PipelineCoarsePass(ModulePass):
             return
         if 1 not in stage.values():
             return
-        pipeline(loop, stage, body, False)
+        steady = pipeline(loop, stage, body, False)
+        if self.softmax_overlap == "qk":
+            then = steady.parent_block()
+            steady = defer_accumulator_wait(then, steady)
+            steady.attributes[QK_AHEAD_ATTR] = IntegerAttr(1, 32)
+            retime_waits(steady.body.block)
+            retime_waits(then)
+            retire_all_at_carried_wait(steady)
 
 
 def _schedule_not_followed(e: NotPipelined) -> str:

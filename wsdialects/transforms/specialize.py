@@ -1,10 +1,13 @@
 """`ws-specialize{depth=D mma-depth=P cooperative=G pingpong=true|false team-stores=gather|split
-persistent=true|false programs=N tile-group=T ctas-per-sm=C v-transpose=auto|producer|consumer}`: the whole warp-specialization
-pipeline (stages 2-7, ws-partition to ws-persistent) under one name.
+persistent=true|false programs=N tile-group=T ctas-per-sm=C v-transpose=auto|producer|consumer
+softmax-overlap=pv|qk}`: the whole warp-specialization pipeline (stages 2-7, ws-partition to
+ws-persistent) under one name.
 
 It runs ws-host-descriptors and ws-tma-load first (descriptors the kernel makes from its
 arguments, and bounds-masked pointer-tile loads, become descriptors the launch builds), then
-ws-partition, ws-distribute{depth=D}, ws-pipeline-mma{depth=P}, ws-pipeline-coarse,
+ws-partition, ws-distribute{depth=D}, ws-pipeline-mma{depth=P}, ws-pipeline-coarse{softmax-overlap=S}
+(S = pv: a softmax overlaps the previous tile's P·V wgmma; qk: the next tile's QK^T as well,
+and ws-producer-registers then gives a TMA-only producer's spare registers to the consumers),
 then, when asked: ws-cooperative{groups=G stores=S} (G > 1; S = `team-stores`: a TMA store of
 the team's tile gathered into group 0's, or one per group), ws-occupancy{ctas-per-sm=C}
 (C > 1), ws-persistent{programs=N tile-group=T} (`persistent`) and ws-pingpong (`pingpong`,
@@ -73,6 +76,9 @@ class SpecializePass(ModulePass):
     team_stores: str = "gather"  # ws-cooperative's stores: gathered into group 0's, or one per group (split)
     # ws-producer-transpose's placement of an fp8 V's transpose: producer, consumer (ws-stage-operands), auto
     v_transpose: str = "auto"
+    # ws-pipeline-coarse's overlap of an attention-like loop's softmax: pv (U one iteration late)
+    # or qk (also the next tile's first dot issued before the softmax)
+    softmax_overlap: str = "pv"
 
     def passes(self) -> list[ModulePass]:
         from wsdialects.transforms.distribute import DistributePass
@@ -83,7 +89,7 @@ class SpecializePass(ModulePass):
 
         self.check_options()
         out: list[ModulePass] = [PartitionPass(), DistributePass(self.depth), PipelineMmaPass(self.mma_depth),
-                                 PipelineCoarsePass(detail=False)]
+                                 PipelineCoarsePass(detail=False, softmax_overlap=self.softmax_overlap)]
         if self.team_stores == "split" and self.cooperative < 2:
             raise WsError(f"{self.name}: team-stores=split splits the stores of a cooperative team; it needs "
                           f"cooperative >= 2, got {self.cooperative}", "ws-opt")
@@ -107,6 +113,10 @@ class SpecializePass(ModulePass):
             from wsdialects.transforms.pingpong import PingPongPass
 
             out.append(PingPongPass())
+        if self.softmax_overlap == "qk":  # two score tiles beside O: the consumers take the producer's spare registers
+            from wsdialects.transforms.producer_registers import ProducerRegistersPass
+
+            out.append(ProducerRegistersPass())
         from wsdialects.transforms.producer_transpose import ProducerTransposePass
 
         out.append(ProducerTransposePass(self.v_transpose))  # last: on the partitions as they are built
@@ -130,6 +140,8 @@ class SpecializePass(ModulePass):
         if self.v_transpose not in ("auto", "producer", "consumer"):
             raise WsError(f"{self.name}: v-transpose must be auto, producer or consumer, got '{self.v_transpose}'",
                           "ws-opt")
+        if self.softmax_overlap not in ("pv", "qk"):
+            raise WsError(f"{self.name}: softmax-overlap must be pv or qk, got '{self.softmax_overlap}'", "ws-opt")
         if self.team_stores not in ("gather", "split"):
             raise WsError(f"{self.name}: team-stores must be gather or split, got '{self.team_stores}'", "ws-opt")
         if self.mma_depth >= self.depth:

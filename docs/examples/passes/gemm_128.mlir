@@ -3,6 +3,7 @@
 // Grid: (cdiv(M, 128), cdiv(N, 64)).
 // docs: ws-cooperative{groups=2} after ws-partition,ws-distribute{depth=2}
 // docs: ws-pingpong after ws-partition,ws-distribute{depth=2},ws-pipeline-mma{depth=1},ws-cooperative{groups=2}
+// docs: ws-producer-registers after ws-partition,ws-distribute{depth=2},ws-cooperative{groups=2}
 func.func @gemm(%a_desc: !tile.desc<tensor<128x64xf16>>, %b_desc: !tile.desc<tensor<64x64xf16>>,
                 %c_desc: !tile.desc<tensor<128x64xf32>>, %K: i32)
     attributes {tile.kernel, tile.num_warps = 8 : i32} {
