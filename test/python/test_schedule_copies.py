@@ -94,7 +94,13 @@ def test_a_slot_alive_across_iterations_gets_its_own_slots(pipeline, depth, rng)
     before = scheduled(**SHARED_LOAD)
     after = compile_(before, pipeline)
     assert ring_depth(after, "x", "consumer_w2") == depth  # %x for %u2: put in stage 0, released in stage 1
-    assert ring_depth(after, "x", "consumer_w0") == depth - 1  # %x for %g2 lives within its step
+    # %x for %g2 (it lives within its step) comes through the same ring: one TMA copy for both readers,
+    # `depth` slots rather than depth + (depth - 1) in a ring of each
+    assert ring_depth(after, "x", "consumer_w0") == depth
+    (ring,) = {o for o in after.walk() if o.name == "aref.create" and o.results[0].name_hint == "aref_x"}
+    assert ring.num_consumers == len({p for p in after.walk() if p.name == "warp_group.partition"
+                                      and any(g.name == "aref.consumed" and g.operands[0] is ring.results[0]
+                                              for g in p.walk())})
     assert pipelined(after) == ["producer"]
     assert_same_results(before, after, rng)
 
