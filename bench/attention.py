@@ -21,7 +21,8 @@ against float32 SDPA of the dequantized inputs (WRONG above 6e-2: P is e4m3).
     a share F of the softmax's exponentials by polynomial on the FMA pipe, fma-fraction left
     out: the machine model's share; 'ws-hopper{... softmax-overlap=qk}' issues the next key
     tile's QK^T before this tile's softmax and waits for P·V in the next iteration
-    (ws-pipeline-coarse; ptxas serializes it at d 128 for want of registers, not at d 64))
+    (ws-pipeline-coarse; at d 128 ptxas serializes it for want of registers with 128-key
+    tiles, not with the bn96 / bn112 kernels of test/Inputs/kernels, nor at d 64))
     (--kernel-dir times a folder of kernel variants under the bundled names instead, e.g.
     bench/kernels/bn160; the variant `as-is` lowers a file's IR as it stands: warp-specialized
     IR edited by a script such as bench/kernels/make_ring_depth_variants.sh)

@@ -9,10 +9,12 @@ wgmma pipeline, and at d 128 serializes them for want of registers (C7512, repor
 import shutil
 from pathlib import Path
 
+import ml_dtypes
+import numpy as np
 import pytest
 
 import wsdialects
-from cases import CASES, assert_same, attention_args, run
+from cases import CASES, INPUTS, assert_same, attention_args, run
 from kernel_cache import compile_kernel, compile_ptx, parse_kernel, run_ptxas
 from test_distribute import _printed, transform
 from wsdialects.lower.ptxas import parse_report
@@ -126,3 +128,42 @@ def test_ptxas_d128_serializes():
     assert any(s.startswith("(C7512)") for s in info.serialized), out
     plain = compile_ptx(BF16, f"ws-hopper{{{PP}}}")
     assert next(iter(parse_report(run_ptxas(plain, shutil.which("ptxas"))[1]).values())).serialized == []
+
+
+def _bf16_attention(module, q, k, v, L, seed):
+    o = np.full(q.shape, np.nan, q.dtype)
+    wsdialects.interpret(module, "flash_attention_bf16", grid=(-(-L // 128), q.shape[0]),
+                         args=[q, k, v, o, L, float(1 / np.sqrt(q.shape[-1]))], seed=seed)
+    return o
+
+
+@pytest.mark.parametrize("bn", [96, 112])
+def test_smaller_key_tiles_before_and_after(bn, rng):
+    """The bf16 d 128 kernels with 96- and 112-key tiles (where the form fits the registers):
+    as written, and lowered by ws-hopper as a ping-pong team with the form, bit for bit the
+    same output, at a length whose last key tile is partly past L (masked)."""
+    L, BH, D = 200, 2, 128
+    q, k, v = (rng.standard_normal((BH, L, D)).astype(ml_dtypes.bfloat16) for _ in range(3))
+    path = INPUTS / f"flash_attention_bf16_bn{bn}.mlir"
+    before = parse_kernel(path, shared=True)
+    after = compile_kernel(path, f"ws-hopper{{{PP} {QK}}}", shared=True)
+    assert _qk_loops(after) == 2 and any(o.name == "nvgpu.wgmma.mma_async" for o in after.walk())
+    want = _bf16_attention(before, q, k, v, L, None)
+    assert not np.isnan(want.astype(np.float32)).any()
+    for seed in (None, 6):
+        got = _bf16_attention(after, q, k, v, L, seed)
+        assert np.array_equal(got.view(np.uint16), want.view(np.uint16))
+    staged = compile_kernel(path, f"ws-specialize{{depth=2 mma-depth=1 cooperative=2 pingpong=true {QK}}}", shared=True)
+    assert _qk_loops(staged) == 2  # each group's copy of the loop
+    assert np.array_equal(_bf16_attention(staged, q, k, v, L, 7).view(np.uint16), want.view(np.uint16))
+
+
+@pytest.mark.skipif(shutil.which("ptxas") is None, reason="ptxas not installed")
+@pytest.mark.parametrize("bn", [96, 112])
+def test_ptxas_smaller_key_tiles_d128(bn):
+    """At d 128 the form fits with 96- or 112-key tiles: no spill, no serialized wgmma."""
+    ptx = compile_ptx(INPUTS / f"flash_attention_bf16_bn{bn}.mlir", f"ws-hopper{{{PP} {QK}}}")
+    rc, out = run_ptxas(ptx, shutil.which("ptxas"))
+    assert rc == 0, out
+    info = next(iter(parse_report(out).values()))
+    assert (info.spill_stores, info.spill_loads, info.serialized) == (0, 0, []), out
