@@ -9,7 +9,8 @@
 // RUN: ws-opt %s -p ws-hopper 2>&1 | filecheck %s --check-prefix=HOPPER
 // RUN: ws-opt %shared/kernels/attention.mlir -p 'ws-specialize{depth=2 mma-depth=1}' | ws-opt --print-op-generic | ws-opt | filecheck %s --check-prefix=ATTN
 // The partitions' copies of a scheduled loop: a ring whose slot is alive from the put (stage 0) to
-// the release (stage 1, two dots in flight) gets 4 slots instead of 3; stages a copy cannot follow
+// the release (stage 1, two dots in flight) gets 4 slots instead of 3 (X's one ring, read by both
+// consumers, is held to stage 1 by consumer_w2); stages a copy cannot follow
 // leave every copy unpipelined (issue 12; fuzz run 2026-11-25).
 // RUN: ws-opt %S/Inputs/coarse-stage-gap.mlir -p 'ws-partition,ws-distribute,ws-pipeline-mma,ws-pipeline-coarse' | filecheck %s --check-prefix=GAP
 // RUN: ws-opt %S/Inputs/coarse-stages-disagree.mlir -p 'ws-partition,ws-distribute{depth=2},ws-pipeline-mma{depth=1},ws-pipeline-coarse' 2>&1 | filecheck %s --check-prefix=DISAGREE
@@ -135,14 +136,13 @@ func.func @shared_tile(%x_desc: !tile.desc<tensor<64x64xf16>>, %w_desc: !tile.de
 
 // GAP:      %aref_w1 = aref.create : !aref.ring<tensor<128x64xf16>, depth = 3>
 // GAP-NEXT: %aref_w2 = aref.create : !aref.ring<tensor<128x64xf16>, depth = 3>
-// GAP-NEXT: %aref_x = aref.create : !aref.ring<tensor<128x64xf16>, depth = 3>
-// GAP-NEXT: %aref_x_1 = aref.create : !aref.ring<tensor<128x64xf16>, depth = 4>
+// GAP-NEXT: %aref_x = aref.create consumers = 2 : !aref.ring<tensor<128x64xf16>, depth = 4>
 // GAP:      warp_group.partition 0 producer
-// GAP:      aref.put %aref_x_1[%k]
+// GAP:      aref.put %aref_x[%k]
 // GAP:      aref.put %aref_w2[%k_prev]
 // GAP:      } {ws.peeled = 1 : i32}
 // GAP:      warp_group.partition 2 consumer_w2
-// GAP:      aref.get %aref_x_1[%[[K:.*]]]
+// GAP:      aref.get %aref_x[%[[K:.*]]]
 // GAP-NEXT: aref.get %aref_w2[%[[K]]]
 // GAP-NOT:  ws.peeled
 
