@@ -74,13 +74,20 @@ def compile_all(dims, dtypes, causals, pipeline: str) -> dict:
 
 # Our backward's variants: (form of attention_bwd.FORMS, main kernel's pipeline). "atomic" is
 # the first GPU run's (dQ by red.global.add, LSE / Delta by pointer loads); "tma-dq-first-exp2"
-# computes a quarter of P's exponentials by polynomial on the FMA pipe (ws-exp2-split).
+# computes a quarter of P's exponentials by polynomial on the FMA pipe (ws-exp2-split);
+# "tma-dq-first-lpt-240" gives the consumers 240 registers (ws-producer-registers).
 _ORG = "ws-hopper{{depth=2 mma-depth=1 cooperative=1 pingpong=false persistent={p} ctas-per-sm=1}}"
+# BACKWARD_PIPELINE's organisation spelled as its passes, with ws-producer-registers between them and
+# the lowering (-t ptx runs ws-hopper's lowering half on it): the TMA-only producer at 32 registers,
+# the consumers at 240 instead of 40 / 232 (the same PTX otherwise)
+_SPECIALIZE = ("ws-host-descriptors,ws-tma-load,"
+               "ws-specialize{depth=2 mma-depth=1 cooperative=1 pingpong=false persistent=false ctas-per-sm=1}")
 VARIANTS = {"atomic": ("atomic", _ORG.format(p="false")), "tma": ("tma", _ORG.format(p="false")),
             "tma-overlap": ("tma-overlap", _ORG.format(p="false")), "tma-pairs": ("tma-pairs", _ORG.format(p="false")),
             "tma-dq": ("tma-dq", _ORG.format(p="false")), "tma-dq-first": ("tma-dq-first", _ORG.format(p="false")),
             "tma-dq-first-exp2": ("tma-dq-first", _ORG.format(p="false") + ",ws-exp2-split{fma-fraction=0.25 degree=3}"),
             "tma-dq-first-lpt": ("tma-dq-first-lpt", _ORG.format(p="false")),
+            "tma-dq-first-lpt-240": ("tma-dq-first-lpt", _SPECIALIZE + ",ws-producer-registers"),
             "tma-persistent": ("tma", _ORG.format(p="true")),
             "tma-overlap-persistent": ("tma-overlap", _ORG.format(p="true")),
             "scheduled": ("tma", "ws-hopper"), "scheduled-one-tile-per-cta": ("tma", "ws-hopper{persistent=false}")}

@@ -32,7 +32,7 @@ if ls .whl/*.whl >/dev/null 2>&1; then
 fi
 export WSDIALECTS_PTX_CACHE=${WSDIALECTS_PTX_CACHE:-/tmp/ws-ptx-cache}  # later runs reuse the PTX
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv > "$OUT/device.txt" 2>&1
-VARIANTS=${VARIANTS:-"tma tma-overlap tma-pairs tma-dq-first tma-dq-first-lpt"}
+VARIANTS=${VARIANTS:-"tma tma-overlap tma-pairs tma-dq-first tma-dq-first-lpt tma-dq-first-lpt-240"}
 OTHER_VARIANTS=${OTHER_VARIANTS:-"tma tma-overlap tma-dq-first tma-dq-first-lpt"}
 NCU_VARIANTS=${NCU_VARIANTS:-"tma-dq-first tma-dq-first:causal tma-overlap"}
 passed=""
