@@ -34,7 +34,7 @@ export WSDIALECTS_PTX_CACHE=${WSDIALECTS_PTX_CACHE:-/tmp/ws-ptx-cache}  # later 
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv > "$OUT/device.txt" 2>&1
 VARIANTS=${VARIANTS:-"tma tma-overlap tma-pairs tma-dq-first tma-dq-first-lpt tma-dq-first-lpt-240"}
 OTHER_VARIANTS=${OTHER_VARIANTS:-"tma tma-overlap tma-dq-first tma-dq-first-lpt"}
-NCU_VARIANTS=${NCU_VARIANTS:-"tma-dq-first tma-dq-first:causal tma-overlap"}
+NCU_VARIANTS=${NCU_VARIANTS:-"tma-dq-first tma-dq-first-lpt-240:causal tma-overlap"}
 passed=""
 for v in $VARIANTS; do
   timeout 55 python3 bench/attention_bwd.py --check-one "$v" > "$OUT/check.tmp" 2>&1
