@@ -54,6 +54,34 @@ def _order_str(order: ArrayAttr) -> str:
     return "[" + ", ".join(str(x.data) for x in order.data) + "]"
 
 
+INTERLEAVE = 8  # FlashAttention-3's order of an fp8 P·V's keys (`interleaved`)
+
+
+def interleaved(i: int) -> int:
+    """The element at stored position `i` under `interleave = 8`: within each 16, position
+    4c + 2 i1 + i0 holds element 8 i1 + 2c + i0 (the pairs 2c, 2c + 1 and 8 + 2c, 9 + 2c that
+    lane c of a quad holds in the accumulator fragment side by side)."""
+    b, p = divmod(i, 16)
+    return 16 * b + 8 * ((p >> 1) & 1) + 2 * (p >> 2) + (p & 1)
+
+
+def _parse_interleave(parser: AttrParser) -> IntAttr:
+    """An optional `, interleave = 8` before the closing `>` (absent: 0)."""
+    if parser.parse_optional_punctuation(",") is None:
+        return IntAttr(0)
+    _parse_key(parser, "interleave")
+    return IntAttr(parser.parse_integer(allow_boolean=False, allow_negative=False))
+
+
+def _interleave_str(x: IntAttr) -> str:
+    return f", interleave = {x.data}" if x.data else ""
+
+
+def _check_interleave(x: IntAttr, what: str) -> None:
+    if x.data not in (0, INTERLEAVE):
+        raise VerifyException(f"{what}: interleave must be 0 or {INTERLEAVE}, got {x.data}")
+
+
 class Layout(ParametrizedAttribute):
     """A distribution of a tile's elements over the threads (or shared memory) of a CTA."""
 
@@ -251,6 +279,10 @@ class OperandALayout(Layout):
     fragment is the A fragment already; for 8-bit ones the columns differ (the accumulator
     holds 2 (l % 4) + 8 j + 0..1), so an fp8 P reaches P·V through a conversion
     (`nvgpu.convert_layout`: byte permutes and shuffles in the quad of lanes that share a row).
+    With `interleave = 8` the k positions hold the columns in `interleaved` order (position
+    4c + 2 i1 + i0 of each 16: column 8 i1 + 2c + i0), which are lane c's own accumulator
+    bytes: no shuffles, one permute per register; the B it multiplies must be stored in the
+    same order (#layout.shared<..., interleave = 8>), so the product is unchanged.
 
     Example:
 
@@ -259,23 +291,32 @@ class OperandALayout(Layout):
 
     name = "layout.operand_a"
     parent: Layout = param_def(Layout)
+    interleave: IntAttr = param_def(converter=IntAttr.get)
 
-    def __init__(self, parent: Layout):
-        super().__init__(parent)
+    def __init__(self, parent: Layout, interleave: int = 0):
+        super().__init__(parent, IntAttr(interleave))
 
     def rank(self) -> int | None:
         return 2
 
     @classmethod
     def parse_parameters(cls, parser: AttrParser) -> Sequence[Attribute]:
-        return (_parse_parent_only(parser),)
+        parser.parse_punctuation("<")
+        _parse_key(parser, "parent")
+        p = parser.parse_attribute()
+        il = _parse_interleave(parser)
+        parser.parse_punctuation(">")
+        return (p, il)
 
     def print_parameters(self, printer: Printer) -> None:
-        _print_parent_only(printer, self.parent)
+        printer.print_string("<parent = ")
+        printer.print_attribute(self.parent)
+        printer.print_string(f"{_interleave_str(self.interleave)}>")
 
     def verify(self) -> None:
         if not isinstance(self.parent, WgmmaLayout):
             raise VerifyException("#layout.operand_a: the parent must be a #layout.wgmma accumulator fragment")
+        _check_interleave(self.interleave, "#layout.operand_a")
 
 
 @irdl_attr_definition
@@ -340,7 +381,8 @@ class TransposeCopyLayout(Layout):
     leave it and `stmatrix` stores it: per unit of 32 x 16 elements a warp moves with one
     ldmatrix.x4 and one stmatrix.x4, a lane holds four 32-bit words, each four elements
     along dim 1. The warps [wr, wc] split the units; the element each register holds is
-    `wsdialects.lower.llvm.transpose_copy.element`.
+    `wsdialects.lower.llvm.transpose_copy.element`. `interleave = 8`: stored into a slot in
+    `interleaved` order along dim 1 (#layout.shared<..., interleave = 8>).
 
     Example:
 
@@ -349,9 +391,10 @@ class TransposeCopyLayout(Layout):
 
     name = "layout.transpose_copy"
     warps: ArrayAttr[IntAttr] = param_def(ArrayAttr[IntAttr])
+    interleave: IntAttr = param_def(converter=IntAttr.get)
 
-    def __init__(self, warps: Sequence[int]):
-        super().__init__(ArrayAttr([IntAttr(x) for x in warps]))
+    def __init__(self, warps: Sequence[int], interleave: int = 0):
+        super().__init__(ArrayAttr([IntAttr(x) for x in warps]), IntAttr(interleave))
 
     def warp_dims(self) -> list[int]:
         return [x.data for x in self.warps.data]
@@ -364,16 +407,18 @@ class TransposeCopyLayout(Layout):
         parser.parse_punctuation("<")
         _parse_key(parser, "warps")
         warps = _parse_order(parser)
+        il = _parse_interleave(parser)
         parser.parse_punctuation(">")
-        return (warps,)
+        return (warps, il)
 
     def print_parameters(self, printer: Printer) -> None:
-        printer.print_string(f"<warps = {_order_str(self.warps)}>")
+        printer.print_string(f"<warps = {_order_str(self.warps)}{_interleave_str(self.interleave)}>")
 
     def verify(self) -> None:
         w = self.warp_dims()
         if len(w) != 2 or any(x < 1 or x & (x - 1) for x in w):
             raise VerifyException(f"#layout.transpose_copy: warps must be two powers of two, got {w}")
+        _check_interleave(self.interleave, "#layout.transpose_copy")
 
 
 @irdl_attr_definition
@@ -382,7 +427,10 @@ class SharedLayout(Layout):
     TMA writes and wgmma reads them (128, 64 or 32; 0: not swizzled, e.g. a tile staged for
     a TMA store); `order` lists the dimensions from the contiguous one outwards ([1, 0]:
     row-major). Rows longer than the swizzle are split into column blocks of `swizzle`
-    bytes, stored one after the other.
+    bytes, stored one after the other. `interleave = 8`: along the contiguous dim each 16
+    elements are stored in `interleaved` order (FlashAttention-3's fp8 V^T, keys reordered
+    so that P's accumulator bytes are its A operand as they lie); only wgmma reads such a
+    tile, as the B of a dot whose A (#layout.operand_a<..., interleave = 8>) has that order.
 
     Example:
 
@@ -392,9 +440,10 @@ class SharedLayout(Layout):
     name = "layout.shared"
     swizzle: IntAttr = param_def(converter=IntAttr.get)
     order: ArrayAttr[IntAttr] = param_def(ArrayAttr[IntAttr])
+    interleave: IntAttr = param_def(converter=IntAttr.get)
 
-    def __init__(self, swizzle: int, order: Sequence[int] = (1, 0)):
-        super().__init__(IntAttr(swizzle), ArrayAttr([IntAttr(x) for x in order]))
+    def __init__(self, swizzle: int, order: Sequence[int] = (1, 0), interleave: int = 0):
+        super().__init__(IntAttr(swizzle), ArrayAttr([IntAttr(x) for x in order]), IntAttr(interleave))
 
     def perm(self) -> list[int]:
         return [x.data for x in self.order.data]
@@ -414,16 +463,19 @@ class SharedLayout(Layout):
         parser.parse_punctuation(",")
         _parse_key(parser, "order")
         order = _parse_order(parser)
+        il = _parse_interleave(parser)
         parser.parse_punctuation(">")
-        return (IntAttr(s), order)
+        return (IntAttr(s), order, il)
 
     def print_parameters(self, printer: Printer) -> None:
-        printer.print_string(f"<swizzle = {self.swizzle.data}, order = {_order_str(self.order)}>")
+        printer.print_string(f"<swizzle = {self.swizzle.data}, order = {_order_str(self.order)}"
+                             f"{_interleave_str(self.interleave)}>")
 
     def verify(self) -> None:
         if self.swizzle.data not in SWIZZLES:
             raise VerifyException(f"#layout.shared: swizzle must be 0, 32, 64 or 128 bytes, got {self.swizzle.data}")
         _check_order(self.order, "#layout.shared")
+        _check_interleave(self.interleave, "#layout.shared")
 
 
 def slot_swizzle(row_bytes: int) -> int | None:
@@ -500,17 +552,20 @@ def acc_fragment_offsets(rows: int, cols: int, warp_groups: int) -> list[tuple[i
     return out
 
 
-def operand_a8_offsets(rows: int, cols: int, warp_groups: int) -> list[tuple[int, int]]:
+def operand_a8_offsets(rows: int, cols: int, warp_groups: int, interleave: int = 0) -> list[tuple[int, int]]:
     """Byte s of a rows x cols 8-bit tile in #layout.operand_a: per row block of 64 x
     warp_groups rows and k-block kb of 32 columns, the m64nNk32 A fragment's 16 bytes,
     register j = (s / 4) % 4 at row offset 8 (j % 2) and column offset 32 kb + 16 (j / 2)
     + s % 4 (PTX ISA, wgmma .m64nNk32 A fragment for .e4m3 / .e5m2), counted from the row
-    base of the accumulator and the column base 4 (l % 4), twice the accumulator's."""
+    base of the accumulator and the column base 4 (l % 4), twice the accumulator's.
+    Interleaved, the column at that k position (`interleaved`): 32 kb + 16 (j / 2) +
+    8 ((s / 2) % 2) + s % 2 from the accumulator's column base 2 (l % 4)."""
     out = []
     for rep in range(rows // (64 * warp_groups)):
         for s in range(cols // 2):
             j = (s >> 2) & 3
-            out.append((rep * warp_groups * 64 + 8 * (j & 1), 32 * (s >> 4) + 16 * (j >> 1) + (s & 3)))
+            col = 8 * ((s >> 1) & 1) + (s & 1) if interleave else s & 3
+            out.append((rep * warp_groups * 64 + 8 * (j & 1), 32 * (s >> 4) + 16 * (j >> 1) + col))
     return out
 
 
@@ -560,83 +615,6 @@ def col_slice_offsets(cols: int) -> list[int]:
     return [8 * j + b for j in range(cols // 8) for b in (0, 1)]
 
 
-# ---- facts the lowering uses: where an element of a shared-memory tile lives
-#
-# A tile in shared memory is stored as TMA writes it and wgmma reads it: rows of R = 32,
-# 64 or 128 bytes XOR-swizzled in 16-byte chunks (CUTLASS's Swizzle<log2(R/16), 4, 3>);
-# rows wider than the swizzle are column blocks (`column_blocks`). The emitter writes
-# `smem_offset` as i32 arithmetic (`SharedTiles.smem_elem_addr`), operation for operation.
-
-SWIZZLE_LINE_SHIFT = 7  # offset >> 7: the 128-byte line of a byte offset picks the XOR pattern
-SWIZZLE_CHUNK_SHIFT = 4  # the pattern XORs 16-byte chunk indices
-
-
-def swizzle_bytes(row_bytes: int) -> int | None:
-    """The swizzle of a tile that is a single TMA box (a staging buffer of a register
-    `tile.desc_load`): rows of 32, 64 or 128 bytes are swizzled by their own width, other
-    rows are not swizzled (None). Slot tiles use `slot_swizzle`, which also splits rows of
-    a multiple of 128 bytes into column blocks."""
-    return row_bytes if row_bytes in (32, 64, 128) else None
-
-
-def swizzle_mask(swizzle: int) -> int:
-    """The bits of the 128-byte line index that are XORed into the chunk index: R/16 - 1
-    (7, 3, 1 for 128-, 64-, 32-byte swizzles); the pattern repeats every 8 rows."""
-    return swizzle // 16 - 1
-
-
-def swizzled(offset: int, swizzle: int) -> int:
-    """Where byte `offset` of an unswizzled row-major tile with rows of `swizzle` bytes is
-    stored: 16-byte chunk c of its row moves to chunk c ^ ((offset >> 7) & (R/16 - 1)),
-    the byte inside the chunk stays. 0: not swizzled, the offset itself."""
-    if not swizzle:
-        return offset
-    m = (offset >> SWIZZLE_LINE_SHIFT) & swizzle_mask(swizzle)
-    return offset ^ (m << SWIZZLE_CHUNK_SHIFT)
-
-
-def smem_offset(row: int, col: int, elem_bytes: int, row_stride: int, swizzle: int,
-                block_bytes: int = 0) -> int:
-    """Byte offset of element (row, col) of a stored (not transposed) shared-memory tile:
-    rows `row_stride` bytes apart (the swizzle, inside a column block), column byte
-    col * elem_bytes split into column block col_bytes / swizzle (blocks `block_bytes`
-    apart; 0: one block) and the byte inside it; the whole offset `swizzled`, as the
-    hardware swizzles by shared-memory address (the tile base is a multiple of the 8-line
-    pattern). Where `block_bytes` is a multiple of the pattern (8 rows or more) that is
-    the in-block offset swizzled plus the block's; a block of fewer rows (a 1 x 64 f32 row
-    in two 128-byte blocks) starts inside the pattern, and its lines take their place in it."""
-    c = col * elem_bytes
-    blk = 0
-    if block_bytes:
-        blk, c = divmod(c, swizzle)
-    return swizzled(blk * block_bytes + row * row_stride + c, swizzle)
-
-
-def swizzle_split(rt_row_bits: int, c_row: int, rt_col_bits: int, c_col: int, elem_bytes: int, row_stride: int,
-                  swizzle: int, block_bytes: int = 0) -> tuple[int, int] | None:
-    """(x, a) such that the stored offset of element (R + c_row, C + c_col) of a swizzled tile
-    (`smem_offset`) is `(smem_offset(R, C, ...) ^ x) + a` for every runtime row R and column C
-    whose set bits lie in `rt_row_bits` / `rt_col_bits`; None where that does not hold for
-    these constants. The swizzle is linear over XOR, so where the runtime and constant parts
-    share no bit (their sum is their XOR), the constant's swizzled offset splits into bits
-    below the swizzle's 2^k period (XORed: k = 7 + log2(swizzle / 16)) and above it (added,
-    with the column block). With a tile base aligned to 2^k the emitter then computes each
-    thread's runtime offset once and every element with one xor and one add (an add that
-    folds into the load or store)."""
-    if swizzle not in (32, 64, 128) or row_stride != swizzle or block_bytes % (8 * swizzle):
-        return None  # (blocks inside the 8-line pattern: smem_offset's arithmetic)
-    k = SWIZZLE_LINE_SHIFT + (swizzle // 16).bit_length() - 1
-    rb = elem_bytes.bit_length() - 1
-    if elem_bytes != 1 << rb or row_stride & (row_stride - 1):
-        return None
-    sh = row_stride.bit_length() - 1
-    mr, mc = rt_row_bits << sh, rt_col_bits << rb  # bits the runtime offset may set
-    cbytes = c_col * elem_bytes
-    blk, cin = (divmod(cbytes, swizzle) if block_bytes else (0, cbytes))
-    if not block_bytes and cbytes >= swizzle:
-        return None
-    c = (c_row << sh) | cin
-    if (c_row << sh) & cin or mr & mc or (mr | mc) & c or mc >= swizzle or cin >= swizzle:
-        return None  # a carry between the parts, or a runtime column past the first block
-    low = c & ((1 << k) - 1)
-    return swizzled(low, swizzle), (c - low) + blk * block_bytes
+# where an element of a shared-memory tile lives (wsdialects/swizzle.py), under their old names
+from wsdialects.swizzle import (SWIZZLE_CHUNK_SHIFT, SWIZZLE_LINE_SHIFT, smem_offset, swizzle_bytes,  # noqa: E402,F401
+                                swizzle_mask, swizzle_split, swizzled)

@@ -134,6 +134,16 @@ def test_fp8_v_transpose_placements(name, causal, vt, pipeline, placement, tmp_p
           seed=3)
 
 
+@pytest.mark.parametrize("placement", ["producer", "consumer"])
+@pytest.mark.parametrize("pipeline", PLACED[:2], ids=["default", "pingpong-persistent"])
+@pytest.mark.parametrize("name,causal,vt", VARIANTS[:2], ids=[v[0] for v in VARIANTS[:2]])
+def test_fp8_keys_interleaved(name, causal, vt, pipeline, placement, tmp_path_factory):
+    """ws-hopper{fp8-keys=interleaved}: V^T stored with FlashAttention-3's key order and P's
+    A fragment in the same order (no quad shuffles), under both V transpose placements."""
+    pipe = (pipeline % placement).replace("}", " fp8-keys=interleaved}")
+    check(name, causal, vt, kernel(name, pipe, "bfloat16", tmp_path_factory), torch.bfloat16, seed=4)
+
+
 @pytest.mark.parametrize("name,causal,vt", VARIANTS, ids=[v[0] for v in VARIANTS])
 def test_fp8_attention_f16_out_per_tensor_descale(name, causal, vt, tmp_path_factory):
     check(name, causal, vt, kernel(name, "ws-hopper", "float16", tmp_path_factory), torch.float16,

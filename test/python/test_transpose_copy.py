@@ -16,7 +16,8 @@ import pytest
 
 import wsdialects
 from test_operand_a8_exchange import prmt
-from wsdialects.layout import TransposeCopyLayout, blocked_base, blocked_for, blocked_offsets, smem_offset
+from wsdialects.layout import (TransposeCopyLayout, blocked_base, blocked_for, blocked_offsets, interleaved,
+                               smem_offset)
 from wsdialects.lower.llvm.shared_tiles import SharedTiles
 from wsdialects.lower.llvm.transpose_copy import (element, ld_lane, selectors, st_lane, transpose_copy_for, units,
                                                   warp_base)
@@ -85,7 +86,7 @@ def wavefronts(accesses):
     return max(len(s) for s in per_bank.values())
 
 
-def copy_model(v, warps, sel=selectors):
+def copy_model(v, warps, sel=selectors, interleave=0):
     """The emitter's transposing copy over `warps` warps: V (keys x d) stored as TMA writes it
     (128-B swizzle), V^T (d x keys) stored as a slot. Returns V^T's slot and the wavefronts."""
     n_k, n_d = v.shape
@@ -98,16 +99,17 @@ def copy_model(v, warps, sel=selectors):
     lay = transpose_copy_for(rows, cols, warps)
     w = lay.warp_dims()
     waves = 0
+    ldl = lambda lane: ld_lane(lane, interleave)  # noqa: E731
     for warp in range(warps):
         br, bc = warp_base(warp, w)
         for ro, co in units(rows, cols, w):
             # ldmatrix: lane l's row = V^T element (row, col) read along dim 0: V[col][row ...]
-            la = [smem_offset(bc + co + ld_lane(la)[1], br + ro + ld_lane(la)[0], 1, n_d, SWZ) for la in range(32)]
+            la = [smem_offset(bc + co + ldl(la)[1], br + ro + ldl(la)[0], 1, n_d, SWZ) for la in range(32)]
             regs = ldmatrix_x4_trans(src, la)
             waves += sum(wavefronts([(a, 16) for a in la[8 * m:8 * m + 8]]) for m in range(4))
             words = []
             for lane in range(32):
-                sa, sb = sel(lane)
+                sa, sb = sel(lane, interleave) if sel is selectors else sel(lane)
                 r = regs[lane]
                 words.append([prmt(r[2 * p], r[2 * p + 1], s) for p in (0, 1) for s in (sa, sb)])
                 # the words hold what #layout.transpose_copy says register 4 j + k of the unit holds
@@ -115,7 +117,7 @@ def copy_model(v, warps, sel=selectors):
                 u = units(rows, cols, w).index((ro, co))
                 for j in range(4):
                     for k in range(4):
-                        er, ec = element(tid, 16 * u + 4 * j + k, rows, cols, w)
+                        er, ec = element(tid, 16 * u + 4 * j + k, rows, cols, w, interleave)
                         assert (words[lane][j] >> (8 * k)) & 0xFF == v[ec, er]
             sa_ = [smem_offset(br + ro + st_lane(la)[0], bc + co + st_lane(la)[1], 1, n_k, SWZ) for la in range(32)]
             stmatrix_x4(dst, sa_, words)
@@ -123,15 +125,23 @@ def copy_model(v, warps, sel=selectors):
     return dst, waves
 
 
-def read_vt(dst, n_d, n_k):
-    return np.array([[dst[smem_offset(d, k, 1, n_k, SWZ)] for k in range(n_k)] for d in range(n_d)])
+def read_vt(dst, n_d, n_k, interleave=0):
+    """V^T as stored: position p of a row holds key p, or key `interleaved`(p)."""
+    out = np.zeros((n_d, n_k), np.uint8)
+    for d in range(n_d):
+        for p in range(n_k):
+            out[d, interleaved(p) if interleave else p] = dst[smem_offset(d, p, 1, n_k, SWZ)]
+    return out
 
 
+@pytest.mark.parametrize("interleave", [0, 8])
 @pytest.mark.parametrize("warps", [4, 8])
-def test_model_lands_v_transposed_without_bank_conflicts(warps):
+def test_model_lands_v_transposed_without_bank_conflicts(warps, interleave):
     v = np.random.default_rng(warps).integers(0, 256, (128, 128)).astype(np.uint8)
-    dst, waves = copy_model(v, warps)
-    assert (read_vt(dst, 128, 128) == v.T).all()
+    dst, waves = copy_model(v, warps, interleave=interleave)
+    assert (read_vt(dst, 128, 128, interleave) == v.T).all()
+    if interleave:  # stored in FlashAttention-3's order, not the natural one
+        assert not (read_vt(dst, 128, 128) == v.T).all()
     # 32 ldmatrix.x4 and 32 stmatrix.x4 per tile, each 4 x 128 bytes: 4 wavefronts, the least
     assert waves == 256
 

@@ -98,7 +98,7 @@ def ring_smem_bytes(module: ModuleOp) -> int:
     return total + sum(_tile_bytes(o.result.type) + 8 for o in loads_into_registers(module))
 
 
-def lowering_passes(lead_warp: bool = True) -> list[ModulePass]:
+def lowering_passes(lead_warp: bool = True, fp8_keys: str = "natural") -> list[ModulePass]:
     """The lowering half of ws-hopper, in order (also what `-t llvm` / `-t ptx` run on IR
     that ws-specialize left; tools/targets.py starts it where the IR stands)."""
     from wsdialects.lower.lead_warp import LeadWarpPass
@@ -111,7 +111,7 @@ def lowering_passes(lead_warp: bool = True) -> list[ModulePass]:
     from wsdialects.transforms.version_masks import VersionMasksPass
 
     return [LowerArefPass(), LowerWarpGroupsPass(), *([LeadWarpPass(remarks=False)] if lead_warp else []),
-            StageOperandsPass(), LowerMmaPass(), LowerLayoutsPass(), VersionMasksPass(remarks=False), RegisterBudgetPass(remarks=False)]
+            StageOperandsPass(), LowerMmaPass(), LowerLayoutsPass(fp8_keys=fp8_keys), VersionMasksPass(remarks=False), RegisterBudgetPass(remarks=False)]
 
 
 @dataclass(frozen=True)
@@ -136,9 +136,12 @@ class HopperPass(SpecializePass):
     # ws-tma-store first (bounds-masked pointer-tile stores as TMA stores): auto = in persistent
     # kernels, where the store overlaps the next tile
     tma_store: bool | str = "auto"
+    # ws-lower-layouts{fp8-keys}: natural, or interleaved (FlashAttention-3's key order of an fp8
+    # V^T and P, no shuffles in P's conversion; wsdialects/lower/key_order.py)
+    fp8_keys: str = "natural"
 
     def passes(self) -> list[ModulePass]:
-        return [*super().passes(), *lowering_passes(lead_warp=self.lead_warp)]
+        return [*super().passes(), *lowering_passes(lead_warp=self.lead_warp, fp8_keys=self.fp8_keys)]
 
     def apply(self, ctx, op: ModuleOp) -> None:
         """The organisation (options left at auto: ws-choose-organisation's), then the build; where
@@ -249,7 +252,7 @@ class HopperPass(SpecializePass):
                           f"more than the {limit} a block can have{per_sm}; using depth {depth}")
         _replay(notes)
         # ws-verify-sync runs on the aref IR before ws-lower-aref, and on the result
-        run_composite(self.name, ctx, op, lowering_passes(lead_warp=self.lead_warp), check=True)
+        run_composite(self.name, ctx, op, lowering_passes(lead_warp=self.lead_warp, fp8_keys=self.fp8_keys), check=True)
 
 
 def _record_built(op: ModuleOp, depth: int, mma_depth: int) -> None:

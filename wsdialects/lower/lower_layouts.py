@@ -50,8 +50,9 @@ from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import Rewriter
 
-from wsdialects.diagnostics import error_at
+from wsdialects.diagnostics import WsError, error_at
 from wsdialects.layout import (
+    INTERLEAVE,
     BlockedLayout,
     Layout,
     OperandALayout,
@@ -59,12 +60,14 @@ from wsdialects.layout import (
     PermuteLayout,
     SharedLayout,
     SliceLayout,
+    TransposeCopyLayout,
     WgmmaLayout,
     blocked_for,
     layout_of,
     slot_swizzle,
     with_layout,
 )
+from wsdialects.lower.key_order import FP8_KEYS, interleaved_b, interleaved_buffers
 from wsdialects.lower.llvm.transpose_copy import transpose_copy_for
 from wsdialects.lower.llvm.types import nbytes
 from wsdialects.nvgpu import BranchOp, ConvertLayoutOp, SmemLoadOp
@@ -116,7 +119,7 @@ def shared_for(t: TensorType) -> SharedLayout | None:
 def permuted(perm: list[int], src: Layout) -> Layout:
     """The layout of `tile.trans` by `perm` of a tile in `src`."""
     if isinstance(src, SharedLayout):
-        return SharedLayout(src.swizzle.data, [perm.index(d) for d in src.perm()])
+        return SharedLayout(src.swizzle.data, [perm.index(d) for d in src.perm()], src.interleave.data)
     if isinstance(src, PermuteLayout):
         inner = src.perm()
         composed = [inner[p] for p in perm]
@@ -193,8 +196,9 @@ def _same(x: Layout) -> Layout:
 class BranchLayouts:
     """Layouts of the tiles of one warp-group branch."""
 
-    def __init__(self, branch: BranchOp):
+    def __init__(self, branch: BranchOp, interleaved: set[SSAValue] | frozenset = frozenset()):
         self.branch = branch
+        self.interleaved = interleaved  # buffers whose slots hold fp8 keys interleaved (key_order)
         self.G = branch.num_warps // 4
         self.acc = WgmmaLayout(self.G)
         self.L: dict[SSAValue, Layout] = {}
@@ -301,6 +305,8 @@ class BranchLayouts:
                 t = o.results[0].type
                 raise error_at(o, f"ws-lower-layouts: a slot tile {t} cannot live in swizzled shared memory "
                                   "(a row must be 32, 64 or a multiple of 128 bytes)")
+            if o.operands[0] in self.interleaved:
+                sh = SharedLayout(sh.swizzle.data, sh.perm(), INTERLEAVE)
             self.set(o.results[0], sh, o)
         elif n in DOTS:
             self.set(o.results[0], self.acc, o)
@@ -343,6 +349,8 @@ class BranchLayouts:
         src = self.L.get(v)
         if isinstance(src, SharedLayout) and src.perm() == [0, 1] and src.swizzle.data:
             tc = transpose_copy_for(shape[0], shape[1], self.branch.num_warps)
+            if tc is not None and any(u.operation.operands[1] in self.interleaved for u in readers):
+                return TransposeCopyLayout(tc.warp_dims(), INTERLEAVE)
             if tc is not None:
                 return tc
         return blocked_for(shape[0], shape[1], self.branch.num_warps)
@@ -447,7 +455,7 @@ class BranchLayouts:
                                 f"only a tile in the accumulator fragment {self.acc} (an earlier dot's result, "
                                 "converted elementwise) is converted into wgmma's 8-bit A fragment "
                                 f"{OperandALayout(self.acc)}")
-        want = OperandALayout(self.acc)
+        want = OperandALayout(self.acc, INTERLEAVE if interleaved_b(dot, self.interleaved) else 0)
         conv = ConvertLayoutOp(a, with_layout(a.type, None))
         conv.location = dot.location
         conv.result.name_hint = (a.name_hint or "a") + "_frag"
@@ -569,8 +577,8 @@ class BranchLayouts:
                 o.properties["value"] = DenseIntOrFPElementsAttr(new.type, o.value.data)
 
 
-def assign_layouts(branch: BranchOp) -> None:
-    b = BranchLayouts(branch)
+def assign_layouts(branch: BranchOp, interleaved: set[SSAValue] | frozenset = frozenset()) -> None:
+    b = BranchLayouts(branch, interleaved)
     b.solve()
     b.check()
     b.write()
@@ -578,13 +586,19 @@ def assign_layouts(branch: BranchOp) -> None:
 
 @dataclass(frozen=True)
 class LowerLayoutsPass(ModulePass):
-    """Give every tile of each nvgpu.wg.branch an explicit #layout encoding."""
+    """Give every tile of each nvgpu.wg.branch an explicit #layout encoding; `fp8-keys`:
+    natural, or interleaved (FlashAttention-3's key order in an fp8 V^T and P's A fragment,
+    wsdialects/lower/key_order.py)."""
 
     name = "ws-lower-layouts"
+    fp8_keys: str = "natural"
 
     def apply(self, ctx, op: ModuleOp) -> None:
+        if self.fp8_keys not in FP8_KEYS:
+            raise WsError(f"{self.name}: fp8-keys must be natural or interleaved, got '{self.fp8_keys}'", "ws-opt")
+        bufs = interleaved_buffers(op) if self.fp8_keys == "interleaved" else frozenset()
         for br in [o for o in op.walk() if isinstance(o, BranchOp)]:
-            assign_layouts(br)
+            assign_layouts(br, bufs)
 
 
 def needs_layouts(module: Operation) -> bool:

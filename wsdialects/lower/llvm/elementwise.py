@@ -219,8 +219,9 @@ class Elementwise:
             M, K = shape_of(t)
             if M % (64 * L.wg_count) or K % 32:
                 self.fail(op, f"a {M}x{K} tile does not fit wgmma's 8-bit A fragment of {L.wg_count} warp group(s)")
-            return [(i, ((L.row_rt, rc), (L.col4_rt, cc)))
-                    for i, (rc, cc) in enumerate(operand_a8_offsets(M, K, L.wg_count))]
+            il = lay.interleave.data  # interleaved: from the accumulator's column base 2 (l % 4)
+            return [(i, ((L.row_rt, rc), (L.col_rt if il else L.col4_rt, cc)))
+                    for i, (rc, cc) in enumerate(operand_a8_offsets(M, K, L.wg_count, il))]
         if (L is not None and isinstance(lay, SliceLayout) and isinstance(lay.parent, WgmmaLayout)
                 and lay.parent.groups == L.wg_count and len(shape_of(t)) == 1):
             (n,) = shape_of(t)

@@ -32,7 +32,7 @@ from dataclasses import dataclass
 
 from xdsl.ir import Operation, SSAValue
 
-from wsdialects.layout import TransposeCopyLayout, layout_of
+from wsdialects.layout import TransposeCopyLayout, interleaved, layout_of
 from wsdialects.lower.llvm.types import Smem, bits_of, elem_of, shape_of
 
 UNIT_ROWS, UNIT_COLS = 32, 16  # one ldmatrix.x4 / stmatrix.x4 per warp
@@ -72,10 +72,14 @@ def _swap(lane: int) -> int:
     return ((lane >> 3) ^ (lane >> 2)) & 1
 
 
-def ld_lane(lane: int) -> tuple[int, int]:
+def ld_lane(lane: int, interleave: int = 0) -> tuple[int, int]:
     """(row, column) in its unit of the row (16 bytes along dim 0) whose address lane l gives
     ldmatrix: matrix m = l / 8 reads d chunk m / 2; its row r = l % 8 is key 4 (r / 2) +
-    2 ((m % 2) ^ (r / 4)) + r % 2."""
+    2 ((m % 2) ^ (r / 4)) + r % 2. Interleaved (the keys stored in `interleaved` order), key
+    8 (m % 2) + r: lane q's word is then keys 2q, 2q + 1, 8 + 2q, 9 + 2q, stored positions
+    4q .. 4q + 3."""
+    if interleave:
+        return lane & 16, lane & 15
     return lane & 16, ((lane & 6) << 1) | (_swap(lane) << 1) | (lane & 1)
 
 
@@ -85,24 +89,26 @@ def st_lane(lane: int) -> tuple[int, int]:
     return (lane & 16) + ((lane & 7) << 1) + _swap(lane), 0
 
 
-def selectors(lane: int) -> tuple[int, int]:
+def selectors(lane: int, interleave: int = 0) -> tuple[int, int]:
     """The prmt selectors (sA, sB) of lane l = 4c + q: lanes q >= 2 got their keys 4q, 4q + 1
-    in the second register of a pair (swap the operands: ^ 0x4444); lanes c >= 4 store the
-    odd d first (^ 0x1111)."""
-    s = SEL_LO ^ (0x4444 if lane & 2 else 0) ^ (0x1111 if lane & 16 else 0)
+    in the second register of a pair (swap the operands: ^ 0x4444; not where interleaved);
+    lanes c >= 4 store the odd d first (^ 0x1111)."""
+    s = SEL_LO ^ (0x4444 if lane & 2 and not interleave else 0) ^ (0x1111 if lane & 16 else 0)
     return s, s ^ 0x1111
 
 
-def element(tid: int, slot: int, rows: int, cols: int, warps: list[int]) -> tuple[int, int]:
+def element(tid: int, slot: int, rows: int, cols: int, warps: list[int], interleave: int = 0) -> tuple[int, int]:
     """(row, column) of the element register `slot` of thread `tid` holds: unit slot / 16,
     word j = (slot / 4) % 4, byte k = slot % 4: row 16 (j / 2) + 2c + ((j % 2) ^ (c / 4)),
-    column 4q + k of the unit (lane 4c + q)."""
+    column 4q + k of the unit (lane 4c + q); interleaved, column `interleaved`(4q + k), the
+    key stored at that position."""
     lane, warp = tid % 32, tid // 32
     br, bc = warp_base(warp, warps)
     ur, uc = units(rows, cols, warps)[slot // 16]
     j, k = (slot // 4) % 4, slot % 4
     c, q = lane >> 2, lane & 3
-    return br + ur + 16 * (j >> 1) + 2 * c + ((j & 1) ^ (c >> 2)), bc + uc + 4 * q + k
+    col = interleaved(4 * q + k) if interleave else 4 * q + k
+    return br + ur + 16 * (j >> 1) + 2 * c + ((j & 1) ^ (c >> 2)), bc + uc + col
 
 
 @dataclass
@@ -128,12 +134,14 @@ class TransposeCopy:
         pairs = self.op(f"shl i32 {self.op(f'and i32 {lane}, 6')}, 1")
         key = self.op(f"or i32 {pairs}, {self.op(f'shl i32 {swap}, 1')}")
         key = self.op(f"or i32 {key}, {self.op(f'and i32 {lane}, 1')}")
+        if lay.interleave.data:  # ld_lane: key 8 (m % 2) + r
+            key = self.op(f"and i32 {lane}, 15")
         ld_row = self.op(f"add i32 {wrow}, {half}", "ldrow")
         ld_col = self.op(f"add i32 {wcol}, {key}", "ldcol")
         rows2 = self.op(f"shl i32 {self.op(f'and i32 {lane}, 7')}, 1")
         srow = self.op(f"add i32 {self.op(f'add i32 {half}, {rows2}')}, {swap}")
         st_row = self.op(f"add i32 {wrow}, {srow}", "strow")
-        q2 = self.op(f"and i32 {self.op(f'lshr i32 {lane}, 1')}, 1")
+        q2 = self.op(f"and i32 {self.op(f'lshr i32 {lane}, 1')}, {0 if lay.interleave.data else 1}")
         c4 = self.op(f"and i32 {self.op(f'lshr i32 {lane}, 4')}, 1")
         q2, c4 = self.op(f"mul i32 {q2}, {0x4444}"), self.op(f"mul i32 {c4}, {0x1111}")
         sel_a = self.op(f"xor i32 {self.op(f'xor i32 {q2}, {c4}')}, {SEL_LO}", "sela")

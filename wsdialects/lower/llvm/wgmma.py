@@ -156,6 +156,10 @@ class Wgmma:
         if not isinstance(B, Smem):
             self.fail(o, "nvgpu.wgmma.mma_async: A must be a shared-memory tile or a register tile and B a "
                          "shared-memory tile (ws-lower-mma checks this)")
+        il_a, il_b = (getattr(layout_of(x.type), "interleave", None) for x in (a, b))
+        if (il_b.data if il_b else 0) != (il_a.data if il_a is not None and reg_a else 0):
+            self.fail(o, f"nvgpu.wgmma.mma_async: B is {layout_of(b.type)} and A {layout_of(a.type)}; an "
+                         "interleaved key order (interleave = 8) must be the same on both (a register A)")
         et = elem_of(a.type)
         n_major = not B.trans
         m_major = not reg_a and A.trans  # A stored KxM (M-contiguous): the transpose-A bit
@@ -244,7 +248,11 @@ class Wgmma:
         X_0 = u_0 | u_2 << 16 and X_1 = u_1 | u_3 << 16; in round r thread q reads lane
         2 (q % 2) + ((q / 2) ^ r) of its quad, which sends X_((s % 2) ^ r), so every lane is
         read once per round and the reader gets the X it needs; two byte permutes
-        (prmt 0x5410 / 0x7632) of the two words received make the two A registers."""
+        (prmt 0x5410 / 0x7632) of the two words received make the two A registers.
+        Interleaved (`#layout.operand_a<..., interleave = 8>`: the k positions 4q .. 4q + 3 of
+        each 16 hold columns 2q, 2q + 1, 8 + 2q, 9 + 2q, the order the V^T it multiplies is
+        stored in), the A registers are the thread's own u_0 | u_1 << 16 and u_2 | u_3 << 16:
+        no shuffles."""
         src = o.operands[0]
         L = self.layout
         if not (isinstance(layout_of(src.type), WgmmaLayout) and isinstance(layout_of(v.type), OperandALayout)
@@ -273,11 +281,15 @@ class Wgmma:
 
         words = []
         per_rep = K // 2
+        il = layout_of(v.type).interleave.data
         for rep in range(M // (64 * L.wg_count)):
             for kb in range(K // 32):
                 got = {}
                 for h in range(2):
                     u = [pair(*(regs[rep * per_rep + 4 * (4 * kb + j) + 2 * h + b] for b in (0, 1))) for j in range(4)]
+                    if il:
+                        got[h] = [self.op(f"or i32 {u[j]}, {self.op(f'shl i32 {u[j + 1]}, 16')}") for j in (0, 2)]
+                        continue
                     X = [self.op(f"or i32 {u[j]}, {self.op(f'shl i32 {u[j + 2]}, 16')}") for j in (0, 1)]
                     Y = []
                     for r in range(2):  # lane s sends X_((s % 2) ^ r)
