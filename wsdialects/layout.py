@@ -77,9 +77,8 @@ def _interleave_str(x: IntAttr) -> str:
     return f", interleave = {x.data}" if x.data else ""
 
 
-def _check_interleave(x: IntAttr, what: str) -> None:
-    if x.data not in (0, INTERLEAVE):
-        raise VerifyException(f"{what}: interleave must be 0 or {INTERLEAVE}, got {x.data}")
+def _bad_interleave(x: IntAttr) -> bool:
+    return x.data not in (0, INTERLEAVE)
 
 
 class Layout(ParametrizedAttribute):
@@ -316,7 +315,8 @@ class OperandALayout(Layout):
     def verify(self) -> None:
         if not isinstance(self.parent, WgmmaLayout):
             raise VerifyException("#layout.operand_a: the parent must be a #layout.wgmma accumulator fragment")
-        _check_interleave(self.interleave, "#layout.operand_a")
+        if _bad_interleave(self.interleave):
+            raise VerifyException(f"#layout.operand_a: interleave must be 0 or 8, got {self.interleave.data}")
 
 
 @irdl_attr_definition
@@ -418,7 +418,8 @@ class TransposeCopyLayout(Layout):
         w = self.warp_dims()
         if len(w) != 2 or any(x < 1 or x & (x - 1) for x in w):
             raise VerifyException(f"#layout.transpose_copy: warps must be two powers of two, got {w}")
-        _check_interleave(self.interleave, "#layout.transpose_copy")
+        if _bad_interleave(self.interleave):
+            raise VerifyException(f"#layout.transpose_copy: interleave must be 0 or 8, got {self.interleave.data}")
 
 
 @irdl_attr_definition
@@ -475,7 +476,8 @@ class SharedLayout(Layout):
         if self.swizzle.data not in SWIZZLES:
             raise VerifyException(f"#layout.shared: swizzle must be 0, 32, 64 or 128 bytes, got {self.swizzle.data}")
         _check_order(self.order, "#layout.shared")
-        _check_interleave(self.interleave, "#layout.shared")
+        if _bad_interleave(self.interleave):
+            raise VerifyException(f"#layout.shared: interleave must be 0 or 8, got {self.interleave.data}")
 
 
 def slot_swizzle(row_bytes: int) -> int | None:

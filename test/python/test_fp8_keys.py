@@ -156,3 +156,22 @@ def test_e4m3_values_unchanged_by_the_option():
     a = compile_kernel(KERNELS / f"{name}.mlir", IL % "consumer", file=name, shared=True)
     b = compile_kernel(KERNELS / f"{name}.mlir", "ws-hopper{v-transpose=consumer}", file=name, shared=True)
     np.testing.assert_array_equal(run(a, name, 300, 9), run(b, name, 300, 9))
+
+
+def test_interleave_prints_parses_and_verifies():
+    import wsdialects
+    from wsdialects.layout import OperandALayout, SharedLayout, TransposeCopyLayout, WgmmaLayout
+
+    text = ("func.func @f(%a: tensor<128x128xf8E4M3FN, #layout.shared<swizzle = 128, order = [1, 0], interleave = 8>>, "
+            "%b: tensor<128x128xf8E4M3FN, #layout.operand_a<parent = #layout.wgmma<warp_groups = 2>, interleave = 8>>, "
+            "%c: tensor<128x128xf8E4M3FN, #layout.transpose_copy<warps = [1, 4], interleave = 8>>, "
+            "%d: tensor<128x128xf8E4M3FN, #layout.shared<swizzle = 128, order = [1, 0]>>) {\n  func.return\n}\n")
+    out = str(wsdialects.parse(text))
+    for s in ("order = [1, 0], interleave = 8>", "warp_groups = 2>, interleave = 8>", "warps = [1, 4], interleave = 8>",
+              "#layout.shared<swizzle = 128, order = [1, 0]>>"):
+        assert s in out
+    for make, what in ((lambda: SharedLayout(128, (1, 0), 4), "#layout.shared"),
+                       (lambda: OperandALayout(WgmmaLayout(2), 16), "#layout.operand_a"),
+                       (lambda: TransposeCopyLayout((1, 4), 2), "#layout.transpose_copy")):
+        with pytest.raises(Exception, match=f"{what}: interleave must be 0 or 8"):
+            make().verify()
