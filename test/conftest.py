@@ -5,7 +5,7 @@
   pytest-xdist worker for the 2 cores (about 40 % of the suite's CPU time). Set
   OPENBLAS_NUM_THREADS yourself to override. `ws-opt` subprocesses inherit it.
 - test/kernel_cache.py (kernels parsed and pass pipelines run once per process, the PTX of
-  each LLVM IR text made once per run),
+  each LLVM IR text made and each PTX text assembled by ptxas once per run),
   test/solve_cache.py (each CP-SAT model solved once per run) and `parse_text`'s memo of the
   latest texts (wsdialects/diagnostics.py) are off for a test that uses `monkeypatch`: it may
   have changed a pass, the parser or the solver.

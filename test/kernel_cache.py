@@ -26,8 +26,9 @@ ws-lower-mma`). What a test gets is exactly what the uncached calls give:
 
 `compile_ptx` and `run_ptxas` (PTX per kernel and pipeline, ptxas's answer per PTX text) are
 also shared by the pytest-xdist workers of one run, through files in the run's folder
-(`run_folder()`): each is made once per run; so is the PTX of each LLVM IR text, whoever asks
-for it (`install_ptx_memo`). Nothing else is cached: interpreting the modules on each test's own
+(`run_folder()`, or the test command's folder: see `install_ptx_memo`): each is made once per run;
+so are the PTX of each LLVM IR text and ptxas's answer for each PTX text, whoever asks for them
+(`install_ptx_memo`). Nothing else is cached: interpreting the modules on each test's own
 random inputs still happens in every test.
 """
 
@@ -262,30 +263,42 @@ def compile_ptx(path, pipeline: str) -> str:
                  lambda: llvm_to_ptx(lower_module(compile_kernel(path, pipeline, shared=True)).llvm_ir))
 
 
-def run_ptxas(ptx: str, ptxas: str, extra: tuple[str, ...] = ()) -> tuple[int, str]:
-    """`wsdialects.lower.ptxas.run_ptxas` (ptxas -arch=sm_90a -v), once per PTX text and flags."""
-    from wsdialects.lower import ptxas as _ptxas
-
-    digest = hashlib.blake2b(ptx.encode(), digest_size=16).digest()
-    return _memo(("ptxas", digest, ptxas, tuple(extra)), lambda: _ptxas.run_ptxas(ptx, ptxas, tuple(extra)))
-
-
 SHARED = "WSDIALECTS_TEST_SOLVE_CACHE"  # the test command's folder, shared by its lit and pytest runs
 
 
+def _shared_folder() -> str | None:
+    """The test command's folder (test/run.py sets SHARED), else None (the run's folder)."""
+    folder = os.environ.get(SHARED)
+    return folder if folder and os.path.isdir(folder) else None
+
+
+def run_ptxas(ptx: str, ptxas: str, extra: tuple[str, ...] = ()) -> tuple[int, str]:
+    """`wsdialects.lower.ptxas.run_ptxas` (ptxas -arch=sm_90a -v), once per PTX text and flags
+    (`install_ptx_memo` makes every call of it so)."""
+    from wsdialects.lower import ptxas as _ptxas
+
+    run = getattr(_ptxas.run_ptxas, "real", _ptxas.run_ptxas)
+    digest = hashlib.blake2b(ptx.encode(), digest_size=16).digest()
+    return _memo(("ptxas", digest, ptxas, tuple(extra)), lambda: run(ptx, ptxas, tuple(extra)), _shared_folder())
+
+
 def install_ptx_memo() -> None:
-    """Wrap `wsdialects.lower.ptx.llvm_to_ptx` (LLVM's NVPTX back end, ~0.1-1 s a kernel) so
-    that each LLVM IR text is assembled once per test run: the same text gives the PTX already
-    made, by this process, the other pytest-xdist worker or, under the test command (test/run.py,
-    which sets WSDIALECTS_TEST_SOLVE_CACHE), a lit RUN line's `ws-opt -t ptx` (test/lit.cfg.py
-    installs it in lit's fork server then). About a sixth of pytest's calls repeat a text (e.g.
-    a stored schedule and the heuristic pipeline that compile to the same kernel, or
-    `wsdialects.compile` after `compile_ptx`). The key is the text and the optimization level;
-    what is kept is what the real function returned for them without a `module`, and with a
-    `module` its ptxas check (`check_ptx`: the spill warning) still runs on every call. A call
-    that raises keeps nothing. Off while a test uses `monkeypatch` (test/conftest.py)."""
+    """Wrap `wsdialects.lower.ptx.llvm_to_ptx` (LLVM's NVPTX back end, ~0.1-1 s a kernel) and
+    `wsdialects.lower.ptxas.run_ptxas` (ptxas -v, ~0.1-1 s a kernel) so that each LLVM IR text
+    is made into PTX, and each PTX text (with the same ptxas and flags) assembled, once per test
+    run: the same text gives the answer already made, by this process, the other pytest-xdist
+    worker or, under the test command (test/run.py, which sets WSDIALECTS_TEST_SOLVE_CACHE), a
+    lit RUN line's `ws-opt -t ptx` (test/lit.cfg.py installs it in lit's fork server then: the
+    ptxas answer is its spill check's). About a sixth of pytest's calls repeat a text (e.g. a
+    stored schedule and the heuristic pipeline that compile to the same kernel, or
+    `wsdialects.compile` after `compile_ptx`), and lit's `-t ptx` lines assemble kernels that
+    pytest's ptxas tests assemble too. The PTX's key is the text and the optimization level; what
+    is kept is what the real function returned for them without a `module`, and with a `module`
+    its ptxas check (`check_ptx`: the spill warning) still runs on every call, through the ptxas
+    memo. A call that raises keeps nothing. Off while a test uses `monkeypatch` (test/conftest.py)."""
     try:
         from wsdialects.lower import ptx as _ptx
+        from wsdialects.lower import ptxas as _ptxas
     except ImportError:
         return
     real = _ptx.llvm_to_ptx
@@ -295,16 +308,20 @@ def install_ptx_memo() -> None:
     def llvm_to_ptx(text: str, opt: int = 3, module=None) -> str:
         if not enabled:
             return llvm_to_ptx.real(text, opt, module)
-        folder = os.environ.get(SHARED)
         key = ("llvm_to_ptx", hashlib.blake2b(text.encode(), digest_size=16).digest(), opt)
-        ptx = _memo(key, lambda: llvm_to_ptx.real(text, opt), folder if folder and os.path.isdir(folder) else None)
+        ptx = _memo(key, lambda: llvm_to_ptx.real(text, opt), _shared_folder())
         if module is not None:
             from wsdialects.lower.ptxas import check_ptx
 
             check_ptx(ptx, module)
         return ptx
 
-    llvm_to_ptx.real = real  # the wrapped function
-    llvm_to_ptx._session_cache = True
-    llvm_to_ptx.__doc__ = real.__doc__
+    def ptxas_memo(ptx: str, ptxas: str, extra: tuple[str, ...] = ()) -> tuple[int, str]:
+        return run_ptxas(ptx, ptxas, extra) if enabled else ptxas_memo.real(ptx, ptxas, extra)
+
+    for wrapper, wrapped in ((llvm_to_ptx, real), (ptxas_memo, _ptxas.run_ptxas)):
+        wrapper.real = wrapped  # the wrapped function
+        wrapper._session_cache = True
+        wrapper.__doc__ = wrapped.__doc__
     _ptx.llvm_to_ptx = llvm_to_ptx
+    _ptxas.run_ptxas = ptxas_memo

@@ -70,7 +70,7 @@ def _start_zygote(tools):
     env = dict(config.environment, OPENBLAS_NUM_THREADS="1")  # no BLAS threads: it forks
     # the test command's shared solve cache (test/solve_cache.py), in the server before it forks
     share = ([f"--path={config.test_source_root}", "--import=solve_cache:install",
-              "--import=kernel_cache:install_ptx_memo"]  # and the LLVM IR -> PTX texts
+              "--import=kernel_cache:install_ptx_memo"]  # and the PTX texts, ptxas's answers
              if config.environment.get("WSDIALECTS_TEST_SOLVE_CACHE") else [])
     subprocess.Popen(
         [python, zygote, "serve", sock, str(os.getpid()), "--preload=wsdialects", "--skip=wsdialects.runtime",
