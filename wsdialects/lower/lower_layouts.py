@@ -60,15 +60,13 @@ from wsdialects.layout import (
     PermuteLayout,
     SharedLayout,
     SliceLayout,
-    TransposeCopyLayout,
     WgmmaLayout,
-    blocked_for,
     layout_of,
     slot_swizzle,
     with_layout,
 )
 from wsdialects.lower.key_order import FP8_KEYS, interleaved_b, interleaved_buffers
-from wsdialects.lower.llvm.transpose_copy import transpose_copy_for
+from wsdialects.lower.llvm.transpose_copy import copy_layout_for
 from wsdialects.lower.llvm.types import nbytes
 from wsdialects.nvgpu import BranchOp, ConvertLayoutOp, SmemLoadOp
 
@@ -335,25 +333,12 @@ class BranchLayouts:
                     self.L[load.result] = copy
 
     def copy_layout(self, v: SSAValue, readers) -> Layout | None:
-        """The register layout of an 8-bit shared-memory tile read only to be stored into
-        shared memory again (a transposed copy of an fp8 V, by ws-producer-transpose's
-        producer or ws-stage-operands' consumers): where it is read along dim 0 (a tile.trans
-        of a slot) and stored along dim 1 (a slot, row-major) in units of 32 x 16,
-        #layout.transpose_copy (ldmatrix.trans / stmatrix, no bank conflicts); otherwise 4 x 4
-        blocks per thread (#layout.blocked), so that both sides move 32 bits at a time
-        whichever dimension each stores contiguously; None: the layout its readers give it."""
-        shape = v.type.get_shape()
-        if nbytes(v.type.element_type) != 1 or len(shape) != 2 or \
-                any(u.operation.name != "nvgpu.smem.store" or u.index != 0 for u in readers):
+        """The register layout of an 8-bit tile read from shared memory only to be stored there
+        again (`transpose_copy.copy_layout_for`); None: the layout its readers give it."""
+        if any(u.operation.name != "nvgpu.smem.store" or u.index != 0 for u in readers):
             return None
-        src = self.L.get(v)
-        if isinstance(src, SharedLayout) and src.perm() == [0, 1] and src.swizzle.data:
-            tc = transpose_copy_for(shape[0], shape[1], self.branch.num_warps)
-            if tc is not None and any(u.operation.operands[1] in self.interleaved for u in readers):
-                return TransposeCopyLayout(tc.warp_dims(), INTERLEAVE)
-            if tc is not None:
-                return tc
-        return blocked_for(shape[0], shape[1], self.branch.num_warps)
+        il = any(u.operation.operands[1] in self.interleaved for u in readers)
+        return copy_layout_for(v.type, self.L.get(v), self.branch.num_warps, il)
 
     def keeps_shared(self, user: Operation, index: int) -> bool:
         n = user.name

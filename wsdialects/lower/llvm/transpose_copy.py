@@ -30,9 +30,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from xdsl.dialects.builtin import TensorType
 from xdsl.ir import Operation, SSAValue
 
-from wsdialects.layout import TransposeCopyLayout, interleaved, layout_of
+from wsdialects.layout import INTERLEAVE, Layout, SharedLayout, TransposeCopyLayout, blocked_for, interleaved, layout_of
 from wsdialects.lower.llvm.types import Smem, bits_of, elem_of, shape_of
 
 UNIT_ROWS, UNIT_COLS = 32, 16  # one ldmatrix.x4 / stmatrix.x4 per warp
@@ -53,6 +54,23 @@ def transpose_copy_for(rows: int, cols: int, warps: int) -> TransposeCopyLayout 
             return TransposeCopyLayout((wr, wc))
         wc //= 2
     return None
+
+
+def copy_layout_for(t: TensorType, src: Layout | None, warps: int, interleave: bool) -> Layout | None:
+    """The register layout of an 8-bit 2-D tile `t` read from shared memory only to be stored
+    into a slot (a transposed copy of an fp8 V, by ws-producer-transpose's producer or
+    ws-stage-operands' consumers): read along dim 0 (`src`: a tile.trans of a swizzled slot) in
+    units of 32 x 16, #layout.transpose_copy (ldmatrix.trans / stmatrix, no bank conflicts;
+    interleaved where the slot is, wsdialects/lower/key_order.py); otherwise 4 x 4 blocks per
+    thread (#layout.blocked: 32 bits at a time on both sides); None: not such a tile."""
+    shape = t.get_shape()
+    if len(shape) != 2 or bits_of(t.element_type) != 8:
+        return None
+    if isinstance(src, SharedLayout) and src.perm() == [0, 1] and src.swizzle.data:
+        tc = transpose_copy_for(shape[0], shape[1], warps)
+        if tc is not None:
+            return TransposeCopyLayout(tc.warp_dims(), INTERLEAVE) if interleave else tc
+    return blocked_for(shape[0], shape[1], warps)
 
 
 def units(rows: int, cols: int, warps: list[int]) -> list[tuple[int, int]]:
