@@ -251,3 +251,20 @@ def test_causal_attention_is_scheduled():
     assert sched.ii >= max(sched.res_mii, sched.rec_mii)
     dots = [n for n, p in sched.ops.items() if lg.graph.op(n).kind == "tile.dot"]
     assert len({sched.ops[n].warp for n in dots}) == 2  # QK^T and PV on different groups
+
+
+def test_gantt_of_a_pingpong_team_has_a_row_per_member():
+    """A ping-pong team's members run the same schedule offset by II / s: the Gantt chart
+    draws one row per member at its offset, and every member's unit occupancy."""
+    pytest.importorskip("ortools")
+    from wsdialects.schedule import render
+    from wsdialects.schedule.joint import twill
+
+    g = graph_from_dict(fig1_graph(warps={"count": 1, "pingpong": 2}))
+    s = twill(g, time_limit=30)
+    svg = render.gantt_svg(g, s)
+    half = s.ii // 2
+    assert "warp 0, member 0 (+0)" in svg and f"warp 0, member 1 (+{half})" in svg
+    # per copy: the SFU row once for each member, and each member's row
+    assert svg.count("<title>P (copy") == 4 * s.stages
+    assert "ping-pong team of 2" in render.graph_svg(g, s)

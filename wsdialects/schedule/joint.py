@@ -40,7 +40,7 @@ class JointModel(ModuloModel):
         """``memory=False`` leaves the memory constraints out (a necessary condition);
         :meth:`add_memory` adds them later, giving the model built with them."""
         check_model_size(graph, ii, warp_layout(graph).total)
-        super().__init__(graph, ii, backend, length)
+        super().__init__(graph, ii, backend, length, windows=True)
         b = backend
         g = graph
         self.layout = lay = warp_layout(g)
@@ -257,8 +257,8 @@ class JointModel(ModuloModel):
             s = None if starts is None else starts[v]
             for r, lit in enumerate(self.rho[v]):
                 b.set_bounds(lit, *((0, 1) if s is None else (int(r == s % ii),) * 2))
-            lo, hi = self._stages(*self._window(v), self.length)
-            b.set_bounds(self.k[v], *((lo, hi) if s is None else (s // ii, s // ii)))
+            hi = self._stage_bound(op.cycles, self.length)
+            b.set_bounds(self.k[v], *((0, hi) if s is None else (s // ii, s // ii)))
 
     def _may_use(self, v: str, w: int) -> bool:
         op = self.graph.op(v)
@@ -289,9 +289,20 @@ def solve_joint(m: JointModel, deadline: Deadline, hint: dict[str, int] | None =
     if not m.feasible_bounds:
         return None
     _hint(m, hint, hint_warps)
-    if not m.b.solve(deadline.left(), skip_fast):
-        return None
-    return _solution(m)
+    if not skip_fast:
+        settled = m.b.solve_fast(deadline.left())
+        if settled is not None:
+            return _solution(m) if settled else None
+    if not m.b.retargetable:  # (z3: no fast run, no windows)
+        return _solution(m) if m.b.solve(deadline.left(), skip_fast=True) else None
+    # The solver's standard run, with the start windows on (a proof, mostly: they shorten it;
+    # the fast run's answers, on the model as built, are what they were without them).
+    try:
+        if not (m.tighten(True) and m.b.solve(deadline.left(), skip_fast=True)):
+            return None
+        return _solution(m)
+    finally:
+        m.tighten(False)
 
 
 def _solution(m: JointModel) -> tuple[dict[str, int], dict[str, int]]:
@@ -451,11 +462,10 @@ def _least_joint_length(g: Graph, ii: int, ms, l_max: int, solver: str, deadline
         # instead of one per length the scan asks.  Otherwise the scan goes on as it would
         # have (the same queries, the same answers: the one at l_max is known).
         model.retarget(l_max)
-        _hint(model, ms.starts, first)
-        if not (model.feasible_bounds and model.b.solve(deadline.left())):
+        known[l_max] = solve_joint(model, deadline, ms.starts, first)
+        if known[l_max] is None:
             attempts += [{"II": ii, "L": n, "joint": "unsat"} for n in (lo, lo + 1) if n < l_max]
             return model, None
-        known[l_max] = _solution(model)
     model, found = joint_at_length(model, g, ii, lo, solver, deadline, ms.starts, first, known)
     attempts.append({"II": ii, "L": lo, "joint": "sat" if found else "unsat"})
     if found is not None:

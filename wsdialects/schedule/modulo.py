@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from .bounds import Deadline, check_model_size
 from .graph import Edge, Graph, GraphError, Op, components
-from .solvers import Backend, make_backend
+from .solvers import FAST_WORK, Backend, make_backend
 
 
 # --------------------------------------------------------------------------
@@ -135,7 +135,7 @@ class ModuloModel:
     valid schedule."""
 
     def __init__(self, graph: Graph, ii: int, backend: Backend, length: int | None = None,
-                 max_length: int | None = None):
+                 max_length: int | None = None, windows: bool = False):
         check_model_size(graph, ii)
         self.graph, self.ii, self.b, self.length = graph, ii, backend, length
         b = backend
@@ -157,28 +157,36 @@ class ModuloModel:
         # on it, as (handle, bounds(L)), so that retarget() can move the model to
         # another length without building it again.
         self._by_length: list[tuple[object, object]] = []
-        # Each start lies between its longest incoming path from cycle 0 and the length less
-        # its longest path to completion (tighter than completion alone; warp_bound's paths).
-        self._paths = _longest_paths(graph, ii)
+        # ``windows``: each start lies between its longest incoming path from cycle 0 and the
+        # length less its longest path to completion (warp_bound's paths), tighter than
+        # completion alone.  With a variable length the model has them from the start; with a
+        # fixed one it is built without them and tighten() puts them on (the joint model's
+        # proofs, not the fast runs, whose answers stand as they were).
+        paths = _longest_paths(graph, ii) if windows else None
+        self._windows: dict[str, tuple[int, int, object]] = {}
         for op in graph.ops:
             v = op.name
             self.rho[v] = [b.bool(f"r_{v}_{r}") for r in range(ii)]
             b.exactly_one(self.rho[v])
-            head, tail = self._window(v)
+            head, tail = (paths[0][v], max(paths[1][v], op.cycles)) if paths is not None else (0, op.cycles)
             if length is None:
-                lo = head // ii
-                hi = max(lo, min(kmax, max(0, (lmax - tail) // ii)))
+                hi = min(kmax, max(0, (lmax - op.cycles) // ii))
             else:
-                lo, hi = self._stages(head, tail, length)
-            self.k[v] = b.int(lo, hi, f"k_{v}")
+                hi = self._stage_bound(op.cycles, length)
+            # (a variable length: the windows from the start, bounds on s_v and L - s_v)
+            lo = head // ii if length is None else 0
+            self.k[v] = b.int(lo, max(lo, hi), f"k_{v}")
             # Completion: s_v + cycles(v) <= L.
             if length is None:
-                b.add(self.start(v), lo=head)
                 b.add(self.start(v) + [(-1, self.length_var)], hi=-tail)
+                if head:
+                    b.add(self.start(v), lo=head)
             else:
-                ct = b.add(self.start(v), lo=head, hi=length - tail)
-                self._by_length += [(self.k[v], lambda L, h=head, c=tail: self._stages(h, c, L)),
-                                    (ct, lambda L, c=tail, h=head: (h, L - c))]
+                ct = b.add(self.start(v), hi=length - op.cycles)
+                self._by_length += [(self.k[v], lambda L, c=op.cycles: (0, self._stage_bound(c, L))),
+                                    (ct, lambda L, c=op.cycles: (None, L - c))]
+                if paths is not None:
+                    self._windows[v] = (paths[0][v], max(paths[1][v], op.cycles), ct)
         # Dependence: s_dst + distance*II >= s_src + delay.
         for e in graph.edges:
             terms = self.start(e.dst) + [(-c, x) for c, x in self.start(e.src)]
@@ -205,20 +213,21 @@ class ModuloModel:
                 if merged and sum(a for a, _ in merged.values()) > cap:
                     b.add([(a, l) for a, l in merged.values()], hi=cap)
 
-    def _window(self, v: str) -> tuple[int, int]:
-        """(least start of v, least cycles from v's start to the end of the schedule)."""
-        if self._paths is None:
-            return 0, self.graph.op(v).cycles
-        head, tail = self._paths
-        return head[v], max(tail[v], self.graph.op(v).cycles)
-
-    def _stages(self, head: int, tail: int, length: int) -> tuple[int, int]:
-        """The stage domain of an op that starts at ``head`` or later and needs ``tail``
-        cycles to the end (an empty window: the model marked infeasible, a one-stage domain)."""
-        lo = head // self.ii
-        if head + tail > length:
-            self.feasible_bounds = False
-        return lo, max(lo, self._stage_bound(tail, length))
+    def tighten(self, on: bool) -> bool:
+        """Put the start windows on (or off again: the model as built) at the current length;
+        False when a window is empty (no schedule)."""
+        fits = True
+        for v, (head, tail, row) in self._windows.items():
+            cycles = self.graph.op(v).cycles
+            if on:
+                fits = fits and head + tail <= self.length
+                lo = head // self.ii
+                self.b.set_bounds(self.k[v], lo, max(lo, (self.length - tail) // self.ii))
+                self.b.set_bounds(row, head, self.length - tail)
+            else:
+                self.b.set_bounds(self.k[v], 0, self._stage_bound(cycles, self.length))
+                self.b.set_bounds(row, None, self.length - cycles)
+        return fits
 
     def _stage_bound(self, cycles: int, length: int) -> int:
         """The largest stage of an op of ``cycles`` that completes by ``length``
@@ -302,13 +311,35 @@ def _shortest_within(graph: Graph, ii: int, solver: str, deadline: Deadline,
                      max_length: int | None) -> ModuloSchedule | None:
     """The least-length modulo schedule of length at most ``max_length`` (None:
     any), or None when there is none."""
-    b = make_backend(solver, deadline.at, deadline.work)
-    b.lp_free_first = True
-    m = ModuloModel(graph, ii, b, max_length=max_length)
-    b.minimize([(1, m.length_var)])
-    if not b.solve(deadline.left()):
+    def build(windows: bool) -> ModuloModel:
+        b = make_backend(solver, deadline.at, deadline.work)
+        m = ModuloModel(graph, ii, b, max_length=max_length, windows=windows)
+        b.minimize([(1, m.length_var)])
+        return m
+
+    m = _optimum(build, deadline)
+    if m is None:
         return None
-    return ModuloSchedule(ii, {op.name: m.start_value(op.name) for op in graph.ops}, b.value(m.length_var))
+    return ModuloSchedule(ii, {op.name: m.start_value(op.name) for op in graph.ops}, m.b.value(m.length_var))
+
+
+def _optimum(build, deadline: Deadline) -> ModuloModel | None:
+    """An optimal solution of the model ``build(windows)`` makes (None: infeasible), through
+    the model that found it.  The solver's standard run on the model without the start
+    windows, first within FAST_WORK (what it settles there it settles without the limit too,
+    so such answers are what they always were); then, on a model with the windows, CP-SAT's
+    search alone within FAST_WORK (where the tensor core is full the LP bound is weak, and the
+    search proves the optimum at once); only then the standard run without a limit."""
+    m = build(False)
+    settled = m.b.settle(deadline.left(), FAST_WORK)
+    if settled is None and m.b.retargetable:  # (CP-SAT: z3 has no such runs)
+        tight = build(True)
+        settled = tight.b.settle(deadline.left(), FAST_WORK, lp=False)
+        if settled is not None:
+            return tight if settled else None
+    if settled is None:
+        settled = m.b.solve(deadline.left())
+    return m if settled else None
 
 
 def modulo_fits(graph: Graph, ii: int, length: int, solver: str, deadline: Deadline) -> bool:

@@ -2,8 +2,8 @@
 
 ``graph_svg`` draws the dependence graph with each op coloured by its warp;
 ``gantt_svg`` draws the straight-line program Q: ``ceil(L/II)`` copies of the
-modulo schedule, II cycles apart, one row per functional unit and per warp,
-with the steady-state window outlined.
+modulo schedule, II cycles apart, one row per functional unit and per warp (per
+member of a ping-pong team, at its offset), with the steady-state window outlined.
 """
 
 from __future__ import annotations
@@ -31,10 +31,16 @@ def _svg(width: float, height: float, body: list[str]) -> str:
     return "\n".join([head, defs, '<rect width="100%" height="100%" fill="white"/>', *body, "</svg>"]) + "\n"
 
 
-def _warp_label(schedule: Schedule, w: int) -> str:
+def _team(graph: Graph) -> int:
+    return graph.warps.pingpong if graph.warps is not None else 1
+
+
+def _warp_label(schedule: Schedule, w: int, team: int = 1) -> str:
     if w == schedule.vl_warp:
         return f"warp {w} (variable latency)"
-    return f"warp {w} (issuer: tcgen05.mma)" if w == schedule.issuer_warp else f"warp {w}"
+    if w == schedule.issuer_warp:
+        return f"warp {w} (issuer: tcgen05.mma)"
+    return f"warp {w} (ping-pong team of {team})" if team > 1 else f"warp {w}"
 
 
 def graph_svg(graph: Graph, schedule: Schedule) -> str:
@@ -99,7 +105,7 @@ def graph_svg(graph: Graph, schedule: Schedule) -> str:
     for i, w in enumerate(warps):
         x = margin + i * 190
         body.append(f'<rect x="{x}" y="{margin - 6}" width="14" height="14" fill="{_color(w)}" fill-opacity="0.6"/>')
-        body.append(f'<text x="{x + 20}" y="{margin + 6}">{escape(_warp_label(schedule, w))}</text>')
+        body.append(f'<text x="{x + 20}" y="{margin + 6}">{escape(_warp_label(schedule, w, _team(graph)))}</text>')
     return _svg(width, height, body)
 
 
@@ -108,7 +114,8 @@ def gantt_svg(graph: Graph, schedule: Schedule) -> str:
     ii, copies = schedule.ii, schedule.stages
     total = (copies - 1) * ii + max(schedule.length, 1)
     for op in graph.ops:
-        total = max(total, (copies - 1) * ii + schedule.ops[op.name].start + max(op.length, op.cycles, 1))
+        total = max(total, (copies - 1) * ii + schedule.ops[op.name].start + max(graph.member_offsets(op.name, ii))
+                    + max(op.length, op.cycles, 1))
     rows: list[tuple[str, list[tuple[int, int, str, int]]]] = []
     for unit, cap in graph.units.items():
         bars = []
@@ -117,8 +124,9 @@ def gantt_svg(graph: Graph, schedule: Schedule) -> str:
             if not row or not any(row):
                 continue
             busy = [c for c, x in enumerate(row) if x]
-            for i in range(copies):
-                s = schedule.ops[op.name].start + i * ii
+            # every member of a ping-pong team occupies the unit, at its offset
+            for i, shift in ((i, m) for i in range(copies) for m in graph.member_offsets(op.name, ii)):
+                s = schedule.ops[op.name].start + i * ii + shift
                 # merge consecutive busy cycles into one bar
                 c0 = prev = busy[0]
                 for c in busy[1:] + [None]:
@@ -129,15 +137,19 @@ def gantt_svg(graph: Graph, schedule: Schedule) -> str:
                     if c is not None:
                         c0 = prev = c
         rows.append((f"{unit} (x{cap})", bars))
+    team = _team(graph)
     for w in sorted({p.warp for p in schedule.ops.values()}):
-        bars = []
-        for op in graph.ops:
-            p = schedule.ops[op.name]
-            if p.warp != w:
-                continue
-            for i in range(copies):
-                bars.append((p.start + i * ii, max(op.cycles, 1), op.name, i))
-        rows.append((_warp_label(schedule, w), bars))
+        members = 1 if w in (schedule.vl_warp, schedule.issuer_warp) else team
+        for m in range(members):  # a ping-pong team: one row per member, offset by m * (II // team)
+            bars = []
+            for op in graph.ops:
+                p = schedule.ops[op.name]
+                if p.warp != w:
+                    continue
+                for i in range(copies):
+                    bars.append((p.start + i * ii + m * (ii // members), max(op.cycles, 1), op.name, i))
+            label = _warp_label(schedule, w) + (f", member {m} (+{m * (ii // members)})" if members > 1 else "")
+            rows.append((label, bars))
     label_w, cell, row_h, margin, top = 190, max(8, min(40, 900 // max(total, 1))), 28, 16, 40
     width = margin * 2 + label_w + total * cell
     height = top + margin + len(rows) * row_h + 30

@@ -64,9 +64,6 @@ class Backend:
     deadline: float | None = None
     work_limit: float | None = None  # deterministic work per solve (CP-SAT), None: none
     _built = 0
-    # An optimization first runs without the LP relaxation, briefly (CP-SAT): see
-    # CpSatBackend.solve.
-    lp_free_first = False
     # Feasibility queries of this model use CP-SAT's LP relaxation (a modulo
     # schedule within a length: the dependence chains and the modular capacities
     # are linear; without it such a query can run for seconds, with it 0.02 s).
@@ -105,6 +102,12 @@ class Backend:
     def solve_fast(self, time_limit: float) -> bool | None:
         """The fast first run of a feasibility query (as :meth:`solve` runs it): True or
         False when it settles the query, None when it does not (or the backend has none)."""
+        return None
+    def settle(self, time_limit: float, work: float, lp: bool = True) -> bool | None:
+        """A run within ``work`` (CP-SAT's deterministic seconds): True (an optimal or, for a
+        feasibility query, any solution) or False (none) when it settles the query, None when
+        it does not (or the backend has no such run).  ``lp=False``: without the LP relaxation
+        and in-processing (CP-SAT's search alone)."""
         return None
     def value(self, var: Any) -> int: ...
     def minimize_within(self, time_limit: float, work: float) -> bool:
@@ -289,21 +292,16 @@ class CpSatBackend(Backend):
                            fast=True)
         return {cp.INFEASIBLE: False, cp.OPTIMAL: True, cp.FEASIBLE: True}.get(status)
 
+    def settle(self, time_limit, work, lp=True):
+        cp = self._cp
+        work = work if self.work_limit is None else min(work, self.work_limit)
+        status = self._run(time_limit, work, fast=not lp, linear=None if lp else False)
+        return {cp.INFEASIBLE: False, cp.OPTIMAL: True}.get(status, None if self.model.HasObjective() else
+                                                            status == cp.FEASIBLE or None)
+
     def solve(self, time_limit, skip_fast=False):
         cp = self._cp
         objective = self.model.HasObjective()
-        if objective and self.lp_free_first:
-            # A first run without the LP relaxation and in-processing, within FAST_WORK: where
-            # the search alone proves the optimum (the least-length modulo schedules of a
-            # loop whose tensor core is full, where the LP bound is weak), it stands.
-            t0 = time.monotonic()
-            limit = FAST_WORK if self.work_limit is None else min(FAST_WORK, self.work_limit)
-            status = self._run(time_limit, limit, fast=True, linear=False)
-            if status in (cp.OPTIMAL, cp.INFEASIBLE):
-                return status == cp.OPTIMAL
-            time_limit -= time.monotonic() - t0
-            if time_limit <= 0:
-                raise SolverTimeout("CP-SAT ran out of time")
         if not objective and not skip_fast:
             # Only a query the fast run does not settle in its share runs again with
             # CP-SAT's standard search, which proves hard cases faster.
