@@ -324,3 +324,25 @@ def test_early_query_at_l_max_changes_no_answer(seed):
             out.append((attempts, found))
         assert out[0] == out[1], ii
     assert overfilled
+
+
+def test_start_windows_are_on_only_for_the_standard_run():
+    """The start windows (longest paths from cycle 0 and to the end) tighten a joint model for
+    the solver's standard run and come off again: the proto is then a fresh build's, so the
+    fast runs ask the model as it always was.  They exclude no schedule (flash attention's
+    optimum stays feasible with them on), and an empty window says there is none."""
+    pytest.importorskip("ortools")
+    from wsdialects.schedule.bounds import Deadline
+    from wsdialects.schedule.joint import JointModel, solve_joint
+    from wsdialects.schedule.solvers import make_backend
+
+    g = _attention_graph(True)
+    m = JointModel(g, 32, 50, make_backend("cpsat"))
+    fresh = str(m.b.model.Proto())
+    assert m.tighten(True) and str(m.b.model.Proto()) != fresh
+    assert solve_joint(m, Deadline(60), skip_fast=True) is not None  # (it puts them on and off itself)
+    m.tighten(False)
+    assert str(m.b.model.Proto()) == fresh
+    m.retarget(3)
+    assert not m.tighten(True)
+    m.tighten(False)

@@ -252,6 +252,7 @@ class JointModel(ModuloModel):
         """Pin every op to its start in ``starts`` (residue and stage domains), or, with
         None, free them again: then the model is the one built for its length."""
         b, ii = self.b, self.ii
+        self._pinned = starts
         for op in self.graph.ops:
             v = op.name
             s = None if starts is None else starts[v]

@@ -164,6 +164,7 @@ class ModuloModel:
         # proofs, not the fast runs, whose answers stand as they were).
         paths = _longest_paths(graph, ii) if windows else None
         self._windows: dict[str, tuple[int, int, object]] = {}
+        self._pinned: dict[str, int] | None = None  # starts pinned by their domains (JointModel.fix_starts)
         for op in graph.ops:
             v = op.name
             self.rho[v] = [b.bool(f"r_{v}_{r}") for r in range(ii)]
@@ -219,13 +220,16 @@ class ModuloModel:
         fits = True
         for v, (head, tail, row) in self._windows.items():
             cycles = self.graph.op(v).cycles
+            # (pinned starts keep their stage domains; the rows still tighten)
             if on:
                 fits = fits and head + tail <= self.length
                 lo = head // self.ii
-                self.b.set_bounds(self.k[v], lo, max(lo, (self.length - tail) // self.ii))
+                if self._pinned is None:
+                    self.b.set_bounds(self.k[v], lo, max(lo, (self.length - tail) // self.ii))
                 self.b.set_bounds(row, head, self.length - tail)
             else:
-                self.b.set_bounds(self.k[v], 0, self._stage_bound(cycles, self.length))
+                if self._pinned is None:
+                    self.b.set_bounds(self.k[v], 0, self._stage_bound(cycles, self.length))
                 self.b.set_bounds(row, None, self.length - cycles)
         return fits
 
