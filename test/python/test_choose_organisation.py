@@ -183,3 +183,17 @@ def test_register_probe_is_ws_hoppers_build(name, persistent):
     want = max(o.attributes[REGS_ATTR].value.data for o in built.walk()
                if o.name == "nvgpu.wg.branch" and o.role.data != "producer")
     assert organisation._built_consumer_regs(_kernel(path), persistent) == want
+
+
+def test_math_ops_without_a_machine_rule_are_priced():
+    """tanh (GELU's) costs what an exponential costs on the SFU, fma what arithmetic costs: a GELU
+    epilogue is not free."""
+    from wsdialects.schedule.machine import load_machine
+    from wsdialects.transforms.organisation import _reg_cycles
+
+    machine = load_machine("h100")
+    ops = {o.name: _reg_cycles(machine, o) for o in _kernel(KINDS / "bias_gelu_gemm.mlir").walk()
+           if o.name in ("math.tanh", "math.fma", "arith.mulf")}
+    assert machine.rule("math.tanh") is None and machine.rule("math.fma") is None  # else this test is moot
+    assert ops["math.tanh"] == 128 * 128 / machine.rule("math.exp2")["per_cycle"]
+    assert ops["math.fma"] == ops["arith.mulf"] > 0
