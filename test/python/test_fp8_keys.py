@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 
 from kernel_cache import compile_kernel, compile_ptx, parse_kernel, run_ptxas
+from test_diagnostics import ws_opt_here
 from test_producer_transpose import run
 from test_transpose_copy import copy_model
 from wsdialects.layout import acc_fragment_base, acc_fragment_offsets, interleaved, operand_a8_offsets
@@ -125,9 +126,9 @@ def test_ptx_has_no_quad_shuffles_and_ptxas_no_spills(name, placement):
     assert report.count("bytes spill stores") == report.count("0 bytes spill stores"), report
 
 
-def test_bad_option_is_an_error():
-    r = subprocess.run(["ws-opt", str(KERNELS / "flash_attention_fp8.mlir"), "-p", "ws-hopper{fp8-keys=fa3}"],
-                       capture_output=True, text=True)
+def test_bad_option_is_an_error(capsys, monkeypatch):
+    # ws-opt's entry point in this process (test_diagnostics runs the console script itself)
+    r = ws_opt_here(capsys, monkeypatch, str(KERNELS / "flash_attention_fp8.mlir"), "-p", "ws-hopper{fp8-keys=fa3}")
     assert r.returncode == 1 and "fp8-keys must be natural or interleaved, got 'fa3'" in r.stderr, r.stderr
     assert "Traceback" not in r.stderr
 
@@ -135,8 +136,7 @@ def test_bad_option_is_an_error():
 def test_one_sided_interleave_is_a_located_error(tmp_path):
     """Hand-edited IR whose P fragment lost its interleave while V^T kept it: the emitter
     refuses the wgmma at its location (the product would be wrong), exit 1."""
-    lowered = subprocess.run(["ws-opt", str(KERNELS / "flash_attention_fp8.mlir"), "-p", IL % "producer"],
-                             capture_output=True, text=True, check=True).stdout
+    lowered = str(compile_kernel(KERNELS / "flash_attention_fp8.mlir", IL % "producer", shared=True)) + "\n"  # ws-opt -p's
     bad = lowered.replace("#layout.wgmma<warp_groups = 2>, interleave = 8>", "#layout.wgmma<warp_groups = 2>>")
     assert bad != lowered
     f = tmp_path / "bad.mlir"

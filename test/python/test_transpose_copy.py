@@ -204,8 +204,10 @@ def test_producer_ptx_and_ptxas(name):
 def test_layout_that_does_not_fit_is_a_located_error(tmp_path):
     """Hand-written IR whose #layout.transpose_copy names more warps than the branch has: a
     located error and exit 1 from ws-opt, no traceback, no LLVM IR."""
-    lowered = subprocess.run(["ws-opt", str(KERNELS / "flash_attention_fp8.mlir"), "-p",
-                              "ws-hopper{v-transpose=producer}"], capture_output=True, text=True, check=True).stdout
+    from kernel_cache import compile_kernel
+
+    lowered = str(compile_kernel(KERNELS / "flash_attention_fp8.mlir", "ws-hopper{v-transpose=producer}",
+                                 shared=True)) + "\n"  # what ws-opt -p prints
     bad = lowered.replace("#layout.transpose_copy<warps = [1, 4]>", "#layout.transpose_copy<warps = [1, 8]>")
     assert bad != lowered
     f = tmp_path / "bad.mlir"
