@@ -7,6 +7,7 @@ outputs poisoned with NaN (an element not written fails). The chain runs as writ
 blocks (several block sizes, the queries' and the keys' different), after ws-specialize (its
 partitions interleaved by seeds) and, at the lowered block sizes, after ws-hopper."""
 
+import hashlib
 from pathlib import Path
 
 import ml_dtypes
@@ -111,8 +112,11 @@ def check_chain(out, inputs, causal, dtype):
         _close(out[name.lower()], want, tol, name)
 
 
-def _write(tmp: Path, kind: str, text: str, tag: str) -> Path:
-    path = tmp / f"{kind}_{tag}.mlir"
+def _write(tmp: Path, kind: str, text: str) -> Path:
+    """`text` in a file named by its content: a kernel that several configurations share (the
+    forward, preprocess and dQ conversion do not depend on every block size or form) is one
+    file, parsed and compiled once (compile_kernel's cache keys on the path and the bytes)."""
+    path = tmp / f"{kind}_{hashlib.blake2b(text.encode(), digest_size=8).hexdigest()}.mlir"
     path.write_text(text)
     return path
 
@@ -129,9 +133,8 @@ def generated(tmp: Path, dtype, d, causal, bm, bn, bm_pre, pipeline: str = "", d
              "backward": gen.backward(dtype, d, causal, block_m=bm, block_n=bn, num_warps=nw, dq_transposed=ks.dqt,
                                       **f),
              "dq_convert": gen.dq_convert(dtype, d, block_m=bm_pre, transposed=f["dq"] == "tma" and ks.dqt)}
-    tag = f"{dtype}_d{d}_{int(causal)}_{bm}x{bn}_{bm_pre}_{ks.dqt}_{form}"
-    ks.m = {kind: (compile_kernel(_write(tmp, kind, t, tag), pipeline, shared=True) if pipeline
-                   else parse_kernel(_write(tmp, kind, t, tag), shared=True)) for kind, t in texts.items()}
+    ks.m = {kind: (compile_kernel(_write(tmp, kind, t), pipeline, shared=True) if pipeline
+                   else parse_kernel(_write(tmp, kind, t), shared=True)) for kind, t in texts.items()}
     return ks
 
 
@@ -254,7 +257,7 @@ def test_after_ws_hopper(kind, pipeline, form, causal, tmp, rng):
     if causal and kind in ("preprocess", "dq_convert"):
         pytest.skip("no causal form")
     text = gen.kernel_text(kind, "f16", 128, causal, **gen.form_options(kind, 128, **FORMS[form]))
-    path = _write(tmp, kind, text, f"bundled_{int(causal)}_{form}")
+    path = _write(tmp, kind, text)
     try:
         lowered = compile_kernel(path, pipeline, shared=True)
     except wsdialects.WsError as e:
@@ -262,8 +265,8 @@ def test_after_ws_hopper(kind, pipeline, form, causal, tmp, rng):
         pytest.xfail(f"ws-hopper stops: {e}")
     assert any(o.name.startswith("nvgpu.") for o in lowered.walk())
     mods = {k: parse_kernel(_write(tmp, k, gen.kernel_text(k, "f16", 128, causal,
-                                                           **gen.form_options(k, 128, **FORMS[form])),
-                                   f"bundled_{int(causal)}_{form}"), shared=True) for k in gen.KINDS}
+                                                           **gen.form_options(k, 128, **FORMS[form]))),
+                                shared=True) for k in gen.KINDS}
     ks = Kernels(mods, "f16", 128, causal, gen.default_block_m(128), 128, 128, form)
     want, inputs = run_chain(ks, 200, 1, rng)
     check_chain(want, inputs, causal, "f16")
