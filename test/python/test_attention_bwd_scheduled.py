@@ -110,3 +110,44 @@ def test_bench_variant_launches_the_stored_schedule():
     assert bench._main_kernel("tma", False) is None
     with pytest.raises(ValueError, match="no stored schedule of the causal kernel"):
         bench._main_kernel("scheduled", True)
+
+
+def _consumer_branches(module):
+    from wsdialects.nvgpu import BranchOp
+
+    return [b for b in module.walk() if isinstance(b, BranchOp) and b.role.data != "producer"]
+
+
+def test_stored_schedule_fits_the_consumer_budget(kernels):
+    """The scheduler's register model counts what ws-hopper's lowering holds, so the schedule it
+    finds fits: each compute branch's ws-register-budget estimate (its tiles plus the scalars) is
+    within the branch's setmaxnreg. The FA3-like schedule the model allowed before (II 42: dK a
+    stage behind, dQ^T carried to a stage-1 reduce-add, dS^T held as dK's A operand until it
+    retired) needed about 316 registers in warp group 1 against 232."""
+    from wsdialects.lower.register_budget import REGS_ATTR
+    from wsdialects.nvgpu import SetMaxNRegOp
+
+    _, after = kernels
+    branches = _consumer_branches(after)
+    assert len(branches) == 2
+    for b in branches:
+        (limit,) = [op.regs.value.data for op in b.walk() if isinstance(op, SetMaxNRegOp)]
+        assert b.attributes[REGS_ATTR].value.data <= limit, (b.role.data, b.attributes[REGS_ATTR], limit)
+
+
+@pytest.mark.xfail(strict=True, reason="ptxas spills in both compute branches although ws-register-budget's "
+                   "estimate (tiles + scalars) fits: LLVM hoists one shared-memory address per 32-bit element "
+                   "of the register tiles read from and written to the depth-1 rings (dP^T - D, dS^T, the LSE "
+                   "row) out of the loop, registers neither model counts")
+def test_stored_schedule_assembles_without_spills():
+    import shutil
+
+    ptxas = shutil.which("ptxas")
+    if ptxas is None:
+        pytest.skip("ptxas not installed")
+    from kernel_cache import compile_ptx, run_ptxas
+
+    rc, report = run_ptxas(compile_ptx(str(STORED), "ws-hopper"), ptxas)
+    assert rc == 0, report
+    assert "bytes spill stores" in report and report.count("bytes spill stores") == report.count(
+        "0 bytes spill stores"), report
