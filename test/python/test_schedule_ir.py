@@ -18,7 +18,7 @@ from kernel_cache import compile_kernel, parse_kernel
 # ws-schedule caches solutions per process (by graph), so the kernels below are
 # solved once however many depths and seeds run.  Every kernel is scheduled:
 # gemm's 128x256 f32 accumulator (256 registers per thread of one warp group,
-# above the h100 model's 204) is modelled as split over its two warp groups
+# above the h100 model's 240) is modelled as split over its two warp groups
 # (a cooperative team, ws.schedule cooperative = 2), and causal attention's mask
 # is index arithmetic that every partition recomputes.
 # The solver answers attention in ~3-4 s on the idle 2-core machine; the limit leaves room

@@ -263,21 +263,17 @@ def test_backward_on_b200_under_a_reduced_budget_needs_a_third_group():
 BWD_BF16 = os.path.join(os.path.dirname(__file__), "..", "Inputs", "kernels", "flash_attention_bwd_bf16.mlir")
 
 
-def test_backward_on_h100_fits_the_consumer_budget():
-    """The bf16 d128 backward on Hopper under the register model that counts what the lowering
-    holds (Twill §6.3.1's question): each group's 128x128 f32 accumulator (dV on one, dK on the
-    other) takes 128 of the 204 registers per thread its setmaxnreg leaves for tiles, and a
-    wgmma's register A operand (P^T for dV, dS^T for dK) stays held until that wgmma retires
-    (``Edge.held``). So a group holds at most one 128x64 f32 tile beside its accumulator, and
-    FA3's schedule (dK a stage behind, II 42, whose group 1 needed about 316 registers once
-    lowered) does not fit: the solver runs one iteration at a time (every compute op in stage 0),
-    S^T, its exponential and dV's MMA on one group, dP^T, dK's and dQ^T's MMAs on the other, and
-    the schedule's register peak is within the budget. The search's CP-SAT work is bounded
-    (deterministic seconds); the time limit is the stored schedule's (a loaded machine)."""
+def test_backward_on_h100_at_the_default_settings_is_fa3s():
+    """FA3's backward on Hopper (Twill §6.3.1), found by ws-schedule{arch=h100} at its defaults
+    (U = 300) on the bf16 d128 kernel: one chain per warp group (S^T, its exponential and dV's
+    MMA on one; dP^T, dS^T, dK's and dQ^T's MMAs on the other), every compute op in stage 0
+    but the accumulating dK: ILP within an iteration, none across.  Register-constrained: the II
+    is above the tensor core's bound (at that bound no schedule fits the registers within the
+    stages the modulo schedule needs).  The search's CP-SAT work is bounded (deterministic
+    seconds: the same on every machine; docs/blackwell-schedules.md gives CPU times); the test's
+    time limit is larger than the default only so that a loaded machine does not fail it."""
     pytest.importorskip("ortools")
     from wsdialects.schedule import solvers
-    from wsdialects.schedule.carried import register_peak
-    from wsdialects.transforms.schedule import _member_budget
 
     k, loop = loop_of(BWD_BF16)
     work = []
@@ -289,17 +285,14 @@ def test_backward_on_h100_fits_the_consumer_budget():
         return status
     solvers.CpSatBackend._run = counted
     try:
-        lg, g, s = SchedulePass(arch="h100", time_limit=300).choose(k, loop)
+        lg, g, s = SchedulePass(arch="h100", time_limit=120).choose(k, loop)
     finally:
         solvers.CpSatBackend._run = real
-    assert not lg.pingpong and lg.groups_per_warp == 1
-    assert g.warps.reg_limit == _member_budget(lg) == 204
-    assert 0 < register_peak(g, s) <= g.warps.reg_limit
+    assert SchedulePass(arch="h100").limits() == (10, 300) and not lg.pingpong and lg.groups_per_warp == 1
     w = {n: p.warp for n, p in s.ops.items()}
     (exp,) = [op.name for op in g.ops if op.kind == "math.exp2" and op.length]
     dots = [op.name for op in g.ops if op.kind == "tile.dot"]
     accumulating = {e.dst for e in g.edges if e.src == e.dst and e.dst in dots}
-    assert all(e.held > 0 for e in g.edges if e.dst in accumulating and e.src != e.dst and g.op(e.src).regs)
 
     def upstream(n, seen=()):
         return {n}.union(*(upstream(e.src, (*seen, n)) for e in g.preds(n) if e.distance == 0 and e.src not in seen))
@@ -309,6 +302,7 @@ def test_backward_on_h100_fits_the_consumer_budget():
     other = [d for d in dots if d not in (s_dot, dv)]  # dP^T, dK, dQ^T
     assert w[s_dot] == w[exp] == w[dv] != w[dk] and {w[d] for d in other} == {w[dk]}
     late = {n for n, p in s.ops.items() if p.stage > 0 and not g.op(n).variable_latency and g.op(n).length}
-    assert not late and s.ii > s.res_mii
-    print(f"h100 backward: II {s.ii}, L {s.length}, {sum(work):.2f} deterministic s of CP-SAT work")
-    assert sum(work) < 100.0, work  # deterministic seconds (79.5 when written)
+    assert late == {dk}
+    assert s.ii > s.res_mii
+    print(f"h100 backward at the defaults: {sum(work):.2f} deterministic s of CP-SAT work")
+    assert sum(work) < 18.0, work  # deterministic seconds (14.1 when written; 35 before)

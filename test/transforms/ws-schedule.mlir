@@ -41,7 +41,7 @@
 // GEMMDIST: } {ws.schedule = {II = {{[0-9]+}} : i32, {{.*}}cooperative = 2 : i32
 
 // With one compute group there is nobody to share the accumulator with.
-// NOSCHED: remark: ws-schedule: @matmul not scheduled: no schedule at any II: op 'acc2' holds 256 registers per thread while live, above the register limit of 227
+// NOSCHED: remark: ws-schedule: @matmul not scheduled: no schedule at any II: op 'acc2' holds 256 registers per thread while live, above the register limit of 255
 // NOSCHED: ws.partition = array<i32: 1>
 
 // BADARCH: error: ws-schedule: unknown arch 'a100'

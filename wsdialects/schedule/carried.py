@@ -262,8 +262,7 @@ def fewest_carried(model, starts: dict[str, int], warps: dict[str, int],
 def register_peak(graph, sched) -> int:
     """The most registers per thread that one compute warp holds at one residue of the II
     in the joint model's liveness (``JointModel._memory``): a value holds its registers from
-    its issue to its last user's (a user ``distance`` iterations later, that many IIs later;
-    a wgmma reading it as its register A operand until that wgmma retires, ``Edge.held``)."""
+    its issue to its last user's (a user ``distance`` iterations later, that many IIs later)."""
     ii = sched.ii
     per: dict[int, list[int]] = {}
     for op in graph.ops:
@@ -271,7 +270,7 @@ def register_peak(graph, sched) -> int:
         if op.regs <= 0 or not users or graph.is_streaming(op.name):
             continue
         s = sched.ops[op.name].start
-        q, m = divmod(max([s] + [sched.ops[u.dst].start + u.distance * ii + u.held for u in users]) - s, ii)
+        q, m = divmod(max([s] + [sched.ops[u.dst].start + u.distance * ii for u in users]) - s, ii)
         counts = per.setdefault(sched.ops[op.name].warp, [0] * ii)
         for r in range(ii):
             counts[r] += op.regs * (q + ((r - s) % ii < m))
@@ -307,7 +306,7 @@ def memory_fits(graph, ii: int, starts: dict[str, int], warps: dict[str, int]) -
         if op.regs > 0:
             limited |= {vl_warp} if op.variable_latency else set(range(compute))
         s = starts[v]
-        q, m = divmod(max([s] + [starts[e.dst] + e.distance * ii + e.held for e in users]) - s, ii)
+        q, m = divmod(max([s] + [starts[e.dst] + e.distance * ii for e in users]) - s, ii)
         for r in range(ii):
             live = q + ((r - s) % ii < m)
             smem[r] += op.smem * live

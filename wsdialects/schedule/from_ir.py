@@ -356,10 +356,7 @@ def graph_of_loop(fn: func.FuncOp, loop: scf.ForOp, arch: str | Machine = "h100"
     if machine.tensor_memory:  # Blackwell: tcgen05.ld / tcgen05.st between TMEM and registers
         ops, graph_edges = tensor_memory.route(machine, ops, edges, tiles, used, team, split)
     else:
-        # a wgmma reads its register A operand until it retires: no earlier than its result is ready
-        regs_of = {o.name: o.regs for o in ops}
-        graph_edges = [Edge(e.src, e.dst, e.delay, e.distance, e.blocking,
-                            latency[e.dst] if e.role == "a" and regs_of[e.src] > 0 else 0) for e in edges]
+        graph_edges = [Edge(e.src, e.dst, e.delay, e.distance, e.blocking) for e in edges]
     graph = Graph(units=dict(machine.units), ops=ops, edges=graph_edges,
                   warps=Warps(count=groups // split, reg_limit=reg_limit or machine.reg_limit(groups),
                               local_recurrences=True, pingpong=team,

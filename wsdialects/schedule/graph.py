@@ -67,17 +67,13 @@ class Op:
 
 @dataclass
 class Edge:
-    """A dependence ``src -> dst`` with a cycle delay and an iteration distance.
-    ``held``: cycles past ``dst``'s issue that it still reads ``src``'s registers (a
-    wgmma's register A operand, read until the wgmma retires: its latency); the
-    memory constraints keep ``src`` live that long."""
+    """A dependence ``src -> dst`` with a cycle delay and an iteration distance."""
 
     src: str
     dst: str
     delay: int
     distance: int = 0
     blocking: bool = False
-    held: int = 0
 
 
 @dataclass
@@ -180,8 +176,6 @@ class Graph:
             ed: dict[str, Any] = {"from": e.src, "to": e.dst, "delay": e.delay, "distance": e.distance}
             if e.blocking:
                 ed["blocking"] = True
-            if e.held:
-                ed["held"] = e.held
             d["edges"].append(ed)
         if self.warps is not None:
             w: dict[str, Any] = {"count": self.warps.count}
@@ -210,7 +204,7 @@ _TOP_KEYS = {"units", "ops", "edges", "warps", "smem_capacity", "tmem_capacity",
              "comment"}
 _OP_KEYS = {"name", "uses", "latency", "regs", "smem", "tmem", "variable_latency", "single_thread", "spill_cost",
             "kind", "comment"}
-_EDGE_KEYS = {"from", "to", "delay", "distance", "blocking", "held", "comment"}
+_EDGE_KEYS = {"from", "to", "delay", "distance", "blocking", "comment"}
 _WARP_KEYS = {"count", "reg_limit", "local_recurrences", "pingpong", "issuer"}
 
 # Every integer of a graph (cycles, capacities, bytes, counts) fits 31 bits: the
@@ -323,7 +317,6 @@ def _edge(raw: Any, i: int, ops: set[str]) -> Edge:
         delay=_int(raw["delay"], f"delay of {what}", (*at, "delay")),
         distance=_int(raw.get("distance", 0), f"distance of {what}", (*at, "distance")),
         blocking=_bool(raw.get("blocking", False), f"blocking of edges[{i}]", (*at, "blocking")),
-        held=_int(raw.get("held", 0), f"held of {what}", (*at, "held")),
     )
 
 

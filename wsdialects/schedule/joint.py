@@ -198,7 +198,7 @@ class JointModel(ModuloModel):
             e_v = b.int(0, horizon, f"end_{v}")
             by_length.append((e_v, lambda L: (0, L + slack)))
             for e in users:
-                b.add([(1, e_v)] + [(-c, x) for c, x in self.start(e.dst)], lo=e.distance * ii + e.held)
+                b.add([(1, e_v)] + [(-c, x) for c, x in self.start(e.dst)], lo=e.distance * ii)
             b.add([(1, e_v)] + [(-c, x) for c, x in self.start(v)], lo=0)
             q = b.int(0, horizon // ii + 1, f"q_{v}")
             by_length.append((q, lambda L: (0, (L + slack) // ii + 1)))

@@ -152,18 +152,14 @@ class Machine:
         return math.ceil(2 * tile.bytes / self.spill_bytes_per_cycle)
 
     def reg_limit(self, warp_groups: int) -> int:
-        """Per-thread registers each compute warp group has for its tiles: its share of the
-        file beside the variable-latency warp group's allocation (``variable_latency_warp_regs``,
-        the producer's setmaxnreg), a multiple of ``granularity`` (setmaxnreg's), less the
-        ``scalar_regs`` a thread keeps besides tiles (addresses, loop counters, descriptors,
-        barrier parities: what ws-register-budget adds to the tiles, its OVERHEAD). On h100,
-        two groups: 232 (setmaxnreg) - 28 = 204."""
+        """Per-thread register budget of each compute warp group when the
+        variable-latency warp group keeps only a minimal allocation."""
         r = self.registers
         threads = r["threads_per_warp_group"]
         avail = r["file"] - r["variable_latency_warp_regs"] * threads
         per = avail // (warp_groups * threads)
         per -= per % r.get("granularity", 1)
-        return min(per, r["max_per_thread"]) - r.get("scalar_regs", 0)
+        return min(per, r["max_per_thread"])
 
 
 def load_machine(name_or_path: str) -> Machine:

@@ -88,8 +88,7 @@ def streaming_view(graph: Graph) -> Graph:
     if not streaming:
         return graph
     ops = [Op(**{**op.__dict__, "latency": 0}) if op.name in streaming else op for op in graph.ops]
-    edges = [Edge(e.src, e.dst, 0 if e.src in streaming else e.delay, e.distance, e.blocking, e.held)
-             for e in graph.edges]
+    edges = [Edge(e.src, e.dst, 0 if e.src in streaming else e.delay, e.distance, e.blocking) for e in graph.edges]
     return Graph(units=graph.units, ops=ops, edges=edges, warps=graph.warps, smem_capacity=graph.smem_capacity,
                  streaming_depth=graph.streaming_depth, name=graph.name, tmem_capacity=graph.tmem_capacity)
 

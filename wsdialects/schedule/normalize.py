@@ -112,7 +112,6 @@ def normalize_graphs(graphs: list[Graph], bound: int = 300, solver: str = "cpsat
                 values.add(op.latency)
             values.add(op.spill_cost)
         values.update(e.delay for e in graph.edges)
-        values.update(e.held for e in graph.edges)
     distinct = sorted(v for v in values if v > 0)
     mapping = {0: 0, **dict(zip(distinct, normalize_costs(distinct, bound, solver, time_limit)))}
     return [_rescaled(graph, mapping) for graph in graphs]
@@ -127,7 +126,7 @@ def _rescaled(graph: Graph, mapping: dict[int, int]) -> Graph:
                       regs=op.regs, smem=op.smem, variable_latency=op.variable_latency,
                       spill_cost=mapping[op.spill_cost], kind=op.kind, tmem=op.tmem,
                       single_thread=op.single_thread))
-    edges = [Edge(e.src, e.dst, mapping[e.delay], e.distance, e.blocking, mapping[e.held]) for e in graph.edges]
+    edges = [Edge(e.src, e.dst, mapping[e.delay], e.distance, e.blocking) for e in graph.edges]
     return Graph(units=dict(graph.units), ops=ops, edges=edges, warps=graph.warps,
                  smem_capacity=graph.smem_capacity, streaming_depth=graph.streaming_depth, name=graph.name,
                  tmem_capacity=graph.tmem_capacity)

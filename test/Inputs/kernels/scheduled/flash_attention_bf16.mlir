@@ -1,4 +1,4 @@
-// `ws-opt examples/kernels/flash_attention_bf16.mlir -p 'ws-schedule{arch=h100}'` (CP-SAT, 2026-12-02): the solver's
+// `ws-opt examples/kernels/flash_attention_bf16.mlir -p 'ws-schedule{arch=h100}'` (CP-SAT, 2026-11-26): the solver's
 // choice, the two compute groups as a ping-pong team (ws.schedule cooperative = 2, pingpong), kept as
 // IR for machines without OR-Tools; the GPU tests compile it with ws-hopper.
 builtin.module {
@@ -33,16 +33,16 @@ builtin.module {
       %in_n2 = tile.expand_dims %in_n, 0 : tensor<128xi1> -> tensor<1x128xi1>
       %in_nb = tile.broadcast %in_n2 : tensor<1x128xi1> -> tensor<128x128xi1>
       %qk_m = arith.select %in_nb, %qk_raw, %neg_inf {ws.stage = 0 : i32, ws.order = 7 : i32, ws.warp = 0 : i32} : tensor<128x128xi1>, tensor<128x128xf32>
-      %rowmax = tile.reduce max %qk_m, 1 : tensor<128x128xf32> -> tensor<128xf32> {ws.stage = 0 : i32, ws.order = 9 : i32, ws.warp = 0 : i32}
-      %rowmax_s = arith.mulf %rowmax, %scale_v {ws.stage = 0 : i32, ws.order = 10 : i32, ws.warp = 0 : i32} : tensor<128xf32>
-      %m_ij = arith.maximumf %m_i, %rowmax_s {ws.stage = 0 : i32, ws.order = 11 : i32, ws.warp = 0 : i32} : tensor<128xf32>
+      %rowmax = tile.reduce max %qk_m, 1 : tensor<128x128xf32> -> tensor<128xf32> {ws.stage = 0 : i32, ws.order = 8 : i32, ws.warp = 0 : i32}
+      %rowmax_s = arith.mulf %rowmax, %scale_v {ws.stage = 0 : i32, ws.order = 9 : i32, ws.warp = 0 : i32} : tensor<128xf32>
+      %m_ij = arith.maximumf %m_i, %rowmax_s {ws.stage = 0 : i32, ws.order = 10 : i32, ws.warp = 0 : i32} : tensor<128xf32>
       %m_e = tile.expand_dims %m_ij, 1 : tensor<128xf32> -> tensor<128x1xf32>
       %m_b = tile.broadcast %m_e : tensor<128x1xf32> -> tensor<128x128xf32>
-      %qk = arith.mulf %qk_m, %scale_t {ws.stage = 0 : i32, ws.order = 8 : i32, ws.warp = 0 : i32} : tensor<128x128xf32>
+      %qk = arith.mulf %qk_m, %scale_t {ws.stage = 0 : i32, ws.order = 11 : i32, ws.warp = 0 : i32} : tensor<128x128xf32>
       %qk_c = arith.subf %qk, %m_b {ws.stage = 0 : i32, ws.order = 12 : i32, ws.warp = 0 : i32} : tensor<128x128xf32>
       %p = math.exp2 %qk_c {ws.stage = 0 : i32, ws.order = 13 : i32, ws.warp = 0 : i32} : tensor<128x128xf32>
       %l_ij = tile.reduce sum %p, 1 : tensor<128x128xf32> -> tensor<128xf32> {ws.stage = 0 : i32, ws.order = 14 : i32, ws.warp = 0 : i32}
-      %m_diff = arith.subf %m_i, %m_ij {ws.stage = 0 : i32, ws.order = 16 : i32, ws.warp = 0 : i32} : tensor<128xf32>
+      %m_diff = arith.subf %m_i, %m_ij {ws.stage = 0 : i32, ws.order = 15 : i32, ws.warp = 0 : i32} : tensor<128xf32>
       %alpha = math.exp2 %m_diff {ws.stage = 0 : i32, ws.order = 17 : i32, ws.warp = 0 : i32} : tensor<128xf32>
       %l_scaled = arith.mulf %l_i, %alpha {ws.stage = 0 : i32, ws.order = 18 : i32, ws.warp = 0 : i32} : tensor<128xf32>
       %l_new = arith.addf %l_scaled, %l_ij {ws.stage = 0 : i32, ws.order = 19 : i32, ws.warp = 0 : i32} : tensor<128xf32>
@@ -50,7 +50,7 @@ builtin.module {
       %alpha_b = tile.broadcast %alpha_e : tensor<128x1xf32> -> tensor<128x128xf32>
       %acc_s = arith.mulf %acc, %alpha_b {ws.stage = 1 : i32, ws.order = 3 : i32, ws.warp = 0 : i32} : tensor<128x128xf32>
       %v = tile.desc_load %v_desc[%bh, %kv_off, %c0] : !tile.desc<tensor<128x128xbf16>> -> tensor<128x128xbf16> {ws.stage = 0 : i32, ws.order = 6 : i32, ws.warp = 1 : i32}
-      %p16 = arith.truncf %p {ws.stage = 0 : i32, ws.order = 15 : i32, ws.warp = 0 : i32} : tensor<128x128xf32> to tensor<128x128xbf16>
+      %p16 = arith.truncf %p {ws.stage = 0 : i32, ws.order = 16 : i32, ws.warp = 0 : i32} : tensor<128x128xf32> to tensor<128x128xbf16>
       %acc_new = tile.dot %p16, %v, %acc_s : tensor<128x128xbf16>, tensor<128x128xbf16> -> tensor<128x128xf32> {ws.stage = 1 : i32, ws.order = 4 : i32, ws.warp = 0 : i32}
       %kv_next = arith.addi %kv_off, %Bn : i32
       scf.yield %m_ij, %l_new, %acc_new, %kv_next : tensor<128xf32>, tensor<128xf32>, tensor<128x128xf32>, i32
