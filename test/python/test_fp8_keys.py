@@ -114,7 +114,7 @@ def test_v_transposed_by_tma_keeps_the_natural_order():
 @pytest.mark.parametrize("placement", ["producer", "consumer"])
 def test_ptx_has_no_quad_shuffles_and_ptxas_no_spills(name, placement):
     ptx = compile_ptx(str(KERNELS / f"{name}.mlir"), IL % placement)
-    natural = compile_ptx(str(KERNELS / f"{name}.mlir"), "ws-hopper{v-transpose=%s}" % placement)
+    natural = compile_ptx(str(KERNELS / f"{name}.mlir"), "ws-hopper{v-transpose=%s fp8-keys=natural}" % placement)
     assert "shfl.sync.idx" not in ptx and "shfl.sync.idx" in natural
     assert ptx.count("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16") == natural.count("ldmatrix.sync.aligned")
     ptxas = shutil.which("ptxas")

@@ -208,11 +208,12 @@ def test_layout_that_does_not_fit_is_a_located_error(tmp_path):
 
     lowered = str(compile_kernel(KERNELS / "flash_attention_fp8.mlir", "ws-hopper{v-transpose=producer}",
                                  shared=True)) + "\n"  # what ws-opt -p prints
-    bad = lowered.replace("#layout.transpose_copy<warps = [1, 4]>", "#layout.transpose_copy<warps = [1, 8]>")
+    bad = lowered.replace("#layout.transpose_copy<warps = [1, 4], interleave = 8>",
+                          "#layout.transpose_copy<warps = [1, 8], interleave = 8>")
     assert bad != lowered
     f = tmp_path / "bad.mlir"
     f.write_text(bad)
     r = subprocess.run(["ws-opt", str(f), "-t", "llvm"], capture_output=True, text=True)
     assert r.returncode == 1 and not r.stdout
-    assert f"{f}:" in r.stderr and "error: nvgpu.smem.load: #layout.transpose_copy<warps = [1, 8]> does not fit a " \
+    assert f"{f}:" in r.stderr and "error: nvgpu.smem.load: #layout.transpose_copy<warps = [1, 8], interleave = 8> does not fit a " \
         "128x128 tile in a branch of 4 warps" in r.stderr and "Traceback" not in r.stderr, r.stderr

@@ -7,7 +7,7 @@
 // buffer between two named barriers; by default by the producer into a ring of its own
 // (ws-producer-transpose.mlir); V^T as input needs no copy.
 //
-// RUN: ws-opt %S/../../examples/kernels/flash_attention_fp8.mlir -p 'ws-hopper{v-transpose=consumer}' -t ptx 2>/dev/null | filecheck %s
+// RUN: ws-opt %S/../../examples/kernels/flash_attention_fp8.mlir -p 'ws-hopper{v-transpose=consumer fp8-keys=natural}' -t ptx 2>/dev/null | filecheck %s
 // RUN: ws-opt %S/../../examples/kernels/flash_attention_fp8_vt.mlir -p ws-hopper -t ptx 2>/dev/null | filecheck %s --check-prefix=VT
 
 // CHECK: .entry flash_attention_fp8(

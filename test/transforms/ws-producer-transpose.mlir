@@ -12,7 +12,7 @@
 // RUN: ws-opt %S/../../examples/kernels/flash_attention_fp8.mlir -p 'ws-specialize{persistent=false}' | filecheck %s --check-prefix=SPEC
 // RUN: ws-opt %S/../../examples/kernels/flash_attention_fp8.mlir -p 'ws-hopper{v-transpose=producer}' -t ptx 2>/dev/null | filecheck %s --check-prefix=PTX
 // RUN: ws-opt %S/../../examples/kernels/flash_attention_fp8.mlir -p 'ws-hopper{v-transpose=consumer}' 2>/dev/null | filecheck %s --check-prefix=STAGE
-// RUN: ws-opt %S/../../examples/kernels/flash_attention_fp8.mlir -p 'ws-hopper{v-transpose=producer persistent=false}' 2>/dev/null | filecheck %s --check-prefix=LOW
+// RUN: ws-opt %S/../../examples/kernels/flash_attention_fp8.mlir -p 'ws-hopper{v-transpose=producer persistent=false fp8-keys=natural}' 2>/dev/null | filecheck %s --check-prefix=LOW
 
 // CHECK-LABEL: func.func @pv
 // CHECK:       %aref_v = aref.create : !aref.ring<tensor<128x128xf8E4M3FN>, depth = 2>

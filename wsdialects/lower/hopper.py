@@ -98,7 +98,7 @@ def ring_smem_bytes(module: ModuleOp) -> int:
     return total + sum(_tile_bytes(o.result.type) + 8 for o in loads_into_registers(module))
 
 
-def lowering_passes(lead_warp: bool = True, fp8_keys: str = "natural") -> list[ModulePass]:
+def lowering_passes(lead_warp: bool = True, fp8_keys: str = "interleaved") -> list[ModulePass]:
     """The lowering half of ws-hopper, in order (also what `-t llvm` / `-t ptx` run on IR
     that ws-specialize left; tools/targets.py starts it where the IR stands)."""
     from wsdialects.lower.lead_warp import LeadWarpPass
@@ -136,9 +136,9 @@ class HopperPass(SpecializePass):
     # ws-tma-store first (bounds-masked pointer-tile stores as TMA stores): auto = in persistent
     # kernels, where the store overlaps the next tile
     tma_store: bool | str = "auto"
-    # ws-lower-layouts{fp8-keys}: natural, or interleaved (FlashAttention-3's key order of an fp8
+    # ws-lower-layouts{fp8-keys}: interleaved (FlashAttention-3's key order of an fp8
     # V^T and P, no shuffles in P's conversion; wsdialects/lower/key_order.py)
-    fp8_keys: str = "natural"
+    fp8_keys: str = "interleaved"
 
     def passes(self) -> list[ModulePass]:
         return [*super().passes(), *lowering_passes(lead_warp=self.lead_warp, fp8_keys=self.fp8_keys)]
