@@ -46,7 +46,7 @@ def test_scheduled_backward_matches_autograd(B, H, L, pipeline, compiled, poison
     torch.manual_seed(L)
     q, k, v, do = (torch.randn(B, H, L, 128, device="cuda", dtype=torch.bfloat16) for _ in range(4))
     o, lse = attention_forward(q, k, v)
-    dq, dk, dv = attention_backward(q, k, v, o, lse, do, main=compiled(pipeline))
+    dq, dk, dv = attention_backward(q, k, v, o, lse, do, main=compiled(pipeline), form="tma")
     torch.cuda.synchronize()
     _, dq_ref, dk_ref, dv_ref = reference(q, k, v, do, False)
     for name, got, want in (("dq", dq, dq_ref), ("dk", dk, dk_ref), ("dv", dv, dv_ref)):
