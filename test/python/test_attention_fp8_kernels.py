@@ -143,20 +143,24 @@ def test_kernel_after_ws_hopper(name, causal, vt, pipeline, rng):
     assert err_exact < 6e-2, err_exact
 
 
-def test_bench_fp8_dry_run():
+def test_bench_fp8_dry_run(capsys, monkeypatch):
     """bench/attention.py --dtypes fp8 --dry-run compiles the fp8 kernel it would time and the
-    bf16 kernel its rows compare with, without a GPU."""
-    import subprocess
+    bf16 kernel its rows compare with, without a GPU (its main in this process)."""
     import sys
 
-    root = KERNELS.parents[1]
-    r = subprocess.run([sys.executable, str(root / "bench" / "attention.py"), "--dry-run", "--dtypes", "fp8",
-                        "--dims", "128", "--causal", "1", "--variants", "ws-hopper"],
-                       capture_output=True, text=True, timeout=600)
-    assert r.returncode == 0, r.stdout + r.stderr
-    assert "('fp8', 128, True) ws-hopper: ok" in r.stdout
-    assert "('bf16 for fp8', 128, True) ws-hopper: ok" in r.stdout
-    assert "('fp8 V^T', 128, False) ws-hopper: ok" in r.stdout
+    from bench_scripts import load
+
+    bench = load("attention", monkeypatch)
+    monkeypatch.setattr(sys, "argv", ["attention.py", "--dry-run", "--dtypes", "fp8", "--dims", "128", "--causal", "1",
+                                      "--variants", "ws-hopper"])
+    capsys.readouterr()
+    with pytest.raises(SystemExit) as exit_:
+        bench.main()
+    r = capsys.readouterr()
+    assert exit_.value.code == 0, r.out + r.err
+    assert "('fp8', 128, True) ws-hopper: ok" in r.out
+    assert "('bf16 for fp8', 128, True) ws-hopper: ok" in r.out
+    assert "('fp8 V^T', 128, False) ws-hopper: ok" in r.out
 
 
 def kv_heads_of(B, H, Hkv):

@@ -128,16 +128,13 @@ def test_bench_variants_dry_run(capsys, monkeypatch):
     with the split, and says n/a, not FAILED, for the rows that have no such kernel (its main in
     this process, as test_attention_bwd_kernels runs bench/attention_bwd.py's: no interpreter
     start and imports of its own)."""
-    import importlib.util
     import sys
 
+    from bench_scripts import load
+
     v = "bn176:ws-hopper{cooperative=2 pingpong=true},ws-exp2-split{fma-fraction=0.25}"
-    script = KERNELS.parents[1] / "bench" / "attention.py"
-    spec = importlib.util.spec_from_file_location("attention_bench", script)
-    bench = importlib.util.module_from_spec(spec)
-    monkeypatch.setattr(sys, "path", list(sys.path))  # the script puts the repository first
-    spec.loader.exec_module(bench)
-    monkeypatch.setattr(sys, "argv", [str(script), "--dry-run", "--dtypes", "bf16", "--dims", "128", "--causal", "0,1",
+    bench = load("attention", monkeypatch)
+    monkeypatch.setattr(sys, "argv", ["attention.py", "--dry-run", "--dtypes", "bf16", "--dims", "128", "--causal", "0,1",
                                       "--variants", v])
     capsys.readouterr()
     with pytest.raises(SystemExit) as exit_:
