@@ -1,18 +1,23 @@
 """Attention backward, batch 4, 32 heads, head dim 128 (and 64), L = 1024..16384, causal and
 not, fp16 and bf16: wsdialects (`attention_backward`: the preprocess, main and dQ kernels of
 wsdialects/runtime/attention_bwd_kernels.py, the main one through --pipeline) against the
-backward of SDPA with the cuDNN backend and with the flash backend (FlashAttention-2), in one
-run, `triton.testing.do_bench` medians. Backward FLOPs = 2.5x the forward's (4·B·H·L²·d, halved
+backward of SDPA with the cuDNN backend and with the flash backend (FlashAttention-2) and a
+Triton backward of the fused-attention tutorial's algorithm (bench/triton_attention_bwd.py: the
+best of its CONFIGS, the LSE from its own Triton forward, not timed), in one run,
+`triton.testing.do_bench` medians. Backward FLOPs = 2.5x the forward's (4·B·H·L²·d, halved
 when causal): TFLOP/s = 10·B·H·L²·d / t (/ 2 causal).
 
     python bench/attention_bwd.py [--out DIR] [--ls 1024,4096] [--dims 128,64] [--dtypes fp16,bf16]
                                   [--causal 0,1] [--pipeline PIPE] [--date D] [--name SUFFIX]
     python bench/attention_bwd.py --dry-run    # no GPU: imports, compiles our kernels to PTX, says
                                                # what it would time (writes nothing unless --out)
+                                  [--triton-compile]  # and compiles the Triton peer's kernels for
+                                                      # sm_90a, every config (needs triton only)
     python bench/attention_bwd.py --variants [--dry-run] [--out DIR]
                                   # our backward's forms and organisations (VARIANTS) against each
                                   # other and cuDNN: correctness vs torch on small shapes, then
-                                  # bf16 d 128, L 4k and 16k, causal and not; DIR/variants.md
+                                  # bf16 d 128, L 4k and 16k, causal and not, with the Triton
+                                  # peer's best config as a column; DIR/variants.md
                                   # (--variant-configs fp16:128,bf16:64: other dtypes and head
                                   # dims; --table NAME: another file name under DIR)
     python bench/attention_bwd.py --profile-one VARIANT   # one backward (B 4, H 32, L 4k, d 128,
@@ -25,9 +30,10 @@ compiled with its pipeline; its causal rows are n/a. Against the default and cuD
 
     python bench/attention_bwd.py --variants --variant-names tma,scheduled --ls 4096,16384
 
-Correctness first: ours (outputs poisoned with NaN before the run) and each peer's dQ, dK, dV
-are compared with torch autograd of float32 SDPA on the first heads of batch 0 of the same
-random inputs; an error above 1e-2 is printed as WRONG. Prints a table and writes
+Correctness first: ours and the Triton peer's (outputs poisoned with NaN before the run) and each
+SDPA peer's dQ, dK, dV are compared with torch autograd of float32 SDPA on the first heads of
+batch 0 of the same random inputs; an error above 1e-2 is printed as WRONG (a Triton config that
+is wrong is not timed). Prints a table and writes
 DIR/<date>-attention-bwd-<device><name>.md (default bench/results).
 """
 
@@ -46,6 +52,52 @@ from wsdialects.runtime.attention_bwd_kernels import KINDS, kernel_name  # noqa:
 
 CHECK_HEADS = 4
 DTYPES = {"fp16": "f16", "bf16": "bf16"}
+TOL = 1e-2  # the largest rel. error of dQ, dK, dV a backward may have against float32 autograd
+
+
+def _bench_module(name: str):
+    """bench/<name>.py as a module (kept in sys.modules under its name: loaded once)."""
+    import importlib.util
+
+    if name not in sys.modules:
+        spec = importlib.util.spec_from_file_location(name, ROOT / "bench" / f"{name}.py")
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        sys.modules[name] = module
+    return sys.modules[name]
+
+
+def triton_peer():
+    """(bench/triton_attention_bwd.py, None), or (None, why) where it does not import (no triton)."""
+    try:
+        return _bench_module("triton_attention_bwd"), None
+    except Exception as e:  # noqa: BLE001 - the peer is optional: its column reads n/a
+        return None, f"bench/triton_attention_bwd.py does not import: {type(e).__name__}: {e}"
+
+
+def triton_best(tab, q, k, v, do, causal: bool, err, bench):
+    """The Triton peer's backward on q, k, v, do: (ms, cfg, rel. error) of its fastest config
+    whose error `err(grads)` is below TOL (outputs poisoned with NaN before each check), or None;
+    o and LSE from its own forward (not timed). Configs that fail are printed."""
+    import torch
+
+    peers = _bench_module("triton_peers")
+    o, lse = tab.attention_forward(q, k, v, causal)
+    grads = tuple(torch.empty_like(q) for _ in range(3))
+
+    def launch(cfg):
+        tab.attention_backward(q, k, v, o, lse, do, causal, cfg=cfg, out=grads)
+
+    def check(cfg):
+        for g in grads:
+            g.fill_(float("nan"))
+        launch(cfg)
+        torch.cuda.synchronize()
+        return err(grads)
+
+    best, _ = peers.best_config(tab.CONFIGS, launch, check=check, bench=bench, label="Triton bwd",
+                                ok=lambda e: e < TOL)
+    return best
 
 
 def flops(B: int, H: int, L: int, d: int, causal: bool) -> float:
@@ -127,11 +179,57 @@ def _configs(text: str) -> list[tuple[str, int]]:
     return out
 
 
+def grad_error(q, k, v, do, causal: bool):
+    """err(grads): the largest relative error of dQ, dK, dV (each [B, H, L, d]) on the first
+    CHECK_HEADS heads of batch 0 against torch autograd of float32 SDPA of the same inputs (a
+    reference gradient that is exactly zero counts as no error)."""
+    import torch
+    import torch.nn.functional as F
+    from torch.nn.attention import SDPBackend, sdpa_kernel
+
+    hs = slice(0, min(q.shape[1], CHECK_HEADS))
+    qf, kf, vf = (x[:1, hs].float().requires_grad_(True) for x in (q, k, v))
+    with sdpa_kernel(SDPBackend.EFFICIENT_ATTENTION):
+        ref = torch.autograd.grad(F.scaled_dot_product_attention(qf, kf, vf, is_causal=causal), (qf, kf, vf),
+                                  do[:1, hs].float())
+    return lambda grads: max(((g[:1, hs].float() - r).norm() / r.norm()).item() if r.norm() > 0 else 0.0
+                             for g, r in zip(grads, ref))
+
+
+def _triton_dry_run(args, configs) -> None:
+    """Say what the Triton peer would run; with --triton-compile compile its kernels for sm_90a
+    ((dtype, d, causal) of `configs`, every config, L not a block multiple: the masked form)."""
+    tab, why = triton_peer()
+    if tab is None:
+        print(f"Triton peer: n/a ({why})")
+        return
+    print(f"Triton peer: bench/triton_attention_bwd.py, best of configs (BM1, BN1, BM2, BN2, warps, stages) "
+          f"{tab.CONFIGS}")
+    if not args.triton_compile:
+        return
+    for dname, d, causal in configs:
+        for kernel in ("forward", "preprocess"):
+            try:
+                tab.compile_for_hopper(kernel, dname, d, causal)
+                print(f"Triton {kernel} {dname} d{d} {'causal' if causal else 'full'}: compiled for sm_90a")
+            except Exception as e:  # noqa: BLE001 - reported, the dry run goes on
+                print(f"Triton {kernel} {dname} d{d} causal={causal}: does not compile: {type(e).__name__}: "
+                      f"{' '.join(str(e).split())[:300]}")
+        for cfg in tab.CONFIGS:
+            try:
+                k = tab.compile_for_hopper("backward", dname, d, causal, cfg)
+                print(f"Triton {dname} d{d} {'causal' if causal else 'full'} {cfg}: compiled for sm_90a, "
+                      f"{k.metadata.shared} bytes of shared memory, {k.asm['ptx'].count('wgmma.mma_async')} wgmma")
+            except Exception as e:  # noqa: BLE001 - reported, the dry run goes on
+                print(f"Triton {dname} d{d} causal={causal} {cfg}: does not compile: {type(e).__name__}: "
+                      f"{' '.join(str(e).split())[:300]}")
+
+
 def _variant_rows(args) -> int:
     """--variants: correctness of each variant against torch autograd of float32 SDPA, then
-    TFLOP/s of each and of cuDNN (each (dtype, d) of --variant-configs, default bf16 d 128; B x H,
-    L from --ls, causal and not); a table in DIR/variants.md (--table). With --dry-run: compile
-    every variant (no GPU)."""
+    TFLOP/s of each, of cuDNN and of the Triton peer (its best correct config; --no-triton: not)
+    (each (dtype, d) of --variant-configs, default bf16 d 128; B x H, L from --ls, causal and
+    not); a table in DIR/variants.md (--table). With --dry-run: compile every variant (no GPU)."""
     names = args.variant_names.split(",")
     configs = _configs(args.variant_configs)
     for n in names:
@@ -147,7 +245,10 @@ def _variant_rows(args) -> int:
                     attention_bwd.compiled_kernel(kind, DTYPES[dname], d, causal,
                                                   pipe if kind == "backward" else "ws-hopper", form)
         print(f"variant {n}: compiled ({form}, {pipe})", flush=True)
+    tab = None if args.no_triton else triton_peer()[0]
     if args.dry_run:
+        if not args.no_triton:
+            _triton_dry_run(args, [(dname, d, causal) for dname, d in configs for causal in (False, True)])
         return 0
     import torch
     import torch.nn.functional as F
@@ -166,8 +267,10 @@ def _variant_rows(args) -> int:
             lines.append(f"| {n} | {causal} | {', '.join(map(str, shape))} | {e:.1e}{'' if e < 1e-2 else ' WRONG'} |")
             print(lines[-1], flush=True)
     B, H = args.batch, args.heads
-    lines += ["", "## TFLOP/s", "", "| dtype | d | causal | L | cuDNN | " + " | ".join(names) + " | best / cuDNN |",
-              "|---|---|---|---|---|" + "---|" * len(names) + "---|"]
+    lines += ["", "## TFLOP/s", "", "Triton: bench/triton_attention_bwd.py, its fastest config whose rel. error is "
+              f"below {TOL} (config, error at the end of the row)." if tab is not None else "Triton: not run.", "",
+              "| dtype | d | causal | L | cuDNN | Triton | " + " | ".join(names) + " | best / cuDNN | best / Triton | "
+              "Triton config (err) |", "|---|---|---|---|---|---|" + "---|" * len(names) + "---|---|---|"]
     bench = lambda f: do_bench(f, warmup=25, rep=200, return_mode="median")  # noqa: E731
     for (dname, d), causal, L in ((c, causal, int(x)) for c in configs for causal in (False, True)
                                   for x in args.ls.split(",")):
@@ -184,6 +287,16 @@ def _variant_rows(args) -> int:
                 del qg, kg, vg, oc
         except Exception as e:  # noqa: BLE001
             print(f"cuDNN {dname} d{d} causal={causal} L={L}: {type(e).__name__}: {e}", file=sys.stderr, flush=True)
+        tri, tri_cfg = float("nan"), "n/a"
+        if tab is not None:
+            try:
+                tb = triton_best(tab, q, k, v, do, causal, grad_error(q, k, v, do, causal), bench)
+                if tb is not None:
+                    tri, tri_cfg = tf(tb[0]), f"{tb[1]} ({tb[2]:.1e})"
+            except Exception as e:  # noqa: BLE001 - the peer's failure is a row entry
+                print(f"Triton {dname} d{d} causal={causal} L={L}: {type(e).__name__}: {e}", file=sys.stderr,
+                      flush=True)
+            torch.cuda.empty_cache()
         o, lse = attention_bwd.attention_forward(q, k, v, causal=causal)
         outs = tuple(torch.empty_like(q) for _ in range(3))
         ours = []
@@ -200,8 +313,8 @@ def _variant_rows(args) -> int:
                       flush=True)
                 ours.append(float("nan"))
         best = max((x for x in ours if x == x), default=float("nan"))
-        lines.append(f"| {dname} | {d} | {causal} | {L} | {cudnn:.1f} | " + " | ".join(f"{x:.1f}" for x in ours) +
-                     f" | {best / cudnn:.2f} |")
+        lines.append(f"| {dname} | {d} | {causal} | {L} | {cudnn:.1f} | {tri:.1f} | " +
+                     " | ".join(f"{x:.1f}" for x in ours) + f" | {best / cudnn:.2f} | {best / tri:.2f} | {tri_cfg} |")
         print(lines[-1], flush=True)
         del q, k, v, do, o, lse, outs
         torch.cuda.empty_cache()
@@ -273,23 +386,29 @@ def _profile_one(name: str, causal: bool = False) -> int:
 
 def table(rows, args, dev: str, versions: str) -> list[str]:
     lines = [f"# Attention backward, batch {args.batch}, {args.heads} heads: wsdialects vs SDPA backward (cuDNN, "
-             f"flash) ({dev}, {args.date})", "",
+             f"flash) and Triton ({dev}, {args.date})", "",
              f"Command: `python bench/attention_bwd.py {' '.join(sys.argv[1:])}` (one run; `triton.testing.do_bench` "
              "median, 25 ms warm-up, 200 ms repeats; random inputs; TFLOP/s = 2.5 x the forward's 4·B·H·L²·d / t, "
              "halved when causal; rel. error of dQ, dK, dV (the largest) against torch autograd of float32 SDPA on "
-             "the first heads of batch 0, ours poisoned with NaN before the run).", "",
+             "the first heads of batch 0, ours and Triton's poisoned with NaN before the run).", "",
              f"wsdialects: `attention_backward` (flash_attention_bwd_preprocess, flash_attention_bwd through "
              f"`{args.pipeline}`, flash_attention_bwd_dq; 128 keys x 64 queries), dQ accumulated in f32 by TMA reduce-adds. "
              "cuDNN / FA2: `torch.autograd.grad` of `scaled_dot_product_attention` under "
-             "`sdpa_kernel(CUDNN_ATTENTION)` / `(FLASH_ATTENTION)`.", "", versions, "",
-             "| dtype | d | causal | L | cuDNN | FA2 | ws | ws / cuDNN | ws / FA2 | max rel. err ws |",
-             "|---|---|---|---|---|---|---|---|---|---|"]
+             "`sdpa_kernel(CUDNN_ATTENTION)` / `(FLASH_ATTENTION)`. Triton: bench/triton_attention_bwd.py (the "
+             "fused-attention tutorial's algorithm: preprocess, then per key block dK, dV over the query blocks and "
+             "per query block dQ over the key blocks), its fastest config (BM1, BN1, BM2, BN2, warps, stages) whose "
+             f"rel. error is below {TOL}; o and LSE from its own Triton forward (not timed).", "", versions, "",
+             "| dtype | d | causal | L | cuDNN | FA2 | Triton | ws | ws / cuDNN | ws / FA2 | ws / Triton | "
+             "max rel. err ws | Triton config (err) |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for dname, d, causal, L, res in rows:
         g = lambda k: res[k][0] if k in res else float("nan")  # noqa: E731
         ws = g("ws")
         err = res["ws"][1] if "ws" in res else float("nan")
+        tri = f"{res['triton'][2]} ({res['triton'][1]:.1e})" if "triton" in res else "n/a"
         lines.append(f"| {dname} | {d} | {'yes' if causal else 'no'} | {L} | {g('cudnn'):.1f} | {g('fa2'):.1f} | "
-                     f"{ws:.1f} | {ws / g('cudnn'):.2f} | {ws / g('fa2'):.2f} | {err:.1e} |")
+                     f"{g('triton'):.1f} | {ws:.1f} | {ws / g('cudnn'):.2f} | {ws / g('fa2'):.2f} | "
+                     f"{ws / g('triton'):.2f} | {err:.1e} | {tri} |")
     return lines
 
 
@@ -315,6 +434,9 @@ def main(argv=None) -> int:
     ap.add_argument("--check-one", default=None, help="check this variant's correctness alone; exit 1 if wrong")
     ap.add_argument("--no-checks", action="store_true", help="--variants: time only (checked by --check-one)")
     ap.add_argument("--profile-causal", action="store_true", help="--profile-one: the causal kernel")
+    ap.add_argument("--no-triton", action="store_true", help="leave the Triton peer out (its column reads n/a)")
+    ap.add_argument("--triton-compile", action="store_true",
+                    help="--dry-run: also compile the Triton peer's kernels for sm_90a (every config; no GPU)")
     args = ap.parse_args(argv)
     if args.profile_one:
         return _profile_one(args.profile_one, args.profile_causal)
@@ -332,6 +454,8 @@ def main(argv=None) -> int:
     compiled = compile_all(dims, dtypes, causals, args.pipeline)
 
     if args.dry_run:
+        if not args.no_triton:
+            _triton_dry_run(args, list(compiled))
         rows = []
         for (dname, d, causal), why in compiled.items():
             for L in ls:
@@ -349,6 +473,9 @@ def main(argv=None) -> int:
     from torch.nn.attention import SDPBackend, sdpa_kernel
     from triton.testing import do_bench
 
+    tab, why = (None, "--no-triton") if args.no_triton else triton_peer()
+    if tab is None:
+        print(f"Triton peer: n/a ({why})", file=sys.stderr)
     dev = torch.cuda.get_device_name()
     slug = "h100" if "H100" in dev else "h200" if "H200" in dev else dev.lower().replace(" ", "-")
     bench = lambda f: do_bench(f, warmup=25, rep=200, return_mode="median")  # noqa: E731
@@ -385,6 +512,13 @@ def main(argv=None) -> int:
                                 res[label] = (tf(bench(f)), err(f(), label))
                         except Exception as e:  # noqa: BLE001
                             print(f"SDPA {label}: {type(e).__name__}: {e}", file=sys.stderr)
+                    if tab is not None:
+                        try:
+                            tb = triton_best(tab, q, k, v, do, causal, lambda gs: err(gs, "Triton"), bench)
+                            if tb is not None:
+                                res["triton"] = (tf(tb[0]), tb[2], tb[1])
+                        except Exception as e:  # noqa: BLE001 - the peer's failure is a row entry
+                            print(f"Triton: {type(e).__name__}: {e}", file=sys.stderr)
                     if compiled[(dname, d, causal)] is None:
                         o, lse = attention_bwd.attention_forward(q, k, v, causal=causal)
                         grads = tuple(torch.full_like(q, float("nan")) for _ in range(3))  # poisoned
@@ -395,7 +529,8 @@ def main(argv=None) -> int:
                         res["ws"] = (tf(bench(run)), err(grads, "ws"))
                     rows.append((dname, d, causal, L, res))
                     print(f"{dname} d{d} {'causal' if causal else 'full  '} L={L:6d}  " +
-                          "  ".join(f"{k_} {v_[0]:6.1f} (err {v_[1]:.1e})" for k_, v_ in res.items()), flush=True)
+                          "  ".join(f"{k_} {v_[0]:6.1f} (err {v_[1]:.1e})" for k_, v_ in res.items()) +
+                          (f"  Triton config {res['triton'][2]}" if "triton" in res else ""), flush=True)
     versions = f"torch {torch.__version__}, triton {triton.__version__}."
     write(table(rows, args, dev, versions), args, slug)
     return 0
