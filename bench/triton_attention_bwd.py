@@ -165,8 +165,10 @@ def _attn_bwd(Q, K, V, DO, DQ, DK, DV, LSE, DELTA, sm_scale, L, D: tl.constexpr,
         start_m = start_n + BN1
     else:
         start_m = 0
-    dk, dv = _bwd_dkdv(dk, dv, Q, DO, LSE, DELTA, k, v, start_n, start_m, tl.cdiv(L - start_m, BM1), qk_scale, L,
-                       BM1, BN1, D, False, EVEN)
+    # (causal, the last block of a ragged L: start_m past L, no step; clamped, as cdiv of a
+    # negative number rounds toward zero on the GPU)
+    dk, dv = _bwd_dkdv(dk, dv, Q, DO, LSE, DELTA, k, v, start_n, start_m,
+                       tl.cdiv(tl.maximum(L - start_m, 0), BM1), qk_scale, L, BM1, BN1, D, False, EVEN)
     _store_rows(DV, offs_n, dv.to(DV.dtype.element_ty), L, D, EVEN)
     _store_rows(DK, offs_n, (dk * sm_scale).to(DK.dtype.element_ty), L, D, EVEN)
 
