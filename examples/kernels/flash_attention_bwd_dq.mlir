@@ -1,7 +1,8 @@
 // Attention backward, last step: dQ = sm_scale * dQacc^T converted to f16. dQacc^T is the f32
 // [B*H, 128, Lp] buffer flash_attention_bwd reduce-added dQ^T into, dQ a [B*H, L, 128] f16 tensor (64
 // columns at a time, stored below L). One program per (query block of 128, batch*head); grid
-// (cdiv(L, 128), B*H). Written by wsdialects/runtime/attention_bwd_kernels.py.
+// (cdiv(L, 128), B*H).
+// Written by wsdialects/runtime/attention_bwd_kernels.py.
 builtin.module {
   func.func @flash_attention_bwd_dq(%acc_desc: !tile.desc<tensor<64x128xf32>>, %dq_desc: !tile.desc<tensor<128x64xf16>>,
                    %sm_scale: f32)

@@ -96,13 +96,11 @@ def test_decision_follows_the_kernel_not_its_name():
     assert (small["cooperative"], small["ctas-per-sm"]) == (1, 2)
 
 
-# The GEMM kinds of bench/gemm_kinds.py as the model decides them, each against what the H200
-# measured (bench/results/2026-12-02-default-vs-best-h200.md, `python bench/default_vs_best.py
-# --ks 1024,16384`): the batched and the fp8 GEMM (TMA-store epilogues, little to hide) were
-# fastest persistent without a team at K 1k and 16k (the team 0.90x / 0.94x of it at 16k); the
-# pointer-store GEMM (examples/kernels/gemm.mlir) fastest as a team at K 16k; the GELU GEMM's
-# team within 3.5 % of the best at K 16k; the 64-row f32-output GEMM fastest persistent at two CTAs
-# per SM.
+# The GEMM kinds of bench/gemm_kinds.py as the model decides them, each the fastest variant
+# bench/default_vs_best.py found on the GPU: the batched and the fp8 GEMM (TMA-store epilogues,
+# little to hide) persistent without a team; the pointer-store GEMM (examples/kernels/gemm.mlir)
+# as a team; the GELU GEMM as a team (two CTAs per SM spill); the 64-row f32-output GEMM
+# persistent at two CTAs per SM.
 KINDS = INPUTS / "gemm_kinds"
 MEASURED = [(KINDS / "batched_tma_gemm.mlir", (True, 1, 1)), (KINDS / "fp8_scaled_gemm.mlir", (True, 1, 1)),
             (INPUTS.parents[2] / "examples" / "kernels" / "gemm.mlir", (True, 2, 1)),

@@ -9,8 +9,7 @@
 // K (a GEMM's groups have no register work to run while they wait: its loss at 256 iterations);
 // without it the epilogue is not hidden (the loss at 4): the team's worst loss is the least.
 // Two CTAs per SM would leave a thread of its three warp groups 80 registers, below what the
-// consumer's accumulator and scalars take. (H200, bench/results/2026-12-02-default-vs-best-h200.md:
-// the team is the best variant at K 1k, level with the best at K 16k.)
+// consumer's accumulator and scalars take.
 // RUN: ws-opt %S/../Inputs/kernels/organisation/gemm_bias_relu.mlir -p ws-choose-organisation 2>&1 | filecheck %s --check-prefix=EPI
 // EPI: gemm_bias_relu.mlir:4:1: remark: ws-choose-organisation: persistent, a ping-pong team of 2 groups, depth 4, mma-depth 1, tiles in bands of 8, 1 CTA per SM: per iteration tc 512, tma 1024, softmax/regs 0
 // EPI-SAME: one tile per CTA {{.*}}k (worst loss {{[1-9][0-9.]*}} %); persistent {{[0-9./k]+}} (worst loss 5.8 %); one tile per CTA + ping-pong team {{.*}}; persistent + ping-pong team {{[0-9./k]+}} (worst loss 3.8 %)
@@ -34,9 +33,7 @@
 // GEMMs whose epilogue is a TMA store of the converted accumulator (little to hide): persistent,
 // one consumer of two warp groups in lockstep, no team: a batched GEMM (3-D grid, 128x256x64
 // tiles) and an fp8 GEMM with per-tensor scales (128x256x128). The team's turns cost it more
-// at long K than its half of the epilogue saves at short K. (H200,
-// bench/results/2026-12-02-default-vs-best-h200.md: persistent without a team is the best
-// variant at K 1k and 16k on both; the team was 0.90x / 0.94x of it at K 16k.)
+// at long K than its half of the epilogue saves at short K.
 // RUN: ws-opt %S/../Inputs/kernels/gemm_kinds/batched_tma_gemm.mlir -p ws-choose-organisation 2>&1 | filecheck %s --check-prefix=BATCHED
 // BATCHED: remark: ws-choose-organisation: persistent, depth 3, mma-depth 1, tiles in bands of 8, 1 CTA per SM: per iteration tc 1024, tma 1536,
 // BATCHED-SAME: persistent {{[0-9./k]+}} (worst loss 3.4 %); one tile per CTA + ping-pong team {{.*}}; persistent + ping-pong team {{[0-9./k]+}} (worst loss 5.2 %)
@@ -54,10 +51,7 @@
 // A GEMM with a bias + GELU (tanh) epilogue on one consumer warp group (128x128 f32 accumulator:
 // 128 registers per thread): the tanh is SFU work, so the epilogue is long and a team (two groups
 // of 64 rows) pays. Two CTAs per SM would give a thread 128 registers, fewer than the consumer
-// needs: ptxas spills it and serializes its wgmmas, so the model does not consider it. (H200,
-// same file: two CTAs per SM measured 1.06x the team at K 1k, a build ptxas gives 932 bytes of
-// spill stores and serialized wgmmas; the team is within 3.5 % of the best at K 16k, where two
-// CTAs per SM ran 0.69x of persistent in bench/results/2026-11-27-gemm-kinds-h200-occupancy.md.)
+// needs: ptxas spills it and serializes its wgmmas, so the model does not consider it.
 // RUN: ws-opt %S/../Inputs/kernels/gemm_kinds/bias_gelu_gemm.mlir -p ws-choose-organisation 2>&1 | filecheck %s --check-prefix=GELU
 // GELU: remark: ws-choose-organisation: persistent, a ping-pong team of 2 groups, depth 4, mma-depth 1, tiles in bands of 8, 1 CTA per SM:
 // GELU-SAME: not 2 CTAs per SM: the consumer needs at least 156 registers per thread (ws-register-budget), above the 128 a thread gets at 2 CTAs per SM

@@ -2,8 +2,7 @@
 // FlashAttention-3's key order. The V^T ring the producer fills by its transposing copy and that
 // only P·V's wgmma reads stores each 16 keys interleaved (position 4c + 2 i1 + i0: key
 // 8 i1 + 2c + i0): the copy, the slot views and P's A fragment all say interleave = 8, and P's
-// conversion has no shuffles (lane c's own accumulator bytes are its A bytes). ws-hopper's default
-// since it measured 1.10-1.14x the natural order on the H200 (bench/results/2026-12-02-attention-fp8-keys-h200.md);
+// conversion has no shuffles (lane c's own accumulator bytes are its A bytes); ws-hopper's default.
 // fp8-keys=natural keeps the quad shuffles; a TMA-loaded V^T is never interleaved.
 //
 // RUN: ws-opt %S/../../examples/kernels/flash_attention_fp8.mlir -p 'ws-hopper' 2>/dev/null | filecheck %s

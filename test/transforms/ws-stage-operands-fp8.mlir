@@ -27,16 +27,17 @@
 // CHECK-NEXT:    %v_a = tile.trans %v_s [1, 0] : tensor<128x128xf8E4M3FN> -> tensor<128x128xf8E4M3FN>
 // CHECK-NEXT:    %acc2 = mma.async_dot %p8, %v_a, %acc
 // The slot tile is read into registers as ldmatrix.trans leaves it (#layout.transpose_copy:
-// 16-byte rows of V in, 16-byte rows of V^T out by stmatrix) only to be stored; P is converted right
-// before its wgmma group.
+// 16-byte rows of V in, 16-byte rows of V^T out by stmatrix) only to be stored, keys in FA3's order
+// (interleave = 8, the default fp8-keys), as P's A fragment takes them; P is converted right before its
+// wgmma group.
 // LAY-LABEL:   func.func @fp8_pv
 // LAY:         %v_t = tile.trans %v [1, 0] : tensor<128x128xf8E4M3FN, #layout.shared<swizzle = 128, order = [1, 0]>> -> tensor<128x128xf8E4M3FN, #layout.shared<swizzle = 128, order = [0, 1]>>
-// LAY-NEXT:    %v_t_r = nvgpu.smem.load %v_t : {{.*}} -> tensor<128x128xf8E4M3FN, #layout.transpose_copy<warps = [1, 8]>>
+// LAY-NEXT:    %v_t_r = nvgpu.smem.load %v_t : {{.*}} -> tensor<128x128xf8E4M3FN, #layout.transpose_copy<warps = [1, 8], interleave = 8>>
 // LAY:         nvgpu.smem.store %v_t_r, %v_stage
-// LAY:         %v_a = tile.trans %v_s [1, 0] : tensor<128x128xf8E4M3FN, #layout.shared<swizzle = 128, order = [1, 0]>> -> tensor<128x128xf8E4M3FN, #layout.shared<swizzle = 128, order = [0, 1]>>
-// LAY-NEXT:    %p8_frag = nvgpu.convert_layout %p8 : tensor<128x128xf8E4M3FN, #layout.wgmma<warp_groups = 2>> -> tensor<128x128xf8E4M3FN, #layout.operand_a<parent = #layout.wgmma<warp_groups = 2>>>
+// LAY:         %v_a = tile.trans %v_s [1, 0] : tensor<128x128xf8E4M3FN, #layout.shared<swizzle = 128, order = [1, 0], interleave = 8>> -> tensor<128x128xf8E4M3FN, #layout.shared<swizzle = 128, order = [0, 1], interleave = 8>>
+// LAY-NEXT:    %p8_frag = nvgpu.convert_layout %p8 : tensor<128x128xf8E4M3FN, #layout.wgmma<warp_groups = 2>> -> tensor<128x128xf8E4M3FN, #layout.operand_a<parent = #layout.wgmma<warp_groups = 2>, interleave = 8>>
 // LAY-NEXT:    nvgpu.wgmma.fence
-// LAY-NEXT:    %acc2 = nvgpu.wgmma.mma_async %p8_frag, %v_a, %acc : tensor<128x128xf8E4M3FN, #layout.operand_a<parent = #layout.wgmma<warp_groups = 2>>>, tensor<128x128xf8E4M3FN, #layout.shared<swizzle = 128, order = [0, 1]>> -> tensor<128x128xf32, #layout.wgmma<warp_groups = 2>>
+// LAY-NEXT:    %acc2 = nvgpu.wgmma.mma_async %p8_frag, %v_a, %acc : tensor<128x128xf8E4M3FN, #layout.operand_a<parent = #layout.wgmma<warp_groups = 2>, interleave = 8>>, tensor<128x128xf8E4M3FN, #layout.shared<swizzle = 128, order = [0, 1], interleave = 8>> -> tensor<128x128xf32, #layout.wgmma<warp_groups = 2>>
 func.func @fp8_pv(%n: i32) {
   %qbuf = nvgpu.smem.alloc : memref<1x128x64xf8E4M3FN, 3 : i64>
   %kbuf = nvgpu.smem.alloc : memref<1x128x64xf8E4M3FN, 3 : i64>

@@ -2,11 +2,8 @@
 
 fp8 wgmma reads its register A in the 8-bit fragment (lane q of a quad: k positions 4q .. 4q + 3
 and 16 + 4q .. 16 + 4q + 3), while P comes out of the accumulator fragment (lane q: columns 2q,
-2q + 1, 8 + 2q, 9 + 2q of each 16). With `fp8-keys=natural` (ws-lower-layouts' default when run
-alone) the conversion moves
-bytes between the lanes of a quad (two shuffles per pair of A registers). With
-`fp8-keys=interleaved` (FlashAttention-3's order; ws-hopper's default: it measured 1.10-1.14x the
-natural order on the H200) the V^T slot stores each 16 keys in
+2q + 1, 8 + 2q, 9 + 2q of each 16). With `fp8-keys=natural` the conversion moves bytes between the lanes of a quad (two shuffles per pair of A registers). With
+`fp8-keys=interleaved` (FlashAttention-3's order, the default) the V^T slot stores each 16 keys in
 `wsdialects.layout.interleaved` order (position 4c + 2 i1 + i0: key 8 i1 + 2c + i0) and P's A
 fragment takes the same order, which is lane q's own bytes: one byte permute per register, no
 shuffles. The product is unchanged (the same permutation of the k positions on both sides), and

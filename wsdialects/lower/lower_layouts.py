@@ -576,7 +576,7 @@ class LowerLayoutsPass(ModulePass):
     wsdialects/lower/key_order.py)."""
 
     name = "ws-lower-layouts"
-    fp8_keys: str = "natural"
+    fp8_keys: str = "interleaved"
 
     def apply(self, ctx, op: ModuleOp) -> None:
         if self.fp8_keys not in FP8_KEYS:

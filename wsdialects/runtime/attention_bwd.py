@@ -52,8 +52,7 @@ FORMS = {"tma": {"dq": "tma", "stats": "tma"}, "atomic": {"dq": "atomic", "stats
          "tma-dq-first-lpt": {"dq": "tma", "stats": "tma", "overlap": "dq-first", "order": "lpt"},
          "tma-pairs": {"dq": "tma", "stats": "tma", "overlap": "pairs"},
          "tma-dq": {"dq": "tma", "stats": "ptr"}}
-# the default: tma-overlap was the fastest form, or within 2 % of it, on 10 of 12 rows of the H200 run
-# (bench/results/2026-12-02-attention-bwd-forms-h200.md: bf16 / fp16, d 128 / 64, causal or not)
+# the default: FA3's order of the five dots, each waited for where first needed
 DEFAULT_FORM = "tma-overlap"
 
 

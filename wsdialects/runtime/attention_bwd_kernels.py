@@ -459,12 +459,10 @@ def backward(dtype: str = "f16", d: int = 128, causal: bool = False, block_m: in
 
 
 _DQ = Template("""\
-// Attention backward, last step: dQ = sm_scale * dQacc converted to $T. dQacc is the f32
-// [B*H, L, $D] buffer flash_attention_bwd added into, dQ a [B*H, L, $D] $T tensor ($DC columns at a
-// time). One program per (query block of $BM, batch*head); grid (cdiv(L, $BM), B*H).
+// Attention backward, last step: dQ = sm_scale * $what converted to $T. $header
 // Written by wsdialects/runtime/attention_bwd_kernels.py.
 builtin.module {
-  func.func @$name(%acc_desc: !tile.desc<tensor<${BM}x${DC}xf32>>, %dq_desc: !tile.desc<tensor<${BM}x${DC}x$T>>,
+  func.func @$name(%acc_desc: !tile.desc<tensor<${acc_box}xf32>>, %dq_desc: !tile.desc<tensor<${BM}x${DC}x$T>>,
                    %sm_scale: f32)
       attributes {tile.kernel, tile.num_warps = $W : i32} {
     %c0 = arith.constant 0 : i32
@@ -478,7 +476,7 @@ builtin.module {
     %scale = tile.splat %sm_scale : f32 -> tensor<${BM}x${DC}xf32>
     scf.for %c = %c0 to %chunks step %c1 : i32 {
       %col = arith.muli %c, %Dc : i32
-      %acc = tile.desc_load %acc_desc[%bh, %q_off, %col] : !tile.desc<tensor<${BM}x${DC}xf32>> -> tensor<${BM}x${DC}xf32>
+$acc_load
       %dq = arith.mulf %acc, %scale : tensor<${BM}x${DC}xf32>
       %dq16 = arith.truncf %dq : tensor<${BM}x${DC}xf32> to tensor<${BM}x${DC}x$T>
       tile.desc_store %dq_desc[%bh, %q_off, %col], %dq16 : !tile.desc<tensor<${BM}x${DC}x$T>>
@@ -488,37 +486,20 @@ builtin.module {
 }
 """)
 
-
-_DQT = Template("""\
-// Attention backward, last step: dQ = sm_scale * dQacc^T converted to $T. dQacc^T is the f32
+# What differs between the dQ buffer as added (dQacc, [B*H, L, D]) and as reduce-added transposed
+# (dQacc^T, [B*H, D, Lp]): the header's description, the load's box and the transpose after it.
+_DQ_HEADER = """dQacc is the f32
+// [B*H, L, $D] buffer flash_attention_bwd added into, dQ a [B*H, L, $D] $T tensor ($DC columns at a
+// time). One program per (query block of $BM, batch*head); grid (cdiv(L, $BM), B*H)."""
+_DQ_LOAD = """\
+      %acc = tile.desc_load %acc_desc[%bh, %q_off, %col] : !tile.desc<tensor<${BM}x${DC}xf32>> -> tensor<${BM}x${DC}xf32>"""
+_DQT_HEADER = """dQacc^T is the f32
 // [B*H, $D, Lp] buffer flash_attention_bwd reduce-added dQ^T into, dQ a [B*H, L, $D] $T tensor ($DC
 // columns at a time, stored below L). One program per (query block of $BM, batch*head); grid
-// (cdiv(L, $BM), B*H). Written by wsdialects/runtime/attention_bwd_kernels.py.
-builtin.module {
-  func.func @$name(%acc_desc: !tile.desc<tensor<${DC}x${BM}xf32>>, %dq_desc: !tile.desc<tensor<${BM}x${DC}x$T>>,
-                   %sm_scale: f32)
-      attributes {tile.kernel, tile.num_warps = $W : i32} {
-    %c0 = arith.constant 0 : i32
-    %c1 = arith.constant 1 : i32
-    %Bm = arith.constant $BM : i32
-    %Dc = arith.constant $DC : i32
-    %chunks = arith.constant $chunks : i32
-    %start_m = tile.program_id 0 : i32
-    %bh = tile.program_id 1 : i32
-    %q_off = arith.muli %start_m, %Bm : i32
-    %scale = tile.splat %sm_scale : f32 -> tensor<${BM}x${DC}xf32>
-    scf.for %c = %c0 to %chunks step %c1 : i32 {
-      %col = arith.muli %c, %Dc : i32
+// (cdiv(L, $BM), B*H)."""
+_DQT_LOAD = """\
       %acct = tile.desc_load %acc_desc[%bh, %col, %q_off] : !tile.desc<tensor<${DC}x${BM}xf32>> -> tensor<${DC}x${BM}xf32>
-      %acc = tile.trans %acct [1, 0] : tensor<${DC}x${BM}xf32> -> tensor<${BM}x${DC}xf32>
-      %dq = arith.mulf %acc, %scale : tensor<${BM}x${DC}xf32>
-      %dq16 = arith.truncf %dq : tensor<${BM}x${DC}xf32> to tensor<${BM}x${DC}x$T>
-      tile.desc_store %dq_desc[%bh, %q_off, %col], %dq16 : !tile.desc<tensor<${BM}x${DC}x$T>>
-    }
-    func.return
-  }
-}
-""")
+      %acc = tile.trans %acct [1, 0] : tensor<${DC}x${BM}xf32> -> tensor<${BM}x${DC}xf32>"""
 
 
 def dq_convert(dtype: str = "f16", d: int = 128, block_m: int = 128, num_warps: int = 4,
@@ -527,8 +508,12 @@ def dq_convert(dtype: str = "f16", d: int = 128, block_m: int = 128, num_warps: 
     `transposed`: the buffer holds dQ^T, [B*H, d, Lp] (the main kernel's dq="tma" with dQ^T)."""
     dc = min(d, 64)
     _check(dtype, d, block_m, dc)
-    return _subst(_DQT if transposed else _DQ, dtype, d, name=kernel_name("dq_convert", dtype, d), BM=block_m,
-                  DC=dc, chunks=d // dc, W=num_warps)
+    blocks = dict(T=dtype, D=d, BM=block_m, DC=dc)
+    header, load = (_DQT_HEADER, _DQT_LOAD) if transposed else (_DQ_HEADER, _DQ_LOAD)
+    return _subst(_DQ, dtype, d, name=kernel_name("dq_convert", dtype, d), BM=block_m, DC=dc, chunks=d // dc,
+                  W=num_warps, what="dQacc^T" if transposed else "dQacc",
+                  acc_box=f"{dc}x{block_m}" if transposed else f"{block_m}x{dc}",
+                  header=Template(header).substitute(blocks), acc_load=Template(load).substitute(blocks))
 
 
 KINDS = {"forward_lse": forward_lse, "preprocess": preprocess, "backward": backward, "dq_convert": dq_convert}
