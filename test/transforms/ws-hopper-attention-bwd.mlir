@@ -64,6 +64,8 @@
 // LPT: tile.desc_store %dk_desc[%[[BHC]],
 
 // The emitter computes a K step's wgmma descriptor and a staging buffer's element address where
-// they are used (asm adds LLVM does not hoist out of the loop and hold there).
+// they are used (asm LLVM does not hoist out of the loop and hold there): the address is an xor
+// of the thread's base and the load's immediate offset.
 // LLVM: asm sideeffect "add.s64 $0, $1, 2;", "=l,l"
-// LLVM: asm sideeffect "{ .reg .b32 t; xor.b32 t, $1, {{[0-9]+}}; add.u32 $0, t, {{[0-9]+}}; }", "=r,r"
+// LLVM: asm sideeffect "xor.b32 $0, $1, {{[0-9]+}};", "=r,r"
+// LLVM: asm sideeffect "ld.shared.{{.*}} [$1+{{[0-9]+}}];"

@@ -182,9 +182,10 @@
 // COOP: attributes #0 = { "nvvm.maxntid"="384"
 
 // warp_group.gather + TMA store: both groups write their 64 rows into group 0's staging
-// buffer (group 1 at row + 64), fence them for the async proxy and meet on named
-// barrier 4 (ids 1-3 are the three branches') over all 256 consumer threads: group 0
-// waits there, group 1 only arrives; only group 0 issues the TMA store.
+// buffer (group 1 at row + 64: 8192 bytes on, an immediate of its stores), fence them for
+// the async proxy and meet on named barrier 4 (ids 1-3 are the three branches') over all
+// 256 consumer threads: group 0 waits there, group 1 only arrives; only group 0 issues the
+// TMA store.
 // GATHER: setmaxnreg.inc.sync.aligned.u32 232;
 // GATHER: st.shared.b32 [$0], $1;
 // GATHER: fence.proxy.async.shared::cta;
@@ -192,8 +193,7 @@
 // GATHER-NEXT: ptrtoint
 // GATHER-NEXT: cp.async.bulk.tensor.2d.global.shared::cta.bulk_group
 // GATHER: setmaxnreg.inc.sync.aligned.u32 232;
-// GATHER: add i32 %row{{[0-9]+}}, 64
-// GATHER: st.shared.b32 [$0], $1;
+// GATHER: st.shared.b32 [$0+8192], $1;
 // GATHER: fence.proxy.async.shared::cta;
 // GATHER-NEXT: bar.arrive 4, 256;
 // GATHER-NOT: cp.async.bulk.tensor

@@ -86,7 +86,6 @@ class ControlFlow:
             else:
                 carried.append((a, "scalar", [self.scalar(init)]))
         pre = self.block
-        start = self.n  # values numbered above are made in the loop: its iv, phis, body (smem_idx_addr)
         hdr, bod, ext = self.newlabel("for_hdr"), self.newlabel("for_body"), self.newlabel("for_exit")
         self.emit(f"br label %{hdr}")
         self.label(hdr)
@@ -112,13 +111,11 @@ class ControlFlow:
         self.vals[iv] = ivn
         self.memo.append({})
         yielded = None
-        self.loop_starts = [*self.loop_starts, start]
         for bo in body.ops:
             if bo.name == "scf.yield":
                 yielded = list(bo.operands)
                 break
             self.lower_op(bo)
-        self.loop_starts = self.loop_starts[:-1]
         ynames = []
         for (a, kind, init), y in zip(carried, yielded or []):
             if kind == "bytes":

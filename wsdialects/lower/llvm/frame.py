@@ -467,13 +467,14 @@ class KernelFrame:
         """The staging buffer of a TMA store (`tile.desc_store`, or a gather feeding one) at
         `addr`, laid out as a slot of the tile would be: rows of 32, 64 or 128 bytes swizzled
         as such, wider rows as 128-B-swizzled column blocks (fragment writes without bank
-        conflicts, one TMA box per block); other rows plain row-major."""
+        conflicts, one TMA box per block); other rows plain row-major. `addr` is 1024-byte aligned
+        (every staging offset is: `lower`)."""
         v = store.operands[-1]
         shp, et = shape_of(v.type), elem_of(v.type)
         row = shp[-1] * nbytes(et)
         swz = slot_swizzle(row) if len(shp) == 2 else None
         blocks = column_blocks(row, swz) if swz else 1
-        return Smem(addr, tuple(shp), et, swz or 0, block_bytes=shp[0] * swz if blocks > 1 else 0)
+        return Smem(addr, tuple(shp), et, swz or 0, block_bytes=shp[0] * swz if blocks > 1 else 0, align=1024)
 
     def use_box(self, op: Operation, pidx: int, box: tuple[int, ...]) -> None:
         """The box every TMA access through descriptor `pidx` moves (one per descriptor:

@@ -17,6 +17,7 @@ from xdsl.ir import Attribute, Operation, SSAValue
 from wsdialects.layout import PairLayout, SliceLayout, WgmmaLayout, layout_of
 from wsdialects.lower.alignment import divisor
 from wsdialects.lower.lower_layouts import is_free
+from wsdialects.lower.llvm.shared_address import at
 from wsdialects.lower.llvm.shared_tiles import Staged, in_loop
 from wsdialects.lower.llvm.types import bits_of, elem_of, is_float, llty, nbytes, shape_of, splat_int
 
@@ -339,14 +340,13 @@ class Memory:
                     x1 = self.op(f"zext i{bits} {as_int(self.ev(v, slots[s0 + 1][1], s0 + 1))} to {pt}")
                     pk = self.op(f"or {pt} {x0}, {self.op(f'shl {pt} {x1}, {bits}')}")
                     lo = 8 * ((r >> 1) & 1) * stride + (8 * ((r >> 2) - c * cw // 8)) * esize
-                    addr = self.op(f"add i32 {wbase_w}, {lo}") if lo else wbase_w
-                    self.asm(f"st.shared.b{2 * bits} [$0], $1;", f"r,{pc}", [("i32", addr), (pt, pk)])
+                    self.asm(f"st.shared.b{2 * bits} [$0{at(lo)}], $1;", f"r,{pc}", [("i32", wbase_w), (pt, pk)])
                 self.asm("bar.warp.sync -1;", "", [])
                 for it in range(16 // rpi):
                     lo = it * rpi * stride
-                    addr = self.op(f"add i32 {wbase_r}, {lo}") if lo else wbase_r
                     st4 = self.struct(["i32"] * 4)
-                    res = self.asm("ld.shared.v4.b32 {$0, $1, $2, $3}, [$4];", "=r,=r,=r,=r,r", [("i32", addr)], st4)
+                    res = self.asm(f"ld.shared.v4.b32 {{$0, $1, $2, $3}}, [$4{at(lo)}];", "=r,=r,=r,=r,r",
+                                   [("i32", wbase_r)], st4)
                     words = [self.op(f"extractvalue {st4} {res}, {i}") for i in range(4)]
                     ridx = (g0, rep * L.wg_count * 64 + it * rpi)
                     idxs = [(ridx, (rcol, c * cw + j)) for j in range(vec)]

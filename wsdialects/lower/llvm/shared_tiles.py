@@ -6,7 +6,8 @@
   sits at chunk c ^ ((byte offset >> 7) & (R/16 - 1)), CUTLASS's Swizzle<log2(R/16), 4, 3>:
   `wsdialects.layout.swizzled` / `smem_offset`; the pattern repeats every 8 rows, R x 8
   bytes, so every tile base is a multiple of that). Per-element reads (`ev` of an `Smem`)
-  load from the swizzled address;
+  load from the swizzled address, a per-thread base register plus the load's immediate
+  offset (`shared_address.SharedAddress.smem_ref`);
   unswizzled tiles (row bytes not 32/64/128) are plain row-major.
 * `nvgpu.smem.store` (a computed tile put through an aref): every thread writes its
   fragment elements, two adjacent columns per store, at the swizzled address of the
@@ -34,15 +35,13 @@
 
 from __future__ import annotations
 
-import re
-
 from dataclasses import dataclass
 
 from xdsl.dialects.builtin import TensorType
 from xdsl.ir import Operation, SSAValue
 
-from wsdialects.layout import (SWIZZLE_CHUNK_SHIFT, SWIZZLE_LINE_SHIFT, BlockedLayout, column_blocks, layout_of,
-                               swizzle_bytes, swizzle_mask, swizzle_split)
+from wsdialects.layout import BlockedLayout, column_blocks, layout_of, swizzle_bytes
+from wsdialects.lower.llvm.shared_address import SharedAddress, at
 from wsdialects.lower.llvm.types import Frag, Smem, bits_of, elem_of, is_float, llty, nbytes, prod, round_up, shape_of
 from wsdialects.nvgpu import DispatchOp
 from wsdialects.warp_group import GatherOp, ShareOp
@@ -79,13 +78,8 @@ def in_loop(op: Operation) -> bool:
     return False
 
 
-_PURE_INT = {"add", "sub", "mul", "shl", "lshr", "and", "or", "xor", "zext", "trunc", "udiv", "urem"}
-
-
-class SharedTiles:
+class SharedTiles(SharedAddress):
     """Mixin of `kernel.Kernel` (uses its emitter state: smem, layout, vals, ...)."""
-
-    loop_starts: list[int] = []  # the value counter at each enclosing scf.for body's start (control.py)
 
     # ------------------------------------------------------------------ planning
     def plan_shared_tiles(self, f: Operation) -> None:
@@ -186,85 +180,6 @@ class SharedTiles:
                                                        free if in_loop(op) else None, store)
 
     # ------------------------------------------------------------------ element access
-    def loop_invariant(self, value: str, start: int) -> bool:
-        """Is LLVM value `value` the same in every iteration of the loop whose body began when
-        the value counter stood at `start`: made before it (a parameter, a constant), or pure
-        integer arithmetic of such values (what LLVM would hoist)?"""
-        m = re.fullmatch(r"%([A-Za-z_.]*?)(\d+)", value)
-        if m is None or m.group(1) == "p" or int(m.group(2)) <= start:
-            return True
-        key = ("invariant", value, start)
-        memo = self.__dict__.setdefault("_invariant_memo", {})  # per kernel: names repeat across kernels
-        hit = memo.get(key)
-        if hit is None:
-            head = f"  {value} = "
-            rhs = next((ln[len(head):] for ln in reversed(self.lines) if ln and ln.startswith(head)), None)
-            pure = rhs is not None and rhs.split(" ", 1)[0] in _PURE_INT
-            hit = pure and all(self.loop_invariant(x, start) for x in re.findall(r"%[\w.]+", rhs.split(" ", 2)[2]))
-            memo[key] = hit
-        return hit
-
-    def smem_elem_addr(self, S, row: str, col: str) -> str:
-        """i32 shared address of logical element (row, col) of tile `S`: S.addr +
-        `wsdialects.layout.smem_offset` of the stored element, written step for step."""
-        if S.trans:
-            row, col = col, row
-        eb = nbytes(S.elem)
-        r = self.op(f"mul i32 {row}, {S.row_stride}")
-        c = self.op(f"mul i32 {col}, {eb}") if eb != 1 else col
-        blk = None
-        if S.block_bytes:  # column block c / swizzle, at c % swizzle inside it
-            blk = self.op(f"udiv i32 {c}, {S.swizzle}")
-            c = self.op(f"urem i32 {c}, {S.swizzle}")
-        off = self.op(f"add i32 {r}, {c}")
-        # the hardware swizzles by address: a block of fewer rows than the 8-line pattern
-        # (smem_offset) takes its place in the pattern, so its offset is added first
-        inside = blk is not None and S.block_bytes % (8 * S.swizzle) != 0
-        if inside:
-            off = self.op(f"add i32 {off}, {self.op(f'mul i32 {blk}, {S.block_bytes}')}")
-        if S.swizzle:  # layout.swizzled
-            line = self.op(f"lshr i32 {off}, {SWIZZLE_LINE_SHIFT}")
-            m = self.op(f"and i32 {line}, {swizzle_mask(S.swizzle)}")
-            off = self.op(f"xor i32 {off}, {self.op(f'shl i32 {m}, {SWIZZLE_CHUNK_SHIFT}')}", "swz")
-        if blk is not None and not inside:
-            off = self.op(f"add i32 {off}, {self.op(f'mul i32 {blk}, {S.block_bytes}')}")
-        return self.op(f"add i32 {S.addr}, {off}")
-
-    def smem_idx_addr(self, S, ridx, cidx) -> str:
-        """`smem_elem_addr` of element (ridx, cidx), each a (runtime, constant) pair: where the
-        runtime parts are fragment bases whose bits are known and `swizzle_split` applies (a
-        slot or staging buffer, 1024-B aligned), the thread's runtime address is computed once
-        and the element's is one xor and one add from it: a copy of a whole tile then keeps a
-        few base registers, not one address per element. Used for 8-bit tiles (the fp8 V
-        copy, one access per byte or pair), and inside a loop for a tile at a loop-invariant
-        address (a staging buffer, a slot read in a loop over other slots), where the xor and
-        the add are an asm LLVM does not hoist: that tile's element addresses would otherwise
-        all be hoisted out of the loop and held in registers across it. Other wider tiles keep
-        the address arithmetic LLVM schedules well for them (on a 255-register kernel the split
-        cost a spill: test_ptxas's computed_put, a ring slot written in a loop)."""
-        if S.trans:
-            ridx, cidx = cidx, ridx
-        bits = self.known_bits
-        (rr, rc), (cr, cc) = ridx, cidx
-        split = None
-        looped = bool(self.loop_starts) and self.loop_invariant(S.addr, self.loop_starts[-1])
-        if S.align and rr in bits and cr in bits and len(S.shape) == 2 and (nbytes(S.elem) == 1 or looped):
-            split = swizzle_split(bits[rr], rc, bits[cr], cc, nbytes(S.elem), S.row_stride, S.swizzle, S.block_bytes)
-        if split is None or S.align % (1 << (SWIZZLE_LINE_SHIFT + (S.swizzle // 16).bit_length() - 1)):
-            row, col = self._index(ridx), self._index(cidx)
-            return self.smem_elem_addr(S, *((col, row) if S.trans else (row, col)))
-        key = ("smem_base", S.addr, S.trans, rr, cr)
-        base = self.lookup(key)
-        if base is None:
-            plain = Smem(S.addr, S.shape, S.elem, S.swizzle, False, S.block_bytes, S.align)
-            base = self.smem_elem_addr(plain, rr, cr)
-            self.memo[-1][key] = base
-        x, a = split
-        if looped and (x or a):
-            return self.asm(f"{{ .reg .b32 t; xor.b32 t, $1, {x}; add.u32 $0, t, {a}; }}", "=r,r", [("i32", base)], "i32")
-        addr = self.op(f"xor i32 {base}, {x}") if x else base
-        return self.op(f"add i32 {addr}, {a}") if a else addr
-
     def smem_load(self, v: SSAValue, S, idx) -> str:
         """Element `idx` of the shared-memory tile `S` (the value of `v`), memoized."""
         key = (v, idx)
@@ -272,18 +187,17 @@ class SharedTiles:
         if hit is not None:
             return hit
         if len(S.shape) == 1 and not S.swizzle:  # a plain array
-            eb = nbytes(S.elem)
-            addr = self.op(f"add i32 {S.addr}, {self.op(f'mul i32 {self._index(idx[0])}, {eb}')}")
+            addr, off = self.smem_ref(S, idx)
         elif len(S.shape) != 2:
             self.fail(v.owner if isinstance(v.owner, Operation) else self.func,
                       f"a {len(S.shape)}-D shared-memory tile cannot be read per element")
         else:
-            addr = self.smem_idx_addr(S, idx[0], idx[1])
+            addr, off = self.smem_ref(S, idx[0], idx[1])
         bits = bits_of(S.elem)
         c = {8: "h", 16: "h", 32: "r", 64: "l"}[bits]
         it = f"i{max(bits, 16)}"
         ld = {8: "u8", 16: "b16", 32: "b32", 64: "b64"}[bits]
-        x = self.asm(f"ld.shared.{ld} $0, [$1];", f"={c},r", [("i32", addr)], it)
+        x = self.asm(f"ld.shared.{ld} $0, [$1{at(off)}];", f"={c},r", [("i32", addr)], it)
         if bits == 8:
             x = self.op(f"trunc i16 {x} to i8")
         if is_float(S.elem):
@@ -307,9 +221,8 @@ class SharedTiles:
         first = self.op(f"zext i1 {self.op(f'icmp eq i32 {quad_lane}, 0')} to i32")
         for _, idx in self.slots(v.type, op):
             x = self._as_bits(self.ev(v, idx, None), et)
-            off = self.op(f"mul i32 {self._index(idx[0])}, {bits // 8}")
-            addr = self.op(f"add i32 {S.addr}, {off}")
-            self.asm(f"{{ .reg .pred p; setp.ne.b32 p, $0, 0; @p st.shared.b{bits} [$1], $2; }}",
+            addr, off = self.smem_ref(S, idx)
+            self.asm(f"{{ .reg .pred p; setp.ne.b32 p, $0, 0; @p st.shared.b{bits} [$1{at(off)}], $2; }}",
                      f"r,r,{'h' if bits == 16 else 'r'}", [("i32", first), ("i32", addr), (f"i{bits}", x)])
 
     def blocked_words(self, S, idxs: list) -> list[list[int]]:
@@ -336,8 +249,8 @@ class SharedTiles:
         for group in self.blocked_words(S, idxs):
             if blocks is not None and group[0] // 16 not in blocks:
                 continue
-            addr = self.smem_idx_addr(S, *idxs[group[0]])
-            w = self.asm("ld.shared.b32 $0, [$1];", "=r,r", [("i32", addr)], "i32")
+            addr, off = self.smem_ref(S, *idxs[group[0]])
+            w = self.asm(f"ld.shared.b32 $0, [$1{at(off)}];", "=r,r", [("i32", addr)], "i32")
             for k, s in enumerate(group):
                 x = self.op(f"trunc i32 {self.op(f'lshr i32 {w}, {8 * k}') if k else w} to i8")
                 self.byte_src[x] = (w, k)
@@ -355,8 +268,8 @@ class SharedTiles:
         load = v.owner if isinstance(v.owner, Operation) and v.owner.name == "nvgpu.smem.load" else None
         copy = load is not None and v not in self.vals  # read block by block here (`_stored_next`)
         if copy:
-            # the buffer's address, opaque to LLVM here: the store addresses are computed in
-            # the copy (an xor and an add each), not hoisted out of the loop one register each
+            # the buffer's address, opaque to LLVM here: the thread's base is computed in the
+            # copy, not hoisted out of the loop (each store: an xor of it and an immediate offset)
             addr = self.asm("mov.b32 $0, $1;", "=r,r", [("i32", S.addr)], "i32")
             S = Smem(addr, S.shape, S.elem, S.swizzle, S.trans, S.block_bytes, S.align)
         for group in self.blocked_words(S, idxs):
@@ -374,8 +287,8 @@ class SharedTiles:
                 for k, x in enumerate(xs):
                     b = self.op(f"zext i8 {x} to i32")
                     w = self.op(f"or i32 {w}, {self.op(f'shl i32 {b}, {8 * k}') if k else b}")
-            addr = self.smem_idx_addr(S, *idxs[group[0]])
-            self.asm("st.shared.b32 [$0], $1;", "r,r", [("i32", addr), ("i32", w)])
+            addr, off = self.smem_ref(S, *idxs[group[0]])
+            self.asm(f"st.shared.b32 [$0{at(off)}], $1;", "r,r", [("i32", addr), ("i32", w)])
 
     def store_fragment(self, v: SSAValue, S, op: Operation, shift: tuple[int, int] = (0, 0)) -> None:
         """Every thread writes its fragment elements of tile `v` into `S` (its layout) at
@@ -394,18 +307,18 @@ class SharedTiles:
             x0 = self._as_bits(self.ev(v, i0, s), et)
             x1 = self._as_bits(self.ev(v, i1, s + 1), et)
             (rr, rc), (cr, ccol) = i0
-            addr = self.smem_idx_addr(S, (rr, rc + shift[0]), (cr, ccol + shift[1]))
+            addr, off = self.smem_ref(S, (rr, rc + shift[0]), (cr, ccol + shift[1]))
             if bits == 32:
-                self.asm("st.shared.v2.b32 [$0], {$1, $2};", "r,r,r", [("i32", addr), ("i32", x0), ("i32", x1)])
+                self.asm(f"st.shared.v2.b32 [$0{at(off)}], {{$1, $2}};", "r,r,r", [("i32", addr), ("i32", x0), ("i32", x1)])
                 continue
             if bits == 64:
-                self.asm("st.shared.v2.b64 [$0], {$1, $2};", "r,l,l", [("i32", addr), ("i64", x0), ("i64", x1)])
+                self.asm(f"st.shared.v2.b64 [$0{at(off)}], {{$1, $2}};", "r,l,l", [("i32", addr), ("i64", x0), ("i64", x1)])
                 continue
             pt = f"i{2 * bits}"
             lo = self.op(f"zext i{bits} {x0} to {pt}")
             hi = self.op(f"shl {pt} {self.op(f'zext i{bits} {x1} to {pt}')}, {bits}")
             pk = self.op(f"or {pt} {lo}, {hi}")
-            self.asm(f"st.shared.b{2 * bits} [$0], $1;", f"r,{'h' if bits == 8 else 'r'}", [("i32", addr), (pt, pk)])
+            self.asm(f"st.shared.b{2 * bits} [$0{at(off)}], $1;", f"r,{'h' if bits == 8 else 'r'}", [("i32", addr), (pt, pk)])
 
     # ------------------------------------------------------------------ ops
     def lower_smem_store(self, o: Operation) -> None:
@@ -447,7 +360,7 @@ class SharedTiles:
         ph = self.op(f"load i32, ptr {ph_ptr}")
         self.wait(bar, ph)
         self.emit(f"store i32 {self.op(f'xor i32 {ph}, 1')}, ptr {ph_ptr}")
-        self.vals[o.results[0]] = Smem(stage, tuple(shp), et, swz or None)
+        self.vals[o.results[0]] = Smem(stage, tuple(shp), et, swz or None, align=1024)
 
     def lower_share(self, o: ShareOp) -> None:
         S = self.vals.get(o.src)

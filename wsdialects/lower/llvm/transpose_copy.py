@@ -34,6 +34,7 @@ from xdsl.dialects.builtin import TensorType
 from xdsl.ir import Operation, SSAValue
 
 from wsdialects.layout import INTERLEAVE, Layout, SharedLayout, TransposeCopyLayout, blocked_for, interleaved, layout_of
+from wsdialects.lower.llvm.shared_address import at
 from wsdialects.lower.llvm.types import Smem, bits_of, elem_of, shape_of
 
 UNIT_ROWS, UNIT_COLS = 32, 16  # one ldmatrix.x4 / stmatrix.x4 per warp
@@ -198,8 +199,8 @@ class TransposeCopy:
         for u, (ro, co) in enumerate(units(*shape_of(v.type), lay.warp_dims())):
             if only is not None and u != only:
                 continue
-            addr = self.smem_idx_addr(S, (lr, ro), (lc, co))
-            res = self.asm("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {$0, $1, $2, $3}, [$4];",
+            addr, off = self.smem_ref(S, (lr, ro), (lc, co))
+            res = self.asm(f"ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {{$0, $1, $2, $3}}, [$4{at(off)}];",
                            "=r,=r,=r,=r,r", [("i32", addr)], st4)
             r = [self.op(f"extractvalue {st4} {res}, {i}") for i in range(4)]
             out.append([self.asm("prmt.b32 $0, $1, $2, $3;", "=r,r,r,r",
@@ -219,15 +220,15 @@ class TransposeCopy:
         load = v.owner if isinstance(v.owner, Operation) and v.owner.name == "nvgpu.smem.load" else None
         if not isinstance(held, Words) and load is None:
             self.fail(op, "nvgpu.smem.store of a #layout.transpose_copy tile that no nvgpu.smem.load read")
-        # the slot's address, opaque to LLVM here: each store address is an xor and an add of
-        # the thread's base in the copy, not hoisted out of the loop one register each
+        # the slot's address, opaque to LLVM here: the thread's base is computed in the copy,
+        # not hoisted out of the loop (each store: an xor of it and an immediate offset)
         addr = self.asm("mov.b32 $0, $1;", "=r,r", [("i32", S.addr)], "i32")
         S = Smem(addr, S.shape, S.elem, S.swizzle, S.trans, S.block_bytes, S.align)
         for u, (ro, co) in enumerate(units(*shape_of(v.type), lay.warp_dims())):
             w = held.units[u] if isinstance(held, Words) else self.load_transpose_copy(load, u)[0]
-            at = self.smem_idx_addr(S, (sr, ro), (sc, co))
-            self.asm("stmatrix.sync.aligned.m8n8.x4.shared.b16 [$0], {$1, $2, $3, $4};", "r,r,r,r,r",
-                     [("i32", at)] + [("i32", x) for x in w])
+            addr, off = self.smem_ref(S, (sr, ro), (sc, co))
+            self.asm(f"stmatrix.sync.aligned.m8n8.x4.shared.b16 [$0{at(off)}], {{$1, $2, $3, $4}};", "r,r,r,r,r",
+                     [("i32", addr)] + [("i32", x) for x in w])
 
     def is_transpose_copy(self, t) -> bool:
         return isinstance(layout_of(t), TransposeCopyLayout) and bits_of(elem_of(t)) == 8
