@@ -10,10 +10,13 @@ of the same kernels, each about 25 ms to a few seconds of CP-SAT.
   and the objective) and every argument of `_run` that sets the solver's parameters
   (deterministic work limit, fast mode, LP relaxation, workers, the backend's `linear`),
   with OR-Tools' version. Only the wall-clock time limit is not in it: see the next point.
-- Only a complete answer is kept (OPTIMAL or INFEASIBLE: the search ended by itself, so a
-  single-worker CP-SAT run is the same with any time limit that lets it end), with the
-  values of all variables, and reused only where this call's time limit is at least three
-  times the wall time the real solve took; a call with less time solves for real (so
+- Only an answer that the clock did not cut short is kept: a complete one (OPTIMAL or
+  INFEASIBLE: the search ended by itself), or, with one worker, one that the deterministic work
+  limit ended (`deterministic_time` reached `work`, whatever the status: a single-worker CP-SAT
+  search is deterministic, so it stops at the same point with the same answer under any time
+  limit that lets it get there; e.g. ws-schedule{arch=b200}'s bounded proofs on FA4). It is kept
+  with the values of all variables, and reused only where this call's time limit is at least
+  three times the wall time the real solve took; a call with less time solves for real (so
   time-limit tests still meet the limit).
 - What the solver object is asked afterwards (`Value`, `StatusName`, `deterministic_time`,
   `wall_time`, `objective_value`) is what the real solve answered.
@@ -145,6 +148,11 @@ def _lock(key: bytes, wait: float):
             time.sleep(POLL)
 
 
+def _work_ended(backend, work) -> bool:
+    """Whether a single-worker solve was ended by its deterministic work limit (not the clock)."""
+    return work is not None and backend.workers == 1 and backend.solver.deterministic_time >= work
+
+
 def install() -> None:
     """Wrap `CpSatBackend._run` (once per process)."""
     try:
@@ -173,7 +181,7 @@ def install() -> None:
             stats["solves"] += 1
             status = real(self, time_limit, work, fast, linear)
             cp = self._cp
-            if status in (cp.OPTIMAL, cp.INFEASIBLE):
+            if status in (cp.OPTIMAL, cp.INFEASIBLE) or _work_ended(self, work):
                 s = self.solver
                 r = s.ResponseProto()
                 _write(key, _Answer(s.StatusName(status), list(r.solution), s.deterministic_time, s.wall_time,

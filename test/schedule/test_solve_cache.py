@@ -92,3 +92,44 @@ def test_off_without_a_folder(tmp_path, monkeypatch, capsys):
     assert stats["hits"] == stats2["hits"] == 0 and stats["solves"] == stats2["solves"] > 0
     assert again == first
     assert list(tmp_path.iterdir()) == [graph]
+
+
+def _pigeons(workers: int = 1):
+    """Nine pigeons in eight holes as pairwise clauses: infeasible, and not proved within a
+    twentieth of a second of CP-SAT's deterministic work."""
+    from wsdialects.schedule.solvers import CpSatBackend
+
+    b = CpSatBackend(workers)
+    x = [[b.bool(f"x{p}_{h}") for h in range(8)] for p in range(9)]
+    for p in range(9):
+        b.clause(x[p])
+    for h in range(8):
+        for p in range(9):
+            for q in range(p):
+                b.clause([], [x[p][h], x[q][h]])
+    return b
+
+
+def test_an_answer_its_work_limit_ended_is_kept(answers):
+    """A single-worker search is deterministic: one that its work limit ended (UNKNOWN here)
+    ends the same way in any process, so it is kept and answered to the next one; one that
+    the clock ended, or one of two workers, is not kept."""
+    solve_cache._memory.clear()
+    solve_cache.stats.update(solves=0, hits=0, kept=0)
+    first = _pigeons()
+    status = first._run(60, 0.05, False)
+    name, work = first.solver.StatusName(status), first.solver.deterministic_time
+    assert name == "UNKNOWN" and work >= 0.05 and solve_cache.stats == {"solves": 1, "hits": 0, "kept": 1}
+
+    solve_cache._memory.clear()  # as a new process: from the folder
+    again = _pigeons()
+    assert again.solver is None and again._run(60, 0.05, False) == status
+    assert again.solver.StatusName() == name and again.solver.deterministic_time == work
+    assert solve_cache.stats == {"solves": 1, "hits": 1, "kept": 1}
+
+    clock = _pigeons()  # too little time to reuse the answer, nor to reach the work limit
+    assert clock.solver is None and clock._run(1e-3, 0.05, False) == status
+    assert clock.solver.deterministic_time < 0.05
+    _pigeons(workers=2)._run(60, 0.05, False)
+    assert solve_cache.stats == {"solves": 3, "hits": 1, "kept": 1}
+    assert len(_kept(answers)) == 1
