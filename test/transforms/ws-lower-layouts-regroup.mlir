@@ -1,6 +1,7 @@
 // RUN: ws-opt %S/../Inputs/kernels/regroup_gemm.mlir -p ws-hopper | filecheck %s
-// RUN: ws-opt %S/../Inputs/kernels/regroup_gemm.mlir -p ws-hopper -t llvm | filecheck %s --check-prefix=LL
-// RUN: ws-opt %S/../Inputs/kernels/regroup_gemm.mlir -p ws-hopper -t llvm | grep -c st.global.b32 | filecheck %s --check-prefix=NST
+// RUN: ws-opt %S/../Inputs/kernels/regroup_gemm.mlir -p ws-hopper -t llvm -o %t.ll
+// RUN: filecheck %s --input-file %t.ll --check-prefix=LL
+// RUN: grep -c st.global.b32 %t.ll | filecheck %s --check-prefix=NST
 
 // Regroupings that keep every element in its thread (ws-lower-layouts-regroup-invalid.mlir
 // has the ones that do not). A reshape that adds a size-1 dim to a row vector un-slices

@@ -1,5 +1,6 @@
-// RUN: ws-opt %shared/kernels/gemm.mlir -p 'ws-hopper{auto=false}' | filecheck %s
-// RUN: ws-opt %shared/kernels/gemm.mlir -p 'ws-hopper{auto=false}' | filecheck %s --check-prefix=NOMMA
+// RUN: ws-opt %shared/kernels/gemm.mlir -p 'ws-hopper{auto=false}' -o %t.hopper.mlir
+// RUN: filecheck %s --input-file %t.hopper.mlir
+// RUN: filecheck %s --input-file %t.hopper.mlir --check-prefix=NOMMA
 // RUN: ws-opt %shared/kernels/gemm.mlir -p 'ws-specialize{depth=3 mma-depth=2},ws-lower-aref,ws-lower-warp-groups,ws-lower-mma' | filecheck %s --check-prefix=TAWA
 // RUN: ws-opt %shared/kernels/gemm.mlir -p 'ws-partition,ws-distribute{depth=2},ws-lower-aref,ws-lower-warp-groups,ws-lower-mma' | filecheck %s --check-prefix=SYNC
 // RUN: ws-opt %shared/kernels/gemm.mlir -p 'ws-hopper{auto=false cooperative=2}' | filecheck %s --check-prefix=COOP
@@ -7,8 +8,9 @@
 // RUN: ws-opt %S/../Inputs/kernels/batched_gemm.mlir -p 'ws-hopper{auto=false}' | filecheck %s --check-prefix=BF16
 // RUN: ws-opt %S/Inputs/lower-mma-ok.mlir -p ws-lower-mma | filecheck %s --check-prefix=OK
 // The generic form round-trips: printed generically, re-parsed, printed again = the custom form.
-// RUN: ws-opt %shared/kernels/gemm.mlir -p 'ws-hopper{auto=false}' --print-op-generic | filecheck %s --check-prefix=GENERIC
-// RUN: ws-opt %shared/kernels/gemm.mlir -p 'ws-hopper{auto=false}' --print-op-generic | ws-opt | filecheck %s
+// RUN: ws-opt %shared/kernels/gemm.mlir -p 'ws-hopper{auto=false}' --print-op-generic -o %t.generic.mlir
+// RUN: filecheck %s --input-file %t.generic.mlir --check-prefix=GENERIC
+// RUN: ws-opt %t.generic.mlir | filecheck %s
 // Not warp specialized (no nvgpu.wg.branch): the dots are left as they are.
 // RUN: ws-opt %shared/kernels/gemm.mlir > %t.plain.mlir
 // RUN: ws-opt %shared/kernels/gemm.mlir -p ws-lower-mma > %t.lowered.mlir

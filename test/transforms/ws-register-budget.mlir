@@ -1,5 +1,5 @@
 // RUN: ws-opt %s -p ws-hopper{auto=false} -o %t 2>&1 | filecheck %s --check-prefix=WARN
-// RUN: ws-opt %s -p ws-hopper{auto=false} 2>/dev/null | filecheck %s --check-prefix=IR
+// RUN: filecheck %s --input-file %t --check-prefix=IR
 // RUN: ws-opt %s -p 'ws-hopper{auto=false cooperative=2}' 2>&1 | filecheck %s --check-prefix=COOP
 // RUN: ws-opt %shared/kernels/gemm.mlir -p ws-hopper{auto=false} 2>&1 | filecheck %s --check-prefix=GEMM
 // RUN: ws-opt %S/../../examples/kernels/flash_attention.mlir -p ws-hopper{auto=false} 2>&1 | filecheck %s --check-prefix=FA
