@@ -403,12 +403,15 @@ def test_walks_are_xdsls_walks_even_as_the_ir_changes():
 
 
 @pytest.mark.skipif(os.environ.get(irfast.ENV, "1").strip() == "0", reason="WSDIALECTS_XDSL_FAST=0: not installed")
-def test_xdsl_fast_0_keeps_xdsls_routines_and_the_output():
+def test_xdsl_fast_0_keeps_xdsls_routines_and_the_output(capsys, monkeypatch):
     """`WSDIALECTS_XDSL_FAST=0` (for a host compiler that wants xDSL untouched): wsdialects
-    installs nothing into xDSL's classes, and `ws-opt` prints the same IR and remarks."""
+    installs nothing into xDSL's classes, and `ws-opt` prints the same IR and remarks as with
+    the fast routines (ws-opt's entry point in this process, where they are installed)."""
     import os
     import subprocess
     import sys
+
+    from test_diagnostics import ws_opt_here
 
     code = ("import sys\n"
             "from xdsl.ir import Operation\n"
@@ -422,8 +425,7 @@ def test_xdsl_fast_0_keeps_xdsls_routines_and_the_output():
     plain = subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True, timeout=120,
                            env=dict(os.environ, WSDIALECTS_XDSL_FAST="0"))
     assert plain.returncode == 0, plain.stderr
-    fast = subprocess.run([sys.executable, "-m", "wsdialects.tools.ws_opt", *args], capture_output=True, text=True,
-                          timeout=120, env={k: v for k, v in os.environ.items() if k != "WSDIALECTS_XDSL_FAST"})
+    fast = ws_opt_here(capsys, monkeypatch, *args)
     assert fast.returncode == 0, fast.stderr
     assert (plain.stdout, plain.stderr) == (fast.stdout, fast.stderr)
     assert irfast._installed and Operation.clone is irfast.fast_clone  # (this process: installed)
