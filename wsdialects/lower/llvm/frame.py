@@ -366,8 +366,9 @@ class KernelFrame:
         wc_i = self.op(f"mul i32 {self.op(f'urem i32 {warp}, {wc}')}, {tc}")
         row = self.op(f"shl i32 {self.op(f'add i32 {wr_i}, {lr}')}, 2", "brow")
         col = self.op(f"shl i32 {self.op(f'add i32 {wc_i}, {lc}')}, 2", "bcol")
-        self.known_bits[row] = (tr * wr - 1) << 2
-        self.known_bits[col] = (tc * wc - 1) << 2
+        # every value below n sets only bits of 2^ceil(log2 n) - 1 (n - 1 itself where n is a power of 2)
+        self.known_bits[row] = ((1 << (tr * wr - 1).bit_length()) - 1) << 2
+        self.known_bits[col] = ((1 << (tc * wc - 1).bit_length()) - 1) << 2
         return row, col
 
     def lower_lead_warp(self, o: Operation) -> None:

@@ -165,7 +165,8 @@ class TransposeCopy:
         q2, c4 = self.op(f"mul i32 {q2}, {0x4444}"), self.op(f"mul i32 {c4}, {0x1111}")
         sel_a = self.op(f"xor i32 {self.op(f'xor i32 {q2}, {c4}')}, {SEL_LO}", "sela")
         sel_b = self.op(f"xor i32 {sel_a}, {0x1111}", "selb")
-        rb, cb = UNIT_ROWS * (wr - 1), UNIT_COLS * (wc - 1)
+        # the bits of UNIT_ROWS * i, i < wr (and of the columns likewise): any warp count
+        rb, cb = UNIT_ROWS * ((1 << (wr - 1).bit_length()) - 1), UNIT_COLS * ((1 << (wc - 1).bit_length()) - 1)
         self.known_bits[ld_row] = rb | 16
         self.known_bits[ld_col] = cb | 15
         self.known_bits[st_row] = rb | 31
