@@ -116,7 +116,8 @@ def test_slot_reads_in_a_loop_use_immediates():
     assert len(loads) == 64
     assert len({reg for _, reg in loads}) <= 16
     assert sum(bool(imm) for imm, _ in loads) >= 32
-    xors = {x: b for x, b in re.findall(r'(%[\w.]+) = call i32 asm sideeffect "xor\.b32 \$0, \$1, \d+;", "=r,r"\(i32 (%[\w.]+)\)', ll)}
+    xor = r'(%[\w.]+) = call i32 asm sideeffect "xor\.b32 \$0, \$1, \d+;", "=r,r"\(i32 (%[\w.]+)\)'
+    xors = dict(re.findall(xor, ll))
     assert len({xors.get(reg, reg) for _, reg in loads}) == 2  # one base per tile
 
 

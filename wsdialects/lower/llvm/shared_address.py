@@ -100,13 +100,15 @@ class SharedAddress:
         eb = nbytes(S.elem)
         if cidx is None:  # a plain 1-D array
             (rt, c), = ridx
-            return self._smem_base(S, (rt,), lambda: self.op(f"add i32 {S.addr}, {self.op(f'mul i32 {rt}, {eb}')}")), c * eb
+            base = self._smem_base(S, (rt,), lambda: self.op(f"add i32 {S.addr}, {self.op(f'mul i32 {rt}, {eb}')}"))
+            return base, c * eb
         if S.trans:
             ridx, cidx = cidx, ridx
         (rr, rc), (cr, cc) = ridx, cidx
         stored = Smem(S.addr, S.shape[::-1] if S.trans else S.shape, S.elem, S.swizzle, False, S.block_bytes, S.align)
         if len(S.shape) == 2 and not S.swizzle and not S.block_bytes:  # row-major: linear in both indices
-            return self._smem_base(stored, (rr, cr), lambda: self.smem_elem_addr(stored, rr, cr)), rc * S.row_stride + cc * eb
+            base = self._smem_base(stored, (rr, cr), lambda: self.smem_elem_addr(stored, rr, cr))
+            return base, rc * S.row_stride + cc * eb
         bits = self.known_bits
         split = None
         if (len(S.shape) == 2 and S.align and rr in bits and cr in bits

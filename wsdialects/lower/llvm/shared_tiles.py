@@ -309,10 +309,12 @@ class SharedTiles(SharedAddress):
             (rr, rc), (cr, ccol) = i0
             addr, off = self.smem_ref(S, (rr, rc + shift[0]), (cr, ccol + shift[1]))
             if bits == 32:
-                self.asm(f"st.shared.v2.b32 [$0{at(off)}], {{$1, $2}};", "r,r,r", [("i32", addr), ("i32", x0), ("i32", x1)])
+                self.asm(f"st.shared.v2.b32 [$0{at(off)}], {{$1, $2}};", "r,r,r",
+                         [("i32", addr), ("i32", x0), ("i32", x1)])
                 continue
             if bits == 64:
-                self.asm(f"st.shared.v2.b64 [$0{at(off)}], {{$1, $2}};", "r,l,l", [("i32", addr), ("i64", x0), ("i64", x1)])
+                self.asm(f"st.shared.v2.b64 [$0{at(off)}], {{$1, $2}};", "r,l,l",
+                         [("i32", addr), ("i64", x0), ("i64", x1)])
                 continue
             pt = f"i{2 * bits}"
             lo = self.op(f"zext i{bits} {x0} to {pt}")
