@@ -542,4 +542,4 @@ def blocked_for(rows: int, cols: int, warps: int) -> BlockedLayout | None:
 from wsdialects.fragments import (acc_fragment_base, acc_fragment_offsets, blocked_base, blocked_offsets,  # noqa: E402,F401
                                   col_slice_offsets, operand_a8_offsets, row_slice_offsets)
 from wsdialects.swizzle import (SWIZZLE_CHUNK_SHIFT, SWIZZLE_LINE_SHIFT, smem_offset, swizzle_bytes,  # noqa: E402,F401
-                                swizzle_mask, swizzle_split, swizzled)
+                                swizzle_mask, swizzled)

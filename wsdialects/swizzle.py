@@ -55,33 +55,3 @@ def smem_offset(row: int, col: int, elem_bytes: int, row_stride: int, swizzle: i
     if block_bytes:
         blk, c = divmod(c, swizzle)
     return swizzled(blk * block_bytes + row * row_stride + c, swizzle)
-
-
-def swizzle_split(rt_row_bits: int, c_row: int, rt_col_bits: int, c_col: int, elem_bytes: int, row_stride: int,
-                  swizzle: int, block_bytes: int = 0) -> tuple[int, int] | None:
-    """(x, a) such that the stored offset of element (R + c_row, C + c_col) of a swizzled tile
-    (`smem_offset`) is `(smem_offset(R, C, ...) ^ x) + a` for every runtime row R and column C
-    whose set bits lie in `rt_row_bits` / `rt_col_bits`; None where that does not hold for
-    these constants. The swizzle is linear over XOR, so where the runtime and constant parts
-    share no bit (their sum is their XOR), the constant's swizzled offset splits into bits
-    below the swizzle's 2^k period (XORed: k = 7 + log2(swizzle / 16)) and above it (added,
-    with the column block). With a tile base aligned to 2^k the emitter then computes each
-    thread's runtime offset once and every element with one xor and one add (an add that
-    folds into the load or store)."""
-    if swizzle not in (32, 64, 128) or row_stride != swizzle or block_bytes % (8 * swizzle):
-        return None  # (blocks inside the 8-line pattern: smem_offset's arithmetic)
-    k = SWIZZLE_LINE_SHIFT + (swizzle // 16).bit_length() - 1
-    rb = elem_bytes.bit_length() - 1
-    if elem_bytes != 1 << rb or row_stride & (row_stride - 1):
-        return None
-    sh = row_stride.bit_length() - 1
-    mr, mc = rt_row_bits << sh, rt_col_bits << rb  # bits the runtime offset may set
-    cbytes = c_col * elem_bytes
-    blk, cin = (divmod(cbytes, swizzle) if block_bytes else (0, cbytes))
-    if not block_bytes and cbytes >= swizzle:
-        return None
-    c = (c_row << sh) | cin
-    if (c_row << sh) & cin or mr & mc or (mr | mc) & c or mc >= swizzle or cin >= swizzle:
-        return None  # a carry between the parts, or a runtime column past the first block
-    low = c & ((1 << k) - 1)
-    return swizzled(low, swizzle), (c - low) + blk * block_bytes
