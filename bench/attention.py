@@ -299,7 +299,11 @@ def main():
     ap.add_argument("--date", default=datetime.date.today().isoformat())
     ap.add_argument("--name", default="")
     ap.add_argument("--dry-run", action="store_true", help="compile our kernels (to PTX) and exit; no GPU needed")
+    ap.add_argument("--peers", default="cudnn,fa2,triton,fa3",
+                    help="the peers to time (a subset of cudnn,fa2,triton,fa3; cuDNN is the ratios' base, "
+                         "Triton's four-config search is the slow one)")
     args = ap.parse_args()
+    peers = set(args.peers.split(","))
     if args.dry_run:
         variants = [v.strip() for v in args.variants.split(";") if v.strip()]
         dtypes = args.dtypes.split(",")
@@ -389,6 +393,8 @@ def main():
 
                     res = {}
                     for backend, label in ((SDPBackend.CUDNN_ATTENTION, "cudnn"), (SDPBackend.FLASH_ATTENTION, "fa2")):
+                        if label not in peers:
+                            continue
                         try:
                             with sdpa_kernel(backend):
                                 f = lambda: F.scaled_dot_product_attention(q, k, v_, is_causal=causal)  # noqa: E731
@@ -398,7 +404,7 @@ def main():
                     q3, k3, v3 = (x.reshape(B * H, L, D) for x in (q, k, v_))
                     o3 = torch.empty_like(q3)
                     best = None
-                    for cfg in TRITON_CONFIGS:
+                    for cfg in TRITON_CONFIGS if "triton" in peers else []:
                         try:
                             t = bench(lambda cfg=cfg: triton_attn(q3, k3, v3, o3, causal, cfg))
                         except Exception as e:  # noqa: BLE001 - a config that does not fit
@@ -409,7 +415,7 @@ def main():
                     if best is not None:
                         triton_attn(q3, k3, v3, o3, causal, best[1])
                         res["triton"] = (tf(best[0]), err(o3.view(B, H, L, D)), best[1])
-                    if flash3 is not None and dtype == torch.bfloat16:
+                    if flash3 is not None and dtype == torch.bfloat16 and "fa3" in peers:
                         qt, kt, vt = (x.transpose(1, 2).contiguous() for x in (q, k, v_))
                         f = lambda: flash3(qt, kt, vt, causal=causal)  # noqa: E731
                         out = f()

@@ -124,3 +124,20 @@ def test_scheduled_key_tile_176(pipeline, stored):
     k_ = wsdialects.compile(SCHEDULED / f"{stored}.mlir", pipeline=pipeline)
     assert "ws.store_staging" in str(k_.ir)
     check_shapes(k_, 128, torch.bfloat16, False, 128)
+
+
+@pytest.mark.parametrize("pipeline", ["ws-hopper{softmax-overlap=qk}",
+                                      "ws-hopper{cooperative=2 pingpong=true persistent=false softmax-overlap=qk}",
+                                      "ws-hopper{auto=false softmax-overlap=qk}"],
+                         ids=["default", "pingpong", "fixed"])
+@pytest.mark.parametrize("name,d,dtype,causal,bm",
+                         [v for v in VARIANTS if v[1] == 64]
+                         + [("flash_attention_bf16_bn112", 128, "bfloat16", False, 128)],
+                         ids=[v[0] for v in VARIANTS if v[1] == 64] + ["flash_attention_bf16_bn112"])
+def test_qk_ahead(name, d, dtype, causal, bm, pipeline):
+    """The next tile's QK^T issued before the softmax (`softmax-overlap=qk`: two score tiles
+    live, the first and last iterations peeled): right at every L, NaN-poisoned output."""
+    folder = ROOT / ("test/Inputs/kernels" if name.endswith("_bn112") else "examples/kernels")
+    k_ = wsdialects.compile(folder / f"{name}.mlir", pipeline=pipeline)
+    assert "ws.qk_ahead" in str(k_.ir)
+    check_shapes(k_, d, getattr(torch, dtype), causal, bm, seed=2)
