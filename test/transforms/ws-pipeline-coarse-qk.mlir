@@ -50,7 +50,7 @@
 // QK-NEXT: aref.consumed %aref_v[%j_last]
 
 // In ws-specialize the team's groups get the producer's spare registers (ws-producer-registers).
-// TEAM: warp_group.partition 0 producer warps 4 regs 32
+// TEAM: warp_group.partition 0 producer warps 4 regs 24
 // TEAM: warp_group.partition 1 consumer0 warps 4 regs 240
 // TEAM: ws.qk_ahead = 1
 // TEAM: warp_group.partition 2 consumer1 warps 4 regs 240
@@ -62,7 +62,7 @@
 // (m64n64k16) in the group's turn, then the wait for T_{j+1} with U_j in flight; T_{j+1}'s
 // four k-steps (m64n128k16) in the next turn, the softmax's exponentials with no wgmma wait
 // among them, and only then wait_group 0 (U_{j-1} and T_{j+1}).
-// PTX: setmaxnreg.dec.sync.aligned.u32 32;
+// PTX: setmaxnreg.dec.sync.aligned.u32 24;
 // PTX: setmaxnreg.inc.sync.aligned.u32 240;
 // PTX: bar.sync 4, 256;
 // PTX: wgmma.mma_async.sync.aligned.m64n64k16

@@ -6,8 +6,9 @@ warps [ΣW_<i, ΣW_≤i) (whole warp groups, in partition order). A partition wi
 register budget R starts with `nvgpu.setmaxnreg dec R` when R is below the
 per-thread registers at launch (65536 / threads, rounded down to 8; a C-th of that when the
 kernel's `ws.ctas_per_sm` is C, written on the dispatch as `ctas_per_sm C`) and `inc R`
-when above; the budgets must fit the register file (its C-th) (a `.inc` that does not fit
-blocks forever). `warp_group.barrier` in partition i becomes the named barrier
+when above; the budgets must sum to at most what the CTA holds from launch (the per-thread
+count times the threads: setmaxnreg moves registers between warp groups, and a `.inc` that
+the others' `.dec`s do not cover blocks forever). `warp_group.barrier` in partition i becomes the named barrier
 `nvvm.barrier (i + 1) threads 32·W_i` (barrier 0 is the CTA's). The turns of a
 cooperative team (`ws-pingpong`) take one named barrier per group after those: group
 g's `turn_wait` is `nvvm.barrier` on its own barrier, `turn_pass` an
@@ -83,10 +84,11 @@ def lower_region(region: RegionOp) -> DispatchOp:
     disp = DispatchOp(threads, ctas_per_sm=ctas_per_sm(region))
     entry = disp.entry_regs()
     budget = sum((p.regs.value.data if p.regs is not None else entry) * 32 * p.warps for p in parts)
-    if budget > disp.register_file:
-        share = f" ({disp.num_ctas_per_sm} CTAs per SM share the {REGFILE})" if disp.num_ctas_per_sm > 1 else ""
-        raise error_at(region, f"ws-lower-warp-groups: register budgets need {budget} registers, the register "
-                               f"file has {disp.register_file}{share}")
+    if budget > disp.register_pool:
+        share = f", {disp.num_ctas_per_sm} CTAs per SM sharing the {REGFILE}" if disp.num_ctas_per_sm > 1 else ""
+        raise error_at(region, f"ws-lower-warp-groups: register budgets need {budget} registers, the CTA holds "
+                               f"{disp.register_pool} ({entry} a thread from launch{share}; a setmaxnreg.inc "
+                               "beyond them would wait forever)")
     turn_bars = _turn_barriers(region)
     first = 0
     made = []  # the setmaxnreg ops and named barriers made here (verified below)

@@ -11,7 +11,7 @@ from xdsl.printer import Printer
 from xdsl.traits import NoTerminator
 from xdsl.utils.exceptions import VerifyException
 
-from wsdialects.nvgpu.types import REG_MAX, REG_MIN, REGFILE, SM_THREADS, regfile_per_cta
+from wsdialects.nvgpu.types import REG_MAX, REG_MIN, REGFILE, SM_THREADS, entry_regs, register_pool, regfile_per_cta
 from wsdialects.syntax import BodyThenAttrs, parse_region_then_attrs, print_region_then_attrs
 
 
@@ -190,8 +190,10 @@ def executing_warps(op) -> int | None:
 class DispatchOp(IRDLOperation):
     """Warp-group dispatch: the CTA's `threads` threads (whole warp groups, at most 1024)
     split into branches by warp index, all running at the same time; the branches cover
-    the warps in order and their register budgets must fit the register file (65536), or
-    the CTA's share of it when `ctas_per_sm` CTAs share an SM (ws-occupancy).
+    the warps in order and their register budgets must fit the registers the CTA holds from
+    launch (`entry_regs` a thread: 64512 for 384 threads, of the file's 65536, less when
+    `ctas_per_sm` CTAs share an SM: ws-occupancy); setmaxnreg only moves registers between
+    the branches, and a `.inc` the CTA cannot supply waits forever.
 
     Example:
 
@@ -235,7 +237,13 @@ class DispatchOp(IRDLOperation):
 
     def entry_regs(self) -> int:
         """Registers per thread at launch (the cap `nvvm.maxntid` gives ptxas)."""
-        return min(255, self.register_file // max(self.num_threads, 1)) // 8 * 8
+        return entry_regs(self.num_threads, self.num_ctas_per_sm)
+
+    @property
+    def register_pool(self) -> int:
+        """The registers the CTA holds from launch to exit, which its branches' budgets share
+        (setmaxnreg moves registers between them, never in from the rest of the file)."""
+        return register_pool(self.num_threads, self.num_ctas_per_sm)
 
     def verify_(self) -> None:
         n = self.num_threads
@@ -257,10 +265,11 @@ class DispatchOp(IRDLOperation):
             budget += (b.regs or self.entry_regs()) * 32 * b.num_warps
         if nxt * 32 != n:
             raise VerifyException(f"branches cover {nxt * 32} threads, the dispatch has {n}")
-        if budget > self.register_file:
-            share = f" ({c} CTAs share the {REGFILE})" if c > 1 else ""
-            raise VerifyException(f"register budgets need {budget} registers, the register file has "
-                                  f"{self.register_file}{share}")
+        if budget > self.register_pool:
+            share = f", {c} CTAs sharing the {REGFILE}" if c > 1 else ""
+            raise VerifyException(f"register budgets need {budget} registers, the CTA holds {self.register_pool} "
+                                  f"({self.entry_regs()} a thread from launch{share}; a setmaxnreg.inc beyond "
+                                  "them would wait forever)")
 
     @classmethod
     def parse(cls, parser: Parser):

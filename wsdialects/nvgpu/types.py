@@ -27,6 +27,21 @@ def regfile_per_cta(ctas_per_sm: int = 1) -> int:
     return REGFILE // max(ctas_per_sm, 1)
 
 
+def entry_regs(threads: int, ctas_per_sm: int = 1) -> int:
+    """Registers per thread at launch for a CTA of `threads` threads: its share of the file,
+    rounded down to 8, below 256 (the cap `.maxntid` and `.minnctapersm` give ptxas)."""
+    return min(255, regfile_per_cta(ctas_per_sm) // max(threads, 1)) // 8 * 8
+
+
+def register_pool(threads: int, ctas_per_sm: int = 1) -> int:
+    """The registers a CTA of `threads` threads holds from launch to exit: `entry_regs` each.
+    setmaxnreg only moves registers between the CTA's warp groups (a `.dec` returns them to the
+    CTA's pool, a `.inc` blocks until the pool has enough), so the warp groups' budgets must
+    sum to at most this: 64512 for 384 threads (24 + 2 x 240 per warp-group thread, as
+    FlashAttention-3), not the 65536 of the file."""
+    return entry_regs(threads, ctas_per_sm) * threads
+
+
 def smem_per_cta(ctas_per_sm: int = 1) -> int:
     """Bytes of dynamic shared memory one CTA may opt into when `ctas_per_sm` CTAs share an SM
     (232448 at one)."""

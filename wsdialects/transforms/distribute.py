@@ -46,6 +46,7 @@ from xdsl.passes import ModulePass
 
 from wsdialects.aref import ConsumedOp, CreateOp, GetOp, PutOp, RingType
 from wsdialects.diagnostics import WsError, error_at
+from wsdialects.nvgpu.types import entry_regs, register_pool
 from wsdialects.tile import NUM_WARPS_ATTR, BroadcastOp, DescLoadOp, ExpandDimsOp, TransOp
 from wsdialects.transforms.borrowed_tiles import VIEW_OPS, aliases, release_after_last_use
 from wsdialects.transforms.partition import (
@@ -66,20 +67,19 @@ from wsdialects.warp_group import PartitionOp, RegionOp
 
 PRODUCER_WARPS = 4
 PRODUCER_REGS = 40
-REGISTER_FILE = 64 * 1024  # 32-bit registers per SM
 MAX_REGS = 256
 
 def consumer_regs(consumer_warps: int, ctas_per_sm: int = 1) -> int:
-    """The largest per-thread budget (multiple of 8, at most 256) that fits the register
-    file next to a producer warp group at PRODUCER_REGS (a CTA's share of the file when
-    `ctas_per_sm` CTAs share an SM: ws-occupancy). With several CTAs per SM, also no more
+    """The largest per-thread budget (multiple of 8, at most 256) that fits the registers the
+    CTA holds from launch (`register_pool`: 64512 for three warp groups) next to a producer
+    warp group at PRODUCER_REGS. With several CTAs per SM (ws-occupancy), also no more
     than a thread gets at launch: under `.minnctapersm C` ptxas compiles every region of the
     kernel, the ones after a setmaxnreg.inc too, within 65536 / (C x threads) registers (80
     for three warp groups at C = 2), so a larger setmaxnreg would buy nothing."""
-    free = REGISTER_FILE // ctas_per_sm - PRODUCER_WARPS * 32 * PRODUCER_REGS
+    free = register_pool(32 * (PRODUCER_WARPS + consumer_warps), ctas_per_sm) - PRODUCER_WARPS * 32 * PRODUCER_REGS
     regs = min(MAX_REGS, free // (consumer_warps * 32) // 8 * 8)
     if ctas_per_sm > 1:
-        regs = min(regs, REGISTER_FILE // (ctas_per_sm * 32 * (PRODUCER_WARPS + consumer_warps)) // 8 * 8)
+        regs = min(regs, entry_regs(32 * (PRODUCER_WARPS + consumer_warps), ctas_per_sm))
     return regs
 
 

@@ -1,5 +1,5 @@
 """`ws-producer-registers{regs=R}`: a producer that only issues TMA copies goes down towards R
-registers per thread, so that its consumers get the most the register file holds.
+registers per thread, so that its consumers get the most the CTA's registers hold.
 
 ws-distribute gives the producer warp group PRODUCER_REGS (40) and the consumers what is left
 (232 per thread beside two consumer groups). A producer whose tiles all land in shared memory
@@ -7,12 +7,14 @@ ws-distribute gives the producer warp group PRODUCER_REGS (40) and the consumers
 its producer at 24 beside two 240-register consumer groups. A loop that keeps more tiles alive
 per consumer thread (ws-pipeline-coarse{softmax-overlap=qk}: two score tiles beside O) needs
 those 8 registers. The pass gives each consumer partition the largest multiple of 8 that fits
-beside the producer at R (at most 256), and the producer what that leaves (at least R, never
-more than it had: 32 beside two 240-register groups). A producer that
+beside the producer at R (at most 256) in the registers the CTA holds from launch (168 a thread
+for three warp groups: setmaxnreg only moves registers between them, and a `.inc` they do not
+cover waits forever), and the producer what that leaves (at least R, never more than it had:
+24 beside two 240-register groups, FlashAttention-3's split). A producer that
 holds tiles in registers (pointer loads, a transpose) is left as it is, with a remark, and so
 is a CTA sharing its SM (ws-occupancy: a thread gets no more than its launch share there).
 
-    warp_group.partition 0 producer warps 4 regs 40 {...}      warp_group.partition 0 producer warps 4 regs 32 {...}
+    warp_group.partition 0 producer warps 4 regs 40 {...}      warp_group.partition 0 producer warps 4 regs 24 {...}
     warp_group.partition 1 consumer0 warps 4 regs 232 {...} ==> warp_group.partition 1 consumer0 warps 4 regs 240 {...}
     warp_group.partition 2 consumer1 warps 4 regs 232 {...}     warp_group.partition 2 consumer1 warps 4 regs 240 {...}
 """
@@ -26,7 +28,8 @@ from xdsl.passes import ModulePass
 
 from wsdialects.attributes import ctas_per_sm
 from wsdialects.diagnostics import WsError
-from wsdialects.transforms.distribute import MAX_REGS, REGISTER_FILE
+from wsdialects.nvgpu.types import register_pool
+from wsdialects.transforms.distribute import MAX_REGS
 from wsdialects.transforms.partition import PRODUCER, remark
 from wsdialects.warp_group import PartitionOp, RegionOp
 
@@ -75,12 +78,13 @@ class ProducerRegistersPass(ModulePass):
         threads = sum(p.warps * 32 for p in consumers)
         if not threads:
             return
-        free = REGISTER_FILE - producer.warps * 32 * self.regs
+        pool = register_pool(threads + producer.warps * 32)  # what the CTA holds from launch
+        free = pool - producer.warps * 32 * self.regs
         each = min(MAX_REGS, free // threads // 8 * 8)
         if all(p.regs is None or p.regs.value.data >= each for p in consumers):
             return  # the consumers have all they could get already
         # the producer keeps what the consumers' new budget leaves (at least `regs`)
-        left = (REGISTER_FILE - each * threads) // (producer.warps * 32) // 8 * 8
+        left = (pool - each * threads) // (producer.warps * 32) // 8 * 8
         producer.regs = IntegerAttr(min(producer.regs.value.data, max(left, self.regs)), 32)
         for p in consumers:
             if p.regs is not None and p.regs.value.data < each:

@@ -63,11 +63,11 @@ from wsdialects.attributes import ctas_per_sm
 from wsdialects.aref import ConsumedOp, CreateOp, GetOp, PutOp
 from wsdialects.aref.dialect import RingType
 from wsdialects.diagnostics import WsError, error_at
+from wsdialects.nvgpu.types import register_pool
 from wsdialects.tile import TransOp
 from wsdialects.warp_group import PartitionOp, enclosing_partition
 
 PLACEMENTS = ("auto", "producer", "consumer")
-REGISTER_FILE = 65536  # 32-bit registers of an SM (one CTA per SM)
 PRODUCER_MAX_REGS = 56  # FlashAttention-3 gives its producer warp group 24 to 56
 OVERHEAD_REGS = 16  # addresses, ring positions, loop state next to the tile
 CONSUMER_GIVE = 8  # the registers a thread the other partitions may give up for it
@@ -129,25 +129,31 @@ def producer_regs_needed(t: TensorType, producer: PartitionOp) -> int:
     return -(-regs // 8) * 8
 
 
+def _pool(producer: PartitionOp) -> int:
+    """The registers the producer's CTA holds from launch, which the partitions' budgets share."""
+    threads = sum(p.warps * 32 for p in [producer, *_others(producer)])
+    return register_pool(threads, ctas_per_sm(producer))
+
+
 def _others(producer: PartitionOp) -> list[PartitionOp]:
     return [p for p in producer.parent_op().walk() if isinstance(p, PartitionOp) and p is not producer]
 
 
 def producer_regs_available(producer: PartitionOp, give: int = CONSUMER_GIVE) -> int:
     """The most registers a thread the producer may take (at most PRODUCER_MAX_REGS, a multiple
-    of 8) in its CTA's share of the register file, beside the other partitions' `regs`, each
+    of 8) in the registers its CTA holds from launch, beside the other partitions' `regs`, each
     lowered by up to `give`."""
     others = sum(p.warps * 32 * max(0, (p.regs.value.data if p.regs is not None else 0) - give)
                  for p in _others(producer))
-    left = (REGISTER_FILE // ctas_per_sm(producer) - others) // (producer.warps * 32) // 8 * 8
+    left = (_pool(producer) - others) // (producer.warps * 32) // 8 * 8
     return min(left, PRODUCER_MAX_REGS)
 
 
 def give_producer(producer: PartitionOp, regs: int) -> None:
-    """Set the producer's `regs`; where the partitions then exceed the register file, lower
+    """Set the producer's `regs`; where the partitions then exceed what the CTA holds, lower
     the others' by 8 (at most CONSUMER_GIVE in all)."""
     producer.regs = IntegerAttr(regs, 32)
-    file = REGISTER_FILE // ctas_per_sm(producer)
+    file = _pool(producer)
     for _ in range(CONSUMER_GIVE // 8):
         parts = [producer, *_others(producer)]
         if sum(p.warps * 32 * (p.regs.value.data if p.regs is not None else 0) for p in parts) <= file:

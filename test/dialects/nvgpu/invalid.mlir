@@ -124,10 +124,10 @@ func.func @f() {
 
 // -----
 
-// dispatch: at two CTAs per SM the budgets fit half of the register file.
-// dispatch: at two CTAs per SM the budgets fit half of the register file
+// dispatch: at two CTAs per SM the budgets fit what one CTA holds from launch (80 a thread).
+// dispatch: at two CTAs per SM the budgets fit what one CTA holds from launch
 func.func @f() {
-  // expected-error@+1 {{'nvgpu.wg.dispatch' register budgets need 64512 registers, the register file has 32768 (2 CTAs share the 65536)}}
+  // expected-error@+1 {{'nvgpu.wg.dispatch' register budgets need 64512 registers, the CTA holds 30720 (80 a thread from launch, 2 CTAs sharing the 65536; a setmaxnreg.inc beyond them would wait forever)}}
   nvgpu.wg.dispatch threads 384 ctas_per_sm 2 {
     nvgpu.wg.branch warps 0 to 4 "producer" {
       nvgpu.setmaxnreg dec 40
@@ -154,13 +154,16 @@ func.func @f() {
 
 // -----
 
-// dispatch: register budgets fit the register file.
-// dispatch: register budgets fit the register file
+// dispatch: register budgets fit what the CTA holds from launch: 384 threads start with 168
+// registers each (64512), and setmaxnreg only moves them between the warp groups, so a
+// producer at 32 beside 2 x 240 (65536, the whole file) would leave the consumers' .inc
+// waiting forever (FlashAttention-3's split is 24 + 2 x 240).
+// dispatch: register budgets fit what the CTA holds from launch
 func.func @f() {
-  // expected-error@+1 {{'nvgpu.wg.dispatch' register budgets need 66560 registers, the register file has 65536}}
+  // expected-error@+1 {{'nvgpu.wg.dispatch' register budgets need 65536 registers, the CTA holds 64512 (168 a thread from launch; a setmaxnreg.inc beyond them would wait forever)}}
   nvgpu.wg.dispatch threads 384 {
     nvgpu.wg.branch warps 0 to 4 "producer" {
-      nvgpu.setmaxnreg dec 40
+      nvgpu.setmaxnreg dec 32
     }
     nvgpu.wg.branch warps 4 to 12 "consumer" {
       nvgpu.setmaxnreg inc 240
