@@ -472,12 +472,14 @@ def main():
                 cells.append("n/a")
                 continue
             fa = f", {o[0] / g('fa3'):.2f}" if "fa3" in res else ""
-            cells.append(f"{o[0]:.1f} ({o[0] / g('cudnn'):.2f}, {o[0] / g('triton'):.2f}{fa})")
+            tr = f"{o[0] / g('triton'):.2f}" if "triton" in res else "-"
+            cells.append(f"{o[0]:.1f} ({o[0] / g('cudnn'):.2f}, {tr}{fa})")
         errs = [o[1] for o in ours if o is not None]
         extra = (f" {g('bundled'):.1f} ({g('bundled') / g('cudnn'):.2f}, {g('bundled') / g('triton'):.2f}) |"
                  if args.bundled else "")
-        lines.append(f"| {dname} | {D} | {'yes' if causal else 'no'} | {L} | {g('cudnn'):.1f} | {g('fa2'):.1f} | "
-                     f"{g('triton'):.1f} | {g('fa3'):.1f} | " + " | ".join(cells) +
+        peer = lambda k_: f"{g(k_):.1f}" if k_ in res else "-"  # noqa: E731 (a peer not timed: --peers)
+        lines.append(f"| {dname} | {D} | {'yes' if causal else 'no'} | {L} | {peer('cudnn')} | {peer('fa2')} | "
+                     f"{peer('triton')} | {peer('fa3')} | " + " | ".join(cells) +
                      f" | {_worst(errs):.1e} |" + extra)
     if not rows:  # fp8 only
         lines = lines[:-2]
