@@ -8,8 +8,8 @@ per-thread registers at launch (65536 / threads, rounded down to 8; a C-th of th
 kernel's `ws.ctas_per_sm` is C, written on the dispatch as `ctas_per_sm C`) and `inc R`
 when above; the budgets must sum to at most what the CTA holds from launch (the per-thread
 count times the threads: setmaxnreg moves registers between warp groups, and a `.inc` that
-the others' `.dec`s do not cover blocks forever). `warp_group.barrier` in partition i becomes the named barrier
-`nvvm.barrier (i + 1) threads 32·W_i` (barrier 0 is the CTA's). The turns of a
+the others' `.dec`s do not cover blocks forever). `warp_group.barrier` in partition i
+becomes the named barrier `nvvm.barrier (i + 1) threads 32·W_i` (barrier 0 is the CTA's). The turns of a
 cooperative team (`ws-pingpong`) take one named barrier per group after those: group
 g's `turn_wait` is `nvvm.barrier` on its own barrier, `turn_pass` an
 `nvvm.barrier_arrive` on group g + 1's, each counting the threads of both groups.
