@@ -304,6 +304,8 @@ def main():
                          "Triton's four-config search is the slow one)")
     args = ap.parse_args()
     peers = set(args.peers.split(","))
+    if not peers <= {"cudnn", "fa2", "triton", "fa3"} or "cudnn" not in peers:
+        ap.error(f"--peers: a subset of cudnn,fa2,triton,fa3 that has cudnn (the ratios' base), got '{args.peers}'")
     if args.dry_run:
         variants = [v.strip() for v in args.variants.split(";") if v.strip()]
         dtypes = args.dtypes.split(",")

@@ -14,6 +14,12 @@ from collections.abc import Sequence
 # give, per register, the (row, column) offset from that base: constants only, so every
 # per-thread index is base + constant.
 
+# The bits each part of a fragment base may set (the shared-address lowering splits addresses on
+# them): the row within one warp group (16 warp + lane / 4: 0x37; a second warp group adds 64),
+# the column 2 (lane % 4) and the 8-bit A fragment's column 4 (lane % 4).
+ACC_ROW_BITS, ACC_COL_BITS, A8_COL_BITS = 0x37, 0x6, 0xC
+
+
 def acc_fragment_base(tid: int) -> tuple[int, int]:
     """(row, column) of the fragment base of thread `tid`, counted from the first thread of
     its warp-group branch (branches are whole warp groups, so tid % 32 is the lane): row

@@ -11,7 +11,7 @@ from xdsl.printer import Printer
 from xdsl.traits import NoTerminator
 from xdsl.utils.exceptions import VerifyException
 
-from wsdialects.nvgpu.types import REG_MAX, REG_MIN, REGFILE, SM_THREADS, entry_regs, register_pool, regfile_per_cta
+from wsdialects.nvgpu.types import REG_MAX, REG_MIN, REGFILE, SM_THREADS, entry_regs, register_pool
 from wsdialects.syntax import BodyThenAttrs, parse_region_then_attrs, print_region_then_attrs
 
 
@@ -225,11 +225,6 @@ class DispatchOp(IRDLOperation):
     @property
     def num_ctas_per_sm(self) -> int:
         return self.ctas_per_sm.value.data if self.ctas_per_sm is not None else 1
-
-    @property
-    def register_file(self) -> int:
-        """The registers this CTA's branches share: the file, or a `ctas_per_sm`-th of it."""
-        return regfile_per_cta(self.num_ctas_per_sm)
 
     @property
     def branches(self) -> list[BranchOp]:

@@ -31,7 +31,9 @@ from wsdialects.nvgpu import (
     staging_alloc,
 )
 from wsdialects.layout import BlockedLayout, TransposeCopyLayout, column_blocks, layout_of, slot_swizzle
+from wsdialects.fragments import A8_COL_BITS, ACC_COL_BITS, ACC_ROW_BITS
 from wsdialects.tile import DescArrayType, DescType, PtrType
+from wsdialects.lower.llvm.shared_address import bits_below
 from wsdialects.lower.llvm.shared_tiles import SHARED_TILE_OPS
 from wsdialects.lower.store_staging import staging_pools
 from wsdialects.attributes import ctas_per_sm
@@ -330,8 +332,8 @@ class KernelFrame:
             col_rt = self.op(f"shl i32 {self.op(f'and i32 {lane}, 3')}, 1", "col")
             col4_rt = self.op(f"shl i32 {col_rt}, 1", "col4")
             # the bits each fragment base may set (acc_fragment_base): row 64 wg + 16 warp + lane / 4
-            wg_bits = ((1 << (br.num_warps // 4 - 1).bit_length()) - 1) << 6
-            self.known_bits = {row_rt: 0x37 | wg_bits, col_rt: 0x6, col4_rt: 0xC, "0": 0}
+            wg_bits = bits_below(br.num_warps // 4) << 6
+            self.known_bits = {row_rt: ACC_ROW_BITS | wg_bits, col_rt: ACC_COL_BITS, col4_rt: A8_COL_BITS, "0": 0}
             self.blocked_bases = {}
             for lay in sorted({lay for o in br.walk() for v in o.results if isinstance(lay := layout_of(v.type),
                                                                                      BlockedLayout)}, key=str):
@@ -366,9 +368,8 @@ class KernelFrame:
         wc_i = self.op(f"mul i32 {self.op(f'urem i32 {warp}, {wc}')}, {tc}")
         row = self.op(f"shl i32 {self.op(f'add i32 {wr_i}, {lr}')}, 2", "brow")
         col = self.op(f"shl i32 {self.op(f'add i32 {wc_i}, {lc}')}, 2", "bcol")
-        # every value below n sets only bits of 2^ceil(log2 n) - 1 (n - 1 itself where n is a power of 2)
-        self.known_bits[row] = ((1 << (tr * wr - 1).bit_length()) - 1) << 2
-        self.known_bits[col] = ((1 << (tc * wc - 1).bit_length()) - 1) << 2
+        self.known_bits[row] = bits_below(tr * wr) << 2
+        self.known_bits[col] = bits_below(tc * wc) << 2
         return row, col
 
     def lower_lead_warp(self, o: Operation) -> None:

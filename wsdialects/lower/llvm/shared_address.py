@@ -59,6 +59,11 @@ def element_split(rt_row_bits: int, c_row: int, rt_col_bits: int, c_col: int, el
     return (x, a) if np.array_equal(want, got) else None
 
 
+def bits_below(n: int) -> int:
+    """The bits a value in [0, n) may set (a `known_bits` entry): 2^ceil(log2 n) - 1."""
+    return (1 << (n - 1).bit_length()) - 1
+
+
 def at(offset: int) -> str:
     """The immediate of a PTX address operand: `[$1+16]` is `[$1` + at(16) + `]`."""
     return f"+{offset}" if offset else ""

@@ -34,7 +34,7 @@ from xdsl.dialects.builtin import TensorType
 from xdsl.ir import Operation, SSAValue
 
 from wsdialects.layout import INTERLEAVE, Layout, SharedLayout, TransposeCopyLayout, blocked_for, interleaved, layout_of
-from wsdialects.lower.llvm.shared_address import at
+from wsdialects.lower.llvm.shared_address import at, bits_below
 from wsdialects.lower.llvm.types import Smem, bits_of, elem_of, shape_of
 
 UNIT_ROWS, UNIT_COLS = 32, 16  # one ldmatrix.x4 / stmatrix.x4 per warp
@@ -165,8 +165,7 @@ class TransposeCopy:
         q2, c4 = self.op(f"mul i32 {q2}, {0x4444}"), self.op(f"mul i32 {c4}, {0x1111}")
         sel_a = self.op(f"xor i32 {self.op(f'xor i32 {q2}, {c4}')}, {SEL_LO}", "sela")
         sel_b = self.op(f"xor i32 {sel_a}, {0x1111}", "selb")
-        # the bits of UNIT_ROWS * i, i < wr (and of the columns likewise): any warp count
-        rb, cb = UNIT_ROWS * ((1 << (wr - 1).bit_length()) - 1), UNIT_COLS * ((1 << (wc - 1).bit_length()) - 1)
+        rb, cb = UNIT_ROWS * bits_below(wr), UNIT_COLS * bits_below(wc)  # UNIT_ROWS * i for i < wr, any warp count
         self.known_bits[ld_row] = rb | 16
         self.known_bits[ld_col] = cb | 15
         self.known_bits[st_row] = rb | 31
